@@ -1,0 +1,90 @@
+import 'reflect-metadata';
+import { mergeSchemas } from '@graphql-tools/schema';
+import { MapperKind, mapSchema, printSchemaWithDirectives } from '@graphql-tools/utils';
+import type { GraphQLSchema } from 'graphql';
+import { buildSchema } from 'type-graphql';
+import { AdminExtrasResolver } from './admin-extras';
+import { ClientCertificateResolver } from './client-certificates';
+import { ClientRegistrationResolver } from './client-registration';
+import { ClientWritesResolver } from './client-writes';
+import { ClientScopeMappingsResolver, ClientScopeResolver, RealmClientScopesResolver } from './client-scopes';
+import { ClientResolver, RealmClientsResolver } from './clients';
+import { GroupResolver, RealmGroupsResolver } from './groups';
+import { RealmEventsResolver } from './events';
+import { ProtocolMapperResolver } from './protocol-mappers';
+import { RealmResolver } from './realms';
+import { RoleMappingsResolver } from './role-mappings';
+import { ScopeMappingsResolver } from './scope-mappings';
+import { RealmRolesResolver, RoleResolver } from './roles';
+import { UserDetailsResolver } from './user-details';
+import { RealmUsersResolver, UserResolver } from './users';
+import { ClientSessionsResolver, RealmSessionsResolver, SessionMutationsResolver, UserSessionsResolver } from './sessions';
+
+/**
+ * The gateway schema: type-graphql builds it from the resolver classes, then @graphql-tools adds
+ * the schema-level directive definitions (SDL) and prints it with the applied directives.
+ * `npm run schema` writes the printed form to schema/schema.graphql.
+ */
+export const DIRECTIVES_SDL = /* GraphQL */ `
+  """
+  The Keycloak representation this type mirrors; for input types, the field table in
+  src/representations/schema.ts the type is generated from.
+  """
+  directive @representation(name: String!) on INPUT_OBJECT | OBJECT
+`;
+
+export const RESOLVERS = [
+  RealmResolver,
+  AdminExtrasResolver,
+  RealmEventsResolver,
+  RealmUsersResolver,
+  UserResolver,
+  UserDetailsResolver,
+  RealmGroupsResolver,
+  GroupResolver,
+  RealmRolesResolver,
+  RoleResolver,
+  RoleMappingsResolver,
+  RealmClientsResolver,
+  ClientResolver,
+  ClientWritesResolver,
+  ClientCertificateResolver,
+  ClientRegistrationResolver,
+  UserSessionsResolver,
+  RealmSessionsResolver,
+  ClientSessionsResolver,
+  SessionMutationsResolver,
+  RealmClientScopesResolver,
+  ClientScopeResolver,
+  ClientScopeMappingsResolver,
+  ProtocolMapperResolver,
+  ScopeMappingsResolver,
+] as const;
+
+let built: Promise<GraphQLSchema> | undefined;
+
+/** Builds (once per process) the executable gateway schema. */
+export function gatewaySchema(): Promise<GraphQLSchema> {
+  built ??= (async () => {
+    const schema = await buildSchema({ resolvers: [...RESOLVERS], validate: false, emitSchemaFile: false });
+    return mergeSchemas({ schemas: [inSourceOrder(schema)], typeDefs: DIRECTIVES_SDL });
+  })();
+  return built;
+}
+
+/**
+ * type-graphql lists a field's arguments in the order its parameter decorators ran, which is
+ * last-to-first; every argument here comes from `@Arg`, so reversing restores the source order
+ * (`createUser(realm, input)`). Only the printed order changes: arguments are passed by name.
+ */
+function inSourceOrder(schema: GraphQLSchema): GraphQLSchema {
+  return mapSchema(schema, {
+    [MapperKind.COMPOSITE_FIELD]: (field) =>
+      field.args ? { ...field, args: Object.fromEntries(Object.entries(field.args).reverse()) } : field,
+  });
+}
+
+/** The SDL of the gateway schema, as checked in at schema/schema.graphql. */
+export async function printGatewaySchema(): Promise<string> {
+  return `${printSchemaWithDirectives(await gatewaySchema()).trim()}\n`;
+}

@@ -1,0 +1,136 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { RealmModel } from '../src/db/models/realm';
+import { HttpError, cannotParse, errorC } from '../src/errors';
+import { validateRepresentation, validateRepresentationArray } from '../src/representations/schema';
+import type { RequestContext } from '../src/services/context';
+
+/**
+ * Shared plumbing of the REST adapters: async handlers, the request context and realm set by the
+ * admin middleware, lazy JSON body parsing with Keycloak's error bodies, query parameters with
+ * JAX-RS conversion rules, and Keycloak's 201/204 conventions.
+ */
+export const route =
+  (fn: (req: Request, res: Response) => Promise<unknown>): RequestHandler =>
+  (req, res, next) => {
+    fn(req, res).catch(next);
+  };
+
+/** Like `route`, but continues to the next handler when the function resolves. */
+export const middleware =
+  (fn: (req: Request, res: Response) => Promise<void>): RequestHandler =>
+  (req, res, next) => {
+    fn(req, res).then(() => next(), next);
+  };
+
+export function ctxOf(res: Response): RequestContext {
+  return res.locals.ctx as RequestContext;
+}
+
+export function realmOf(res: Response): RealmModel {
+  return res.locals.realm as RealmModel;
+}
+
+/** Raw request body text ('' when none). */
+export function rawBody(req: Request): string {
+  const b = req.body as unknown;
+  if (Buffer.isBuffer(b)) return b.toString('utf8');
+  if (typeof b === 'string') return b;
+  return '';
+}
+
+function requireJsonType(req: Request): void {
+  const ct = req.headers['content-type'];
+  if (ct && !/^application\/([\w.+-]*\+)?json\b/i.test(ct)) throw errorC(415, 'HTTP 415 Unsupported Media Type');
+}
+
+/** Parses the JSON body (undefined when empty); malformed JSON → 400 invalid_request. */
+export function parseJson(req: Request): unknown {
+  const raw = rawBody(req);
+  if (!raw.trim()) return undefined;
+  requireJsonType(req);
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw cannotParse('syntax');
+  }
+}
+
+/** A JSON object body validated against a representation; an empty body → `onEmpty` (default 400). */
+export function jsonBody<T = Record<string, unknown>>(req: Request, representation: string, onEmpty?: () => T): T {
+  const body = parseJson(req);
+  if (body === undefined || body === null) {
+    if (onEmpty) return onEmpty();
+    throw errorC(400, 'HTTP 400 Bad Request');
+  }
+  return validateRepresentation<T>(representation, body, rawBody(req));
+}
+
+/** A JSON array body of a representation; empty body or `null` → undefined. */
+export function arrayBody<T = Record<string, unknown>>(req: Request, representation: string): T[] | undefined {
+  const body = parseJson(req);
+  if (body === undefined || body === null) return undefined;
+  return validateRepresentationArray<T>(representation, body, rawBody(req));
+}
+
+const badParam = () => errorC(404, 'HTTP 404 Not Found');
+
+export function qStr(req: Request, name: string): string | undefined {
+  const v = req.query[name];
+  if (Array.isArray(v)) return v.length ? String(v[0]) : undefined;
+  return v === undefined ? undefined : String(v);
+}
+
+/** Integer query parameter; non-numeric → 404 (JAX-RS conversion failure). */
+export function qInt(req: Request, name: string): number | undefined {
+  const v = qStr(req, name);
+  if (v === undefined || v === '') return undefined;
+  if (!/^-?\d+$/.test(v.trim())) throw badParam();
+  return Number(v);
+}
+
+/** Boolean query parameter: only `true` (any case) is true, as Boolean.valueOf. */
+export function qBool(req: Request, name: string): boolean | undefined {
+  const v = qStr(req, name);
+  if (v === undefined) return undefined;
+  return v.toLowerCase() === 'true';
+}
+
+/** Path of the request URL without the query string, as the client sent it. */
+export function requestPath(req: Request): string {
+  return req.originalUrl.split('?')[0].replace(/\/+$/, '');
+}
+
+/** 201 with `Location: <request URL>/<id>` and no body. */
+export function created(req: Request, res: Response, id: string, base?: string): void {
+  const ctx = ctxOf(res);
+  const path = base ?? requestPath(req);
+  res
+    .status(201)
+    .location(`${ctx.baseUrl}${path}/${encodeURIComponent(id)}`)
+    .end();
+}
+
+export function noContent(res: Response): void {
+  res.status(204).end();
+}
+
+export function json(res: Response, body: unknown, status = 200): void {
+  res.status(status).json(body);
+}
+
+/** Renders typed errors with Keycloak's bodies; anything else is a logged 500. */
+export function errorHandler(log: { error: (m: string) => void }) {
+  return (err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    if (err instanceof HttpError) {
+      res.status(err.status).json(err.body);
+      return;
+    }
+    const e = err as { type?: string; status?: number; message?: string; stack?: string };
+    if (e?.type === 'entity.too.large') {
+      res.status(413).json({ error: 'HTTP 413 Request Entity Too Large' });
+      return;
+    }
+    log.error(`Unhandled error: ${e?.stack ?? e?.message ?? String(err)}`);
+    res.status(500).json({ error: 'unknown_error', error_description: 'For more on this error consult the server log.' });
+  };
+}

@@ -1,0 +1,123 @@
+import express, { Router, type Request } from 'express';
+import type { Db } from '../src/db';
+import { contextFromRequest } from '../src/auth/bearer';
+import { resolveRealm } from '../src/services/realms';
+import { groupsRouter, groupByPathRouter, defaultGroupsRouter } from './groups';
+import { ctxOf, middleware } from './http';
+import { realmRouter, realmsCollection } from './realms';
+import { roleMappingRouter } from './role-mappings';
+import { clientRolesRouter, realmRolesRouter, rolesByIdRouter } from './roles';
+import { clientDescriptionRouter, clientPartsRouter } from './client-parts';
+import { clientsRouter } from './clients';
+import { clientScopesRouter } from './client-scopes';
+import { evaluateScopesRouter } from './evaluate-scopes';
+import { protocolMappersRouter } from './protocol-mappers';
+import { realmDefaultScopesRouter } from './realm-default-scopes';
+import { scopeMappingsRouter } from './scope-mappings';
+import { clientCertificatesRouter } from './client-certificates';
+import { clientRegistrationPolicyRouter } from './client-registration-policy';
+import { clientsInitialAccessRouter } from './clients-initial-access';
+import { userGroupsRouter } from './user-groups';
+import { userConsentsRouter } from './user-consents';
+import { userCredentialsRouter } from './user-credentials';
+import { userIdentitiesRouter } from './user-identities';
+import { userImpersonationRouter } from './user-impersonation';
+import { usersRouter } from './users';
+import { attackDetectionRouter } from './attack-detection';
+import { clientSessionsRouter } from './client-sessions';
+import { realmSessionsRouter } from './sessions';
+import { userSessionsRouter } from './user-sessions';
+import { adminEventsRouter, eventsRouter } from './events';
+import { smtpRouter } from './smtp';
+import { userEmailsRouter } from './user-emails';
+
+/**
+ * The admin REST front: preflight, bearer authentication into a RequestContext, realm resolution
+ * (404 `Realm not found.` before any permission check), and one router per resource class.
+ */
+export function adminRouter(db: Db, baseUrlOf: (req: Request) => string): Router {
+  const admin = Router();
+  admin.use(express.raw({ type: () => true, limit: '10mb' }));
+
+  // CORS preflight: answered without authentication.
+  admin.options(/.*/, (req, res) => {
+    const origin = req.headers.origin;
+    if (origin) {
+      res.set({
+        'Access-Control-Allow-Origin': origin,
+        'Access-Control-Allow-Credentials': 'true',
+        'Access-Control-Allow-Methods': 'GET, PUT, POST, DELETE',
+        'Access-Control-Allow-Headers':
+          'Origin, Accept, X-Requested-With, Content-Type, Access-Control-Request-Method, Access-Control-Request-Headers, DPoP, Authorization',
+        'Access-Control-Max-Age': '3600',
+      });
+    }
+    res.status(200).end();
+  });
+
+  admin.use(
+    middleware(async (req, res) => {
+      res.locals.ctx = await contextFromRequest(db, req, baseUrlOf(req));
+    }),
+  );
+
+  const realms = Router();
+  realms.use('/', realmsCollection);
+  const perRealm = Router({ mergeParams: true });
+  const owner = (kind: 'users' | 'groups') =>
+    middleware(async (_req, res) => {
+      res.locals.ownerType = kind;
+    });
+  perRealm.use('/users/:ownerId/role-mappings', owner('users'), roleMappingRouter);
+  perRealm.use('/groups/:ownerId/role-mappings', owner('groups'), roleMappingRouter);
+  perRealm.use('/users/:userId/groups', userGroupsRouter);
+  perRealm.use('/users/:userId/consents', userConsentsRouter);
+  perRealm.use('/users/:userId/federated-identity', userIdentitiesRouter);
+  perRealm.use('/users/:userId', userCredentialsRouter);
+  perRealm.use('/users', userImpersonationRouter);
+  perRealm.use(userEmailsRouter);
+  perRealm.use('/users/:userId', userSessionsRouter);
+  perRealm.use('/users', usersRouter);
+  perRealm.use('/groups', groupsRouter);
+  perRealm.use('/group-by-path', groupByPathRouter);
+  perRealm.use('/default-groups', defaultGroupsRouter);
+  perRealm.use('/roles', realmRolesRouter);
+  perRealm.use('/roles-by-id', rolesByIdRouter);
+  perRealm.use('/clients/:ownerId/protocol-mappers', protocolMappersRouter('clients'));
+  perRealm.use('/client-scopes/:ownerId/protocol-mappers', protocolMappersRouter('client-scopes'));
+  perRealm.use('/client-templates/:ownerId/protocol-mappers', protocolMappersRouter('client-scopes'));
+  perRealm.use('/clients/:ownerId/scope-mappings', scopeMappingsRouter('clients'));
+  perRealm.use('/client-scopes/:ownerId/scope-mappings', scopeMappingsRouter('client-scopes'));
+  perRealm.use('/client-templates/:ownerId/scope-mappings', scopeMappingsRouter('client-scopes'));
+  perRealm.use('/clients/:clientUuid/evaluate-scopes', evaluateScopesRouter);
+  perRealm.use('/client-scopes', clientScopesRouter);
+  perRealm.use('/client-templates', clientScopesRouter);
+  perRealm.use('/default-default-client-scopes', realmDefaultScopesRouter('default'));
+  perRealm.use('/default-optional-client-scopes', realmDefaultScopesRouter('optional'));
+  perRealm.use('/clients/:clientUuid/certificates', clientCertificatesRouter);
+  perRealm.use('/clients/:clientUuid/roles', clientRolesRouter);
+  perRealm.use('/clients/:clientUuid', clientPartsRouter);
+  perRealm.use('/clients/:clientUuid', clientSessionsRouter);
+  perRealm.use('/clients', clientsRouter);
+  perRealm.use('/clients-initial-access', clientsInitialAccessRouter);
+  perRealm.use('/client-registration-policy', clientRegistrationPolicyRouter);
+  perRealm.use('/attack-detection/brute-force', attackDetectionRouter);
+  perRealm.use('/client-description-converter', clientDescriptionRouter);
+  perRealm.use('/events', eventsRouter);
+  perRealm.use('/admin-events', adminEventsRouter);
+  perRealm.use('/testSMTPConnection', smtpRouter);
+  perRealm.use('/', realmSessionsRouter);
+  perRealm.use('/', realmRouter);
+  realms.use(
+    '/:realm',
+    middleware(async (req, res) => {
+      res.locals.realm = await resolveRealm(ctxOf(res), req.params.realm as string);
+    }),
+    perRealm,
+  );
+  admin.use('/realms', realms);
+  admin.use((_req, res) => {
+    res.status(404).json({ error: 'Unable to find matching target resource method' });
+  });
+  return admin;
+}

@@ -1,0 +1,53 @@
+import type { Request } from 'express';
+import type { Db } from '../db';
+import { unauthorized } from '../errors';
+import { verifyBearer } from '../oidc/tokens';
+import { type Actor, type RequestContext, createContext } from '../services/context';
+
+/**
+ * Admin request authentication shared by both fronts (reference §2.4): reads
+ * `Authorization: Bearer <token>` (scheme case-insensitive), verifies it against its issuer realm and
+ * returns the caller. Anything missing or invalid is the 401 `{"error":"HTTP 401 Unauthorized"}`.
+ */
+export function bearerToken(req: Request): string | undefined {
+  const m = /^bearer\s+(.+)$/i.exec((req.headers.authorization ?? '').trim());
+  return m ? m[1] : undefined;
+}
+
+/** The verified token behind the request; throws 401 when there is none or it does not verify. */
+async function verifiedRequest(db: Db, req: Request) {
+  const token = bearerToken(req);
+  if (!token) throw unauthorized();
+  const verified = await verifyBearer(db, token);
+  if (!verified) throw unauthorized();
+  return verified;
+}
+
+/** The actor behind the request's bearer token; throws 401 when there is none or it does not verify. */
+export async function actorFromRequest(db: Db, req: Request): Promise<Actor> {
+  return toActor(await verifiedRequest(db, req), req);
+}
+
+/**
+ * The RequestContext of an authenticated admin request, its loaders primed with the caller's realm
+ * and user (read while verifying the token), so the request does not read them again.
+ */
+export async function contextFromRequest(db: Db, req: Request, baseUrl: string, category?: string): Promise<RequestContext> {
+  const verified = await verifiedRequest(db, req);
+  const ctx = createContext(db, toActor(verified, req), baseUrl, category);
+  ctx.loaders.realmByName.prime(verified.realm.name, verified.realm);
+  ctx.loaders.realmById.prime(verified.realm.id, verified.realm);
+  ctx.loaders.userById.prime(verified.user.id, verified.user);
+  return ctx;
+}
+
+function toActor(verified: NonNullable<Awaited<ReturnType<typeof verifyBearer>>>, req: Request): Actor {
+  return {
+    realmId: verified.realm.id,
+    realmName: verified.realm.name,
+    userId: verified.user.id,
+    clientId: verified.client.id,
+    sessionId: verified.sessionId,
+    ipAddress: req.ip,
+  };
+}

@@ -1,0 +1,184 @@
+import {
+  X509Certificate,
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPair,
+  type KeyObject,
+  randomBytes,
+  randomUUID,
+} from 'node:crypto';
+import { promisify } from 'node:util';
+import forge from 'node-forge';
+
+/**
+ * Realm keys as Keycloak keeps them: key-provider components whose config holds the generated
+ * material (`privateKey` and `certificate` as base64 DER/PEM body, or `secret` for HMAC/AES).
+ */
+export const KEY_PROVIDER_TYPE = 'org.keycloak.keys.KeyProvider';
+
+const genKeyPair = promisify(generateKeyPair);
+
+/** Keycloak's kid for an asymmetric key: base64url SHA-256 of the DER SubjectPublicKeyInfo. */
+export function keyId(publicKey: KeyObject): string {
+  const der = publicKey.export({ type: 'spki', format: 'der' });
+  return createHash('sha256').update(der).digest('base64url');
+}
+
+const pemBody = (pem: string) => pem.replace(/-----[^-]+-----/g, '').replace(/\s+/g, '');
+
+/** Creates a self-signed X.509 certificate (10 years, CN = subject) for a key pair; base64 DER. */
+export function selfSignedCertificate(privateKeyPem: string, publicKeyPem: string, subject: string): string {
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = forge.pki.publicKeyFromPem(publicKeyPem);
+  cert.serialNumber = `01${randomBytes(8).toString('hex')}`;
+  const now = new Date();
+  cert.validity.notBefore = new Date(now.getTime() - 60_000);
+  cert.validity.notAfter = new Date(now.getTime() + 10 * 365 * 24 * 3600 * 1000);
+  const attrs = [{ name: 'commonName', value: subject }];
+  cert.setSubject(attrs);
+  cert.setIssuer(attrs);
+  cert.sign(forge.pki.privateKeyFromPem(privateKeyPem), forge.md.sha256.create());
+  return forge.util.encode64(forge.asn1.toDer(forge.pki.certificateToAsn1(cert)).getBytes());
+}
+
+export interface GeneratedComponent {
+  name: string;
+  providerId: string;
+  config: Record<string, string[]>;
+}
+
+/** Generates an RSA key pair with a self-signed certificate; config values as Keycloak stores them. */
+export async function generateRsa(subject: string, bits = 2048): Promise<{ privateKey: string; certificate: string }> {
+  const { privateKey, publicKey } = await genKeyPair('rsa', {
+    modulusLength: bits,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
+  return { privateKey: pemBody(privateKey), certificate: selfSignedCertificate(privateKey, publicKey, subject) };
+}
+
+/** The four default key providers of a new realm (rsa-generated, rsa-enc-generated, hmac-generated-hs512, aes-generated). */
+export async function defaultKeyProviders(realmName: string): Promise<GeneratedComponent[]> {
+  const [sig, enc] = await Promise.all([generateRsa(realmName), generateRsa(realmName)]);
+  return [
+    {
+      name: 'rsa-generated',
+      providerId: 'rsa-generated',
+      config: { priority: ['100'], keyUse: ['SIG'], privateKey: [sig.privateKey], certificate: [sig.certificate] },
+    },
+    {
+      name: 'rsa-enc-generated',
+      providerId: 'rsa-enc-generated',
+      config: {
+        priority: ['100'],
+        keyUse: ['ENC'],
+        algorithm: ['RSA-OAEP'],
+        privateKey: [enc.privateKey],
+        certificate: [enc.certificate],
+      },
+    },
+    {
+      name: 'hmac-generated-hs512',
+      providerId: 'hmac-generated',
+      config: { priority: ['100'], algorithm: ['HS512'], secret: [randomBytes(128).toString('base64url')], kid: [randomUUID()] },
+    },
+    {
+      name: 'aes-generated',
+      providerId: 'aes-generated',
+      config: { priority: ['100'], secret: [randomBytes(16).toString('base64url')], kid: [randomUUID()] },
+    },
+  ];
+}
+
+export type KeyStatus = 'ACTIVE' | 'PASSIVE' | 'DISABLED';
+
+/** One usable key of a realm, derived from a key-provider component. */
+export interface RealmKey {
+  componentId: string;
+  providerId: string;
+  priority: number;
+  kid: string;
+  status: KeyStatus;
+  type: 'RSA' | 'OCT';
+  algorithm: string;
+  use: 'SIG' | 'ENC';
+  privateKey?: KeyObject;
+  publicKey?: KeyObject;
+  secret?: Buffer;
+  /** base64 DER */
+  certificate?: string;
+  /** base64 DER SubjectPublicKeyInfo */
+  publicKeyDer?: string;
+  validTo?: number;
+}
+
+export interface KeyComponent {
+  id: string;
+  providerId: string;
+  config: Record<string, string[]>;
+}
+
+const first = (c: Record<string, string[]>, k: string) => c[k]?.[0];
+
+function statusOf(config: Record<string, string[]>): KeyStatus {
+  if (first(config, 'enabled') === 'false') return 'DISABLED';
+  if (first(config, 'active') === 'false') return 'PASSIVE';
+  return 'ACTIVE';
+}
+
+const keyCache = new Map<string, RealmKey>();
+
+/** Turns a key-provider component into its key (parsed keys are cached by component id and config). */
+export function componentKey(c: KeyComponent): RealmKey | undefined {
+  const cacheKey = `${c.id}:${createHash('sha1').update(JSON.stringify(c.config)).digest('hex')}`;
+  const cached = keyCache.get(cacheKey);
+  if (cached) return cached;
+  const config = c.config;
+  const base = { componentId: c.id, providerId: c.providerId, priority: Number(first(config, 'priority') ?? 0), status: statusOf(config) };
+  let key: RealmKey | undefined;
+  if (c.providerId === 'rsa-generated' || c.providerId === 'rsa' || c.providerId === 'rsa-enc-generated' || c.providerId === 'rsa-enc') {
+    const pk = first(config, 'privateKey');
+    if (!pk) return undefined;
+    const privateKey = createPrivateKey({ key: Buffer.from(pk, 'base64'), format: 'der', type: 'pkcs8' });
+    const publicKey = createPublicKey(privateKey);
+    const enc = c.providerId.startsWith('rsa-enc');
+    const certificate = first(config, 'certificate');
+    let validTo: number | undefined;
+    if (certificate) {
+      const x = new X509Certificate(Buffer.from(certificate, 'base64'));
+      validTo = new Date(x.validTo).getTime();
+    }
+    key = {
+      ...base,
+      kid: first(config, 'kid') ?? keyId(publicKey),
+      type: 'RSA',
+      algorithm: first(config, 'algorithm') ?? (enc ? 'RSA-OAEP' : 'RS256'),
+      use: enc ? 'ENC' : 'SIG',
+      privateKey,
+      publicKey,
+      certificate,
+      publicKeyDer: publicKey.export({ type: 'spki', format: 'der' }).toString('base64'),
+      validTo,
+    };
+  } else if (c.providerId === 'hmac-generated' || c.providerId === 'aes-generated') {
+    const secret = first(config, 'secret');
+    if (!secret) return undefined;
+    const hmac = c.providerId === 'hmac-generated';
+    key = {
+      ...base,
+      kid: first(config, 'kid') ?? c.id,
+      type: 'OCT',
+      algorithm: hmac ? (first(config, 'algorithm') ?? 'HS512') : 'AES',
+      use: hmac ? 'SIG' : 'ENC',
+      secret: Buffer.from(secret, 'base64url'),
+    };
+  }
+  if (key) keyCache.set(cacheKey, key);
+  return key;
+}
+
+/** Keycloak's order: priority descending, ties by component id ascending. */
+export function sortKeys(keys: RealmKey[]): RealmKey[] {
+  return [...keys].sort((a, b) => b.priority - a.priority || a.componentId.localeCompare(b.componentId));
+}

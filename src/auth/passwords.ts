@@ -1,0 +1,107 @@
+import { pbkdf2, randomBytes, timingSafeEqual } from 'node:crypto';
+import { promisify } from 'node:util';
+import argon2 from 'argon2';
+
+/**
+ * Password hashing as Keycloak does it: argon2id (Keycloak 24+ default: version 1.3, 32-byte hash,
+ * 7168 KiB memory, 5 iterations, parallelism 1, 16-byte salt), and pbkdf2 variants for verifying
+ * credentials imported from older Keycloak realms. The stored JSON has Keycloak's layout, so a realm
+ * exported from Keycloak with hashed credentials can be imported and its users log in.
+ */
+export interface StoredPassword {
+  secretData: string;
+  credentialData: string;
+}
+
+interface CredentialData {
+  hashIterations: number;
+  algorithm: string;
+  additionalParameters?: Record<string, string[]>;
+}
+
+const pbkdf2Async = promisify(pbkdf2);
+
+const ARGON2 = { hashLength: 32, memory: 7168, iterations: 5, parallelism: 1 };
+
+const PBKDF2: Record<string, { digest: string; iterations: number; keyBits: number }> = {
+  pbkdf2: { digest: 'sha1', iterations: 27500, keyBits: 512 },
+  'pbkdf2-sha256': { digest: 'sha256', iterations: 27500, keyBits: 256 },
+  'pbkdf2-sha512': { digest: 'sha512', iterations: 210000, keyBits: 512 },
+};
+
+export const DEFAULT_HASH_ALGORITHM = 'argon2';
+
+/** Hashes a password with the given algorithm (default argon2) and optional iteration count. */
+export async function hashPassword(password: string, algorithm = DEFAULT_HASH_ALGORITHM, iterations?: number): Promise<StoredPassword> {
+  const salt = randomBytes(16);
+  if (algorithm === 'argon2') {
+    const timeCost = iterations ?? ARGON2.iterations;
+    const hash = await argon2.hash(password, {
+      type: argon2.argon2id,
+      version: 0x13,
+      hashLength: ARGON2.hashLength,
+      memoryCost: ARGON2.memory,
+      timeCost,
+      parallelism: ARGON2.parallelism,
+      salt,
+      raw: true,
+    });
+    return {
+      secretData: JSON.stringify({ value: hash.toString('base64'), salt: salt.toString('base64'), additionalParameters: {} }),
+      credentialData: JSON.stringify({
+        hashIterations: timeCost,
+        algorithm: 'argon2',
+        additionalParameters: {
+          hashLength: [String(ARGON2.hashLength)],
+          memory: [String(ARGON2.memory)],
+          type: ['id'],
+          version: ['1.3'],
+          parallelism: [String(ARGON2.parallelism)],
+        },
+      }),
+    };
+  }
+  const p = PBKDF2[algorithm];
+  if (!p) throw new Error(`Unsupported hash algorithm ${algorithm}`);
+  const n = iterations ?? p.iterations;
+  const key = await pbkdf2Async(password, salt, n, p.keyBits / 8, p.digest);
+  return {
+    secretData: JSON.stringify({ value: key.toString('base64'), salt: salt.toString('base64'), additionalParameters: {} }),
+    credentialData: JSON.stringify({ hashIterations: n, algorithm, additionalParameters: {} }),
+  };
+}
+
+const param = (d: CredentialData, k: string, dflt: string) => d.additionalParameters?.[k]?.[0] ?? dflt;
+
+/** Verifies a password against a stored Keycloak credential (argon2 or pbkdf2 family). */
+export async function verifyPassword(password: string, stored: StoredPassword): Promise<boolean> {
+  let secret: { value: string; salt: string };
+  let data: CredentialData;
+  try {
+    secret = JSON.parse(stored.secretData);
+    data = JSON.parse(stored.credentialData);
+  } catch {
+    return false;
+  }
+  const expected = Buffer.from(secret.value, 'base64');
+  const salt = Buffer.from(secret.salt, 'base64');
+  let actual: Buffer;
+  if (data.algorithm === 'argon2') {
+    const type = param(data, 'type', 'id');
+    actual = await argon2.hash(password, {
+      type: type === 'i' ? argon2.argon2i : type === 'd' ? argon2.argon2d : argon2.argon2id,
+      version: param(data, 'version', '1.3') === '1.0' ? 0x10 : 0x13,
+      hashLength: Number(param(data, 'hashLength', String(expected.length))),
+      memoryCost: Number(param(data, 'memory', String(ARGON2.memory))),
+      timeCost: data.hashIterations,
+      parallelism: Number(param(data, 'parallelism', '1')),
+      salt,
+      raw: true,
+    });
+  } else {
+    const p = PBKDF2[data.algorithm];
+    if (!p) return false;
+    actual = await pbkdf2Async(password, salt, data.hashIterations, expected.length, p.digest);
+  }
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}

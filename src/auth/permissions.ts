@@ -1,0 +1,79 @@
+import type { RealmModel } from '../db/models/realm';
+import { forbidden } from '../errors';
+import { effectiveClientRoleNames, effectiveRealmRoleNames } from '../services/effective-roles';
+import { ALL_REALM_ROLES } from '../services/realm-defaults';
+import { memo, type RequestContext } from '../services/context';
+
+/**
+ * Admin authorization as Keycloak does it (reference §2.5–2.6). Roles are resolved from stored
+ * role mappings, never from token claims: a master-realm caller is checked against the client roles
+ * of `<target>-realm` in master, a caller of realm T against T's `realm-management` client roles.
+ * A caller from a realm other than master or the target gets nothing.
+ */
+export const MASTER = 'master';
+
+const ALL_ADMIN = [...ALL_REALM_ROLES, 'impersonation'];
+
+/** Effective role names the caller holds on the admin client that governs `target`. */
+export function adminRoles(ctx: RequestContext, target: RealmModel): Promise<Set<string>> {
+  const actor = ctx.actor;
+  if (!actor) return Promise.resolve(new Set(ALL_ADMIN));
+  return memo(ctx, `admin-roles:${target.id}`, async () => {
+    if (actor.realmName === MASTER) return effectiveClientRoleNames(ctx.db, actor.userId, actor.realmId, `${target.name}-realm`);
+    if (actor.realmId === target.id) return effectiveClientRoleNames(ctx.db, actor.userId, target.id, 'realm-management');
+    return new Set<string>();
+  });
+}
+
+/** Effective master realm-role names of a master caller (`admin`, `create-realm`). */
+export function masterRealmRoles(ctx: RequestContext): Promise<Set<string>> {
+  const actor = ctx.actor;
+  if (!actor) return Promise.resolve(new Set(['admin', 'create-realm']));
+  if (actor.realmName !== MASTER) return Promise.resolve(new Set());
+  return memo(ctx, 'master-realm-roles', () => effectiveRealmRoleNames(ctx.db, actor.userId, actor.realmId));
+}
+
+/** True when the caller holds any of the named admin roles on the target realm. */
+export async function hasAny(ctx: RequestContext, target: RealmModel, ...roles: string[]): Promise<boolean> {
+  const held = await adminRoles(ctx, target);
+  return roles.some((r) => held.has(r));
+}
+
+/** Throws 403 unless the caller holds one of the named admin roles on the target realm. */
+export async function requireAny(ctx: RequestContext, target: RealmModel, ...roles: string[]): Promise<void> {
+  if (!(await hasAny(ctx, target, ...roles))) throw forbidden();
+}
+
+/** Throws 403 when the caller's realm is neither master nor the target (checked before anything else). */
+export function requireRealmReach(ctx: RequestContext, target: RealmModel): void {
+  const a = ctx.actor;
+  if (a && a.realmName !== MASTER && a.realmId !== target.id) throw forbidden();
+}
+
+/** Capability predicates of reference §2.6, by name. */
+export const can = {
+  viewRealm: ['view-realm', 'manage-realm'],
+  manageRealm: ['manage-realm'],
+  queryUsers: ['query-users', 'view-users', 'manage-users'],
+  viewUsers: ['view-users', 'manage-users'],
+  manageUsers: ['manage-users'],
+  queryGroups: ['query-groups', 'view-users', 'manage-users'],
+  queryClients: ['query-clients', 'view-clients', 'manage-clients'],
+  viewClients: ['view-clients', 'manage-clients'],
+  manageClients: ['manage-clients'],
+  listRealmRoles: ['view-realm', 'manage-realm', 'query-users', 'query-clients', 'query-realms', 'query-groups'],
+  viewEvents: ['view-events', 'manage-events'],
+  manageEvents: ['manage-events'],
+  impersonate: ['impersonation'],
+  anyAdmin: [...ALL_REALM_ROLES],
+} satisfies Record<string, string[]>;
+
+export type Capability = keyof typeof can;
+
+export function check(ctx: RequestContext, target: RealmModel, cap: Capability): Promise<boolean> {
+  return hasAny(ctx, target, ...can[cap]);
+}
+
+export async function requireCap(ctx: RequestContext, target: RealmModel, cap: Capability): Promise<void> {
+  if (!(await check(ctx, target, cap))) throw forbidden();
+}

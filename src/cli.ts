@@ -1,0 +1,66 @@
+import 'reflect-metadata';
+import { ConfigError, helpText, loadConfig, type Mode, type ServerConfig } from './config';
+import { configureLogging, getLogger, loggingConfigFromValues, shutdownLogging } from './logging';
+import { startServer } from './server';
+
+/** `idserver start|start-dev [--name=value ...]`. Exit code 2 for bad options, 1 for start-up failures. */
+export async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  if (!command || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write('Usage: idserver <start|start-dev> [--name=value ...]\n       idserver <command> --help\n');
+    process.exitCode = command ? 0 : 2;
+    return;
+  }
+  if (command !== 'start' && command !== 'start-dev') {
+    process.stderr.write(`Unknown command '${command}'. Commands: start, start-dev\n`);
+    process.exitCode = 2;
+    return;
+  }
+  const mode = command as Mode;
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(`${helpText(mode)}\n`);
+    return;
+  }
+  let cfg: ServerConfig;
+  try {
+    cfg = loadConfig({ mode, args: rest });
+    configureLogging(loggingConfigFromValues(cfg.values));
+  } catch (e) {
+    const msg = e instanceof ConfigError ? e.message : `Invalid value for option '--log-level': ${(e as Error).message}`;
+    process.stderr.write(`ERROR: ${msg}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  const log = getLogger('idserver');
+  try {
+    const server = await startServer({
+      host: cfg.httpHost,
+      port: cfg.httpPort,
+      hostname: cfg.hostname,
+      db: {
+        vendor: cfg.db,
+        url: cfg.dbUrl ?? (cfg.db === 'sqlite' ? 'data/idserver.sqlite' : undefined),
+        username: cfg.dbUsername,
+        password: cfg.dbPassword,
+        poolMax: cfg.dbPoolMax,
+      },
+      bootstrap: { mode, username: cfg.bootstrapAdminUsername, password: cfg.bootstrapAdminPassword },
+    });
+    const stop = async () => {
+      log.info('Shutting down');
+      await server.close();
+      await shutdownLogging();
+      process.exit(0);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  } catch (e) {
+    log.fatal(`Start-up failed: ${(e as Error).message}`);
+    process.exitCode = 1;
+    void shutdownLogging().finally(() => setTimeout(() => process.exit(1), 100));
+  }
+}
+
+if (require.main === module) {
+  void main(process.argv.slice(2));
+}

@@ -1,0 +1,142 @@
+/**
+ * The one option table of the server. Every option is `--name=value` on the command line,
+ * `IDSERVER_NAME` in the environment (dashes become underscores, upper case) and `name=value`
+ * in `conf/idserver.conf`. Precedence: command line > environment > file > default.
+ */
+import { loggingOptions, validateLogLevel } from '../logging/options';
+
+export interface OptionSpec<T = unknown> {
+  name: string;
+  description: string;
+  /** Default shown by --help and used when no source gives a value. Undefined = unset. */
+  default?: T;
+  /** Default for `start-dev` when it differs from `start`. */
+  devDefault?: T;
+  /** Parses the raw string; throws an Error whose message says what is allowed. */
+  parse: (raw: string) => T;
+  /** Shown in --help instead of the default (for secrets). */
+  secret?: boolean;
+  /** Group heading in --help. */
+  group: string;
+}
+
+export const parsers = {
+  string: (raw: string) => raw,
+  nonEmpty: (raw: string) => {
+    if (raw.trim() === '') throw new Error('must not be empty');
+    return raw;
+  },
+  int:
+    (min: number, max: number) =>
+    (raw: string): number => {
+      if (!/^-?\d+$/.test(raw.trim())) throw new Error(`must be an integer between ${min} and ${max}`);
+      const n = Number(raw.trim());
+      if (n < min || n > max) throw new Error(`must be an integer between ${min} and ${max}`);
+      return n;
+    },
+  bool: (raw: string): boolean => {
+    const v = raw.trim().toLowerCase();
+    if (v === 'true') return true;
+    if (v === 'false') return false;
+    throw new Error('must be true or false');
+  },
+  oneOf:
+    <T extends string>(...allowed: T[]) =>
+    (raw: string): T => {
+      const v = raw.trim().toLowerCase() as T;
+      if (!allowed.includes(v)) throw new Error(`must be one of: ${allowed.join(', ')}`);
+      return v;
+    },
+};
+
+const options = [
+  {
+    name: 'http-host',
+    group: 'HTTP',
+    description: 'The address the HTTP listener binds to.',
+    default: '0.0.0.0',
+    parse: parsers.nonEmpty,
+  },
+  {
+    name: 'http-port',
+    group: 'HTTP',
+    description: 'The port of the HTTP listener.',
+    default: 8080,
+    parse: parsers.int(0, 65535),
+  },
+  {
+    name: 'hostname',
+    group: 'HTTP',
+    description: 'Public base URL of the server (used as token issuer); derived from the request when unset.',
+    parse: parsers.string,
+  },
+  {
+    name: 'db',
+    group: 'Database',
+    description: 'The database vendor: sqlite, mysql or mariadb.',
+    default: 'sqlite',
+    parse: parsers.oneOf('sqlite', 'mysql', 'mariadb'),
+  },
+  {
+    name: 'db-url',
+    group: 'Database',
+    description: 'The database location: a file path for sqlite (default data/idserver.sqlite), or mysql://host:port/database.',
+    parse: parsers.nonEmpty,
+  },
+  {
+    name: 'db-username',
+    group: 'Database',
+    description: 'The database user name.',
+    parse: parsers.string,
+  },
+  {
+    name: 'db-password',
+    group: 'Database',
+    description: 'The database password.',
+    parse: parsers.string,
+    secret: true,
+  },
+  {
+    name: 'db-pool-max',
+    group: 'Database',
+    description: 'The maximum size of the connection pool.',
+    default: 10,
+    parse: parsers.int(1, 1000),
+  },
+  {
+    name: 'log-level',
+    group: 'Logging',
+    description:
+      'The root level, optionally followed by category levels: info,idserver.db:debug. Levels: FATAL, ERROR, WARN, INFO, DEBUG, TRACE, ALL, OFF (case-insensitive).',
+    default: 'info',
+    parse: validateLogLevel,
+  },
+  {
+    name: 'bootstrap-admin-username',
+    group: 'Bootstrap',
+    description: 'User name of the bootstrap admin created in the master realm on an empty database.',
+    devDefault: 'admin',
+    parse: parsers.nonEmpty,
+  },
+  {
+    name: 'bootstrap-admin-password',
+    group: 'Bootstrap',
+    description: 'Password of the bootstrap admin.',
+    devDefault: 'admin',
+    parse: parsers.nonEmpty,
+    secret: true,
+  },
+] as const satisfies readonly OptionSpec[];
+
+/** Options registered by other modules (logging, later features) are appended here. */
+export const optionTable: OptionSpec[] = [...options];
+
+export function registerOptions(specs: OptionSpec[]): void {
+  for (const s of specs) {
+    if (!optionTable.some((o) => o.name === s.name)) optionTable.push(s);
+  }
+}
+
+registerOptions(loggingOptions);
+
+export const envName = (option: string) => `IDSERVER_${option.toUpperCase().replace(/-/g, '_')}`;

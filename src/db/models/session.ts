@@ -1,0 +1,68 @@
+import { DataTypes, Model, type Sequelize } from 'sequelize';
+import { bool, ref, str } from './common';
+
+/** A client's part in a user session (online or offline): when the client last used it. */
+export class ClientSessionModel extends Model {
+  declare userSessionId: string;
+  declare clientId: string;
+  declare realmId: string;
+  declare offline: boolean;
+  declare timestamp: number;
+}
+
+export function initClientSession(sequelize: Sequelize) {
+  ClientSessionModel.init(
+    {
+      userSessionId: { ...ref(), primaryKey: true },
+      clientId: { ...ref(), primaryKey: true },
+      realmId: ref(),
+      offline: bool(false),
+      timestamp: { type: DataTypes.INTEGER, allowNull: false },
+    },
+    {
+      sequelize,
+      tableName: 'client_session',
+      underscored: true,
+      timestamps: false,
+      indexes: [
+        { name: 'ix_client_session_client', fields: ['client_id', 'offline'] },
+        { name: 'ix_client_session_realm', fields: ['realm_id', 'offline'] },
+      ],
+    },
+  );
+}
+
+/** Brute-force record of one user: failures, last failure (ms) and IP, lockout end (s). */
+export class LoginFailureModel extends Model {
+  declare userId: string;
+  declare realmId: string;
+  declare numFailures: number;
+  declare numTemporaryLockouts: number;
+  declare lastFailure: number;
+  declare lastIpFailure: string | null;
+  declare failedLoginNotBefore: number;
+}
+
+export function initLoginFailure(sequelize: Sequelize) {
+  // Fresh objects per attribute: Sequelize writes the column name into the definition it is given.
+  const int = () => ({ type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 });
+  const big = () => ({ type: DataTypes.BIGINT, allowNull: false, defaultValue: 0 });
+  LoginFailureModel.init(
+    {
+      userId: { ...ref(), primaryKey: true },
+      realmId: ref(),
+      numFailures: int(),
+      numTemporaryLockouts: int(),
+      lastFailure: big(),
+      lastIpFailure: { ...str(64), field: 'last_ip_failure' },
+      failedLoginNotBefore: big(),
+    },
+    {
+      sequelize,
+      tableName: 'login_failure',
+      underscored: true,
+      timestamps: false,
+      indexes: [{ name: 'ix_login_failure_realm', fields: ['realm_id'] }],
+    },
+  );
+}

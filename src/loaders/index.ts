@@ -1,0 +1,56 @@
+import DataLoader from 'dataloader';
+import { Op } from 'sequelize';
+import type { Db } from '../db';
+import type { ClientModel } from '../db/models/client';
+import type { GroupModel } from '../db/models/group';
+import type { RealmModel } from '../db/models/realm';
+import type { RoleModel } from '../db/models/role';
+import type { UserModel } from '../db/models/user';
+import { effectiveRoleIdsForGroups, effectiveRoleIdsForUsers } from '../services/effective-roles';
+import { clientLoaders } from './clients';
+import { clientScopeLoaders } from './client-scopes';
+import { groupLoaders } from './groups';
+import { pageLoaders } from './pages';
+import { roleLoaders } from './roles';
+import { userLoaders } from './users';
+import { byId } from './util';
+
+export { byId, groupedBy } from './util';
+
+/**
+ * Per-request DataLoaders. A fresh set is built for every request (never shared), batch functions
+ * return results in key order. After a write, services clear the keys they touched.
+ */
+export function createLoaders(db: Db) {
+  const m = db.models;
+  return {
+    realmById: byId<RealmModel>(m.Realm),
+    realmByName: new DataLoader<string, RealmModel | null>(async (names) => {
+      const rows = await m.Realm.findAll({ where: { name: { [Op.in]: [...names] } } });
+      const map = new Map(rows.map((r) => [r.name, r]));
+      return names.map((n) => map.get(n) ?? null);
+    }),
+    userById: byId<UserModel>(m.User),
+    groupById: byId<GroupModel>(m.Group),
+    roleById: byId<RoleModel>(m.Role),
+    clientById: byId<ClientModel>(m.Client),
+    /** Effective (composite-expanded, group-inherited) role ids of a user. */
+    effectiveRoleIdsByUser: new DataLoader<string, Set<string>>(async (ids) => {
+      const map = await effectiveRoleIdsForUsers(db, [...ids]);
+      return ids.map((id) => map.get(id) ?? new Set());
+    }),
+    /** Effective role ids of a group (own, ancestors', composites expanded). */
+    effectiveRoleIdsByGroup: new DataLoader<string, Set<string>>(async (ids) => {
+      const map = await effectiveRoleIdsForGroups(db, [...ids]);
+      return ids.map((id) => map.get(id) ?? new Set());
+    }),
+    ...userLoaders(db),
+    ...groupLoaders(db),
+    ...roleLoaders(db),
+    ...clientScopeLoaders(db),
+    ...clientLoaders(db),
+    ...pageLoaders(db),
+  };
+}
+
+export type Loaders = ReturnType<typeof createLoaders>;

@@ -1,0 +1,274 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { SignJWT, decodeJwt, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
+import { Op } from 'sequelize';
+import type { Db } from '../db';
+import type { ClientModel } from '../db/models/client';
+import type { UserSessionModel } from '../db/models/component';
+import type { RealmModel } from '../db/models/realm';
+import type { UserModel } from '../db/models/user';
+import { errorB, errorC } from '../errors';
+import { getLogger } from '../logging';
+import { acceptsSecret } from '../services/client-input';
+import { nowSeconds } from '../services/clock';
+import { isSessionActive, secondsLeft } from '../services/session-store';
+import { audClaim, computeClaims } from '../services/token-claims';
+import { clientCredentialsGrant, passwordGrant, refreshGrant } from './grants';
+import { activeKey, realmKeys, verificationKeys } from './realm-keys';
+import { EVENT_OF_GRANT, TokenEvent, clientErrorCode } from './token-events';
+
+const log = getLogger('idserver.oidc');
+
+/** OAuth error (shape B) raised by the token endpoint. */
+export const oauth = (status: number, error: string, description: string) => errorB(status, error, description);
+
+export const issuerOf = (baseUrl: string, realm: string) => `${baseUrl}/realms/${encodeURIComponent(realm)}`;
+
+export interface TokenRequest {
+  realm: string;
+  form: Record<string, string | undefined>;
+  /** Basic credentials from the Authorization header, if any. */
+  basic?: { clientId: string; secret: string };
+  baseUrl: string;
+  ipAddress?: string;
+}
+
+export interface TokenResponse {
+  access_token: string;
+  expires_in: number;
+  refresh_expires_in: number;
+  refresh_token?: string;
+  token_type: 'Bearer';
+  id_token?: string;
+  'not-before-policy': number;
+  session_state?: string;
+  scope: string;
+}
+
+const now = nowSeconds;
+export const setting = (realm: RealmModel, key: string, dflt: number) => Number(realm.settings[key] ?? dflt);
+
+async function authenticateClient(db: Db, realm: RealmModel, req: TokenRequest): Promise<ClientModel> {
+  const clientId = req.basic?.clientId ?? req.form.client_id;
+  const secret = req.basic?.secret ?? req.form.client_secret;
+  const invalid = () => oauth(401, 'invalid_client', 'Invalid client or Invalid client credentials');
+  if (!clientId) throw invalid();
+  const client = await db.models.Client.findOne({ where: { realmId: realm.id, clientId } });
+  if (!client?.enabled) throw invalid();
+  if (client.bearerOnly) throw oauth(400, 'unauthorized_client', 'Bearer-only not allowed');
+  if (!client.publicClient) {
+    if (!secret || !acceptsSecret(client, secret)) throw oauth(401, 'unauthorized_client', 'Invalid client or Invalid client credentials');
+  }
+  return client;
+}
+
+/** Scope string: the client's default scopes that go into tokens, plus requested optional ones. */
+export async function grantedScope(db: Db, client: ClientModel, requested: string | undefined): Promise<string> {
+  const links = await db.models.ClientScopeClient.findAll({ where: { clientId: client.id } });
+  const scopes = links.length ? await db.models.ClientScope.findAll({ where: { id: { [Op.in]: links.map((l) => l.scopeId) } } }) : [];
+  const byId = new Map(scopes.map((s) => [s.id, s]));
+  const want = new Set((requested ?? '').split(/\s+/).filter(Boolean));
+  const out: string[] = [];
+  for (const l of links) {
+    const s = byId.get(l.scopeId);
+    if (!s || s.protocol !== client.protocol) continue;
+    const include = s.attributes['include.in.token.scope'] !== 'false';
+    if ((l.defaultScope || want.has(s.name)) && include) out.push(s.name);
+  }
+  // Deterministic order; matches Keycloak's usual "profile email".
+  out.sort((a, b) => b.localeCompare(a));
+  return [...(want.has('openid') ? ['openid'] : []), ...out].join(' ');
+}
+
+async function signAccess(db: Db, realm: RealmModel, claims: JWTPayload): Promise<string> {
+  const alg = String(realm.settings.defaultSignatureAlgorithm ?? 'RS256');
+  const keys = await realmKeys(db, realm.id);
+  const key = activeKey(keys, alg) ?? activeKey(keys, 'RS256');
+  if (!key?.privateKey) throw errorC(500, 'No active signing key');
+  return new SignJWT(claims).setProtectedHeader({ alg: key.algorithm, typ: 'JWT', kid: key.kid }).sign(key.privateKey);
+}
+
+async function signRefresh(db: Db, realm: RealmModel, claims: JWTPayload): Promise<string> {
+  const key = activeKey(await realmKeys(db, realm.id), 'HS512');
+  if (!key?.secret) throw errorC(500, 'No active HMAC key');
+  return new SignJWT(claims).setProtectedHeader({ alg: 'HS512', typ: 'JWT', kid: key.kid }).sign(key.secret);
+}
+
+/**
+ * Claims of a non-lightweight access token and of the ID token, computed by the mapper engine
+ * (src/services/token-claims.ts) from the protocol mappers of the client and its effective scopes.
+ */
+async function mappedClaims(
+  db: Db,
+  realm: RealmModel,
+  client: ClientModel,
+  user: UserModel,
+  session: UserSessionModel | undefined,
+  scope: string,
+  req: TokenRequest,
+) {
+  const notes: Record<string, string> = { ...((session?.notes as Record<string, string> | undefined) ?? {}) };
+  if (user.serviceAccountClientLink === client.id) {
+    Object.assign(notes, {
+      client_id: client.clientId,
+      ...(req.ipAddress ? { clientHost: req.ipAddress, clientAddress: req.ipAddress } : {}),
+    });
+  }
+  const requested = [scope, req.form.scope ?? ''].join(' ');
+  return computeClaims(db, { realm, client, user, scope: requested, sessionId: session?.id, notes });
+}
+
+/** OIDC `at_hash`: left half of the SHA-256 of the access token, base64url. */
+const atHash = (token: string) => createHash('sha256').update(token).digest().subarray(0, 16).toString('base64url');
+
+/** Signs the tokens of a grant; the refresh token's type and lifetime follow the session (online, offline). */
+export async function issue(
+  db: Db,
+  realm: RealmModel,
+  client: ClientModel,
+  user: UserModel,
+  session: UserSessionModel | undefined,
+  scope: string,
+  req: TokenRequest,
+  withRefresh: boolean,
+): Promise<TokenResponse> {
+  const sessionId = session?.id;
+  const iat = now();
+  const iss = issuerOf(req.baseUrl, realm.name);
+  const lifespan = Number(
+    (client.settings.attributes as Record<string, string> | undefined)?.['access.token.lifespan'] ??
+      setting(realm, 'accessTokenLifespan', 300),
+  );
+  const lightweight =
+    (client.settings.attributes as Record<string, string> | undefined)?.['client.use.lightweight.access.token.enabled'] === 'true';
+  const base: JWTPayload = {
+    exp: iat + lifespan,
+    iat,
+    jti: randomUUID(),
+    iss,
+    typ: 'Bearer',
+    azp: client.clientId,
+    ...(sessionId ? { sid: sessionId } : {}),
+    scope,
+  };
+  const mapped =
+    lightweight && !scope.split(' ').includes('openid') ? undefined : await mappedClaims(db, realm, client, user, session, scope, req);
+  const claims = lightweight || !mapped ? base : { ...base, ...audClaim(mapped.accessAud), ...mapped.access, scope };
+  const access_token = await signAccess(db, realm, claims);
+  const offline = Boolean(session?.offline);
+  const refreshLife = withRefresh && session && !offline ? secondsLeft(realm, session, iat) : 0;
+  const res: TokenResponse = {
+    access_token,
+    expires_in: lifespan,
+    refresh_expires_in: refreshLife,
+    token_type: 'Bearer',
+    'not-before-policy': setting(realm, 'notBefore', 0),
+    scope,
+  };
+  if (withRefresh && sessionId) {
+    const exp = offline ? {} : { exp: iat + refreshLife };
+    res.refresh_token = await signRefresh(db, realm, {
+      ...exp,
+      iat,
+      jti: randomUUID(),
+      iss,
+      aud: iss,
+      sub: user.id,
+      typ: offline ? 'Offline' : 'Refresh',
+      azp: client.clientId,
+      sid: sessionId,
+      scope,
+    });
+  }
+  if (scope.split(' ').includes('openid')) {
+    const idClaims = mapped ?? (await mappedClaims(db, realm, client, user, session, scope, req));
+    const aud = audClaim([client.clientId, ...idClaims.idAud.filter((a) => a !== client.clientId)]);
+    res.id_token = await signAccess(db, realm, {
+      exp: iat + lifespan,
+      iat,
+      jti: randomUUID(),
+      iss,
+      ...aud,
+      sub: user.id,
+      typ: 'ID',
+      azp: client.clientId,
+      ...(sessionId ? { sid: sessionId } : {}),
+      at_hash: atHash(access_token),
+      ...idClaims.id,
+    });
+  }
+  if (sessionId) res.session_state = sessionId;
+  return res;
+}
+
+/** POST /realms/{realm}/protocol/openid-connect/token. */
+export async function tokenEndpoint(db: Db, req: TokenRequest): Promise<TokenResponse> {
+  const realm = await db.models.Realm.findOne({ where: { name: req.realm } });
+  if (!realm) throw errorC(404, 'Realm does not exist');
+  const grant = req.form.grant_type;
+  if (!grant) throw oauth(400, 'invalid_request', 'Missing form parameter: grant_type');
+  if (!realm.enabled) throw oauth(400, 'invalid_request', 'Realm not enabled');
+  const ev = new TokenEvent(db, realm, EVENT_OF_GRANT[grant] ?? 'LOGIN', req.ipAddress);
+  ev.clientId = req.basic?.clientId ?? req.form.client_id ?? null;
+  let client: ClientModel;
+  try {
+    client = await authenticateClient(db, realm, req);
+  } catch (e) {
+    if (EVENT_OF_GRANT[grant]) await ev.error(clientErrorCode(e));
+    throw e;
+  }
+  switch (grant) {
+    case 'password':
+      return passwordGrant(db, realm, client, req, ev);
+    case 'client_credentials':
+      return clientCredentialsGrant(db, realm, client, req, ev);
+    case 'refresh_token':
+      return refreshGrant(db, realm, client, req, ev);
+    default:
+      throw oauth(400, 'unsupported_grant_type', 'Unsupported grant_type');
+  }
+}
+
+export interface VerifiedToken {
+  realm: RealmModel;
+  user: UserModel;
+  client: ClientModel;
+  sessionId?: string;
+}
+
+/**
+ * Verifies an admin bearer token: issuer realm, signature with the realm's keys, expiry, type,
+ * not-before, live session, enabled user. Returns null when anything fails (→ 401).
+ */
+export async function verifyBearer(db: Db, token: string): Promise<VerifiedToken | null> {
+  try {
+    const unverified = decodeJwt(token);
+    const header = decodeProtectedHeader(token);
+    const iss = String(unverified.iss ?? '');
+    const realmName = decodeURIComponent(iss.slice(iss.lastIndexOf('/') + 1));
+    const realm = realmName ? await db.models.Realm.findOne({ where: { name: realmName } }) : null;
+    if (!realm || !header.alg) return null;
+    const candidates = verificationKeys(await realmKeys(db, realm.id), header.alg, header.kid);
+    let claims: JWTPayload | undefined;
+    for (const k of candidates) {
+      try {
+        claims = (await jwtVerify(token, (k.publicKey ?? k.secret) as Uint8Array, { algorithms: [header.alg as string] })).payload;
+        break;
+      } catch {
+        /* try the next key */
+      }
+    }
+    if (claims?.typ !== 'Bearer') return null;
+    const session = claims.sid ? await db.models.UserSession.findByPk(String(claims.sid)) : null;
+    if (claims.sid && (!session || session.realmId !== realm.id || !isSessionActive(realm, session))) return null;
+    const userId = claims.sub ? String(claims.sub) : session?.userId;
+    const user = userId ? await db.models.User.findByPk(userId) : null;
+    if (!user?.enabled || user.realmId !== realm.id) return null;
+    if (Number(claims.iat ?? 0) < Math.max(user.notBefore, setting(realm, 'notBefore', 0))) return null;
+    const client = await db.models.Client.findOne({ where: { realmId: realm.id, clientId: String(claims.azp ?? '') } });
+    if (!client) return null;
+    return { realm, user, client, sessionId: session?.id };
+  } catch (e) {
+    log.debug(`Bearer token rejected: ${(e as Error).message}`);
+    return null;
+  }
+}

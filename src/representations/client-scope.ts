@@ -1,0 +1,26 @@
+import type { ClientScopeModel, ProtocolMapperModel } from '../db/models/client';
+
+/** Keycloak's ProtocolMapperRepresentation: id, name, protocol, protocolMapper, consentRequired, config. */
+export function toProtocolMapperRepresentation(pm: ProtocolMapperModel): Record<string, unknown> {
+  return {
+    id: pm.id,
+    name: pm.name,
+    protocol: pm.protocol,
+    protocolMapper: pm.protocolMapper,
+    consentRequired: false,
+    config: { ...(pm.config ?? {}) },
+  };
+}
+
+/** Keycloak's ClientScopeRepresentation (config reference §3.1): `description` and `protocolMappers` omitted when absent/empty. */
+export function toClientScopeRepresentation(s: ClientScopeModel, mappers: ProtocolMapperModel[]): Record<string, unknown> {
+  const out: Record<string, unknown> = { id: s.id, name: s.name };
+  if (s.description != null) out.description = s.description;
+  out.protocol = s.protocol;
+  out.attributes = { ...(s.attributes ?? {}) };
+  if (mappers.length) out.protocolMappers = mappers.map(toProtocolMapperRepresentation);
+  return out;
+}
+
+/** `{id, name, protocol}` of the realm default scope lists (config reference §3.2). */
+export const toScopeRef = (s: ClientScopeModel) => ({ id: s.id, name: s.name, protocol: s.protocol });

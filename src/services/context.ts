@@ -1,0 +1,52 @@
+import type { Db } from '../db';
+import { createLoaders, type Loaders } from '../loaders';
+import { getLogger, type Logger } from '../logging';
+
+/** Who is calling: the subject of a verified admin token. */
+export interface Actor {
+  /** Realm that issued the token. */
+  realmId: string;
+  realmName: string;
+  /** The user (or service-account user) behind the token. */
+  userId: string;
+  /** Client UUID the token was issued to (`azp`). */
+  clientId: string;
+  sessionId?: string;
+  ipAddress?: string;
+}
+
+/**
+ * What every service function receives: the database, the caller, per-request loaders, a logger
+ * and the public base URL. Built once per request by both fronts; a batch script builds one with
+ * `systemContext`.
+ */
+export interface RequestContext {
+  db: Db;
+  /** null for the system itself (bootstrap, CLI). */
+  actor: Actor | null;
+  loaders: Loaders;
+  log: Logger;
+  /** e.g. http://localhost:8080 — issuer and Location headers are built from it. */
+  baseUrl: string;
+  /** Per-request memo (permission sets per realm ...). */
+  memo: Map<string, unknown>;
+}
+
+export function createContext(db: Db, actor: Actor | null, baseUrl: string, category = 'idserver.request'): RequestContext {
+  return { db, actor, loaders: createLoaders(db), log: getLogger(category), baseUrl, memo: new Map() };
+}
+
+/** A context with full rights, for bootstrap and batch scripts. */
+export function systemContext(db: Db, baseUrl = 'http://localhost:8080'): RequestContext {
+  return createContext(db, null, baseUrl, 'idserver.system');
+}
+
+/** Memoises an async computation for the lifetime of the request. */
+export function memo<T>(ctx: RequestContext, key: string, compute: () => Promise<T>): Promise<T> {
+  let p = ctx.memo.get(key) as Promise<T> | undefined;
+  if (!p) {
+    p = compute();
+    ctx.memo.set(key, p);
+  }
+  return p;
+}

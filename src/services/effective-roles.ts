@@ -1,0 +1,110 @@
+import { QueryTypes } from 'sequelize';
+import type { Db } from '../db';
+import { TOP_LEVEL } from '../db/models/group';
+
+/**
+ * Effective roles: direct mappings, roles of the groups and of their ancestors, and composite
+ * expansion — for any number of users or groups in ONE recursive SQL query (SQLite ≥ 3.8.3,
+ * MariaDB ≥ 10.2, MySQL ≥ 8). UNION (not UNION ALL) makes cycles in the composite graph terminate.
+ */
+type Row = { owner_id: string; role_id: string };
+
+function collect(rows: Row[], owners: string[]): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>(owners.map((o) => [o, new Set<string>()]));
+  for (const r of rows) out.get(r.owner_id)?.add(r.role_id);
+  return out;
+}
+
+/** Effective role ids for each user (direct, via groups and their ancestors, composites expanded). */
+export async function effectiveRoleIdsForUsers(db: Db, userIds: string[]): Promise<Map<string, Set<string>>> {
+  if (!userIds.length) return new Map();
+  const rows = await db.sequelize.query<Row>(
+    `WITH RECURSIVE
+       grp(owner_id, group_id) AS (
+         SELECT user_id, group_id FROM user_group_membership WHERE user_id IN (:ids)
+         UNION
+         SELECT grp.owner_id, g.parent_id FROM grp JOIN keycloak_group g ON g.id = grp.group_id WHERE g.parent_id <> :top
+       ),
+       eff(owner_id, role_id) AS (
+         SELECT user_id, role_id FROM user_role_mapping WHERE user_id IN (:ids)
+         UNION
+         SELECT grp.owner_id, m.role_id FROM grp JOIN group_role_mapping m ON m.group_id = grp.group_id
+         UNION
+         SELECT eff.owner_id, c.child_id FROM eff JOIN composite_role c ON c.composite_id = eff.role_id
+       )
+     SELECT owner_id, role_id FROM eff`,
+    { replacements: { ids: userIds, top: TOP_LEVEL }, type: QueryTypes.SELECT },
+  );
+  return collect(rows, userIds);
+}
+
+/** Effective role ids for each group (own and ancestors' mappings, composites expanded). */
+export async function effectiveRoleIdsForGroups(db: Db, groupIds: string[]): Promise<Map<string, Set<string>>> {
+  if (!groupIds.length) return new Map();
+  const rows = await db.sequelize.query<Row>(
+    `WITH RECURSIVE
+       grp(owner_id, group_id) AS (
+         SELECT id, id FROM keycloak_group WHERE id IN (:ids)
+         UNION
+         SELECT grp.owner_id, g.parent_id FROM grp JOIN keycloak_group g ON g.id = grp.group_id WHERE g.parent_id <> :top
+       ),
+       eff(owner_id, role_id) AS (
+         SELECT grp.owner_id, m.role_id FROM grp JOIN group_role_mapping m ON m.group_id = grp.group_id
+         UNION
+         SELECT eff.owner_id, c.child_id FROM eff JOIN composite_role c ON c.composite_id = eff.role_id
+       )
+     SELECT owner_id, role_id FROM eff`,
+    { replacements: { ids: groupIds, top: TOP_LEVEL }, type: QueryTypes.SELECT },
+  );
+  return collect(rows, groupIds);
+}
+
+/** Expands role ids through composites: for each input role, the role itself and all its descendants. */
+export async function expandComposites(db: Db, roleIds: Iterable<string>): Promise<Map<string, Set<string>>> {
+  const ids = [...new Set(roleIds)];
+  if (!ids.length) return new Map();
+  const rows = await db.sequelize.query<Row>(
+    `WITH RECURSIVE eff(owner_id, role_id) AS (
+       SELECT id, id FROM role WHERE id IN (:ids)
+       UNION
+       SELECT eff.owner_id, c.child_id FROM eff JOIN composite_role c ON c.composite_id = eff.role_id
+     )
+     SELECT owner_id, role_id FROM eff`,
+    { replacements: { ids }, type: QueryTypes.SELECT },
+  );
+  return collect(rows, ids);
+}
+
+/** Names of the roles of one client that a user effectively holds (the admin-permission check), in one query. */
+export async function effectiveClientRoleNames(db: Db, userId: string, realmId: string, clientId: string): Promise<Set<string>> {
+  const rows = await db.sequelize.query<{ name: string }>(
+    `WITH RECURSIVE
+       grp(group_id) AS (
+         SELECT group_id FROM user_group_membership WHERE user_id = :user
+         UNION
+         SELECT g.parent_id FROM grp JOIN keycloak_group g ON g.id = grp.group_id WHERE g.parent_id <> :top
+       ),
+       eff(role_id) AS (
+         SELECT role_id FROM user_role_mapping WHERE user_id = :user
+         UNION
+         SELECT m.role_id FROM grp JOIN group_role_mapping m ON m.group_id = grp.group_id
+         UNION
+         SELECT c.child_id FROM eff JOIN composite_role c ON c.composite_id = eff.role_id
+       )
+     SELECT r.name FROM eff
+       JOIN role r ON r.id = eff.role_id
+       JOIN client cl ON cl.id = r.client_id
+     WHERE cl.realm_id = :realm AND cl.client_id = :client`,
+    { replacements: { user: userId, realm: realmId, client: clientId, top: TOP_LEVEL }, type: QueryTypes.SELECT },
+  );
+  return new Set(rows.map((r) => r.name));
+}
+
+/** Names of realm roles (of `realmId`) a user effectively holds, in one query. */
+export async function effectiveRealmRoleNames(db: Db, userId: string, realmId: string): Promise<Set<string>> {
+  const map = await effectiveRoleIdsForUsers(db, [userId]);
+  const ids = [...(map.get(userId) ?? [])];
+  if (!ids.length) return new Set();
+  const rows = await db.models.Role.findAll({ where: { id: ids, containerId: realmId, clientId: null }, attributes: ['name'] });
+  return new Set(rows.map((r) => r.name));
+}

@@ -1,0 +1,121 @@
+import { Op } from 'sequelize';
+import type { RealmModel } from '../db/models/realm';
+import { errorA } from '../errors';
+import type { RequestContext } from './context';
+import { addChildGroup, createTopLevelGroup } from './groups';
+import { setDefaultGroupsByPath } from './group-paths';
+import { addComposites } from './role-composites';
+import { addRoleMappings } from './role-mappings';
+import { createRole, type RoleComposites } from './roles';
+import { importConsents } from './consents';
+import { importFederatedIdentities } from './federated-identities';
+import { createUser } from './users';
+
+/**
+ * The nested parts of a realm representation on import (POST /admin/realms): realm and client
+ * roles with composites, the group tree with its role mappings, default groups, and users with
+ * credentials, role mappings and groups. Runs inside the realm-creation transaction with a system
+ * context, through the same service functions the API uses, so the same rules apply and a failure
+ * leaves nothing behind. Clients of the representation are not imported yet (only roles of the
+ * built-in clients).
+ */
+type Rep = Record<string, unknown>;
+const list = (v: unknown): Rep[] => (Array.isArray(v) ? (v.filter((x) => x && typeof x === 'object') as Rep[]) : []);
+
+async function clientIdsByClientId(ctx: RequestContext, realm: RealmModel): Promise<Map<string, string>> {
+  const clients = await ctx.db.models.Client.findAll({ where: { realmId: realm.id }, attributes: ['id', 'clientId'] });
+  return new Map(clients.map((c) => [c.clientId, c.id]));
+}
+
+/** Role ids for names: realm role names and `{clientId: [names]}`; unknown names are a 400. */
+async function roleIdsByNames(ctx: RequestContext, realm: RealmModel, realmNames: string[], clientNames: Record<string, string[]>) {
+  const clients = await clientIdsByClientId(ctx, realm);
+  const ids: Array<{ id: string; name: string }> = [];
+  const find = async (containerId: string, names: string[], what: string) => {
+    if (!names.length) return;
+    const rows = await ctx.db.models.Role.findAll({ where: { containerId, name: { [Op.in]: names } }, attributes: ['id', 'name'] });
+    for (const n of names) {
+      const r = rows.find((x) => x.name === n);
+      if (!r) throw errorA(400, `${what} ${n} does not exist`);
+      ids.push({ id: r.id, name: r.name });
+    }
+  };
+  await find(realm.id, realmNames, 'Realm role');
+  for (const [clientId, names] of Object.entries(clientNames)) {
+    const uuid = clients.get(clientId);
+    if (!uuid) throw errorA(400, `Client ${clientId} does not exist`);
+    await find(uuid, names, `Client role of ${clientId}`);
+  }
+  return ids;
+}
+
+const names = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+const nameMap = (v: unknown): Record<string, string[]> =>
+  v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, names(x)])) : {};
+
+async function importRoles(ctx: RequestContext, realm: RealmModel, roles: Rep): Promise<void> {
+  const clients = await clientIdsByClientId(ctx, realm);
+  const created: Array<{ clientUuid?: string; rep: Rep }> = [];
+  const existing = new Set(
+    (await ctx.db.models.Role.findAll({ where: { realmId: realm.id }, attributes: ['containerId', 'name'] })).map(
+      (r) => `${r.containerId}/${r.name}`,
+    ),
+  );
+  const add = async (clientUuid: string | undefined, rep: Rep) => {
+    if (typeof rep.name !== 'string') return;
+    if (!existing.has(`${clientUuid ?? realm.id}/${rep.name}`)) {
+      await createRole(ctx, realm, clientUuid, {
+        name: rep.name,
+        description: rep.description as string | undefined,
+        attributes: rep.attributes as Rep | undefined,
+      });
+    }
+    created.push({ clientUuid, rep });
+  };
+  for (const r of list(roles.realm)) await add(undefined, r);
+  const clientRoles = roles.client && typeof roles.client === 'object' && !Array.isArray(roles.client) ? (roles.client as Rep) : {};
+  for (const [clientId, reps] of Object.entries(clientRoles)) {
+    const uuid = clients.get(clientId);
+    if (!uuid) throw errorA(400, `Can not import client roles for nonexistent client named ${clientId}`);
+    for (const r of list(reps)) await add(uuid, r);
+  }
+  for (const { clientUuid, rep } of created) {
+    const c = rep.composites as RoleComposites | undefined;
+    if (!c) continue;
+    const children = await roleIdsByNames(ctx, realm, names(c.realm), nameMap(c.client ?? c.application));
+    await addComposites(ctx, realm, { name: rep.name as string, clientUuid }, children);
+  }
+}
+
+async function mapRoles(ctx: RequestContext, realm: RealmModel, type: 'users' | 'groups', ownerId: string, rep: Rep): Promise<void> {
+  const realmRoles = await roleIdsByNames(ctx, realm, names(rep.realmRoles), {});
+  if (realmRoles.length) await addRoleMappings(ctx, realm, type, ownerId, undefined, realmRoles);
+  const clients = await clientIdsByClientId(ctx, realm);
+  for (const [clientId, roleNames] of Object.entries(nameMap(rep.clientRoles))) {
+    const roles = await roleIdsByNames(ctx, realm, [], { [clientId]: roleNames });
+    if (roles.length) await addRoleMappings(ctx, realm, type, ownerId, clients.get(clientId), roles);
+  }
+}
+
+async function importGroup(ctx: RequestContext, realm: RealmModel, rep: Rep, parentId?: string): Promise<void> {
+  const body = { name: rep.name, description: rep.description, attributes: rep.attributes };
+  const { id } = parentId ? await addChildGroup(ctx, realm, parentId, body) : await createTopLevelGroup(ctx, realm, body);
+  await mapRoles(ctx, realm, 'groups', id, rep);
+  for (const child of list(rep.subGroups)) await importGroup(ctx, realm, child, id);
+}
+
+/** Imports roles, groups, default groups and users of a realm representation into a new realm. */
+export async function importRealmContent(ctx: RequestContext, realm: RealmModel, rep: Rep): Promise<void> {
+  if (rep.roles && typeof rep.roles === 'object') await importRoles(ctx, realm, rep.roles as Rep);
+  for (const g of list(rep.groups)) await importGroup(ctx, realm, g);
+  if (Array.isArray(rep.defaultGroups)) await setDefaultGroupsByPath(ctx, realm, names(rep.defaultGroups));
+  for (const u of list(rep.users)) {
+    if (u.serviceAccountClientId) continue; // service accounts come with their clients
+    const userRep: Rep = { ...u };
+    for (const k of ['realmRoles', 'clientRoles', 'clientConsents', 'federatedIdentities']) delete userRep[k];
+    const id = await createUser(ctx, realm, userRep, { imported: true });
+    await mapRoles(ctx, realm, 'users', id, u);
+    await importFederatedIdentities(ctx, realm, id, u.federatedIdentities);
+    await importConsents(ctx, realm, id, u.clientConsents);
+  }
+}

@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import { realmAdminApi } from '../helpers/realm-users';
+import { type AdminApi, type TestServer, startTestServer } from '../helpers/server';
+import { type TestSmtp, startSmtp } from '../helpers/smtp';
+import { gqlClient, ok } from './gql';
+
+/** GraphQL: Realm.events / adminEvents / eventsConfig and the event and e-mail mutations, same services as REST. */
+let ts: TestServer;
+let api: AdminApi;
+let gql: ReturnType<typeof gqlClient>;
+let smtp: TestSmtp;
+const R = 'gev';
+
+beforeAll(async () => {
+  ts = await startTestServer();
+  api = await ts.api();
+  gql = gqlClient(ts);
+  smtp = await startSmtp();
+  await api.post('/admin/realms', {
+    realm: R,
+    enabled: true,
+    smtpServer: { host: '127.0.0.1', port: String(smtp.port), from: 'gql@idserver.test' },
+  });
+});
+afterAll(async () => {
+  await smtp.close();
+  await ts.close();
+});
+
+describe('graphql events', () => {
+  test('updateEventsConfig and eventsConfig agree with REST', async () => {
+    const data = ok(
+      await gql(
+        `mutation($i: RealmEventsConfigInput!) { updateEventsConfig(realm: "${R}", input: $i) {
+          eventsEnabled eventsExpiration eventsListeners adminEventsEnabled adminEventsDetailsEnabled enabledEventTypes } }`,
+        {
+          i: {
+            eventsEnabled: true,
+            eventsExpiration: 900,
+            adminEventsEnabled: true,
+            adminEventsDetailsEnabled: true,
+            enabledEventTypes: ['LOGIN'],
+          },
+        },
+      ),
+    );
+    expect(data.updateEventsConfig).toEqual({
+      eventsEnabled: true,
+      eventsExpiration: 900,
+      eventsListeners: ['jboss-logging'],
+      adminEventsEnabled: true,
+      adminEventsDetailsEnabled: true,
+      enabledEventTypes: ['LOGIN'],
+    });
+    expect((await api.get(`/admin/realms/${R}/events/config`)).body).toEqual(data.updateEventsConfig);
+    const read = ok(await gql(`{ realm(name: "${R}") { eventsConfig { eventsEnabled enabledEventTypes } } }`));
+    expect(read.realm.eventsConfig).toEqual({ eventsEnabled: true, enabledEventTypes: ['LOGIN'] });
+    const bad = await gql(`mutation { updateEventsConfig(realm: "${R}", input: { eventsListeners: ["kafka"] }) { eventsEnabled } }`);
+    expect(bad.errors?.[0]).toMatchObject({ message: 'Unknown event listener', extensions: { http: { status: 400 } } });
+  });
+
+  test('a GraphQL mutation records its admin event; adminEvents filters', async () => {
+    const created = ok(
+      await gql(`mutation { createUser(realm: "${R}", input: { username: "gqluser", email: "g@x.org", enabled: true }) { id } }`),
+    );
+    const id = created.createUser.id as string;
+    const data = ok(
+      await gql(`{ realm(name: "${R}") { adminEvents(resourceTypes: ["USER"], operationTypes: ["CREATE"]) {
+        operationType resourceType resourcePath representation authDetails { userId clientId } } } }`),
+    );
+    expect(data.realm.adminEvents).toHaveLength(1);
+    expect(data.realm.adminEvents[0]).toMatchObject({ operationType: 'CREATE', resourceType: 'USER', resourcePath: `users/${id}` });
+    expect(JSON.parse(data.realm.adminEvents[0].representation)).toMatchObject({ username: 'gqluser' });
+    const wildcard = ok(await gql(`{ realm(name: "${R}") { adminEvents(resourcePath: "users/*", max: 5) { resourcePath } } }`));
+    expect(wildcard.realm.adminEvents).toEqual([{ resourcePath: `users/${id}` }]);
+  });
+
+  test('events with filters, clearEvents and clearAdminEvents', async () => {
+    const realmId = (await ts.db.models.Realm.findOne({ where: { name: R } }))?.id;
+    const t = Date.now();
+    await ts.db.models.Event.bulkCreate([
+      { id: randomUUID(), realmId, time: t - 2, type: 'LOGIN', clientId: 'c1', userId: 'u1', ipAddress: '1.2.3.4', details: { a: '1' } },
+      { id: randomUUID(), realmId, time: t - 1, type: 'LOGOUT', clientId: 'c2', userId: 'u2', ipAddress: '1.2.3.5', details: {} },
+    ]);
+    const all = ok(await gql(`{ realm(name: "${R}") { events { type clientId time details } } }`));
+    expect(all.realm.events.map((e: { type: string }) => e.type)).toEqual(['LOGOUT', 'LOGIN']);
+    const filtered = ok(
+      await gql(
+        `{ realm(name: "${R}") { events(type: ["LOGIN"], client: "c1", user: "u1", ipAddress: "1.2.3.4", first: 0, max: 10) { type details } } }`,
+      ),
+    );
+    expect(filtered.realm.events).toEqual([{ type: 'LOGIN', details: { a: '1' } }]);
+    const bad = await gql(`{ realm(name: "${R}") { events(dateFrom: "nope") { type } } }`);
+    expect(bad.errors?.[0].extensions.http?.status).toBe(400);
+    expect(ok(await gql(`mutation { clearEvents(realm: "${R}") }`)).clearEvents).toBe(true);
+    expect(ok(await gql(`mutation { clearAdminEvents(realm: "${R}") }`)).clearAdminEvents).toBe(true);
+    expect((await api.get(`/admin/realms/${R}/events`)).body).toEqual([]);
+    expect((await api.get(`/admin/realms/${R}/admin-events`)).body).toEqual([]);
+  });
+
+  test('executeActionsEmail, sendVerifyEmail and testSmtpConnection mutations', async () => {
+    const id = (await api.get(`/admin/realms/${R}/users?username=gqluser&exact=true`)).body[0].id;
+    expect(
+      ok(await gql(`mutation { executeActionsEmail(realm: "${R}", userId: "${id}", actions: ["UPDATE_PASSWORD"], lifespan: 300) }`))
+        .executeActionsEmail,
+    ).toBe(true);
+    expect(ok(await gql(`mutation { sendVerifyEmail(realm: "${R}", userId: "${id}") }`)).sendVerifyEmail).toBe(true);
+    const mails = await smtp.waitFor(2);
+    expect(mails.map((m) => [m.recipients[0], m.subject])).toEqual([
+      ['g@x.org', 'Update Your Account'],
+      ['g@x.org', 'Verify email'],
+    ]);
+    const bad = await gql(`mutation { executeActionsEmail(realm: "${R}", userId: "${id}", actions: ["NOPE"]) }`);
+    expect(bad.errors?.[0]).toMatchObject({ message: 'Provided invalid required actions', extensions: { http: { status: 400 } } });
+
+    const viewer = await realmAdminApi(ts, R, 'smtpadmin', ['manage-realm']);
+    expect(viewer).toBeDefined();
+    const asAdmin = gqlClient(ts, { realm: R, username: 'smtpadmin', password: 'pw' });
+    const sent = await asAdmin(`mutation($s: JSONObject!) { testSmtpConnection(realm: "${R}", settings: $s) }`, {
+      s: { host: '127.0.0.1', port: String(smtp.port), from: 'gql@idserver.test' },
+    });
+    expect(ok(sent).testSmtpConnection).toBe(true);
+    expect((await smtp.waitFor(3))[2]).toMatchObject({ recipients: ['smtpadmin@example.org'], subject: '[KEYCLOAK] - SMTP test message' });
+    const failed = await gql(`mutation { testSmtpConnection(realm: "${R}", settings: { host: "127.0.0.1" }) }`);
+    expect(failed.errors?.[0]).toMatchObject({ message: 'Failed to send email', extensions: { http: { status: 500 } } });
+  });
+});

@@ -1,0 +1,81 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { getDirective } from '@graphql-tools/utils';
+import {
+  type GraphQLField,
+  type GraphQLInputField,
+  type GraphQLSchema,
+  type GraphQLType,
+  getNamedType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+} from 'graphql';
+import { type FieldType, representations } from '../../src/representations/schema';
+import { gatewaySchema, printGatewaySchema } from '../../resolvers/schema';
+
+let schema: GraphQLSchema;
+beforeAll(async () => {
+  schema = await gatewaySchema();
+});
+
+/** The GraphQL type a field of a representation table corresponds to, printed (nullability ignored). */
+function expected(t: FieldType, input: boolean): string {
+  if (t === 'string') return 'String';
+  if (t === 'boolean') return 'Boolean';
+  if (t === 'int') return 'SafeInt';
+  if (t === 'number') return 'Float';
+  if (t === 'map') return 'JSONObject';
+  if (t === 'any') return 'JSON';
+  if ('array' in t) return `[${expected(t.array, input)}]`;
+  return input ? t.ref.replace(/Representation$/, 'Input') : t.ref.replace(/Representation$/, '');
+}
+
+function printed(t: GraphQLType): string {
+  if (isNonNullType(t)) return printed(t.ofType);
+  if (isListType(t)) return `[${printed(t.ofType)}]`;
+  return getNamedType(t).name;
+}
+
+const representationOf = (type: Parameters<typeof getDirective>[1]) =>
+  getDirective(schema, type, 'representation')?.[0]?.name as string | undefined;
+
+describe('graphql schema', () => {
+  test('schema/schema.graphql is up to date', async () => {
+    const file = readFileSync(join(__dirname, '..', '..', 'schema', 'schema.graphql'), 'utf8');
+    const current = await printGatewaySchema();
+    if (file !== current) throw new Error('schema/schema.graphql is stale: run `npm run schema` and commit the result');
+  });
+
+  test('input types match the representation field tables exactly', () => {
+    const inputs = Object.values(schema.getTypeMap()).filter(isInputObjectType);
+    const tabled = inputs.filter((t) => representationOf(t));
+    expect(tabled.length).toBeGreaterThan(0);
+    for (const type of tabled) {
+      const table = representations[representationOf(type) as string];
+      expect(table).toBeDefined();
+      const fields = type.getFields() as Record<string, GraphQLInputField>;
+      expect(Object.keys(fields).sort()).toEqual(Object.keys(table).sort());
+      for (const [name, t] of Object.entries(table))
+        expect(`${type.name}.${name}: ${printed(fields[name].type)}`).toBe(`${type.name}.${name}: ${expected(t, true)}`);
+    }
+  });
+
+  test('object types agree with their representation table on every shared field', () => {
+    const objects = Object.values(schema.getTypeMap()).filter(isObjectType);
+    for (const type of objects) {
+      const rep = representationOf(type);
+      if (!rep) continue;
+      const table = representations[rep];
+      expect(table).toBeDefined();
+      for (const [name, field] of Object.entries(type.getFields()) as Array<[string, GraphQLField<unknown, unknown>]>) {
+        const t = table[name];
+        // Relations (groups, subGroups, composites, realmRoles as Role objects) are GraphQL's own.
+        if (!t || typeof t === 'object' || isObjectType(getNamedType(field.type))) continue;
+        const want = name === 'id' ? ['ID', 'String'] : [expected(t, false)];
+        expect(want).toContain(printed(field.type));
+      }
+    }
+  });
+});

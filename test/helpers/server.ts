@@ -1,0 +1,156 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Express } from 'express';
+import { createConnection } from 'mysql2/promise';
+import request from 'supertest';
+import { openDb, type Db, type DbOptions } from '../../src/db';
+import { configureLogging } from '../../src/logging';
+import { realmKeys } from '../../src/oidc/realm-keys';
+import { createApp } from '../../src/server';
+import { bootstrap } from '../../src/services/realms';
+
+/**
+ * Test harness: a real database (a fresh SQLite file, or a fresh MariaDB/MySQL database per jest
+ * worker when IDSERVER_TEST_DB_URL is set), migrated and bootstrapped with admin/admin, and the
+ * real express app. Nothing is mocked.
+ */
+export const TEST_DB_URL = process.env.IDSERVER_TEST_DB_URL;
+export const ADMIN = { username: 'admin', password: 'admin' };
+
+export interface TestServer {
+  app: Express;
+  db: Db;
+  /**
+   * Counts SQL statements while `fn` runs. Realm signing keys are cached for a few seconds, so the
+   * cache is filled first: a count must not depend on whether that cache happened to expire.
+   */
+  countSql<T>(fn: () => Promise<T>): Promise<{ result: T; count: number; statements: string[] }>;
+  /** An admin-cli access token for the master admin (or for the given user/realm). */
+  token(opts?: { realm?: string; username?: string; password?: string; clientId?: string }): Promise<string>;
+  /** supertest with a bearer token (master admin by default) on each request. */
+  api(opts?: { realm?: string; username?: string; password?: string; clientId?: string }): Promise<AdminApi>;
+  /** Listens on an ephemeral port (for clients that need a URL, such as the admin client). */
+  listen(): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface AdminApi {
+  get(path: string): request.Test;
+  post(path: string, body?: unknown): request.Test;
+  put(path: string, body?: unknown): request.Test;
+  delete(path: string, body?: unknown): request.Test;
+}
+
+async function freshDbOptions(): Promise<{ opts: DbOptions; cleanup: () => Promise<void> }> {
+  if (TEST_DB_URL) {
+    const url = new URL(TEST_DB_URL);
+    const name = `idserver_t${process.env.JEST_WORKER_ID ?? '0'}_${process.pid}`;
+    const conn = await createConnection({
+      host: url.hostname,
+      port: Number(url.port || 3306),
+      user: decodeURIComponent(url.username) || 'root',
+      password: decodeURIComponent(url.password) || undefined,
+    });
+    await conn.query(`DROP DATABASE IF EXISTS \`${name}\``);
+    await conn.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
+    await conn.end();
+    url.pathname = `/${name}`;
+    return {
+      opts: { vendor: 'mariadb', url: url.toString(), poolMax: 10 },
+      cleanup: async () => {
+        const c = await createConnection({
+          host: url.hostname,
+          port: Number(url.port || 3306),
+          user: decodeURIComponent(url.username) || 'root',
+          password: decodeURIComponent(url.password) || undefined,
+        });
+        await c.query(`DROP DATABASE IF EXISTS \`${name}\``);
+        await c.end();
+      },
+    };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'idserver-test-'));
+  return { opts: { vendor: 'sqlite', url: join(dir, 'test.sqlite') }, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+let sqlListener: ((sql: string) => void) | undefined;
+
+export async function startTestServer(): Promise<TestServer> {
+  configureLogging({ root: process.env.IDSERVER_TEST_LOG_LEVEL ?? 'error', categories: {} });
+  const { opts, cleanup } = await freshDbOptions();
+  const db = await openDb(opts, (sql) => sqlListener?.(sql));
+  await bootstrap(db, { mode: 'start-dev', username: ADMIN.username, password: ADMIN.password });
+  // Long-lived tokens keep slow suites from hitting master's 60 s default.
+  const master = await db.models.Realm.findOne({ where: { name: 'master' } });
+  if (master) {
+    master.settings = { ...master.settings, accessTokenLifespan: 3600 };
+    await master.save();
+  }
+  const app = await createApp(db, { hostname: 'http://localhost:8080' });
+  let server: Server | undefined;
+  const tokens = new Map<string, string>();
+
+  const token: TestServer['token'] = async (o = {}) => {
+    const key = JSON.stringify(o);
+    const cached = tokens.get(key);
+    if (cached) return cached;
+    const res = await request(app)
+      .post(`/realms/${o.realm ?? 'master'}/protocol/openid-connect/token`)
+      .type('form')
+      .send({
+        grant_type: 'password',
+        client_id: o.clientId ?? 'admin-cli',
+        username: o.username ?? ADMIN.username,
+        password: o.password ?? ADMIN.password,
+      });
+    if (res.status !== 200) throw new Error(`token request failed: ${res.status} ${JSON.stringify(res.body)}`);
+    tokens.set(key, res.body.access_token);
+    return res.body.access_token as string;
+  };
+
+  return {
+    app,
+    db,
+    async countSql(fn) {
+      for (const r of await db.models.Realm.findAll({ attributes: ['id'] })) await realmKeys(db, r.id);
+      const statements: string[] = [];
+      sqlListener = (sql) => statements.push(sql);
+      try {
+        const result = await fn();
+        return { result, count: statements.length, statements };
+      } finally {
+        sqlListener = undefined;
+      }
+    },
+    token,
+    async api(opts) {
+      const bearer = `Bearer ${await token(opts)}`;
+      const auth = (t: request.Test, body?: unknown) => {
+        t.set('Authorization', bearer);
+        return body === undefined ? t : t.send(body as object);
+      };
+      return {
+        get: (path) => auth(request(app).get(path)),
+        post: (path, body) => auth(request(app).post(path), body),
+        put: (path, body) => auth(request(app).put(path), body),
+        delete: (path, body) => auth(request(app).delete(path), body),
+      };
+    },
+    async listen() {
+      if (!server) {
+        server = await new Promise<Server>((resolve) => {
+          const s = app.listen(0, '127.0.0.1', () => resolve(s));
+        });
+      }
+      const addr = server.address();
+      return `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+    },
+    async close() {
+      if (server) await new Promise<void>((resolve) => server?.close(() => resolve()));
+      await db.close();
+      await cleanup();
+    },
+  };
+}
