@@ -7,6 +7,7 @@
  *
  *   npm run bench                 # run and compare
  *   npm run bench -- --save       # also record the figures as the new baseline
+ *   BENCH_CASE=role-mappings npm run bench   # only the cases whose name contains the text
  */
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
@@ -133,7 +134,7 @@ async function main() {
   console.log(
     `${'case'.padEnd(48)} ${'req/s'.padStart(8)} ${'p99 ms'.padStart(8)}   ${'baseline req/s'.padStart(14)} ${'p99 ms'.padStart(8)}`,
   );
-  for (const c of cases) {
+  for (const c of cases.filter((k) => !process.env.BENCH_CASE || k.name.includes(process.env.BENCH_CASE))) {
     const r = await autocannon({ ...c.opts, connections: 10, duration: DURATION });
     const non2xx = r.non2xx + r.errors;
     results[c.name] = { rps: Math.round(r.requests.average), p99: r.latency.p99 };
@@ -141,7 +142,7 @@ async function main() {
     const line = `${c.name.padEnd(48)} ${String(results[c.name].rps).padStart(8)} ${String(r.latency.p99).padStart(8)}   ${String(b?.rps ?? '-').padStart(14)} ${String(b?.p99 ?? '-').padStart(8)}`;
     console.log(non2xx ? `${line}   (${non2xx} failed responses)` : line);
   }
-  if (process.argv.includes('--save')) writeFileSync(BASELINE, `${JSON.stringify(results, null, 2)}\n`);
+  if (process.argv.includes('--save')) writeFileSync(BASELINE, `${JSON.stringify({ ...baseline, ...results }, null, 2)}\n`);
   // Let in-flight requests finish (their handlers outlive autocannon's sockets) before the database goes away.
   while (inFlight > 0) await new Promise((r) => setTimeout(r, 50));
   await new Promise<void>((resolve) => {
