@@ -25,7 +25,10 @@ import {
   initRequiredAction,
   initUserSession,
 } from './models/component';
+import { AuthExecutionModel, AuthFlowModel, AuthenticatorConfigModel, initAuthentication } from './models/authentication';
 import { FederatedIdentityModel, UserConsentClientScopeModel, UserConsentModel, initConsents } from './models/consent';
+import { IdentityProviderModel, IdpMapperModel, initIdentityProviders } from './models/identity-provider';
+import { RealmLocalizationModel, initRealmLocalization } from './models/localization';
 import { ClientInitialAccessModel, initClientInitialAccess } from './models/client-initial-access';
 import { AdminEventModel, EventModel, initEvents } from './models/event';
 import { ClientSessionModel, LoginFailureModel, initClientSession, initLoginFailure } from './models/session';
@@ -71,9 +74,15 @@ export const models = {
   Event: EventModel,
   AdminEvent: AdminEventModel,
   ClientInitialAccess: ClientInitialAccessModel,
+  AuthFlow: AuthFlowModel,
+  AuthExecution: AuthExecutionModel,
+  AuthenticatorConfig: AuthenticatorConfigModel,
   UserConsent: UserConsentModel,
   UserConsentClientScope: UserConsentClientScopeModel,
   FederatedIdentity: FederatedIdentityModel,
+  IdentityProvider: IdentityProviderModel,
+  RealmLocalization: RealmLocalizationModel,
+  IdpMapper: IdpMapperModel,
 };
 export type Models = typeof models;
 
@@ -157,13 +166,8 @@ export function createSequelize(opts: DbOptions, onSql?: (sql: string) => void):
   if (opts.vendor === 'sqlite') {
     const storage = opts.url && opts.url !== ':memory:' ? resolve(opts.url.replace(/^sqlite:/, '')) : ':memory:';
     if (storage !== ':memory:') mkdirSync(dirname(storage), { recursive: true });
-    const s = new Sequelize({ dialect: 'sqlite', storage, logging, pool: { max: 1, min: 0 } } as Options);
-    s.addHook('afterConnect', async (conn: unknown) => {
-      const c = conn as { configure?: (k: string, v: number) => void; run: (sql: string, cb: (e: Error | null) => void) => void };
-      c.configure?.('busyTimeout', 10000);
-      await new Promise<void>((ok, fail) => c.run('PRAGMA journal_mode=WAL', (e) => (e ? fail(e) : ok())));
-      await new Promise<void>((ok, fail) => c.run('PRAGMA foreign_keys=OFF', (e) => (e ? fail(e) : ok())));
-    });
+    const s = new Sequelize({ dialect: 'sqlite', storage, logging, foreignKeys: false } as Options);
+    prepareSqliteConnections(s);
     return s;
   }
   const url = new URL(opts.url ?? 'mysql://127.0.0.1:3306/idserver');
@@ -179,6 +183,51 @@ export function createSequelize(opts: DbOptions, onSql?: (sql: string) => void):
     dialectOptions: { charset: 'utf8mb4', supportBigNumbers: true, bigNumberStrings: false },
     define: { charset: 'utf8mb4', collate: 'utf8mb4_bin' },
   });
+}
+
+interface SqliteConnection {
+  configure(option: 'busyTimeout', value: number): void;
+  run(sql: string, cb: (e: Error | null) => void): void;
+  all(sql: string, ...args: unknown[]): unknown;
+}
+
+/**
+ * Sequelize's SQLite dialect opens its connections itself (one shared for reads, one per transaction)
+ * without running `afterConnect` hooks, so each connection is prepared here when first handed out:
+ * WAL (readers never wait for the writer), a 10 s busy timeout, and a cache of `PRAGMA table_info`.
+ * Sequelize runs that pragma before every model SELECT to learn column types; the schema only
+ * changes in migrations, so once they have run (`cacheTableInfo` set by openDb) the answer is
+ * reused instead of costing a second round trip per statement (ADR 16).
+ */
+function prepareSqliteConnections(s: Sequelize): void {
+  const cm = s.connectionManager as unknown as { getConnection(o?: object): Promise<SqliteConnection> };
+  const getConnection = cm.getConnection.bind(cm);
+  const prepared = new WeakSet<SqliteConnection>();
+  const tableInfo = new Map<string, unknown>();
+  const state = s as unknown as { cacheTableInfo?: boolean };
+  const exec = (c: SqliteConnection, sql: string) => new Promise<void>((ok, fail) => c.run(sql, (e) => (e ? fail(e) : ok())));
+  cm.getConnection = async (o) => {
+    const c = await getConnection(o);
+    if (prepared.has(c)) return c;
+    prepared.add(c);
+    c.configure('busyTimeout', 10000);
+    await exec(c, 'PRAGMA journal_mode=WAL');
+    const all = c.all.bind(c);
+    c.all = (sql: string, ...args: unknown[]) => {
+      const cb = args[args.length - 1] as (e: Error | null, rows?: unknown) => void;
+      if (!state.cacheTableInfo || !sql.startsWith('PRAGMA table_info(') || typeof cb !== 'function') return all(sql, ...args);
+      const hit = tableInfo.get(sql);
+      if (hit) {
+        process.nextTick(cb, null, hit);
+        return c;
+      }
+      return all(sql, ...args.slice(0, -1), (e: Error | null, rows?: unknown) => {
+        if (!e) tableInfo.set(sql, rows);
+        cb(e, rows);
+      });
+    };
+    return c;
+  };
 }
 
 export function initModels(sequelize: Sequelize): Models {
@@ -205,6 +254,9 @@ export function initModels(sequelize: Sequelize): Models {
     initEvents,
     initClientInitialAccess,
     initConsents,
+    initAuthentication,
+    initIdentityProviders,
+    initRealmLocalization,
   ]) {
     init(sequelize);
   }
@@ -230,6 +282,7 @@ export async function openDb(opts: DbOptions, onSql?: (sql: string) => void): Pr
   await sequelize.authenticate();
   initModels(sequelize);
   await migrate(sequelize);
+  (sequelize as unknown as { cacheTableInfo?: boolean }).cacheTableInfo = true;
   const queue = opts.vendor === 'sqlite' ? serialQueue() : <T>(job: () => Promise<T>) => job();
   return {
     sequelize,
