@@ -6,6 +6,8 @@ import type { ClientModel } from '../db/models/client';
 import type { RealmModel } from '../db/models/realm';
 import type { UserModel } from '../db/models/user';
 import { lockoutOf, recordLoginFailure, recordLoginSuccess } from '../services/brute-force';
+import { clock } from '../services/clock';
+import { passwordExpired } from '../services/password-policy';
 import { effectiveRoleIdsForUsers } from '../services/effective-roles';
 import { createSession, findActiveSession, touchSession } from '../services/session-store';
 import { activeKey, realmKeys } from './realm-keys';
@@ -42,6 +44,15 @@ async function mayGoOffline(db: Db, realm: RealmModel, user: UserModel): Promise
   return Boolean(role);
 }
 
+/** Whether the realm's UPDATE_PASSWORD required action is enabled (an expired password only forces it then). */
+async function updatePasswordEnabled(db: Db, realm: RealmModel): Promise<boolean> {
+  const action = await db.models.RequiredAction.findOne({
+    where: { realmId: realm.id, alias: 'UPDATE_PASSWORD' },
+    attributes: ['enabled'],
+  });
+  return Boolean(action?.enabled);
+}
+
 const offlineRequested = (scope: string) => scope.split(' ').includes('offline_access');
 
 export async function passwordGrant(
@@ -66,16 +77,17 @@ export async function passwordGrant(
   const creds = password
     ? await db.models.Credential.findAll({ where: { userId: user.id, type: 'password' }, order: [['priority', 'ASC']] })
     : [];
-  let ok = false;
-  for (const c of creds) if (!ok && password && (await verifyPassword(password, c))) ok = true;
-  if (!ok) {
+  let matched: (typeof creds)[number] | undefined;
+  for (const c of creds) if (!matched && password && (await verifyPassword(password, c))) matched = c;
+  if (!matched) {
     await recordLoginFailure(db, realm, user, req.ipAddress, client.clientId);
     throw await ev.fail('invalid_user_credentials', invalid());
   }
   if (!user.enabled) throw await ev.fail('user_disabled', oauth(400, 'invalid_grant', 'Account disabled'));
   const pending = await db.models.UserRequiredAction.count({ where: { userId: user.id } });
   const incompleteProfile = realm.name !== 'master' && (!user.email || !user.firstName || !user.lastName);
-  if (pending > 0 || incompleteProfile)
+  const expired = passwordExpired(realm, Number(matched.createdDate), clock.now()) && (await updatePasswordEnabled(db, realm));
+  if (pending > 0 || incompleteProfile || expired)
     throw await ev.fail('resolve_required_actions', oauth(400, 'invalid_grant', 'Account is not fully set up'));
   const scope = await grantedScope(db, client, req.form.scope);
   const offline = offlineRequested(scope);

@@ -142,6 +142,15 @@ export function hashSettings(realm: RealmModel): { algorithm: string; iterations
 /** `passwordHistory(n)`: how many passwords (the current one included) may not be reused; 0 without the policy. */
 export const historyCount = (realm: RealmModel) => Number(policyValue(realmPolicy(realm), 'passwordHistory') ?? 0);
 
+/**
+ * `forceExpiredPasswordChange(days)`: true when a password set at `createdDate` (ms) has expired at
+ * `now` (ms), so the user must update it before logging in (Keycloak's UpdatePassword trigger).
+ */
+export function passwordExpired(realm: RealmModel, createdDate: number, now: number): boolean {
+  const days = Number(policyValue(realmPolicy(realm), 'forceExpiredPasswordChange') ?? 0);
+  return days > 0 && createdDate + days * 86_400_000 < now;
+}
+
 const MESSAGES: Record<string, string> = {
   invalidPasswordMinLengthMessage: 'Invalid password: minimum length {0}.',
   invalidPasswordMaxLengthMessage: 'Invalid password: maximum length {0}.',

@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { clock } from '../../src/services/clock';
 import { startTestServer, type AdminApi, type TestServer } from '../helpers/server';
 
 let ts: TestServer;
@@ -134,9 +135,32 @@ describe('hashing policy', () => {
     expect((await login('polly', pw)).status).toBe(200);
   });
 
-  test('forceExpiredPasswordChange is stored with the realm', async () => {
+  test('forceExpiredPasswordChange(days): an older password must be updated before a password grant succeeds', async () => {
     await setPolicy('forceExpiredPasswordChange(90) and length(6)');
     expect((await api.get(`/admin/realms/${R}`)).body.passwordPolicy).toBe('forceExpiredPasswordChange(90) and length(6)');
+    expect((await reset(userId, 'fresh-pw-1')).status).toBe(204);
+    // Logins `days` from now (the admin calls in between run on the real clock: admin tokens expire too).
+    const loginAfter = async (days: number, password: string) => {
+      clock.now = () => Date.now() + days * 86_400_000;
+      try {
+        return await login('polly', password);
+      } finally {
+        clock.now = () => Date.now();
+      }
+    };
+    expect((await loginAfter(89, 'fresh-pw-1')).status).toBe(200);
+    const expired = await loginAfter(91, 'fresh-pw-1');
+    expect([expired.status, expired.body]).toEqual([400, { error: 'invalid_grant', error_description: 'Account is not fully set up' }]);
+    // Only while the UPDATE_PASSWORD required action is enabled, as in Keycloak.
+    const ra = `/admin/realms/${R}/authentication/required-actions/UPDATE_PASSWORD`;
+    const action = (await api.get(ra)).body;
+    expect((await api.put(ra, { ...action, enabled: false })).status).toBe(204);
+    expect((await loginAfter(91, 'fresh-pw-1')).status).toBe(200);
+    expect((await api.put(ra, { ...action, enabled: true })).status).toBe(204);
+    // A new password starts a new period.
+    expect((await reset(userId, 'fresh-pw-2')).status).toBe(204);
+    expect((await loginAfter(30, 'fresh-pw-2')).status).toBe(200);
+    await setPolicy('');
   });
 });
 
