@@ -4,21 +4,27 @@ import { MapperKind, mapSchema, printSchemaWithDirectives } from '@graphql-tools
 import type { GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { AdminExtrasResolver } from './admin-extras';
+import { AuthenticationResolver, RealmAuthenticationResolver } from './authentication';
 import { ClientCertificateResolver } from './client-certificates';
 import { ClientRegistrationResolver } from './client-registration';
 import { ClientWritesResolver } from './client-writes';
 import { ClientScopeMappingsResolver, ClientScopeResolver, RealmClientScopesResolver } from './client-scopes';
 import { ClientResolver, RealmClientsResolver } from './clients';
 import { GroupResolver, RealmGroupsResolver } from './groups';
+import { IdentityProviderMapperResolver, IdentityProviderResolver, RealmIdentityProvidersResolver } from './identity-providers';
 import { RealmEventsResolver } from './events';
 import { ProtocolMapperResolver } from './protocol-mappers';
 import { RealmResolver } from './realms';
+import { ComponentResolver, RealmComponentsResolver } from './components';
+import { ServerInfoResolver } from './server-info';
 import { RoleMappingsResolver } from './role-mappings';
 import { ScopeMappingsResolver } from './scope-mappings';
 import { RealmRolesResolver, RoleResolver } from './roles';
 import { UserDetailsResolver } from './user-details';
 import { RealmUsersResolver, UserResolver } from './users';
 import { ClientSessionsResolver, RealmSessionsResolver, SessionMutationsResolver, UserSessionsResolver } from './sessions';
+import { LocalizationResolver } from './localization';
+import { ClientPoliciesResolver } from './client-policies';
 
 /**
  * The gateway schema: type-graphql builds it from the resolver classes, then @graphql-tools adds
@@ -59,6 +65,16 @@ export const RESOLVERS = [
   ClientScopeMappingsResolver,
   ProtocolMapperResolver,
   ScopeMappingsResolver,
+  LocalizationResolver,
+  ClientPoliciesResolver,
+  RealmIdentityProvidersResolver,
+  IdentityProviderResolver,
+  IdentityProviderMapperResolver,
+  RealmComponentsResolver,
+  ComponentResolver,
+  ServerInfoResolver,
+  RealmAuthenticationResolver,
+  AuthenticationResolver,
 ] as const;
 
 let built: Promise<GraphQLSchema> | undefined;

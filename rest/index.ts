@@ -30,6 +30,16 @@ import { userSessionsRouter } from './user-sessions';
 import { adminEventsRouter, eventsRouter } from './events';
 import { smtpRouter } from './smtp';
 import { userEmailsRouter } from './user-emails';
+import { authenticationRouter } from './authentication';
+import { requiredActionsRouter } from './authentication-required-actions';
+import { identityProvidersRouter } from './identity-providers';
+import { clientPoliciesRouter } from './client-policies';
+import { localizationRouter } from './localization';
+import { partialImportExportRouter } from './partial-import-export';
+import { consoleRouter, realmExtrasRouter } from './realm-extras';
+import { componentsRouter } from './components';
+import { keysRouter } from './keys';
+import { serverInfoRouter } from './server-info';
 
 /**
  * The admin REST front: preflight, bearer authentication into a RequestContext, realm resolution
@@ -103,10 +113,19 @@ export function adminRouter(db: Db, baseUrlOf: (req: Request) => string): Router
   perRealm.use('/client-registration-policy', clientRegistrationPolicyRouter);
   perRealm.use('/attack-detection/brute-force', attackDetectionRouter);
   perRealm.use('/client-description-converter', clientDescriptionRouter);
+  perRealm.use('/identity-provider', identityProvidersRouter);
+  perRealm.use('/components', componentsRouter);
+  perRealm.use('/keys', keysRouter);
   perRealm.use('/events', eventsRouter);
   perRealm.use('/admin-events', adminEventsRouter);
   perRealm.use('/testSMTPConnection', smtpRouter);
+  perRealm.use('/authentication', authenticationRouter);
+  perRealm.use('/authentication', requiredActionsRouter);
   perRealm.use('/', realmSessionsRouter);
+  perRealm.use('/localization', localizationRouter);
+  perRealm.use('/client-policies', clientPoliciesRouter);
+  perRealm.use('/', partialImportExportRouter);
+  perRealm.use('/', realmExtrasRouter);
   perRealm.use('/', realmRouter);
   realms.use(
     '/:realm',
@@ -116,6 +135,8 @@ export function adminRouter(db: Db, baseUrlOf: (req: Request) => string): Router
     perRealm,
   );
   admin.use('/realms', realms);
+  admin.use('/serverinfo', serverInfoRouter);
+  admin.use('/:realm/console', consoleRouter);
   admin.use((_req, res) => {
     res.status(404).json({ error: 'Unable to find matching target resource method' });
   });

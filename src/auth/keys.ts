@@ -100,7 +100,7 @@ export interface RealmKey {
   priority: number;
   kid: string;
   status: KeyStatus;
-  type: 'RSA' | 'OCT';
+  type: 'RSA' | 'OCT' | 'EC' | 'OKP';
   algorithm: string;
   use: 'SIG' | 'ENC';
   privateKey?: KeyObject;
@@ -173,9 +173,37 @@ export function componentKey(c: KeyComponent): RealmKey | undefined {
       use: hmac ? 'SIG' : 'ENC',
       secret: Buffer.from(secret, 'base64url'),
     };
+  } else if (c.providerId in CURVE_PROVIDERS) {
+    key = curveKey(c, base);
   }
   if (key) keyCache.set(cacheKey, key);
   return key;
+}
+
+/** Generated EC/OKP providers: the config key prefix of their base64 DER key pair. */
+const CURVE_PROVIDERS: Record<string, string> = { 'ecdsa-generated': 'ecdsa', 'ecdh-generated': 'ecdh', 'eddsa-generated': 'eddsa' };
+const ES_ALG: Record<string, string> = { 'P-256': 'ES256', 'P-384': 'ES384', 'P-521': 'ES512' };
+
+/** The key of an ecdsa-, ecdh- or eddsa-generated component (kid derived from the public key, as for RSA). */
+function curveKey(c: KeyComponent, base: Pick<RealmKey, 'componentId' | 'providerId' | 'priority' | 'status'>): RealmKey | undefined {
+  const prefix = CURVE_PROVIDERS[c.providerId];
+  const pk = first(c.config, `${prefix}PrivateKey`);
+  if (!pk) return undefined;
+  const privateKey = createPrivateKey({ key: Buffer.from(pk, 'base64'), format: 'der', type: 'pkcs8' });
+  const publicKey = createPublicKey(privateKey);
+  const curve = first(c.config, `${prefix}EllipticCurveKey`) ?? (prefix === 'eddsa' ? 'Ed25519' : 'P-256');
+  const algorithm =
+    prefix === 'eddsa' ? 'EdDSA' : prefix === 'ecdh' ? (first(c.config, 'ecdhAlgorithm') ?? 'ECDH-ES') : (ES_ALG[curve] ?? 'ES256');
+  return {
+    ...base,
+    kid: first(c.config, 'kid') ?? keyId(publicKey),
+    type: prefix === 'eddsa' ? 'OKP' : 'EC',
+    algorithm,
+    use: prefix === 'ecdh' ? 'ENC' : 'SIG',
+    privateKey,
+    publicKey,
+    publicKeyDer: publicKey.export({ type: 'spki', format: 'der' }).toString('base64'),
+  };
 }
 
 /** Keycloak's order: priority descending, ties by component id ascending. */

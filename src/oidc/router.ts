@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import express, { Router } from 'express';
 import type { Db } from '../db';
 import { HttpError, errorC } from '../errors';
@@ -30,18 +31,18 @@ export function oidcRouter(db: Db, baseUrlOf: (req: express.Request) => string):
     try {
       const realm = await db.models.Realm.findOne({ where: { name: req.params.realm } });
       if (!realm) throw errorC(404, 'Realm does not exist');
-      const keys = (await realmKeys(db, realm.id)).filter((k) => k.type === 'RSA' && k.status !== 'DISABLED' && k.publicKey);
+      // Every public key a client may need: RSA, EC and OKP signing and encryption keys (secrets never).
+      const keys = (await realmKeys(db, realm.id)).filter((k) => k.type !== 'OCT' && k.status !== 'DISABLED' && k.publicKey);
       res.set('Cache-Control', 'no-cache').json({
         keys: keys.map((k) => {
-          const jwk = k.publicKey?.export({ format: 'jwk' }) as { n: string; e: string };
+          const { kty, n, e, crv, x, y } = (k.publicKey as KeyObject).export({ format: 'jwk' }) as Record<string, string>;
           return {
             kid: k.kid,
-            kty: 'RSA',
+            kty,
             alg: k.algorithm,
             use: k.use === 'SIG' ? 'sig' : 'enc',
             ...(k.certificate ? { x5c: [k.certificate] } : {}),
-            n: jwk.n,
-            e: jwk.e,
+            ...(kty === 'RSA' ? { n, e } : { crv, x, ...(y ? { y } : {}) }),
           };
         }),
       });

@@ -28,6 +28,7 @@ export const REALM_STRUCTURE_FIELDS = [
   'userFederationMappers',
   'identityProviders',
   'identityProviderMappers',
+  'localizationTexts',
   'keycloakVersion',
   'idserverVersion',
   'organizations',

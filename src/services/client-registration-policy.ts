@@ -91,6 +91,11 @@ const provider = (id: string, helpText: string, properties: ConfigPropertyRep[] 
 export async function clientRegistrationPolicyProviders(ctx: RequestContext, realm: RealmModel): Promise<ComponentTypeRep[]> {
   await requireCap(ctx, realm, 'anyAdmin');
   const scopes = await ctx.db.models.ClientScope.findAll({ where: { realmId: realm.id }, attributes: ['name'], order: [['name', 'ASC']] });
+  return registrationPolicyTypes(scopes.map((s) => s.name));
+}
+
+/** The registration policy factories with `allowed-client-scopes` options = the given scope names (components, serverinfo). */
+export function registrationPolicyTypes(scopeNames: string[]): ComponentTypeRep[] {
   return [
     provider(
       'allowed-client-templates',
@@ -101,7 +106,7 @@ export async function clientRegistrationPolicyProviders(ctx: RequestContext, rea
           'Allowed Client Scopes',
           "Whitelist of the client scopes, which can be used on a newly registered client. Attempt to register client with some client scope, which is not whitelisted, will be rejected. By default, the whitelist is either empty or contains just realm default client scopes (based on 'Allow Default Scopes' configuration property)",
           'MultivaluedList',
-          { options: scopes.map((s) => s.name) },
+          { options: [...scopeNames] },
         ),
         prop(
           'allow-default-scopes',

@@ -7,35 +7,33 @@ import type { RequestContext } from './context';
  * What hangs off a user besides its core rows: identity provider links and consents. Shared by
  * the user representation (`federatedIdentities`), the federated-identity endpoints and user deletion.
  *
- * The realm's identity providers are the `identityProviders` entries of the realm settings (an
- * array of `{alias, ...}`, set by realm import); a link is shown only while its alias is one of them.
+ * The realm's identity providers are the rows of `identity_provider`; a link is shown only while
+ * its alias names one of them (reference core §4.10).
  */
-export function identityProviderAliases(realm: RealmModel): string[] {
-  const list = realm.settings.identityProviders;
-  if (!Array.isArray(list)) return [];
-  return list
-    .map((p) => (p && typeof p === 'object' ? (p as Record<string, unknown>).alias : undefined))
-    .filter((a): a is string => typeof a === 'string' && a !== '');
-}
-
 export interface FederatedIdentityRep {
   identityProvider: string;
   userId: string;
   userName: string;
 }
 
-/** The user's links to existing identity providers, in the realm's provider order. */
+/** True when the realm has at least one identity provider. */
+export async function hasIdentityProviders(db: Db, realmId: string): Promise<boolean> {
+  return (await db.models.IdentityProvider.findOne({ where: { realmId }, attributes: ['internalId'] })) !== null;
+}
+
+/** The user's links to existing identity providers, ordered by provider alias (two indexed queries). */
 export async function linksOf(db: Db, realm: RealmModel, userId: string): Promise<FederatedIdentityRep[]> {
-  const aliases = identityProviderAliases(realm);
-  if (!aliases.length) return [];
-  const rows = await db.models.FederatedIdentity.findAll({ where: { userId, identityProvider: { [Op.in]: aliases } } });
-  const byAlias = new Map(rows.map((r) => [r.identityProvider, r]));
-  return aliases
-    .filter((a) => byAlias.has(a))
-    .map((a) => {
-      const r = byAlias.get(a);
-      return { identityProvider: a, userId: r?.federatedUserId as string, userName: r?.federatedUsername as string };
-    })
+  const rows = await db.models.FederatedIdentity.findAll({ where: { userId } });
+  if (!rows.length) return [];
+  const existing = await db.models.IdentityProvider.findAll({
+    where: { realmId: realm.id, alias: { [Op.in]: rows.map((r) => r.identityProvider) } },
+    attributes: ['alias'],
+  });
+  const aliases = new Set(existing.map((p) => p.alias));
+  return rows
+    .filter((r) => aliases.has(r.identityProvider))
+    .sort((a, b) => (a.identityProvider < b.identityProvider ? -1 : a.identityProvider > b.identityProvider ? 1 : 0))
+    .map((r) => ({ identityProvider: r.identityProvider, userId: r.federatedUserId as string, userName: r.federatedUsername as string }))
     .map((l) => JSON.parse(JSON.stringify(l)) as FederatedIdentityRep);
 }
 
@@ -45,6 +43,6 @@ export async function federatedIdentitiesOf(
   realm: RealmModel,
   userId: string,
 ): Promise<FederatedIdentityRep[] | undefined> {
-  if (!identityProviderAliases(realm).length) return undefined;
+  if (!(await hasIdentityProviders(ctx.db, realm.id))) return undefined;
   return linksOf(ctx.db, realm, userId);
 }

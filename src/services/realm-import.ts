@@ -9,15 +9,30 @@ import { addRoleMappings } from './role-mappings';
 import { createRole, type RoleComposites } from './roles';
 import { importConsents } from './consents';
 import { importFederatedIdentities } from './federated-identities';
+import { createIdentityProvider } from './identity-providers';
+import { createIdentityProviderMapper } from './idp-mappers';
 import { createUser } from './users';
+import { importAuthentication } from './authentication-import';
+import { importClientPolicies } from './client-policies';
+import { importLocalizationTexts } from './localization';
+import {
+  asImportError,
+  ensureRealmAdminRoles,
+  importClientScopes,
+  importClients,
+  importScopeMappings,
+  quietRealm,
+  serviceAccountUserId,
+} from './realm-import-clients';
+import { importComponents } from './realm-import-components';
 
 /**
  * The nested parts of a realm representation on import (POST /admin/realms): realm and client
  * roles with composites, the group tree with its role mappings, default groups, and users with
  * credentials, role mappings and groups. Runs inside the realm-creation transaction with a system
  * context, through the same service functions the API uses, so the same rules apply and a failure
- * leaves nothing behind. Clients of the representation are not imported yet (only roles of the
- * built-in clients).
+ * leaves nothing behind. Client scopes, clients, scope mappings and components are imported by
+ * realm-import-clients.ts and realm-import-components.ts, in Keycloak's order.
  */
 type Rep = Record<string, unknown>;
 const list = (v: unknown): Rep[] => (Array.isArray(v) ? (v.filter((x) => x && typeof x === 'object') as Rep[]) : []);
@@ -28,7 +43,7 @@ async function clientIdsByClientId(ctx: RequestContext, realm: RealmModel): Prom
 }
 
 /** Role ids for names: realm role names and `{clientId: [names]}`; unknown names are a 400. */
-async function roleIdsByNames(ctx: RequestContext, realm: RealmModel, realmNames: string[], clientNames: Record<string, string[]>) {
+export async function roleIdsByNames(ctx: RequestContext, realm: RealmModel, realmNames: string[], clientNames: Record<string, string[]>) {
   const clients = await clientIdsByClientId(ctx, realm);
   const ids: Array<{ id: string; name: string }> = [];
   const find = async (containerId: string, names: string[], what: string) => {
@@ -87,7 +102,7 @@ async function importRoles(ctx: RequestContext, realm: RealmModel, roles: Rep): 
   }
 }
 
-async function mapRoles(ctx: RequestContext, realm: RealmModel, type: 'users' | 'groups', ownerId: string, rep: Rep): Promise<void> {
+export async function mapRoles(ctx: RequestContext, realm: RealmModel, type: 'users' | 'groups', ownerId: string, rep: Rep): Promise<void> {
   const realmRoles = await roleIdsByNames(ctx, realm, names(rep.realmRoles), {});
   if (realmRoles.length) await addRoleMappings(ctx, realm, type, ownerId, undefined, realmRoles);
   const clients = await clientIdsByClientId(ctx, realm);
@@ -97,20 +112,41 @@ async function mapRoles(ctx: RequestContext, realm: RealmModel, type: 'users' | 
   }
 }
 
-async function importGroup(ctx: RequestContext, realm: RealmModel, rep: Rep, parentId?: string): Promise<void> {
+export async function importGroup(ctx: RequestContext, realm: RealmModel, rep: Rep, parentId?: string): Promise<string> {
   const body = { name: rep.name, description: rep.description, attributes: rep.attributes };
   const { id } = parentId ? await addChildGroup(ctx, realm, parentId, body) : await createTopLevelGroup(ctx, realm, body);
   await mapRoles(ctx, realm, 'groups', id, rep);
   for (const child of list(rep.subGroups)) await importGroup(ctx, realm, child, id);
+  return id;
 }
 
 /** Imports roles, groups, default groups and users of a realm representation into a new realm. */
 export async function importRealmContent(ctx: RequestContext, realm: RealmModel, rep: Rep): Promise<void> {
+  await importClientPolicies(ctx, realm, rep);
+  await importLocalizationTexts(ctx, realm, rep.localizationTexts);
+  await importAuthentication(ctx, realm, rep);
+  const quiet = quietRealm(realm);
+  await asImportError(async () => {
+    await importClientScopes(ctx, quiet, rep);
+    await importClients(ctx, quiet, rep);
+  });
   if (rep.roles && typeof rep.roles === 'object') await importRoles(ctx, realm, rep.roles as Rep);
+  await asImportError(async () => {
+    await ensureRealmAdminRoles(ctx, quiet, rep);
+    await importScopeMappings(ctx, quiet, rep);
+  });
   for (const g of list(rep.groups)) await importGroup(ctx, realm, g);
   if (Array.isArray(rep.defaultGroups)) await setDefaultGroupsByPath(ctx, realm, names(rep.defaultGroups));
+  await asImportError(() => importComponents(ctx, quiet, rep));
+  for (const p of list(rep.identityProviders)) await createIdentityProvider(ctx, realm, p);
+  for (const m of list(rep.identityProviderMappers)) await createIdentityProviderMapper(ctx, realm, m);
   for (const u of list(rep.users)) {
-    if (u.serviceAccountClientId) continue; // service accounts come with their clients
+    if (u.serviceAccountClientId) {
+      // The service-account user came with its client (serviceAccountsEnabled); it gets the representation's roles.
+      const saId = await serviceAccountUserId(ctx, realm, String(u.serviceAccountClientId));
+      if (saId) await mapRoles(ctx, realm, 'users', saId, u);
+      continue;
+    }
     const userRep: Rep = { ...u };
     for (const k of ['realmRoles', 'clientRoles', 'clientConsents', 'federatedIdentities']) delete userRep[k];
     const id = await createUser(ctx, realm, userRep, { imported: true });

@@ -17,6 +17,7 @@ import {
   registrationPolicies,
   type ClientDefault,
 } from './realm-defaults';
+import { builtInFlowRows } from './auth-flow-defaults';
 
 /**
  * Creates everything Keycloak puts into a new realm. Runs inside the caller's transaction; key
@@ -104,12 +105,25 @@ export async function setupMasterAdminClient(db: Db, realm: RealmModel, master: 
   }
 }
 
+/**
+ * Built-in parts a full import replaces (RealmManager.importRealm): built-in clients the
+ * representation brings itself, the built-in client scopes (only `builtInScopes` are created when the
+ * representation has `clientScopes`), client-registration policies of the sub-types it brings.
+ */
+export interface SetupSkips {
+  clients?: Set<string>;
+  builtInScopes?: string[];
+  registrationPolicySubTypes?: Set<string>;
+}
+
 /** Creates the realm row with defaults and all built-in parts. `keys` come from prepareRealmKeys. */
 export async function setupRealm(
   db: Db,
-  opts: { id?: string; name: string; enabled: boolean; settings: Record<string, unknown>; keys: GeneratedComponent[] },
+  opts: { id?: string; name: string; enabled: boolean; settings: Record<string, unknown>; keys: GeneratedComponent[]; skip?: SetupSkips },
 ): Promise<RealmModel> {
   const m = db.models;
+  const skip = opts.skip ?? {};
+  const wanted = (clientId: string) => !skip.clients?.has(clientId);
   const isMaster = opts.name === MASTER;
   const realmId = opts.id ?? randomUUID();
   const settings = { ...defaultRealmSettings(), ...(isMaster ? masterRealmOverrides() : {}), ...opts.settings };
@@ -133,18 +147,24 @@ export async function setupRealm(
 
   // Built-in clients.
   const clients = new Map<string, ClientModel>();
-  for (const def of builtInClients(opts.name)) clients.set(def.clientId, await insertClient(db, realm, def));
-  if (!isMaster) clients.set('realm-management', await insertClient(db, realm, adminClient('realm-management', opts.name)));
+  for (const def of builtInClients(opts.name)) {
+    if (wanted(def.clientId)) clients.set(def.clientId, await insertClient(db, realm, def));
+  }
+  if (!isMaster && wanted('realm-management')) {
+    clients.set('realm-management', await insertClient(db, realm, adminClient('realm-management', opts.name)));
+  }
   if (master) await setupMasterAdminClient(db, realm, master);
 
   // Default role composites: offline_access, uma_authorization, account view-profile + manage-account.
-  const account = clients.get('account') as ClientModel;
-  const accountRoles = await roleIdsOfClient(db, account.id, ['view-profile', 'manage-account']);
+  const account = clients.get('account');
+  const accountRoles = account ? await roleIdsOfClient(db, account.id, ['view-profile', 'manage-account']) : [];
   await m.CompositeRole.bulkCreate([offline, uma, ...accountRoles].map((childId) => ({ compositeId: defaultRoleId, childId })));
 
   // Client scopes, realm default lists, and client links.
   const scopeIds = new Map<string, string>();
+  const scopeNames = skip.builtInScopes ? new Set(skip.builtInScopes) : undefined;
   for (const s of builtInClientScopes()) {
+    if (scopeNames && !scopeNames.has(s.name)) continue;
     const id = randomUUID();
     scopeIds.set(s.name, id);
     await m.ClientScope.create({
@@ -157,7 +177,7 @@ export async function setupRealm(
     });
     if (s.realmList) await m.RealmDefaultClientScope.create({ realmId: realm.id, scopeId: id, defaultScope: s.realmList === 'default' });
   }
-  await m.ScopeMapping.create({ ownerId: scopeIds.get('offline_access'), roleId: offline });
+  if (scopeIds.has('offline_access')) await m.ScopeMapping.create({ ownerId: scopeIds.get('offline_access'), roleId: offline });
   // Protocol mappers of the built-in scopes and clients.
   const scopeMappers = Object.entries(builtInScopeMappers()).flatMap(([scope, list]) =>
     scopeIds.has(scope) ? list.map((pm) => ({ ...pm, id: randomUUID(), clientScopeId: scopeIds.get(scope), clientId: null })) : [],
@@ -166,12 +186,18 @@ export async function setupRealm(
     clients.has(clientId) ? list.map((pm) => ({ ...pm, id: randomUUID(), clientId: clients.get(clientId)?.id, clientScopeId: null })) : [],
   );
   await m.ProtocolMapper.bulkCreate([...scopeMappers, ...clientMappers]);
-  const accountConsole = clients.get('account-console') as ClientModel;
-  const consoleRoles = await roleIdsOfClient(db, account.id, ['manage-account', 'view-groups']);
-  await m.ScopeMapping.bulkCreate(consoleRoles.map((roleId) => ({ ownerId: accountConsole.id, roleId })));
+  const accountConsole = clients.get('account-console');
+  if (account && accountConsole) {
+    const consoleRoles = await roleIdsOfClient(db, account.id, ['manage-account', 'view-groups']);
+    await m.ScopeMapping.bulkCreate(consoleRoles.map((roleId) => ({ ownerId: accountConsole.id, roleId })));
+  }
   const links = [...clients.values()].flatMap((c) => [
-    ...CLIENT_DEFAULT_SCOPES.map((n) => ({ clientId: c.id, scopeId: scopeIds.get(n), defaultScope: true })),
-    ...CLIENT_OPTIONAL_SCOPES.map((n) => ({ clientId: c.id, scopeId: scopeIds.get(n), defaultScope: false })),
+    ...CLIENT_DEFAULT_SCOPES.filter((n) => scopeIds.has(n)).map((n) => ({ clientId: c.id, scopeId: scopeIds.get(n), defaultScope: true })),
+    ...CLIENT_OPTIONAL_SCOPES.filter((n) => scopeIds.has(n)).map((n) => ({
+      clientId: c.id,
+      scopeId: scopeIds.get(n),
+      defaultScope: false,
+    })),
   ]);
   await m.ClientScopeClient.bulkCreate(links);
 
@@ -189,6 +215,11 @@ export async function setupRealm(
       config: {},
     })),
   );
+  // Built-in authentication flows, executions and configs (the realm's flow bindings point at them).
+  const authRows = builtInFlowRows(realm.id, isMaster);
+  await m.AuthFlow.bulkCreate(authRows.flows);
+  await m.AuthenticatorConfig.bulkCreate(authRows.configs);
+  await m.AuthExecution.bulkCreate(authRows.executions);
   await m.Component.bulkCreate([
     ...opts.keys.map((k) => ({
       id: randomUUID(),
@@ -200,7 +231,9 @@ export async function setupRealm(
       subType: null,
       config: k.config,
     })),
-    ...registrationPolicies().map((p) => ({ id: randomUUID(), realmId: realm.id, parentId: realm.id, ...p })),
+    ...registrationPolicies()
+      .filter((p) => !skip.registrationPolicySubTypes?.has(p.subType))
+      .map((p) => ({ id: randomUUID(), realmId: realm.id, parentId: realm.id, ...p })),
   ]);
   return realm;
 }

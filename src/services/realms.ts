@@ -15,11 +15,13 @@ import {
 } from '../representations/realm';
 import { recordAdminEvent, recordAdminEventInCallerRealm } from './admin-events';
 import type { RequestContext } from './context';
+import { validatePolicies, validateProfiles } from './client-policies';
 import { checkEventListeners } from './events';
 import { systemContext } from './context';
 import { groupPath, setDefaultGroupsByPath } from './group-paths';
 import { ALL_REALM_ROLES } from './realm-defaults';
 import { importRealmContent } from './realm-import';
+import { importPlan } from './realm-import-clients';
 import { prepareRealmKeys, setupRealm } from './realm-setup';
 import { parsePasswordPolicy } from './password-policy';
 
@@ -123,11 +125,14 @@ export async function createRealm(ctx: RequestContext, rep: unknown): Promise<Re
   checkEventListeners(r.eventsListeners);
   const enabled = r.enabled === true || r.enabled === 'true';
   if (await ctx.db.models.Realm.findOne({ where: { name } })) throw conflict(`Realm ${name} already exists`);
-  const keys = await prepareRealmKeys(name);
+  const plan = importPlan(r);
+  // Key providers in the representation are the realm's keys; otherwise the generated defaults.
+  const keys = plan.hasKeyProviders ? [] : await prepareRealmKeys(name);
   let realm: RealmModel;
   try {
     realm = await ctx.db.transaction(async () => {
-      const created = await setupRealm(ctx.db, { id: typeof r.id === 'string' && r.id ? r.id : undefined, name, enabled, settings, keys });
+      const id = typeof r.id === 'string' && r.id ? r.id : undefined;
+      const created = await setupRealm(ctx.db, { id, name, enabled, settings, keys, skip: plan.skip });
       await importRealmContent(systemContext(ctx.db, ctx.baseUrl), created, r);
       if (ctx.actor && !(await masterRealmRoles(ctx)).has('admin'))
         await grantCreatorRoles(ctx.db, created, ctx.actor.userId, ctx.actor.realmId);
@@ -185,6 +190,13 @@ export async function updateRealm(ctx: RequestContext, realm: RealmModel, rep: R
       const fresh = await ctx.db.models.Realm.findByPk(realm.id);
       if (!fresh) throw notFound('Realm not found.');
       const merged = { ...fresh.settings, ...settings };
+      // Client profiles and policies in the body replace the stored ones, validated as their own endpoints do.
+      if (settings.clientProfiles !== undefined)
+        merged.clientProfiles = { profiles: validateProfiles(settings.clientProfiles as Record<string, unknown>) };
+      if (settings.clientPolicies !== undefined) {
+        const profiles = (merged.clientProfiles as { profiles?: Record<string, unknown>[] } | undefined)?.profiles ?? [];
+        merged.clientPolicies = { policies: validatePolicies(settings.clientPolicies as Record<string, unknown>, profiles) };
+      }
       if (settings.attributes && typeof settings.attributes === 'object') merged.attributes = { ...(settings.attributes as object) };
       if (settings.smtpServer && (settings.smtpServer as Record<string, unknown>).password === '**********') {
         (merged.smtpServer as Record<string, unknown>).password = (
@@ -248,6 +260,8 @@ const REALM_CASCADE: Array<[string, string]> = [
   ],
   ['user_consent', 'user_id IN (SELECT id FROM user_entity WHERE realm_id = :r)'],
   ['federated_identity', 'realm_id = :r'],
+  ['idp_mapper', 'realm_id = :r'],
+  ['identity_provider', 'realm_id = :r'],
   ['client_session', 'realm_id = :r'],
   ['login_failure', 'realm_id = :r'],
   ['user_session', 'realm_id = :r'],
@@ -260,6 +274,10 @@ const REALM_CASCADE: Array<[string, string]> = [
   ['client', 'realm_id = :r'],
   ['component', 'realm_id = :r'],
   ['required_action_provider', 'realm_id = :r'],
+  ['authentication_execution', 'realm_id = :r'],
+  ['authenticator_config', 'realm_id = :r'],
+  ['authentication_flow', 'realm_id = :r'],
+  ['realm_localization', 'realm_id = :r'],
 ];
 
 /** Deletes a client and everything hanging off it (roles, mappings, scope links, mappers). */

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { type KcAdminClient, masterAdminClient } from '../helpers/admin-client';
+import { type KcAdminClient, realmAdminClient } from '../helpers/admin-client';
 
 /**
  * Compatibility: the real `@keycloak/keycloak-admin-client` drives the client certificate, client
@@ -19,9 +19,7 @@ let id: string;
 
 beforeAll(async () => {
   ts = await startTestServer();
-  ({ kc } = await masterAdminClient(ts));
-  await kc.realms.create({ realm: R, enabled: true });
-  kc.setConfig({ realmName: R });
+  ({ kc } = await realmAdminClient(ts, R));
   const realm = await ts.db.models.Realm.findOne({ where: { name: R } });
   id = randomUUID();
   await ts.db.models.Client.create({ id, realmId: realm?.id, clientId: 'compat-client', protocol: 'openid-connect', settings: {} });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { type KcAdminClient, masterAdminClient } from '../helpers/admin-client';
+import { type KcAdminClient, realmAdminClient } from '../helpers/admin-client';
 
 /**
  * Compatibility: the real `@keycloak/keycloak-admin-client` drives client scopes, realm default
@@ -13,9 +13,7 @@ const R = 'compatscopes';
 
 beforeAll(async () => {
   ts = await startTestServer();
-  ({ kc } = await masterAdminClient(ts));
-  await kc.realms.create({ realm: R, enabled: true });
-  kc.setConfig({ realmName: R });
+  ({ kc } = await realmAdminClient(ts, R));
 });
 afterAll(() => ts.close());
 

@@ -1,5 +1,5 @@
 import { startTestServer, type TestServer } from '../helpers/server';
-import { type KcAdminClient, masterAdminClient } from '../helpers/admin-client';
+import { type KcAdminClient, realmAdminClient } from '../helpers/admin-client';
 
 /** Compatibility: the real `@keycloak/keycloak-admin-client` drives the clients API unchanged. */
 
@@ -9,9 +9,7 @@ const R = 'compatc';
 
 beforeAll(async () => {
   ts = await startTestServer();
-  ({ kc } = await masterAdminClient(ts));
-  await kc.realms.create({ realm: R, enabled: true });
-  kc.setConfig({ realmName: R });
+  ({ kc } = await realmAdminClient(ts, R));
 });
 afterAll(() => ts.close());
 

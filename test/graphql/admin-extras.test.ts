@@ -1,6 +1,6 @@
-import { startTestServer, type AdminApi, type TestServer } from '../helpers/server';
+import type { AdminApi, TestServer } from '../helpers/server';
 import { realmAdminApi } from '../helpers/realm-users';
-import { gqlClient, ok } from './gql';
+import { gqlClient, ok, startWithRealm } from './gql';
 
 let ts: TestServer;
 let api: AdminApi;
@@ -9,10 +9,7 @@ const R = 'extras';
 const base = `/admin/realms/${R}`;
 
 beforeAll(async () => {
-  ts = await startTestServer();
-  api = await ts.api();
-  gql = gqlClient(ts);
-  expect((await api.post('/admin/realms', { realm: R, enabled: true })).status).toBe(201);
+  ({ ts, api, gql } = await startWithRealm(R));
 });
 afterAll(() => ts.close());
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { X509Certificate } from 'node:crypto';
-import { type AdminApi, type TestServer, startTestServer } from '../helpers/server';
-import { gqlClient, ok } from './gql';
+import type { AdminApi, TestServer } from '../helpers/server';
+import { type gqlClient, ok, startWithRealm } from './gql';
 
 /** GraphQL: client certificates, client initial access and registration policy providers — parity with REST. */
 let ts: TestServer;
@@ -11,10 +11,7 @@ const R = 'gqlcerts';
 let clientId: string;
 
 beforeAll(async () => {
-  ts = await startTestServer();
-  api = await ts.api();
-  gql = gqlClient(ts);
-  expect((await api.post('/admin/realms', { realm: R, enabled: true })).status).toBe(201);
+  ({ ts, api, gql } = await startWithRealm(R));
   const realm = await ts.db.models.Realm.findOne({ where: { name: R } });
   clientId = randomUUID();
   await ts.db.models.Client.create({ id: clientId, realmId: realm?.id, clientId: 'gql-client', protocol: 'saml', settings: {} });

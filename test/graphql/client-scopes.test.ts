@@ -1,6 +1,6 @@
 import { realmAdminApi } from '../helpers/realm-users';
-import { startTestServer, type AdminApi, type TestServer } from '../helpers/server';
-import { type Json, gqlClient, ok } from './gql';
+import type { AdminApi, TestServer } from '../helpers/server';
+import { gqlClient, type Json, ok, startWithRealm } from './gql';
 
 /** GraphQL over the client-scope services: the same data and errors as REST, nested fields loader-batched. */
 let ts: TestServer;
@@ -10,10 +10,7 @@ const R = 'gqlscopes';
 const base = `/admin/realms/${R}`;
 
 beforeAll(async () => {
-  ts = await startTestServer();
-  api = await ts.api();
-  gql = gqlClient(ts);
-  expect((await api.post('/admin/realms', { realm: R, enabled: true })).status).toBe(201);
+  ({ ts, api, gql } = await startWithRealm(R));
   expect((await api.post(`${base}/roles`, { name: 'gql-role' })).status).toBe(201);
 });
 afterAll(() => ts.close());

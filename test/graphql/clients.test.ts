@@ -1,6 +1,6 @@
 import { realmAdminApi } from '../helpers/realm-users';
-import { startTestServer, type AdminApi, type TestServer } from '../helpers/server';
-import { gqlClient, ok } from './gql';
+import type { AdminApi, TestServer } from '../helpers/server';
+import { gqlClient, ok, startWithRealm } from './gql';
 
 /** Clients through GraphQL: the same service functions as REST, nested relations loader-batched. */
 let ts: TestServer;
@@ -10,10 +10,7 @@ const R = 'gqlc';
 const base = `/admin/realms/${R}`;
 
 beforeAll(async () => {
-  ts = await startTestServer();
-  api = await ts.api();
-  gql = gqlClient(ts);
-  expect((await api.post('/admin/realms', { realm: R, enabled: true })).status).toBe(201);
+  ({ ts, api, gql } = await startWithRealm(R));
 });
 afterAll(() => ts.close());
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { hashPassword } from '../../src/auth/passwords';
-import type { TestServer } from '../helpers/server';
+import { type AdminApi, type TestServer, startTestServer } from '../helpers/server';
 
 export interface GqlError {
   message: string;
@@ -59,4 +59,13 @@ export async function createLoginUser(ts: TestServer, realmName: string, usernam
     createdDate: Date.now(),
   });
   return id;
+}
+
+/** A fresh test server with an enabled realm `realm`, the master admin's REST api and a GraphQL client. */
+export async function startWithRealm(realm: string): Promise<{ ts: TestServer; api: AdminApi; gql: ReturnType<typeof gqlClient> }> {
+  const ts = await startTestServer();
+  const api = await ts.api();
+  const created = await api.post('/admin/realms', { realm, enabled: true });
+  if (created.status !== 201) throw new Error(`creating realm ${realm}: ${created.status}`);
+  return { ts, api, gql: gqlClient(ts) };
 }

@@ -1,5 +1,5 @@
-import { startTestServer, type AdminApi, type TestServer } from '../helpers/server';
-import { createLoginUser, gqlClient, ok } from './gql';
+import type { AdminApi, TestServer } from '../helpers/server';
+import { createLoginUser, gqlClient, ok, startWithRealm } from './gql';
 
 /**
  * Users, groups, roles and role mappings written and read through GraphQL agree with what the REST
@@ -17,10 +17,7 @@ const ROLE_FIELDS = 'id name description composite clientRole containerId attrib
 const drop = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null));
 
 beforeAll(async () => {
-  ts = await startTestServer();
-  api = await ts.api();
-  gql = gqlClient(ts);
-  expect((await api.post('/admin/realms', { realm: 'par', enabled: true })).status).toBe(201);
+  ({ ts, api, gql } = await startWithRealm('par'));
 });
 afterAll(() => ts.close());
 

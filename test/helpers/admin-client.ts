@@ -19,3 +19,15 @@ export async function masterAdminClient(ts: TestServer): Promise<{ kc: KcAdminCl
   await kc.auth({ username: ADMIN.username, password: ADMIN.password, grantType: 'password', clientId: 'admin-cli' });
   return { kc, baseUrl, Client };
 }
+
+/** The master admin's client, pointed at a new enabled realm `realm` (extra fields go into its representation). */
+export async function realmAdminClient(
+  ts: TestServer,
+  realm: string,
+  extra: Record<string, unknown> = {},
+): Promise<{ kc: KcAdminClient; baseUrl: string; Client: KcAdminClientClass }> {
+  const out = await masterAdminClient(ts);
+  await out.kc.realms.create({ realm, enabled: true, ...extra });
+  out.kc.setConfig({ realmName: realm });
+  return out;
+}

@@ -250,6 +250,16 @@ describe('deleting a realm', () => {
       (await api.post(`/admin/realms/doomed/users/${userId}/federated-identity/github`, { userId: 'gh-1', userName: 'v' })).status,
     ).toBe(204);
     expect((await api.post('/admin/realms/doomed/clients-initial-access', { count: 1 })).status).toBe(201);
+    expect((await api.post('/admin/realms/doomed/localization/de', { hello: 'Hallo' })).status).toBe(204);
+    expect((await api.post('/admin/realms/doomed/authentication/flows/browser/copy', { newName: 'my browser' })).status).toBe(201);
+    const idp = await api.post('/admin/realms/doomed/identity-provider/instances', {
+      alias: 'corp',
+      providerId: 'oidc',
+      config: { clientId: 'x', clientSecret: 's', authorizationUrl: 'https://corp/auth', tokenUrl: 'https://corp/token' },
+    });
+    expect(idp.status).toBe(201);
+    const mapper = { name: 'm', identityProviderAlias: 'corp', identityProviderMapper: 'hardcoded-attribute-idp-mapper', config: {} };
+    expect((await api.post('/admin/realms/doomed/identity-provider/instances/corp/mappers', mapper)).status).toBe(201);
     const realm = await ts.db.models.Realm.findOne({ where: { name: 'doomed' } });
     const realmId = realm?.id as string;
     expect(await ts.db.models.UserSession.count({ where: { realmId } })).toBeGreaterThan(0);

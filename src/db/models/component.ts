@@ -30,7 +30,10 @@ export function initComponent(sequelize: Sequelize) {
       tableName: 'component',
       underscored: true,
       timestamps: false,
-      indexes: [{ name: 'ix_component_realm_type', fields: ['realm_id', 'provider_type'] }],
+      indexes: [
+        { name: 'ix_component_realm_type', fields: ['realm_id', 'provider_type'] },
+        { name: 'ix_component_parent_type', fields: ['parent_id', 'provider_type'] },
+      ],
     },
   );
 }

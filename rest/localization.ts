@@ -1,0 +1,93 @@
+import { Router, type Request } from 'express';
+import { errorC } from '../src/errors';
+import { asTexts, deleteLocale, deleteText, getLocaleTexts, getText, listLocales, saveText, saveTexts } from '../src/services/localization';
+import { ctxOf, json, noContent, parseJson, qBool, rawBody, realmOf, route } from './http';
+
+/** `/{realm}/localization`: realm localization texts (config reference §10.4). */
+export const localizationRouter = Router({ mergeParams: true });
+
+const unsupported = () => errorC(415, 'HTTP 415 Unsupported Media Type');
+const badRequest = () => errorC(400, 'HTTP 400 Bad Request');
+
+/** The `file` part of a multipart/form-data body, or undefined. */
+function filePart(req: Request, contentType: string): string | undefined {
+  const boundary = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(contentType);
+  if (!boundary) return undefined;
+  const delimiter = `--${boundary[1] ?? boundary[2]}`;
+  for (const part of rawBody(req).split(delimiter)) {
+    const split = part.indexOf('\r\n\r\n');
+    if (split < 0) continue;
+    const headers = part.slice(0, split);
+    if (!/content-disposition:[^\r\n]*\bname="?file"?(;|\s|$)/i.test(headers)) continue;
+    return part.slice(split + 4).replace(/\r\n$/, '');
+  }
+  return undefined;
+}
+
+/** The texts of a POST body: a JSON map, or a JSON file uploaded as multipart field `file`. */
+function textsBody(req: Request): unknown {
+  const ct = req.headers['content-type'] ?? '';
+  if (/^multipart\/form-data/i.test(ct)) {
+    const file = filePart(req, ct);
+    if (file === undefined) throw badRequest();
+    try {
+      return asTexts(JSON.parse(file));
+    } catch {
+      throw errorC(400, 'Could not read file.');
+    }
+  }
+  if (ct && !/^application\/([\w.+-]*\+)?json\b/i.test(ct)) throw unsupported();
+  const body = parseJson(req);
+  if (body === undefined || body === null) throw badRequest();
+  return body;
+}
+
+const param = (req: Request, name: string) => String(req.params[name]);
+
+localizationRouter.get(
+  '/',
+  route(async (_req, res) => json(res, await listLocales(ctxOf(res), realmOf(res)))),
+);
+localizationRouter.get(
+  '/:locale',
+  route(async (req, res) =>
+    json(res, await getLocaleTexts(ctxOf(res), realmOf(res), param(req, 'locale'), qBool(req, 'useRealmDefaultLocaleFallback') ?? false)),
+  ),
+);
+localizationRouter.post(
+  '/:locale',
+  route(async (req, res) => {
+    await saveTexts(ctxOf(res), realmOf(res), param(req, 'locale'), textsBody(req));
+    noContent(res);
+  }),
+);
+localizationRouter.delete(
+  '/:locale',
+  route(async (req, res) => {
+    await deleteLocale(ctxOf(res), realmOf(res), param(req, 'locale'));
+    noContent(res);
+  }),
+);
+localizationRouter.get(
+  '/:locale/:key',
+  route(async (req, res) => {
+    const text = await getText(ctxOf(res), realmOf(res), param(req, 'locale'), param(req, 'key'));
+    res.status(200).type('text/plain').send(text);
+  }),
+);
+localizationRouter.put(
+  '/:locale/:key',
+  route(async (req, res) => {
+    const ct = req.headers['content-type'];
+    if (ct && !/^text\/plain\b/i.test(ct)) throw unsupported();
+    await saveText(ctxOf(res), realmOf(res), param(req, 'locale'), param(req, 'key'), rawBody(req));
+    noContent(res);
+  }),
+);
+localizationRouter.delete(
+  '/:locale/:key',
+  route(async (req, res) => {
+    await deleteText(ctxOf(res), realmOf(res), param(req, 'locale'), param(req, 'key'));
+    noContent(res);
+  }),
+);

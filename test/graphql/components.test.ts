@@ -1,0 +1,95 @@
+import { realmAdminApi } from '../helpers/realm-users';
+import type { AdminApi, TestServer } from '../helpers/server';
+import { gqlClient, type Json, ok, startWithRealm } from './gql';
+
+/** GraphQL over components, keys and server info: the same data and errors as REST. */
+let ts: TestServer;
+let api: AdminApi;
+let gql: ReturnType<typeof gqlClient>;
+const R = 'gqlcomponents';
+const KP = 'org.keycloak.keys.KeyProvider';
+
+beforeAll(async () => {
+  ({ ts, api, gql } = await startWithRealm(R));
+});
+afterAll(() => ts.close());
+
+const FIELDS = 'id name providerId providerType parentId subType config';
+
+describe('components, keys and serverinfo over GraphQL', () => {
+  test('Realm.components and Realm.keys equal the REST reads', async () => {
+    const data = ok(
+      await gql(
+        `query($r: String!, $t: String) { realm(name: $r) { components(type: $t) { ${FIELDS} } keys { active keys { kid providerId providerPriority status type algorithm use publicKey certificate validTo } } } }`,
+        {
+          r: R,
+          t: KP,
+        },
+      ),
+    );
+    const realm = data.realm as Json;
+    const rest = (await api.get(`/admin/realms/${R}/components?type=${KP}`)).body as Json[];
+    expect(realm.components.map((c: Json) => c.id)).toEqual(rest.map((c) => c.id));
+    expect(realm.components.find((c: Json) => c.name === 'rsa-generated').config).toEqual({ priority: ['100'] });
+    const keys = (await api.get(`/admin/realms/${R}/keys`)).body;
+    expect(realm.keys.active).toEqual(keys.active);
+    expect(realm.keys.keys.map((k: Json) => ({ ...Object.fromEntries(Object.entries(k).filter(([, v]) => v !== null)) }))).toEqual(
+      keys.keys,
+    );
+  });
+
+  test('create, update, read, delete a key provider; the new key becomes active', async () => {
+    const created = ok(
+      await gql(`mutation($r: String!, $i: ComponentInput!) { createComponent(realm: $r, input: $i) { ${FIELDS} } }`, {
+        r: R,
+        i: { name: 'gql-hmac', providerId: 'hmac-generated', providerType: KP, config: { priority: ['500'], algorithm: ['HS512'] } },
+      }),
+    ).createComponent as Json;
+    expect(created).toMatchObject({ name: 'gql-hmac', providerId: 'hmac-generated', config: { priority: ['500'], algorithm: ['HS512'] } });
+    const keys = (await api.get(`/admin/realms/${R}/keys`)).body;
+    const mine = keys.keys.find((k: Json) => k.providerId === created.id);
+    expect(keys.active.HS512).toBe(mine.kid);
+
+    const updated = ok(
+      await gql(`mutation($r: String!, $id: ID!, $i: ComponentInput!) { updateComponent(realm: $r, id: $id, input: $i) { name config } }`, {
+        r: R,
+        id: created.id,
+        i: { name: 'renamed', config: { active: ['false'] } },
+      }),
+    ).updateComponent as Json;
+    expect(updated).toEqual({ name: 'renamed', config: { priority: ['500'], algorithm: ['HS512'], active: ['false'] } });
+    const one = ok(await gql(`query($r: String!, $id: ID!) { component(realm: $r, id: $id) { ${FIELDS} } }`, { r: R, id: created.id }));
+    expect(one.component).toEqual({ ...(await api.get(`/admin/realms/${R}/components/${created.id}`)).body, subType: null });
+    expect(
+      ok(await gql('mutation($r: String!, $id: ID!) { deleteComponent(realm: $r, id: $id) }', { r: R, id: created.id })).deleteComponent,
+    ).toBe(true);
+    const gone = await gql(`query($r: String!, $id: ID!) { component(realm: $r, id: $id) { id } }`, { r: R, id: created.id });
+    expect(gone.errors?.[0]).toMatchObject({ message: 'Could not find component', extensions: { http: { status: 404 } } });
+  });
+
+  test('validation and permission errors carry the REST status', async () => {
+    const bad = await gql('mutation($r: String!, $i: ComponentInput!) { createComponent(realm: $r, input: $i) { id } }', {
+      r: R,
+      i: { name: 'x', providerId: 'nope', providerType: KP },
+    });
+    expect(bad.errors?.[0]).toMatchObject({ message: 'Invalid provider type or no such provider', extensions: { http: { status: 400 } } });
+    await realmAdminApi(ts, R, 'gql-viewer', ['view-users']);
+    const viewer = gqlClient(ts, { realm: R, username: 'gql-viewer', password: 'pw' });
+    const denied = await viewer(`query($r: String!) { realm(name: $r) { keys { active } } }`, { r: R });
+    expect(denied.errors?.[0].extensions.http?.status).toBe(403);
+  });
+
+  test('serverInfo: the dashboard parts and the whole representation', async () => {
+    const data = ok(
+      await gql(
+        '{ serverInfo { systemInfo { version uptimeMillis } memoryInfo { total used free freePercentage } features { name enabled } themes representation } }',
+      ),
+    );
+    const info = data.serverInfo as Json;
+    expect(info.systemInfo.version).toMatch(/^26\./);
+    expect(info.memoryInfo.total).toBeGreaterThan(0);
+    expect(info.features.find((f: Json) => f.name === 'ADMIN_FINE_GRAINED_AUTHZ_V2').enabled).toBe(true);
+    expect(Object.keys(info.themes)).toEqual(expect.arrayContaining(['login', 'admin', 'account', 'email']));
+    expect(Object.keys(info.representation.componentTypes)).toContain(KP);
+  });
+});
