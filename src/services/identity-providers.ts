@@ -136,6 +136,18 @@ function columnsOf(rep: Rep): Omit<Rep, 'internalId' | 'realmId'> {
 const exists = (alias: unknown) => errorA(409, `Identity Provider ${String(alias)} already exists`);
 
 /**
+ * The broker login flows a provider names must exist in the realm (Keycloak raises
+ * `No available authentication flow with alias: <alias>`; it answers 500, idserver 400).
+ */
+async function checkBrokerFlows(ctx: RequestContext, realm: RealmModel, columns: Rep): Promise<void> {
+  const aliases = [columns.firstBrokerLoginFlowAlias, columns.postBrokerLoginFlowAlias].filter((a): a is string => typeof a === 'string');
+  if (!aliases.length) return;
+  const found = await ctx.db.models.AuthFlow.findAll({ where: { realmId: realm.id, alias: aliases }, attributes: ['alias'] });
+  const missing = aliases.find((a) => !found.some((f) => f.alias === a));
+  if (missing !== undefined) throw errorA(400, `No available authentication flow with alias: ${missing}`);
+}
+
+/**
  * Creates an identity provider from a representation, inside the caller's transaction if any, and
  * records the CREATE admin event. No permission check: POST /instances checks first; realm and
  * partial import call it directly. Returns the alias.
@@ -148,6 +160,7 @@ export async function createIdentityProvider(ctx: RequestContext, realm: RealmMo
   const internalId = typeof rep.internalId === 'string' && rep.internalId ? rep.internalId : randomUUID();
   try {
     await ctx.db.transaction(async () => {
+      await checkBrokerFlows(ctx, realm, columns);
       await ctx.db.models.IdentityProvider.create({ ...columns, internalId, realmId: realm.id });
       await recordAdminEvent(ctx, realm, {
         operationType: 'CREATE',
@@ -187,6 +200,7 @@ export async function updateIdentityProvider(ctx: RequestContext, realm: RealmMo
   }
   try {
     await ctx.db.transaction(async () => {
+      await checkBrokerFlows(ctx, realm, columns);
       idp.set(columns);
       await idp.save();
       if (alias !== oldAlias) {

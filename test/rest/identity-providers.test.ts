@@ -89,6 +89,21 @@ describe('identity provider instances', () => {
     expect(await ts.db.models.IdentityProvider.count({ where: { alias: ['x1', 'x2', 'x3', 'x4', 'a b', 'a/b'] } })).toBe(0);
   });
 
+  test('broker login flows must exist in the realm: 400 otherwise, on create and on update; nothing changes', async () => {
+    const rep = { alias: 'flowcheck', providerId: 'oidc', config: { clientId: 'c' } };
+    const bad = await api.post(`${base}/instances`, { ...rep, firstBrokerLoginFlowAlias: 'no such flow' });
+    expect([bad.status, bad.body]).toEqual([400, { errorMessage: 'No available authentication flow with alias: no such flow' }]);
+    expect((await api.get(`${base}/instances/flowcheck`)).status).toBe(404);
+    expect((await api.post(`${base}/instances`, { ...rep, firstBrokerLoginFlowAlias: 'first broker login' })).status).toBe(201);
+    const upd = await api.put(`${base}/instances/flowcheck`, { ...rep, postBrokerLoginFlowAlias: 'ghost' });
+    expect([upd.status, upd.body]).toEqual([400, { errorMessage: 'No available authentication flow with alias: ghost' }]);
+    const got = (await api.get(`${base}/instances/flowcheck`)).body;
+    expect(got.firstBrokerLoginFlowAlias).toBe('first broker login');
+    expect(got.postBrokerLoginFlowAlias).toBeUndefined();
+    expect((await api.put(`${base}/instances/flowcheck`, { ...rep, postBrokerLoginFlowAlias: 'browser' })).status).toBe(204);
+    expect((await api.delete(`${base}/instances/flowcheck`)).status).toBe(204);
+  });
+
   test('concurrent creates of one alias: exactly one 201, the others 409 (unique index)', async () => {
     const results = await Promise.all(
       Array.from({ length: 5 }, () => api.post(`${base}/instances`, { alias: 'race', providerId: 'github' })),
