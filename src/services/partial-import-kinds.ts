@@ -8,6 +8,7 @@ import type { RequestContext } from './context';
 import { importFederatedIdentities } from './federated-identities';
 import { deleteGroup } from './groups';
 import { createIdentityProvider, findIdentityProvider, removeIdentityProviderRows } from './identity-providers';
+import { createIdentityProviderMapper } from './idp-mappers';
 import { importGroup, mapRoles, roleIdsByNames } from './realm-import';
 import { addComposites } from './role-composites';
 import { createRole, deleteRole, type RoleComposites } from './roles';
@@ -21,7 +22,7 @@ import { createUser, deleteUser } from './users';
  * realm that records no admin events: the import records one event per result itself.
  */
 export type Rep = Record<string, unknown>;
-export type ResourceType = 'CLIENT' | 'REALM_ROLE' | 'CLIENT_ROLE' | 'IDP' | 'GROUP' | 'USER';
+export type ResourceType = 'CLIENT' | 'REALM_ROLE' | 'CLIENT_ROLE' | 'IDP' | 'IDP_MAPPER' | 'GROUP' | 'USER';
 
 export interface Item {
   rep: Rep;
@@ -220,6 +221,44 @@ export function identityProvidersKind(ctx: RequestContext, realm: RealmModel, re
       return (await findIdentityProvider(ctx, realm, alias))?.internalId ?? alias;
     },
     event: (_id, item) => ({ resourceType: 'IDENTITY_PROVIDER', resourcePath: `identity-provider/instances/${item.name}` }),
+  };
+}
+
+/** Mappers named by provider alias and mapper name; an existing one is replaced on OVERWRITE (IdentityProviderMappersPartialImport). */
+export function identityProviderMappersKind(ctx: RequestContext, realm: RealmModel, reps: Rep[]): Kind {
+  const key = (alias: string, name: string) => `${alias}\u0000${name}`;
+  return {
+    type: 'IDP_MAPPER',
+    async prepare() {
+      const aliases = [...new Set(reps.map((r) => str(r.identityProviderAlias)))];
+      const providers = aliases.length
+        ? await ctx.db.models.IdentityProvider.findAll({
+            where: { realmId: realm.id, alias: { [Op.in]: aliases } },
+            attributes: ['internalId', 'alias'],
+          })
+        : [];
+      const aliasOf = new Map(providers.map((p) => [p.internalId, p.alias]));
+      const mappers = providers.length
+        ? await ctx.db.models.IdpMapper.findAll({
+            where: { identityProviderId: { [Op.in]: [...aliasOf.keys()] } },
+            attributes: ['id', 'identityProviderId', 'name'],
+          })
+        : [];
+      const existing = new Map(mappers.map((m) => [key(aliasOf.get(m.identityProviderId) as string, m.name), m.id]));
+      return reps.map((rep) => {
+        const id = existing.get(key(str(rep.identityProviderAlias), str(rep.name)));
+        return { rep, name: str(rep.name), existingId: id, reportedId: id };
+      });
+    },
+    existsMessage: (item) => `Identity Provider Mapper'${item.name}' already exists.`,
+    async remove(item) {
+      await ctx.db.models.IdpMapper.destroy({ where: { id: item.existingId as string } });
+    },
+    create: (item) => createIdentityProviderMapper(ctx, realm, without(item.rep, 'id')),
+    event: (id, item) => ({
+      resourceType: 'IDENTITY_PROVIDER_MAPPER',
+      resourcePath: `identity-provider/instances/${str(item.rep.identityProviderAlias)}/mappers/${id}`,
+    }),
   };
 }
 

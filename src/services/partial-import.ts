@@ -10,6 +10,7 @@ import {
   type ResourceType,
   clientsKind,
   groupsKind,
+  identityProviderMappersKind,
   identityProvidersKind,
   rolesKinds,
   usersKind,
@@ -54,7 +55,7 @@ function parse(body: unknown): { policy: Policy; rep: Rep } {
   if (!POLICIES.has(policy)) throw cannotParse('mapping');
   if (rep.roles !== undefined && rep.roles !== null && (typeof rep.roles !== 'object' || Array.isArray(rep.roles)))
     throw cannotParse('mapping');
-  for (const f of ['users', 'clients', 'groups', 'identityProviders']) objects(rep[f]);
+  for (const f of ['users', 'clients', 'groups', 'identityProviders', 'identityProviderMappers']) objects(rep[f]);
   return { policy, rep };
 }
 
@@ -82,6 +83,7 @@ export async function partialImport(ctx: RequestContext, realm: RealmModel, body
     clientsKind(sys, view, clients),
     ...rolesKinds(sys, view, (rep.roles as Rep | undefined) ?? {}, new Set(clients.map((c) => String(c.clientId)))),
     identityProvidersKind(sys, view, objects(rep.identityProviders)),
+    identityProviderMappersKind(sys, view, objects(rep.identityProviderMappers)),
     groupsKind(sys, view, objects(rep.groups)),
     usersKind(sys, view, objects(rep.users)),
   ];

@@ -144,6 +144,36 @@ describe('partial import', () => {
     expect(again.body).toEqual({ errorMessage: "Identity Provider 'imp-idp' already exists." });
   });
 
+  test('identity provider mappers are imported by provider alias and name, with their provider', async () => {
+    const idp = { alias: 'map-idp', providerId: 'oidc', config: { clientId: 'c' } };
+    const mapper = {
+      name: 'dept',
+      identityProviderAlias: 'map-idp',
+      identityProviderMapper: 'hardcoded-attribute-idp-mapper',
+      config: { attribute: 'dept', 'attribute.value': 'sales' },
+    };
+    const res = await api.post(`${base}/partialImport`, { identityProviders: [idp], identityProviderMappers: [mapper] });
+    expect(res.status).toBe(200);
+    expect(pick(res.body.results, 'IDP_MAPPER')).toEqual(['ADDED dept']);
+    const listed = (await api.get(`${base}/identity-provider/instances/map-idp/mappers`)).body;
+    expect(listed).toMatchObject([
+      { name: 'dept', identityProviderMapper: 'hardcoded-attribute-idp-mapper', config: { 'attribute.value': 'sales' } },
+    ]);
+    const dup = await api.post(`${base}/partialImport`, { identityProviderMappers: [mapper] });
+    expect([dup.status, dup.body]).toEqual([409, { errorMessage: "Identity Provider Mapper'dept' already exists." }]);
+    const over = await api.post(`${base}/partialImport`, {
+      ifResourceExists: 'OVERWRITE',
+      identityProviderMappers: [{ ...mapper, config: { attribute: 'dept', 'attribute.value': 'support' } }],
+    });
+    expect(pick(over.body.results, 'IDP_MAPPER')).toEqual(['OVERWRITTEN dept']);
+    const after = (await api.get(`${base}/identity-provider/instances/map-idp/mappers`)).body;
+    expect(after.map((m: { config: Record<string, string> }) => m.config['attribute.value'])).toEqual(['support']);
+    const orphan = await api.post(`${base}/partialImport`, {
+      identityProviderMappers: [{ ...mapper, name: 'x', identityProviderAlias: 'ghost' }],
+    });
+    expect(orphan.status).toBe(400);
+  });
+
   test('conflict messages of the other kinds', async () => {
     const conflict = async (body: object, message: string) => {
       const res = await api.post(`${base}/partialImport`, body);
