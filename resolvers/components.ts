@@ -1,5 +1,5 @@
 import { GraphQLBoolean, GraphQLFloat, GraphQLID, GraphQLString } from 'graphql';
-import { Arg, Ctx, Field, FieldResolver, InputType, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, Directive, Field, FieldResolver, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import type { RequestContext } from '../src/services/context';
 import { createComponent, deleteComponent, getComponent, listComponents, updateComponent } from '../src/services/components';
 import { parseComponentInput } from '../src/services/components-input';
@@ -7,9 +7,11 @@ import { listRealmKeys } from '../src/services/realm-key-list';
 import { resolveRealm } from '../src/services/realms';
 import { type InRealm, type Rep, plain, realmOf } from './types/common';
 import { Realm } from './types/realm';
+import { representationInput } from './types/inputs';
 import { JSONObject } from './types/scalars';
 
 /** A component of a realm (Keycloak ComponentRepresentation; secret config values masked). */
+@Directive('@representation(name: "ComponentRepresentation")')
 @ObjectType({
   description: 'A component: key provider, user federation provider or mapper, registration policy (Keycloak ComponentRepresentation).',
 })
@@ -23,17 +25,8 @@ export class Component {
   @Field(() => JSONObject, { nullable: true, description: 'name → values; secrets read as **********.' }) config?: Record<string, string[]>;
 }
 
-/** Input of createComponent / updateComponent: the ComponentRepresentation fields. */
-@InputType({ description: "Keycloak's ComponentRepresentation as input (config: name → list of values)." })
-export class ComponentInput {
-  @Field(() => GraphQLString, { nullable: true }) id?: string;
-  @Field(() => GraphQLString, { nullable: true }) name?: string;
-  @Field(() => GraphQLString, { nullable: true }) providerId?: string;
-  @Field(() => GraphQLString, { nullable: true }) providerType?: string;
-  @Field(() => GraphQLString, { nullable: true }) parentId?: string;
-  @Field(() => GraphQLString, { nullable: true }) subType?: string;
-  @Field(() => JSONObject, { nullable: true }) config?: Record<string, unknown>;
-}
+/** Input of createComponent / updateComponent: generated from the ComponentRepresentation table. */
+const ComponentInput = representationInput('ComponentRepresentation');
 
 /** One key of the realm (Keycloak KeyMetadataRepresentation). */
 @ObjectType({ description: 'A realm key (Keycloak KeyMetadataRepresentation); providerId is the component id.' })
@@ -59,7 +52,7 @@ export class RealmKeys {
 const realmArg = () => Arg('realm', () => GraphQLString);
 const idArg = () => Arg('id', () => GraphQLID);
 const opt = (name: string) => Arg(name, () => GraphQLString, { nullable: true });
-const input = (i: ComponentInput) => parseComponentInput(plain(i));
+const input = (i: Rep) => parseComponentInput(plain(i));
 
 /** Realm → components and keys. */
 @Resolver(() => Realm)
@@ -90,11 +83,7 @@ export class ComponentResolver {
   }
 
   @Mutation(() => Component, { description: 'Creates a component (POST /components); key providers generate their keys.' })
-  async createComponent(
-    @Ctx() ctx: RequestContext,
-    @realmArg() realm: string,
-    @Arg('input', () => ComponentInput) i: ComponentInput,
-  ): Promise<Rep> {
+  async createComponent(@Ctx() ctx: RequestContext, @realmArg() realm: string, @Arg('input', () => ComponentInput) i: Rep): Promise<Rep> {
     const r = await resolveRealm(ctx, realm);
     return getComponent(ctx, r, await createComponent(ctx, r, input(i)));
   }
@@ -104,7 +93,7 @@ export class ComponentResolver {
     @Ctx() ctx: RequestContext,
     @realmArg() realm: string,
     @idArg() id: string,
-    @Arg('input', () => ComponentInput) i: ComponentInput,
+    @Arg('input', () => ComponentInput) i: Rep,
   ): Promise<Rep> {
     const r = await resolveRealm(ctx, realm);
     await updateComponent(ctx, r, id, input(i));

@@ -230,6 +230,7 @@ export const representations: Record<string, FieldTable> = {
     priority: I,
   },
   AuthenticatorConfigRepresentation: { id: S, alias: S, config: M },
+  ComponentRepresentation: { id: S, name: S, providerId: S, providerType: S, parentId: S, subType: S, config: M },
   RequiredActionProviderRepresentation: { alias: S, name: S, providerId: S, enabled: B, defaultAction: B, priority: I, config: M },
   ClientScopeRepresentation: {
     id: S,
