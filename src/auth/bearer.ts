@@ -30,14 +30,13 @@ export async function actorFromRequest(db: Db, req: Request): Promise<Actor> {
 
 /**
  * The RequestContext of an authenticated admin request, its loaders primed with the caller's realm
- * and user (read while verifying the token), so the request does not read them again.
+ * (read while verifying the token), so the request does not read it again.
  */
 export async function contextFromRequest(db: Db, req: Request, baseUrl: string, category?: string): Promise<RequestContext> {
   const verified = await verifiedRequest(db, req);
   const ctx = createContext(db, toActor(verified, req), baseUrl, category);
   ctx.loaders.realmByName.prime(verified.realm.name, verified.realm);
   ctx.loaders.realmById.prime(verified.realm.id, verified.realm);
-  ctx.loaders.userById.prime(verified.user.id, verified.user);
   return ctx;
 }
 
@@ -45,8 +44,8 @@ function toActor(verified: NonNullable<Awaited<ReturnType<typeof verifyBearer>>>
   return {
     realmId: verified.realm.id,
     realmName: verified.realm.name,
-    userId: verified.user.id,
-    clientId: verified.client.id,
+    userId: verified.userId,
+    clientId: verified.clientId,
     sessionId: verified.sessionId,
     ipAddress: req.ip,
   };

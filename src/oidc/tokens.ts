@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { SignJWT, decodeJwt, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
-import { Op } from 'sequelize';
+import { Op, QueryTypes } from 'sequelize';
 import type { Db } from '../db';
 import type { ClientModel } from '../db/models/client';
 import type { UserSessionModel } from '../db/models/component';
@@ -230,14 +230,41 @@ export async function tokenEndpoint(db: Db, req: TokenRequest): Promise<TokenRes
 
 export interface VerifiedToken {
   realm: RealmModel;
-  user: UserModel;
-  client: ClientModel;
+  userId: string;
+  /** Internal id of the client the token was issued to (`azp`). */
+  clientId: string;
   sessionId?: string;
 }
 
+/** The caller's user, client and session, read in one statement (bearer verification runs on every admin request). */
+interface BearerRow {
+  clientUuid: string;
+  userId: string | null;
+  userRealm: string | null;
+  enabled: boolean | number | null;
+  notBefore: number | string | null;
+  sessionId: string | null;
+  sessionRealm: string | null;
+  started: number | string | null;
+  lastAccess: number | string | null;
+  offline: boolean | number | null;
+  rememberMe: boolean | number | null;
+}
+
+const BEARER_SQL = `SELECT c.id AS clientUuid, u.id AS userId, u.realm_id AS userRealm, u.enabled AS enabled, u.not_before AS notBefore,
+  s.id AS sessionId, s.realm_id AS sessionRealm, s.started AS started, s.last_access AS lastAccess, s.offline AS offline,
+  s.remember_me AS rememberMe
+FROM client c
+LEFT JOIN user_session s ON s.id = :sid
+LEFT JOIN user_entity u ON u.id = COALESCE(:sub, s.user_id)
+WHERE c.realm_id = :realm AND c.client_id = :azp`;
+
+const truthy = (v: unknown) => v === true || v === 1 || v === '1';
+
 /**
  * Verifies an admin bearer token: issuer realm, signature with the realm's keys, expiry, type,
- * not-before, live session, enabled user. Returns null when anything fails (→ 401).
+ * not-before, live session, enabled user, existing client. Two statements: the realm, then user,
+ * client and session together. Returns null when anything fails (→ 401).
  */
 export async function verifyBearer(db: Db, token: string): Promise<VerifiedToken | null> {
   try {
@@ -258,15 +285,24 @@ export async function verifyBearer(db: Db, token: string): Promise<VerifiedToken
       }
     }
     if (claims?.typ !== 'Bearer') return null;
-    const session = claims.sid ? await db.models.UserSession.findByPk(String(claims.sid)) : null;
-    if (claims.sid && (!session || session.realmId !== realm.id || !isSessionActive(realm, session))) return null;
-    const userId = claims.sub ? String(claims.sub) : session?.userId;
-    const user = userId ? await db.models.User.findByPk(userId) : null;
-    if (!user?.enabled || user.realmId !== realm.id) return null;
-    if (Number(claims.iat ?? 0) < Math.max(user.notBefore, setting(realm, 'notBefore', 0))) return null;
-    const client = await db.models.Client.findOne({ where: { realmId: realm.id, clientId: String(claims.azp ?? '') } });
-    if (!client) return null;
-    return { realm, user, client, sessionId: session?.id };
+    const sid = claims.sid ? String(claims.sid) : null;
+    const [row] = await db.sequelize.query<BearerRow>(BEARER_SQL, {
+      replacements: { sid, sub: claims.sub ? String(claims.sub) : null, realm: realm.id, azp: String(claims.azp ?? '') },
+      type: QueryTypes.SELECT,
+    });
+    if (!row) return null; // no such client
+    if (sid) {
+      const session = {
+        started: Number(row.started),
+        lastAccess: Number(row.lastAccess),
+        offline: truthy(row.offline),
+        rememberMe: truthy(row.rememberMe),
+      } as UserSessionModel;
+      if (!row.sessionId || row.sessionRealm !== realm.id || !isSessionActive(realm, session)) return null;
+    }
+    if (!row.userId || !truthy(row.enabled) || row.userRealm !== realm.id) return null;
+    if (Number(claims.iat ?? 0) < Math.max(Number(row.notBefore ?? 0), setting(realm, 'notBefore', 0))) return null;
+    return { realm, userId: row.userId, clientId: row.clientUuid, sessionId: row.sessionId ?? undefined };
   } catch (e) {
     log.debug(`Bearer token rejected: ${(e as Error).message}`);
     return null;
