@@ -102,6 +102,19 @@ export function subtreeFlowIds(tree: FlowTree, roots: string[]): string[] {
   return out;
 }
 
+/** The realm's flows (sub-flows too) and authenticator configs as a realm export carries them. */
+export async function exportAuthentication(
+  ctx: RequestContext,
+  realm: RealmModel,
+): Promise<{ authenticationFlows: Rep[]; authenticatorConfig: Rep[] }> {
+  const tree = await loadFlowTree(ctx, realm);
+  const configs = await ctx.db.models.AuthenticatorConfig.findAll({ where: { realmId: realm.id }, order: [['alias', 'ASC']] });
+  return {
+    authenticationFlows: tree.flows.map((f) => toFlowRepresentation(f, tree)),
+    authenticatorConfig: configs.map(toConfigRepresentation),
+  };
+}
+
 /** AuthenticationExecutionExportRepresentation (inside a flow representation). */
 function toExportRepresentation(e: AuthExecutionModel, tree: FlowTree): Rep {
   const out: Rep = {};

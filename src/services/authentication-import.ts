@@ -40,7 +40,13 @@ async function importRequiredActions(ctx: RequestContext, realm: RealmModel, act
   if (rows.length) await ctx.db.models.RequiredAction.bulkCreate(rows);
 }
 
-async function importFlows(ctx: RequestContext, realm: RealmModel, flowReps: Rep[], configReps: Rep[]): Promise<void> {
+async function importFlows(
+  ctx: RequestContext,
+  realm: RealmModel,
+  flowReps: Rep[],
+  configReps: Rep[],
+  remap: Map<string, string>,
+): Promise<void> {
   const configIds = new Map<string, string>();
   const configs = configReps.map((c) => {
     const alias = str(c.alias);
@@ -50,11 +56,20 @@ async function importFlows(ctx: RequestContext, realm: RealmModel, flowReps: Rep
     return { id, realmId: realm.id, alias: alias ?? null, config: stringMap(c.config) };
   });
   const flowIds = new Map<string, string>();
+  // A flow keeps its id when no flow has it yet (client binding overrides name flows by id); an export
+  // imported again on the same server gets new ids, remapped for the overrides.
+  const wanted = flowReps.map((f) => str(f.id)).filter((id): id is string => Boolean(id));
+  const taken = new Set(
+    wanted.length ? (await ctx.db.models.AuthFlow.findAll({ where: { id: wanted }, attributes: ['id'] })).map((f) => f.id) : [],
+  );
   const flows = flowReps.map((f) => {
     const alias = str(f.alias);
     if (!alias) throw badRequest('Authentication flow alias is missing');
     if (flowIds.has(alias)) throw badRequest(`Duplicate authentication flow ${alias}`);
-    const id = randomUUID();
+    const given = str(f.id);
+    const id = given && !taken.has(given) ? given : randomUUID();
+    if (given) taken.add(given);
+    if (given) remap.set(given, id);
     flowIds.set(alias, id);
     const description = typeof f.description === 'string' ? f.description : null;
     return {
@@ -108,8 +123,24 @@ async function importFlows(ctx: RequestContext, realm: RealmModel, flowReps: Rep
   await m.AuthExecution.bulkCreate([...executions, ...defaults.executions]);
 }
 
-/** Imports the authentication parts of a realm representation into a new realm (defaults replaced where given). */
-export async function importAuthentication(ctx: RequestContext, realm: RealmModel, rep: Rep): Promise<void> {
+/**
+ * Imports the authentication parts of a realm representation into a new realm (defaults replaced
+ * where given). Returns representation flow id → stored flow id, for the clients' binding overrides.
+ */
+export async function importAuthentication(ctx: RequestContext, realm: RealmModel, rep: Rep): Promise<Map<string, string>> {
+  const remap = new Map<string, string>();
   if (Array.isArray(rep.requiredActions)) await importRequiredActions(ctx, realm, list(rep.requiredActions));
-  if (Array.isArray(rep.authenticationFlows)) await importFlows(ctx, realm, list(rep.authenticationFlows), list(rep.authenticatorConfig));
+  if (Array.isArray(rep.authenticationFlows))
+    await importFlows(ctx, realm, list(rep.authenticationFlows), list(rep.authenticatorConfig), remap);
+  return remap;
+}
+
+/** Clients of a representation with their flow binding overrides pointing at the imported flows. */
+export function withImportedFlowIds(clients: Rep[], remap: Map<string, string>): Rep[] {
+  return clients.map((c) => {
+    const overrides = c.authenticationFlowBindingOverrides;
+    if (!overrides || typeof overrides !== 'object' || Array.isArray(overrides)) return c;
+    const mapped = Object.fromEntries(Object.entries(overrides as Rep).map(([k, v]) => [k, remap.get(String(v)) ?? v]));
+    return { ...c, authenticationFlowBindingOverrides: mapped };
+  });
 }

@@ -5,6 +5,7 @@ import type { RoleModel } from '../db/models/role';
 import { toRoleRepresentation } from '../representations/role';
 import { clientRepresentations } from './clients';
 import { listClientScopes, listRealmDefaultScopes } from './client-scopes';
+import { exportAuthentication } from './authentication-common';
 import type { RequestContext } from './context';
 import { groupRepresentations } from './group-queries';
 import { listIdentityProviders } from './identity-providers';
@@ -125,6 +126,7 @@ export async function partialExport(ctx: RequestContext, realm: RealmModel, opts
   }));
   out.components = await components(sys, realm);
   out.requiredActions = await requiredActions(sys, realm);
+  Object.assign(out, await exportAuthentication(sys, realm));
   out.localizationTexts = await allTexts(sys, realm);
   Object.assign(out, await exportScopeMappings(sys, realm, Boolean(opts.exportClients)));
   const clients = await m.Client.findAll({ where: { realmId: realm.id }, order: [['clientId', 'ASC']] });

@@ -12,7 +12,7 @@ import { importFederatedIdentities } from './federated-identities';
 import { createIdentityProvider } from './identity-providers';
 import { createIdentityProviderMapper } from './idp-mappers';
 import { createUser } from './users';
-import { importAuthentication } from './authentication-import';
+import { importAuthentication, withImportedFlowIds } from './authentication-import';
 import { importClientPolicies } from './client-policies';
 import { importLocalizationTexts } from './localization';
 import {
@@ -121,10 +121,11 @@ export async function importGroup(ctx: RequestContext, realm: RealmModel, rep: R
 }
 
 /** Imports roles, groups, default groups and users of a realm representation into a new realm. */
-export async function importRealmContent(ctx: RequestContext, realm: RealmModel, rep: Rep): Promise<void> {
-  await importClientPolicies(ctx, realm, rep);
-  await importLocalizationTexts(ctx, realm, rep.localizationTexts);
-  await importAuthentication(ctx, realm, rep);
+export async function importRealmContent(ctx: RequestContext, realm: RealmModel, body: Rep): Promise<void> {
+  await importClientPolicies(ctx, realm, body);
+  await importLocalizationTexts(ctx, realm, body.localizationTexts);
+  const flowIds = await importAuthentication(ctx, realm, body);
+  const rep: Rep = Array.isArray(body.clients) ? { ...body, clients: withImportedFlowIds(list(body.clients), flowIds) } : body;
   const quiet = quietRealm(realm);
   await asImportError(async () => {
     await importClientScopes(ctx, quiet, rep);

@@ -152,6 +152,30 @@ describe('full realm import: clients, scopes, mappings', () => {
     expect(token.status).toBe(200);
   });
 
+  test('flows travel with the export: a client browser-flow override points at the imported copy of its flow', async () => {
+    await api.post('/admin/realms', { realm: 'flowsrc', enabled: true });
+    const src = '/admin/realms/flowsrc';
+    expect((await api.post(`${src}/authentication/flows/browser/copy`, { newName: 'strict browser' })).status).toBe(201);
+    const flows = (await api.get(`${src}/authentication/flows`)).body as Json[];
+    const strict = flows.find((f) => f.alias === 'strict browser') as Json;
+    const created = await api.post(`${src}/clients`, { clientId: 'guarded', authenticationFlowBindingOverrides: { browser: strict.id } });
+    expect(created.status).toBe(201);
+    const exported = (await api.post(`${src}/partial-export?exportClients=true`)).body as Json;
+    expect(names(exported.authenticationFlows, 'alias')).toEqual(expect.arrayContaining(['strict browser', 'strict browser forms']));
+    expect(exported.authenticatorConfig.length).toBeGreaterThan(0);
+    const { id: _id, ...body } = exported;
+    expect((await api.post('/admin/realms', { ...body, realm: 'flowcopy' })).status).toBe(201);
+    const copyFlows = (await api.get('/admin/realms/flowcopy/authentication/flows')).body as Json[];
+    const copyStrict = copyFlows.find((f) => f.alias === 'strict browser') as Json;
+    expect(copyStrict.id).not.toBe(strict.id); // the source realm still has that id
+    const executions = (await api.get(`/admin/realms/flowcopy/authentication/flows/${encodeURIComponent('strict browser')}/executions`))
+      .body;
+    expect(executions.length).toBe(
+      (await api.get(`${src}/authentication/flows/${encodeURIComponent('strict browser')}/executions`)).body.length,
+    );
+    expect((await clientOf('flowcopy', 'guarded')).authenticationFlowBindingOverrides).toEqual({ browser: copyStrict.id });
+  });
+
   test('clientScopes in the representation replace the built-in scopes; offline_access is added', async () => {
     const res = await api.post('/admin/realms', {
       realm: 'scoped',
