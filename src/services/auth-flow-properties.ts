@@ -2,18 +2,10 @@
  * Config property descriptions (Keycloak ConfigPropertyRepresentation) shared by the provider
  * catalogues of authenticator-providers.ts: the helpers and the longer property lists.
  */
+import type { ConfigPropertyRep } from '../representations/config-property';
+
 /** Keycloak's ConfigPropertyRepresentation. */
-export interface ConfigProperty {
-  name: string;
-  label: string;
-  helpText: string;
-  type: string;
-  defaultValue?: unknown;
-  options?: string[];
-  secret: boolean;
-  required: boolean;
-  readOnly: boolean;
-}
+export type ConfigProperty = ConfigPropertyRep;
 
 type PropOpts = { defaultValue?: unknown; options?: string[]; secret?: boolean };
 export const prop = (name: string, label: string, type: string, helpText: string, o: PropOpts = {}): ConfigProperty => ({

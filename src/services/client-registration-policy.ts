@@ -1,6 +1,7 @@
 import { requireCap } from '../auth/permissions';
 import type { RealmModel } from '../db/models/realm';
 import type { RequestContext } from './context';
+import type { ConfigPropertyRep } from '../representations/config-property';
 
 /**
  * Client registration policy providers — `GET /client-registration-policy/providers` (config
@@ -9,18 +10,7 @@ import type { RequestContext } from './context';
  * client-scope names). The policy instances themselves are components (§6.5).
  */
 
-/** Keycloak's ConfigPropertyRepresentation. */
-export interface ConfigPropertyRep {
-  name: string;
-  label: string;
-  helpText: string;
-  type: string;
-  defaultValue?: unknown;
-  options?: string[];
-  secret: boolean;
-  required: boolean;
-  readOnly: boolean;
-}
+export type { ConfigPropertyRep };
 
 /** Keycloak's ComponentTypeRepresentation. */
 export interface ComponentTypeRep {

@@ -3,19 +3,10 @@
  * groups (serverinfo `identityProviders` / `socialProviders`, `GET /identity-provider/providers/{id}`)
  * and the mapper types an identity provider of each provider id supports (`.../mapper-types`).
  */
+import type { ConfigPropertyRep } from '../representations/config-property';
 
 /** A config property as Keycloak serialises ProviderConfigProperty / ConfigPropertyRepresentation. */
-export interface ConfigProperty {
-  name: string;
-  label: string;
-  helpText: string;
-  type: string;
-  defaultValue?: string;
-  options?: string[];
-  secret: boolean;
-  required: boolean;
-  readOnly: boolean;
-}
+export type ConfigProperty = ConfigPropertyRep;
 
 const prop = (name: string, label: string, type: string, helpText: string, extra: Partial<ConfigProperty> = {}): ConfigProperty => ({
   name,

@@ -3,6 +3,7 @@
  * keycloak-behavior-config.md §3.3, §6.5): top-level settings, roles, built-in clients, client
  * scopes, required actions and components. Data only; realms.ts applies it.
  */
+import { FLOW_BINDINGS } from './auth-flow-defaults';
 
 /** All realm settings kept in the `settings` column, with the values of a new non-master realm. */
 export function defaultRealmSettings(): Record<string, unknown> {
@@ -101,13 +102,7 @@ export function defaultRealmSettings(): Record<string, unknown> {
     adminEventsDetailsEnabled: false,
     internationalizationEnabled: false,
     supportedLocales: [],
-    browserFlow: 'browser',
-    registrationFlow: 'registration',
-    directGrantFlow: 'direct grant',
-    resetCredentialsFlow: 'reset credentials',
-    clientAuthenticationFlow: 'clients',
-    dockerAuthenticationFlow: 'docker auth',
-    firstBrokerLoginFlow: 'first broker login',
+    ...FLOW_BINDINGS,
     attributes: {
       cibaBackchannelTokenDeliveryMode: 'poll',
       cibaExpiresIn: '120',
