@@ -1,4 +1,3 @@
-import busboy from 'busboy';
 import { type Request, type Response, Router } from 'express';
 import { errorC } from '../src/errors';
 import {
@@ -11,6 +10,7 @@ import {
   uploadClientCertificate,
 } from '../src/services/client-certificates';
 import { ctxOf, json, jsonBody, realmOf, route } from './http';
+import { isMultipart, multipartFields } from './multipart';
 
 /** `/admin/realms/{realm}/clients/{id}/certificates/{attr}` — key info, generate, upload, keystore downloads. */
 export const clientCertificatesRouter = Router({ mergeParams: true });
@@ -19,36 +19,16 @@ const uuidOf = (req: Request) => req.params.clientUuid as string;
 const attrOf = (req: Request) => req.params.attr as string;
 const FIELDS = ['keystoreFormat', 'keyAlias', 'keyPassword', 'storePassword'] as const;
 
-/** The multipart/form-data fields of an upload (the body is already buffered by the admin router). */
-function multipart(req: Request): Promise<CertificateUpload> {
-  const type = req.headers['content-type'];
-  if (!type || !/^multipart\/form-data/i.test(type)) throw errorC(415, 'HTTP 415 Unsupported Media Type');
-  const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-  return new Promise((resolve, reject) => {
-    const bad = () => reject(errorC(400, 'HTTP 400 Bad Request'));
-    let bb: busboy.Busboy;
-    try {
-      bb = busboy({ headers: req.headers });
-    } catch {
-      bad();
-      return;
-    }
-    const out: CertificateUpload = {};
-    bb.on('field', (name, value) => {
-      if ((FIELDS as readonly string[]).includes(name)) out[name as (typeof FIELDS)[number]] = value;
-      else if (name === 'file') out.file = Buffer.from(value, 'utf8');
-    });
-    bb.on('file', (name, stream) => {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        if (name === 'file') out.file = Buffer.concat(chunks);
-      });
-    });
-    bb.on('close', () => resolve(out));
-    bb.on('error', bad);
-    bb.end(body);
-  });
+/** The multipart/form-data fields of an upload: the keystore settings and the `file`. */
+async function multipart(req: Request): Promise<CertificateUpload> {
+  if (!isMultipart(req)) throw errorC(415, 'HTTP 415 Unsupported Media Type');
+  const fields = await multipartFields(req);
+  const out: CertificateUpload = { file: fields.get('file') };
+  for (const name of FIELDS) {
+    const v = fields.get(name);
+    if (v) out[name] = v.toString('utf8');
+  }
+  return out;
 }
 
 const keystore = (res: Response, bytes: Buffer) => res.status(200).type('application/octet-stream').send(bytes);

@@ -1,6 +1,4 @@
-import busboy from 'busboy';
 import { type Request, Router } from 'express';
-import { errorC } from '../src/errors';
 import {
   addIdentityProvider,
   deleteIdentityProvider,
@@ -21,6 +19,7 @@ import {
   updateIdpMapper,
 } from '../src/services/idp-mappers';
 import { created, ctxOf, json, jsonBody, noContent, parseJson, qBool, qInt, qStr, realmOf, route } from './http';
+import { isMultipart, multipartFields } from './multipart';
 
 /**
  * `/admin/realms/{realm}/identity-provider`: identity provider instances, their mappers and mapper
@@ -36,39 +35,17 @@ identityProvidersRouter.get(
   '/providers/:providerId',
   route(async (req, res) => json(res, await getIdentityProviderFactory(ctxOf(res), realmOf(res), String(req.params.providerId)))),
 );
-/** The `providerId` and `file` fields of a multipart/form-data body (already buffered by the admin router). */
-function formFields(req: Request): Promise<{ providerId?: string; file?: string }> {
-  const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-  return new Promise((resolve, reject) => {
-    const out: { providerId?: string; file?: string } = {};
-    let bb: busboy.Busboy;
-    try {
-      bb = busboy({ headers: req.headers, limits: { fileSize: 1024 * 1024 } });
-    } catch {
-      reject(errorC(400, 'HTTP 400 Bad Request'));
-      return;
-    }
-    bb.on('field', (name, value) => {
-      if (name === 'providerId' || name === 'file') out[name] = value;
-    });
-    bb.on('file', (name, stream) => {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        if (name === 'file') out.file = Buffer.concat(chunks).toString('utf8');
-      });
-    });
-    bb.on('close', () => resolve(out));
-    bb.on('error', () => reject(errorC(400, 'HTTP 400 Bad Request')));
-    bb.end(body);
-  });
+/** The `providerId` and `file` fields of a multipart import-config body. */
+async function formFields(req: Request): Promise<{ providerId?: string; file?: string }> {
+  const fields = await multipartFields(req);
+  return { providerId: fields.get('providerId')?.toString('utf8'), file: fields.get('file')?.toString('utf8') };
 }
 
 identityProvidersRouter.post(
   '/import-config',
   route(async (req, res) => {
     const ctx = ctxOf(res);
-    if (/^multipart\/form-data/i.test(req.headers['content-type'] ?? '')) {
+    if (isMultipart(req)) {
       return json(res, await importIdentityProviderConfigFile(ctx, realmOf(res), await formFields(req)));
     }
     json(res, await importIdentityProviderConfig(ctx, realmOf(res), parseJson(req)));

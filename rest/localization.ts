@@ -2,6 +2,7 @@ import { Router, type Request } from 'express';
 import { errorC } from '../src/errors';
 import { asTexts, deleteLocale, deleteText, getLocaleTexts, getText, listLocales, saveText, saveTexts } from '../src/services/localization';
 import { ctxOf, json, noContent, parseJson, qBool, rawBody, realmOf, route } from './http';
+import { isMultipart, multipartFields } from './multipart';
 
 /** `/{realm}/localization`: realm localization texts (config reference §10.4). */
 export const localizationRouter = Router({ mergeParams: true });
@@ -9,29 +10,14 @@ export const localizationRouter = Router({ mergeParams: true });
 const unsupported = () => errorC(415, 'HTTP 415 Unsupported Media Type');
 const badRequest = () => errorC(400, 'HTTP 400 Bad Request');
 
-/** The `file` part of a multipart/form-data body, or undefined. */
-function filePart(req: Request, contentType: string): string | undefined {
-  const boundary = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(contentType);
-  if (!boundary) return undefined;
-  const delimiter = `--${boundary[1] ?? boundary[2]}`;
-  for (const part of rawBody(req).split(delimiter)) {
-    const split = part.indexOf('\r\n\r\n');
-    if (split < 0) continue;
-    const headers = part.slice(0, split);
-    if (!/content-disposition:[^\r\n]*\bname="?file"?(;|\s|$)/i.test(headers)) continue;
-    return part.slice(split + 4).replace(/\r\n$/, '');
-  }
-  return undefined;
-}
-
 /** The texts of a POST body: a JSON map, or a JSON file uploaded as multipart field `file`. */
-function textsBody(req: Request): unknown {
+async function textsBody(req: Request): Promise<unknown> {
   const ct = req.headers['content-type'] ?? '';
-  if (/^multipart\/form-data/i.test(ct)) {
-    const file = filePart(req, ct);
+  if (isMultipart(req)) {
+    const file = (await multipartFields(req)).get('file');
     if (file === undefined) throw badRequest();
     try {
-      return asTexts(JSON.parse(file));
+      return asTexts(JSON.parse(file.toString('utf8')));
     } catch {
       throw errorC(400, 'Could not read file.');
     }
@@ -57,7 +43,7 @@ localizationRouter.get(
 localizationRouter.post(
   '/:locale',
   route(async (req, res) => {
-    await saveTexts(ctxOf(res), realmOf(res), param(req, 'locale'), textsBody(req));
+    await saveTexts(ctxOf(res), realmOf(res), param(req, 'locale'), await textsBody(req));
     noContent(res);
   }),
 );
