@@ -1,5 +1,4 @@
 import { Router } from 'express';
-import { errorC } from '../src/errors';
 import {
   createComponent,
   deleteComponent,
@@ -9,16 +8,12 @@ import {
   updateComponent,
 } from '../src/services/components';
 import { parseComponentInput } from '../src/services/components-input';
-import { created, ctxOf, json, noContent, parseJson, qStr, rawBody, realmOf, route } from './http';
+import { created, ctxOf, json, noContent, qStr, rawBody, realmOf, requiredJson, route } from './http';
 
 /** `/admin/realms/{realm}/components`: component CRUD and sub-component types (config reference §6). */
 export const componentsRouter = Router({ mergeParams: true });
 
-const body = (req: Parameters<typeof rawBody>[0]) => {
-  const parsed = parseJson(req);
-  if (parsed === undefined || parsed === null) throw errorC(400, 'HTTP 400 Bad Request');
-  return parseComponentInput(parsed, rawBody(req));
-};
+const body = (req: Parameters<typeof rawBody>[0]) => parseComponentInput(requiredJson(req), rawBody(req));
 const id = (req: { params: Record<string, unknown> }) => String(req.params.id);
 
 componentsRouter.get(

@@ -55,13 +55,17 @@ export function parseJson(req: Request): unknown {
   }
 }
 
+/** The parsed JSON body; an empty body or `null` is Keycloak's 400. */
+export function requiredJson(req: Request): unknown {
+  const body = parseJson(req);
+  if (body === undefined || body === null) throw errorC(400, 'HTTP 400 Bad Request');
+  return body;
+}
+
 /** A JSON object body validated against a representation; an empty body → `onEmpty` (default 400). */
 export function jsonBody<T = Record<string, unknown>>(req: Request, representation: string, onEmpty?: () => T): T {
-  const body = parseJson(req);
-  if (body === undefined || body === null) {
-    if (onEmpty) return onEmpty();
-    throw errorC(400, 'HTTP 400 Bad Request');
-  }
+  const body = onEmpty ? parseJson(req) : requiredJson(req);
+  if (body === undefined || body === null) return (onEmpty as () => T)();
   return validateRepresentation<T>(representation, body, rawBody(req));
 }
 

@@ -1,7 +1,7 @@
 import { Router, type Request } from 'express';
 import { errorC } from '../src/errors';
 import { asTexts, deleteLocale, deleteText, getLocaleTexts, getText, listLocales, saveText, saveTexts } from '../src/services/localization';
-import { ctxOf, json, noContent, parseJson, qBool, rawBody, realmOf, route } from './http';
+import { ctxOf, json, noContent, qBool, rawBody, realmOf, requiredJson, route } from './http';
 import { isMultipart, multipartFields } from './multipart';
 
 /** `/{realm}/localization`: realm localization texts (config reference §10.4). */
@@ -23,9 +23,7 @@ async function textsBody(req: Request): Promise<unknown> {
     }
   }
   if (ct && !/^application\/([\w.+-]*\+)?json\b/i.test(ct)) throw unsupported();
-  const body = parseJson(req);
-  if (body === undefined || body === null) throw badRequest();
-  return body;
+  return requiredJson(req);
 }
 
 const param = (req: Request, name: string) => String(req.params[name]);

@@ -1,8 +1,7 @@
 import { Router } from 'express';
 import { partialExport } from '../src/services/partial-export';
 import { partialImport } from '../src/services/partial-import';
-import { errorC } from '../src/errors';
-import { ctxOf, json, parseJson, qBool, realmOf, route } from './http';
+import { ctxOf, json, qBool, realmOf, requiredJson, route } from './http';
 
 /** `/{realm}/partialImport` and `/{realm}/partial-export` (core reference §3.13–3.14). */
 export const partialImportExportRouter = Router({ mergeParams: true });
@@ -10,9 +9,7 @@ export const partialImportExportRouter = Router({ mergeParams: true });
 partialImportExportRouter.post(
   '/partialImport',
   route(async (req, res) => {
-    const body = parseJson(req);
-    if (body === undefined || body === null) throw errorC(400, 'HTTP 400 Bad Request');
-    json(res, await partialImport(ctxOf(res), realmOf(res), body));
+    json(res, await partialImport(ctxOf(res), realmOf(res), requiredJson(req)));
   }),
 );
 

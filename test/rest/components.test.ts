@@ -61,6 +61,18 @@ describe('default components of a new realm', () => {
     expect(byName['rsa-generated']).not.toHaveProperty('subType');
   });
 
+  test('an empty or null body is 400 HTTP 400 Bad Request, on create and on update', async () => {
+    const someId = ((await api.get(`${base}?type=${KP}`)).body as Array<{ id: string }>)[0].id;
+    for (const send of [(t: ReturnType<AdminApi['post']>) => t, (t: ReturnType<AdminApi['post']>) => t.send('null')]) {
+      for (const res of [
+        await send(api.post(base)).set('Content-Type', 'application/json'),
+        await send(api.put(`${base}/${someId}`)).set('Content-Type', 'application/json'),
+      ]) {
+        expect([res.status, res.body]).toEqual([400, { error: 'HTTP 400 Bad Request' }]);
+      }
+    }
+  });
+
   test('registration policies carry their subType; no filter lists every component', async () => {
     const policies = (await api.get(`${base}?type=${POLICY}`)).body as Comp[];
     expect(policies).toHaveLength(10);

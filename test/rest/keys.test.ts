@@ -2,6 +2,7 @@ import { X509Certificate, createPublicKey, generateKeyPairSync } from 'node:cryp
 import request from 'supertest';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { createRealmUser, realmAdminApi } from '../helpers/realm-users';
+import type { KeysMetadata } from '../../src/services/realm-key-list';
 import { startTestServer, type AdminApi, type TestServer } from '../helpers/server';
 
 /** `GET /admin/realms/{realm}/keys` (config reference §7, §14.3) and key providers written through /components. */
@@ -10,23 +11,6 @@ let api: AdminApi;
 const R = 'keysrealm';
 const P = `/admin/realms/${R}`;
 const KP = 'org.keycloak.keys.KeyProvider';
-
-interface Key {
-  kid: string;
-  providerId: string;
-  providerPriority: number;
-  status: string;
-  type: string;
-  algorithm: string;
-  use: string;
-  publicKey?: string;
-  certificate?: string;
-  validTo?: number;
-}
-interface Keys {
-  active: Record<string, string>;
-  keys: Key[];
-}
 
 beforeAll(async () => {
   ts = await startTestServer();
@@ -37,10 +21,10 @@ beforeAll(async () => {
 afterAll(() => ts.close());
 
 const idOf = (location: string) => location.slice(location.lastIndexOf('/') + 1);
-const keys = async (): Promise<Keys> => {
+const keys = async (): Promise<KeysMetadata> => {
   const res = await api.get(`${P}/keys`);
   expect(res.status).toBe(200);
-  return res.body as Keys;
+  return res.body as KeysMetadata;
 };
 /** The kid in the header of a fresh access token of a realm user (tokens are not cached here). */
 async function signedToken(): Promise<string> {

@@ -204,6 +204,10 @@ describe('partial import', () => {
     expect(badPolicy.status).toBe(400);
     expect(badPolicy.body).toEqual({ error: 'unknown_error', error_description: 'Cannot parse the JSON' });
     expect((await api.post(`${base}/partialImport`, { users: 'x' })).status).toBe(400);
+    for (const empty of [undefined, null]) {
+      const res = await api.post(`${base}/partialImport`, empty as unknown as object).set('Content-Type', 'application/json');
+      expect([res.status, res.body]).toEqual([400, { error: 'HTTP 400 Bad Request' }]);
+    }
     const dup = await api.post(`${base}/partialImport`, { users: [{ username: 'twin' }, { username: 'twin' }] });
     expect(dup.status).toBe(409);
     expect((await api.get(`${base}/users?username=twin&exact=true`)).body).toEqual([]);
