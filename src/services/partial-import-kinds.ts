@@ -204,12 +204,18 @@ export function identityProvidersKind(ctx: RequestContext, realm: RealmModel, re
   return {
     type: 'IDP',
     async prepare() {
-      const items: Item[] = [];
-      for (const rep of reps) {
-        const idp = await findIdentityProvider(ctx, realm, str(rep.alias));
-        items.push({ rep, name: str(rep.alias), existingId: idp ? str(rep.alias) : undefined, reportedId: idp?.internalId });
-      }
-      return items;
+      const aliases = reps.map((r) => str(r.alias));
+      const rows = aliases.length
+        ? await ctx.db.models.IdentityProvider.findAll({
+            where: { realmId: realm.id, alias: { [Op.in]: aliases } },
+            attributes: ['internalId', 'alias'],
+          })
+        : [];
+      const internalIds = new Map(rows.map((p) => [p.alias, p.internalId]));
+      return reps.map((rep) => {
+        const internalId = internalIds.get(str(rep.alias));
+        return { rep, name: str(rep.alias), existingId: internalId ? str(rep.alias) : undefined, reportedId: internalId };
+      });
     },
     existsMessage: (item) => `Identity Provider '${item.name}' already exists.`,
     async remove(item) {
