@@ -19,8 +19,8 @@ import autocannon from 'autocannon';
 import { openDb } from '../src/db';
 import { configureLogging } from '../src/logging';
 import { createApp } from '../src/server';
-import { systemContext } from '../src/services/context';
-import { createRealm, bootstrap } from '../src/services/realms';
+import { systemContext } from '../src/core/context';
+import { createRealm, bootstrap } from '../src/services/realms/realms';
 
 const USERS = Number(process.env.USERS ?? 1000);
 const DURATION = Number(process.env.DURATION ?? 5);

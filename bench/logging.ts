@@ -18,7 +18,7 @@ import autocannon from 'autocannon';
 import { openDb } from '../src/db';
 import { configureLogging, loggingConfigFromValues, setConsoleStream, shutdownLogging } from '../src/logging';
 import { createApp } from '../src/server';
-import { bootstrap } from '../src/services/realms';
+import { bootstrap } from '../src/services/realms/realms';
 
 const DURATION = Number(process.env.DURATION ?? 3);
 

@@ -1,6 +1,6 @@
 import { unwrapResolverError } from '@apollo/server/errors';
 import type { GraphQLFormattedError } from 'graphql';
-import { HttpError, serverError } from '../src/errors';
+import { HttpError, serverError } from '../src/core/errors';
 import { getLogger } from '../src/logging';
 
 const log = getLogger('idserver.graphql');

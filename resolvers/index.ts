@@ -4,7 +4,7 @@ import { expressMiddleware } from '@as-integrations/express5';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { contextFromRequest } from '../src/auth/bearer';
 import type { Db } from '../src/db';
-import type { RequestContext } from '../src/services/context';
+import type { RequestContext } from '../src/core/context';
 import { formatError } from './errors';
 import { gatewaySchema } from './schema';
 

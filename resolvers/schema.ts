@@ -3,28 +3,32 @@ import { mergeSchemas } from '@graphql-tools/schema';
 import { MapperKind, mapSchema, printSchemaWithDirectives } from '@graphql-tools/utils';
 import type { GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
-import { AdminExtrasResolver } from './admin-extras';
-import { AuthenticationResolver, RealmAuthenticationResolver } from './authentication';
-import { ClientCertificateResolver } from './client-certificates';
-import { ClientRegistrationResolver } from './client-registration';
-import { ClientWritesResolver } from './client-writes';
-import { ClientScopeMappingsResolver, ClientScopeResolver, RealmClientScopesResolver } from './client-scopes';
-import { ClientResolver, RealmClientsResolver } from './clients';
-import { GroupResolver, RealmGroupsResolver } from './groups';
-import { IdentityProviderMapperResolver, IdentityProviderResolver, RealmIdentityProvidersResolver } from './identity-providers';
-import { RealmEventsResolver } from './events';
-import { ProtocolMapperResolver } from './protocol-mappers';
-import { RealmResolver } from './realms';
-import { ComponentResolver, RealmComponentsResolver } from './components';
-import { ServerInfoResolver } from './server-info';
-import { RoleMappingsResolver } from './role-mappings';
-import { ScopeMappingsResolver } from './scope-mappings';
-import { RealmRolesResolver, RoleResolver } from './roles';
-import { UserDetailsResolver } from './user-details';
-import { RealmUsersResolver, UserResolver } from './users';
-import { ClientSessionsResolver, RealmSessionsResolver, SessionMutationsResolver, UserSessionsResolver } from './sessions';
-import { LocalizationResolver } from './localization';
-import { ClientPoliciesResolver } from './client-policies';
+import { AdminExtrasResolver } from './realms/admin-extras';
+import { AuthenticationResolver, RealmAuthenticationResolver } from './authentication/authentication';
+import { ClientCertificateResolver } from './clients/client-certificates';
+import { ClientRegistrationResolver } from './clients/client-registration';
+import { ClientWritesResolver } from './clients/client-writes';
+import { ClientScopeMappingsResolver, ClientScopeResolver, RealmClientScopesResolver } from './client-scopes/client-scopes';
+import { ClientResolver, RealmClientsResolver } from './clients/clients';
+import { GroupResolver, RealmGroupsResolver } from './groups/groups';
+import {
+  IdentityProviderMapperResolver,
+  IdentityProviderResolver,
+  RealmIdentityProvidersResolver,
+} from './identity-providers/identity-providers';
+import { RealmEventsResolver } from './events/events';
+import { ProtocolMapperResolver } from './client-scopes/protocol-mappers';
+import { RealmResolver } from './realms/realms';
+import { ComponentResolver, RealmComponentsResolver } from './components/components';
+import { ServerInfoResolver } from './realms/server-info';
+import { RoleMappingsResolver } from './roles/role-mappings';
+import { ScopeMappingsResolver } from './client-scopes/scope-mappings';
+import { RealmRolesResolver, RoleResolver } from './roles/roles';
+import { UserDetailsResolver } from './users/user-details';
+import { RealmUsersResolver, UserResolver } from './users/users';
+import { ClientSessionsResolver, RealmSessionsResolver, SessionMutationsResolver, UserSessionsResolver } from './sessions/sessions';
+import { LocalizationResolver } from './realms/localization';
+import { ClientPoliciesResolver } from './clients/client-policies';
 
 /**
  * The gateway schema: type-graphql builds it from the resolver classes, then @graphql-tools adds

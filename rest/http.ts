@@ -1,8 +1,8 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { RealmModel } from '../src/db/models/realm';
-import { HttpError, cannotParse, errorC } from '../src/errors';
+import { HttpError, cannotParse, errorC } from '../src/core/errors';
 import { validateRepresentation, validateRepresentationArray } from '../src/representations/schema';
-import type { RequestContext } from '../src/services/context';
+import type { RequestContext } from '../src/core/context';
 
 /**
  * Shared plumbing of the REST adapters: async handlers, the request context and realm set by the

@@ -1,6 +1,6 @@
 import busboy from 'busboy';
 import type { Request } from 'express';
-import { errorC } from '../src/errors';
+import { errorC } from '../src/core/errors';
 
 /** True when the request body is multipart/form-data. */
 export const isMultipart = (req: Request) => /^multipart\/form-data/i.test(req.headers['content-type'] ?? '');

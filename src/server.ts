@@ -7,8 +7,8 @@ import { mountGraphql } from '../resolvers';
 import { openDb, type Db, type DbOptions } from './db';
 import { getLogger } from './logging';
 import { oidcRouter } from './oidc/router';
-import { startEventExpiration } from './services/events';
-import { bootstrap, type BootstrapOptions } from './services/realms';
+import { startEventExpiration } from './services/events/events';
+import { bootstrap, type BootstrapOptions } from './services/realms/realms';
 
 const log = getLogger('idserver.server');
 const httpLog = getLogger('idserver.http');

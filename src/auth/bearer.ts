@@ -1,8 +1,8 @@
 import type { Request } from 'express';
 import type { Db } from '../db';
-import { unauthorized } from '../errors';
-import { verifyBearer } from '../oidc/tokens';
-import { type Actor, type RequestContext, createContext } from '../services/context';
+import { unauthorized } from '../core/errors';
+import { verifyBearer } from '../services/tokens/tokens';
+import { type Actor, type RequestContext, createContext } from '../core/context';
 
 /**
  * Admin request authentication shared by both fronts (reference §2.4): reads

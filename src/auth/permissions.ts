@@ -1,8 +1,8 @@
 import type { RealmModel } from '../db/models/realm';
-import { forbidden } from '../errors';
-import { effectiveClientRoleNames, effectiveRealmRoleNames } from '../services/effective-roles';
-import { ALL_REALM_ROLES } from '../services/realm-defaults';
-import { memo, type RequestContext } from '../services/context';
+import { forbidden } from '../core/errors';
+import { effectiveClientRoleNames, effectiveRealmRoleNames } from '../core/effective-roles';
+import { ALL_REALM_ROLES } from '../keycloak/realm-defaults';
+import { memo, type RequestContext } from '../core/context';
 
 /**
  * Admin authorization as Keycloak does it (reference §2.5–2.6). Roles are resolved from stored

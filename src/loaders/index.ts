@@ -6,7 +6,7 @@ import type { GroupModel } from '../db/models/group';
 import type { RealmModel } from '../db/models/realm';
 import type { RoleModel } from '../db/models/role';
 import type { UserModel } from '../db/models/user';
-import { effectiveRoleIdsForGroups, effectiveRoleIdsForUsers } from '../services/effective-roles';
+import { effectiveRoleIdsForGroups, effectiveRoleIdsForUsers } from '../core/effective-roles';
 import { clientLoaders } from './clients';
 import { clientScopeLoaders } from './client-scopes';
 import { groupLoaders } from './groups';

@@ -1,4 +1,4 @@
-import type { OptionSpec } from '../config/options';
+import type { OptionSpec } from '../config/option-spec';
 import { compileDateFormat } from './date-format';
 import { parseGelfHost } from './gelf';
 import { type LevelConfig, type LevelName, parseLevel, parseLogLevel } from './levels';

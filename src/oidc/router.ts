@@ -1,9 +1,10 @@
 import type { KeyObject } from 'node:crypto';
 import express, { Router } from 'express';
 import type { Db } from '../db';
-import { HttpError, errorC } from '../errors';
-import { issuerOf, tokenEndpoint } from './tokens';
-import { realmKeys } from './realm-keys';
+import { HttpError, errorC } from '../core/errors';
+import { tokenEndpoint } from '../services/tokens/token-endpoint';
+import { issuerOf } from '../services/tokens/tokens';
+import { realmKeys } from '../services/tokens/realm-keys';
 
 /** `/realms/{realm}/...`: the token endpoint, JWKS and OpenID discovery. */
 export function oidcRouter(db: Db, baseUrlOf: (req: express.Request) => string): Router {

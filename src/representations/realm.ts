@@ -1,5 +1,5 @@
 import type { RealmModel } from '../db/models/realm';
-import { defaultRealmSettings } from '../services/realm-defaults';
+import { defaultRealmSettings } from '../keycloak/realm-defaults';
 
 /** Fields of RealmRepresentation that are accepted on input (settings, structure, legacy names). */
 export const REALM_STRUCTURE_FIELDS = [

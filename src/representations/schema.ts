@@ -1,5 +1,5 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
-import { type HttpError, cannotParse, errorC } from '../errors';
+import { type HttpError, cannotParse, errorC } from '../core/errors';
 
 /**
  * One declaration per representation: the field table below drives REST input validation (an

@@ -7,9 +7,9 @@ import { createConnection } from 'mysql2/promise';
 import request from 'supertest';
 import { openDb, type Db, type DbOptions } from '../../src/db';
 import { configureLogging } from '../../src/logging';
-import { realmKeys } from '../../src/oidc/realm-keys';
+import { realmKeys } from '../../src/services/tokens/realm-keys';
 import { createApp } from '../../src/server';
-import { bootstrap } from '../../src/services/realms';
+import { bootstrap } from '../../src/services/realms/realms';
 
 /**
  * Test harness: a real database (a fresh SQLite file, or a fresh MariaDB/MySQL database per jest

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { clock } from '../../src/services/clock';
+import { clock } from '../../src/core/clock';
 import type { AdminApi, TestServer } from './server';
 
 /** Helpers of the session, brute-force and login-event suites: a realm with users, logins, a movable clock. */

@@ -1,0 +1,91 @@
+import { GraphQLBoolean, GraphQLID, GraphQLString } from 'graphql';
+import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import type { RequestContext } from '../../src/core/context';
+import {
+  type ProtocolMapperInput,
+  addMappers,
+  createMapper,
+  deleteMapper,
+  getMapper,
+  listMappers,
+  updateMapper,
+} from '../../src/services/client-scopes/protocol-mappers';
+import { resolveRealm } from '../../src/services/realms/realms';
+import { ScopeOwner, ownerType } from './client-scopes';
+import { ProtocolMapper } from './types';
+import { type Rep, plain } from '../types/common';
+import { representationInput } from '../types/inputs';
+
+const MapperInput = representationInput('ProtocolMapperRepresentation');
+const realmArg = () => Arg('realm', () => GraphQLString);
+const ownerArg = () => Arg('owner', () => ScopeOwner);
+const ownerIdArg = () => Arg('ownerId', () => GraphQLID, { description: 'The client UUID or client scope id.' });
+const inputArg = () => Arg('input', () => MapperInput);
+
+/** Protocol mappers of clients and client scopes (`/{clients|client-scopes}/{id}/protocol-mappers/...`). */
+@Resolver(() => ProtocolMapper)
+export class ProtocolMapperResolver {
+  @Query(() => [ProtocolMapper], { description: 'Protocol mappers of a client or client scope (GET .../protocol-mappers/models).' })
+  async protocolMappers(
+    @Ctx() ctx: RequestContext,
+    @realmArg() realm: string,
+    @ownerArg() owner: ScopeOwner,
+    @ownerIdArg() ownerId: string,
+  ): Promise<Rep[]> {
+    return listMappers(ctx, await resolveRealm(ctx, realm), ownerType(owner), ownerId);
+  }
+
+  @Mutation(() => ProtocolMapper, { description: 'Creates a protocol mapper (POST .../protocol-mappers/models).' })
+  async createProtocolMapper(
+    @Ctx() ctx: RequestContext,
+    @realmArg() realm: string,
+    @ownerArg() owner: ScopeOwner,
+    @ownerIdArg() ownerId: string,
+    @inputArg() input: Rep,
+  ): Promise<Rep> {
+    const r = await resolveRealm(ctx, realm);
+    const id = await createMapper(ctx, r, ownerType(owner), ownerId, plain<ProtocolMapperInput>(input));
+    return getMapper(ctx, r, ownerType(owner), ownerId, id);
+  }
+
+  @Mutation(() => [ProtocolMapper], {
+    description: 'Adds several mappers, all or none (POST .../protocol-mappers/add-models); returns all mappers of the owner.',
+  })
+  async addProtocolMappers(
+    @Ctx() ctx: RequestContext,
+    @realmArg() realm: string,
+    @ownerArg() owner: ScopeOwner,
+    @ownerIdArg() ownerId: string,
+    @Arg('input', () => [MapperInput]) input: Rep[],
+  ): Promise<Rep[]> {
+    const r = await resolveRealm(ctx, realm);
+    await addMappers(ctx, r, ownerType(owner), ownerId, plain<ProtocolMapperInput[]>(input));
+    return listMappers(ctx, r, ownerType(owner), ownerId);
+  }
+
+  @Mutation(() => ProtocolMapper, { description: 'Replaces a protocol mapper (PUT .../protocol-mappers/models/{id}).' })
+  async updateProtocolMapper(
+    @Ctx() ctx: RequestContext,
+    @realmArg() realm: string,
+    @ownerArg() owner: ScopeOwner,
+    @ownerIdArg() ownerId: string,
+    @Arg('id', () => GraphQLID) id: string,
+    @inputArg() input: Rep,
+  ): Promise<Rep> {
+    const r = await resolveRealm(ctx, realm);
+    await updateMapper(ctx, r, ownerType(owner), ownerId, id, plain<ProtocolMapperInput>(input));
+    return getMapper(ctx, r, ownerType(owner), ownerId, id);
+  }
+
+  @Mutation(() => GraphQLBoolean, { description: 'Deletes a protocol mapper (DELETE .../protocol-mappers/models/{id}).' })
+  async deleteProtocolMapper(
+    @Ctx() ctx: RequestContext,
+    @realmArg() realm: string,
+    @ownerArg() owner: ScopeOwner,
+    @ownerIdArg() ownerId: string,
+    @Arg('id', () => GraphQLID) id: string,
+  ): Promise<boolean> {
+    await deleteMapper(ctx, await resolveRealm(ctx, realm), ownerType(owner), ownerId, id);
+    return true;
+  }
+}

@@ -1,0 +1,206 @@
+import DataLoader from 'dataloader';
+import { GraphQLBoolean, GraphQLID, GraphQLInt, GraphQLString } from 'graphql';
+import { Arg, Ctx, Directive, Field, FieldResolver, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
+import type { RequestContext } from '../../src/core/context';
+import {
+  addIdentityProvider,
+  deleteIdentityProvider,
+  getIdentityProvider,
+  listIdentityProviders,
+  requireIdpAccess,
+  updateIdentityProvider,
+} from '../../src/services/identity-providers/identity-providers';
+import { importIdentityProviderConfig } from '../../src/services/identity-providers/idp-import-config';
+import {
+  addIdpMapper,
+  deleteIdpMapper,
+  getIdpMapper,
+  listIdpMapperTypes,
+  mappersByProvider,
+  updateIdpMapper,
+} from '../../src/services/identity-providers/idp-mappers';
+import { resolveRealm } from '../../src/services/realms/realms';
+import { type InRealm, type Rep, allInRealm, inRealm, plain, realmOf } from '../types/common';
+import { representationInput } from '../types/inputs';
+import { Realm } from '../realms/types';
+import { JSONObject } from '../types/scalars';
+
+/** A mapper of an identity provider (Keycloak IdentityProviderMapperRepresentation). */
+@Directive('@representation(name: "IdentityProviderMapperRepresentation")')
+@ObjectType({ description: 'A mapper of an identity provider (Keycloak IdentityProviderMapperRepresentation).' })
+export class IdentityProviderMapper {
+  @Field(() => GraphQLID) id!: string;
+  @Field(() => GraphQLString) name!: string;
+  @Field(() => GraphQLString) identityProviderAlias!: string;
+  @Field(() => GraphQLString, { description: 'The mapper type, e.g. oidc-hardcoded-role-idp-mapper.' }) identityProviderMapper!: string;
+  @Field(() => JSONObject) config!: Record<string, string>;
+}
+
+/** An identity provider of a realm; `mappers` and `mapperTypes` come from the resolver below. */
+@Directive('@representation(name: "IdentityProviderRepresentation")')
+@ObjectType({ description: 'An identity provider of a realm (Keycloak IdentityProviderRepresentation; clientSecret masked).' })
+export class IdentityProvider {
+  @Field(() => GraphQLString) alias!: string;
+  @Field(() => GraphQLString, { nullable: true }) displayName?: string;
+  @Field() internalId!: string;
+  @Field(() => GraphQLString) providerId!: string;
+  @Field(() => GraphQLBoolean) enabled!: boolean;
+  @Field(() => GraphQLBoolean) trustEmail!: boolean;
+  @Field(() => GraphQLBoolean) storeToken!: boolean;
+  @Field(() => GraphQLBoolean) addReadTokenRoleOnCreate!: boolean;
+  @Field(() => GraphQLBoolean) authenticateByDefault!: boolean;
+  @Field(() => GraphQLBoolean) linkOnly!: boolean;
+  @Field(() => GraphQLBoolean) hideOnLogin!: boolean;
+  @Field(() => GraphQLString, { nullable: true }) firstBrokerLoginFlowAlias?: string;
+  @Field(() => GraphQLString, { nullable: true }) postBrokerLoginFlowAlias?: string;
+  @Field(() => GraphQLString, { nullable: true }) organizationId?: string;
+  @Field(() => JSONObject) config!: Record<string, string>;
+}
+
+const IdpInput = representationInput('IdentityProviderRepresentation');
+const MapperInput = representationInput('IdentityProviderMapperRepresentation');
+const realmArg = () => Arg('realm', () => GraphQLString);
+const aliasArg = () => Arg('alias', () => GraphQLString, { description: 'Alias or internal id of the identity provider.' });
+const opt = { nullable: true } as const;
+
+type Key = { internalId: string; alias: string };
+
+/** One loader per request: mappers of every provider a query touches, in one SQL statement. */
+function mapperLoader(ctx: RequestContext): DataLoader<Key, Rep[], string> {
+  let loader = ctx.memo.get('idp-mappers') as DataLoader<Key, Rep[], string> | undefined;
+  if (!loader) {
+    loader = new DataLoader<Key, Rep[], string>(
+      async (keys) => {
+        const map = await mappersByProvider(ctx, [...keys]);
+        return keys.map((k) => map.get(k.internalId) ?? []);
+      },
+      { cacheKeyFn: (k) => k.internalId },
+    );
+    ctx.memo.set('idp-mappers', loader);
+  }
+  return loader;
+}
+
+/** Realm → identity providers (`GET /identity-provider/instances`). */
+@Resolver(() => Realm)
+export class RealmIdentityProvidersResolver {
+  @FieldResolver(() => [IdentityProvider], { description: 'Identity providers of the realm, by alias (GET /identity-provider/instances).' })
+  async identityProviders(
+    @Root() realm: InRealm,
+    @Ctx() ctx: RequestContext,
+    @Arg('search', () => GraphQLString, opt) search?: string,
+    @Arg('first', () => GraphQLInt, opt) first?: number,
+    @Arg('max', () => GraphQLInt, opt) max?: number,
+  ): Promise<InRealm[]> {
+    return allInRealm(realmOf(realm), await listIdentityProviders(ctx, realmOf(realm), { search, first, max }));
+  }
+}
+
+/** Identity provider queries, relations and writes. */
+@Resolver(() => IdentityProvider)
+export class IdentityProviderResolver {
+  @Query(() => IdentityProvider, { description: 'One identity provider (GET /identity-provider/instances/{alias}).' })
+  async identityProvider(@Ctx() ctx: RequestContext, @realmArg() realm: string, @aliasArg() alias: string): Promise<InRealm> {
+    const r = await resolveRealm(ctx, realm);
+    return inRealm(r, await getIdentityProvider(ctx, r, alias));
+  }
+
+  @FieldResolver(() => [IdentityProviderMapper], { description: 'Mappers of the provider (GET .../mappers), batched.' })
+  async mappers(@Root() idp: InRealm, @Ctx() ctx: RequestContext): Promise<Rep[]> {
+    await requireIdpAccess(ctx, realmOf(idp), 'view');
+    return mapperLoader(ctx).load({ internalId: String(idp.internalId), alias: String(idp.alias) });
+  }
+
+  @FieldResolver(() => JSONObject, { description: 'Mapper types this provider supports, keyed by id (GET .../mapper-types).' })
+  async mapperTypes(@Root() idp: InRealm, @Ctx() ctx: RequestContext): Promise<Rep> {
+    return listIdpMapperTypes(ctx, realmOf(idp), String(idp.alias));
+  }
+
+  @FieldResolver(() => JSONObject, { description: 'The whole representation, exactly as the REST GET returns it.' })
+  representation(@Root() idp: Rep): Rep {
+    return idp;
+  }
+
+  @Mutation(() => IdentityProvider, { description: 'Creates an identity provider (POST /identity-provider/instances).' })
+  async createIdentityProvider(
+    @Ctx() ctx: RequestContext,
+    @realmArg() realm: string,
+    @Arg('input', () => IdpInput) input: Rep,
+  ): Promise<InRealm> {
+    const r = await resolveRealm(ctx, realm);
+    const alias = await addIdentityProvider(ctx, r, plain(input));
+    return inRealm(r, await getIdentityProvider(ctx, r, alias));
+  }
+
+  @Mutation(() => IdentityProvider, { description: 'Replaces an identity provider (PUT /identity-provider/instances/{alias}).' })
+  async updateIdentityProvider(
+    @Ctx() ctx: RequestContext,
+    @realmArg() realm: string,
+    @aliasArg() alias: string,
+    @Arg('input', () => IdpInput) input: Rep,
+  ): Promise<InRealm> {
+    const r = await resolveRealm(ctx, realm);
+    const body = plain<Rep>(input);
+    await updateIdentityProvider(ctx, r, alias, body);
+    return inRealm(r, await getIdentityProvider(ctx, r, typeof body.alias === 'string' && body.alias ? body.alias : alias));
+  }
+
+  @Mutation(() => GraphQLBoolean, {
+    description: 'Deletes an identity provider, its mappers and users’ links (DELETE .../instances/{alias}).',
+  })
+  async deleteIdentityProvider(@Ctx() ctx: RequestContext, @realmArg() realm: string, @aliasArg() alias: string): Promise<boolean> {
+    await deleteIdentityProvider(ctx, await resolveRealm(ctx, realm), alias);
+    return true;
+  }
+
+  @Mutation(() => JSONObject, {
+    description: 'Fetches provider metadata and returns its config map (POST /identity-provider/import-config).',
+  })
+  async importIdentityProviderConfig(
+    @Ctx() ctx: RequestContext,
+    @realmArg() realm: string,
+    @Arg('providerId', () => GraphQLString) providerId: string,
+    @Arg('fromUrl', () => GraphQLString) fromUrl: string,
+  ): Promise<Rep> {
+    return importIdentityProviderConfig(ctx, await resolveRealm(ctx, realm), { providerId, fromUrl });
+  }
+}
+
+/** Identity provider mapper writes. */
+@Resolver(() => IdentityProviderMapper)
+export class IdentityProviderMapperResolver {
+  @Mutation(() => IdentityProviderMapper, { description: 'Adds a mapper to an identity provider (POST .../instances/{alias}/mappers).' })
+  async createIdentityProviderMapper(
+    @Ctx() ctx: RequestContext,
+    @realmArg() realm: string,
+    @aliasArg() alias: string,
+    @Arg('input', () => MapperInput) input: Rep,
+  ): Promise<Rep> {
+    const r = await resolveRealm(ctx, realm);
+    return getIdpMapper(ctx, r, alias, await addIdpMapper(ctx, r, alias, plain(input)));
+  }
+
+  @Mutation(() => IdentityProviderMapper, { description: 'Updates a mapper (PUT .../instances/{alias}/mappers/{id}).' })
+  async updateIdentityProviderMapper(
+    @Ctx() ctx: RequestContext,
+    @realmArg() realm: string,
+    @aliasArg() alias: string,
+    @Arg('id', () => GraphQLID) id: string,
+    @Arg('input', () => MapperInput) input: Rep,
+  ): Promise<Rep> {
+    const r = await resolveRealm(ctx, realm);
+    await updateIdpMapper(ctx, r, alias, id, plain(input));
+    return getIdpMapper(ctx, r, alias, id);
+  }
+
+  @Mutation(() => GraphQLBoolean, { description: 'Deletes a mapper (DELETE .../instances/{alias}/mappers/{id}).' })
+  async deleteIdentityProviderMapper(
+    @Ctx() ctx: RequestContext,
+    @realmArg() realm: string,
+    @aliasArg() alias: string,
+    @Arg('id', () => GraphQLID) id: string,
+  ): Promise<boolean> {
+    await deleteIdpMapper(ctx, await resolveRealm(ctx, realm), alias, id);
+    return true;
+  }
+}

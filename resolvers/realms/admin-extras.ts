@@ -1,0 +1,78 @@
+import { GraphQLBoolean, GraphQLID, GraphQLString } from 'graphql';
+import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
+import { registerNode, unregisterNode } from '../../src/services/clients/client-nodes';
+import { invalidateRotatedSecret, newRegistrationAccessToken } from '../../src/services/clients/client-secret';
+import type { RequestContext } from '../../src/core/context';
+import { disableCredentialTypes } from '../../src/services/users/credentials';
+import { resolveRealm } from '../../src/services/realms/realms';
+import { getUserProfile, updateUserProfile } from '../../src/services/users/user-profile';
+import { type InRealm, realmOf } from '../types/common';
+import { Realm } from './types';
+import { JSONObject } from '../types/scalars';
+
+const realmArg = () => Arg('realm', () => GraphQLString);
+const clientArg = () => Arg('id', () => GraphQLID, { description: 'Client UUID.' });
+
+/** The remaining admin writes of REST in GraphQL: client secret rotation, registration token, nodes, user profile. */
+@Resolver(() => Realm)
+export class AdminExtrasResolver {
+  @FieldResolver(() => JSONObject, { description: "The realm's user-profile configuration (GET /users/profile)." })
+  async userProfile(@Root() realm: InRealm, @Ctx() ctx: RequestContext): Promise<object> {
+    return getUserProfile(ctx, realmOf(realm));
+  }
+
+  @Mutation(() => JSONObject, { description: 'Replaces the user-profile configuration (PUT /users/profile); returns the stored one.' })
+  async updateUserProfile(
+    @Ctx() ctx: RequestContext,
+    @realmArg() realm: string,
+    @Arg('config', () => JSONObject) config: object,
+  ): Promise<object> {
+    return updateUserProfile(ctx, await resolveRealm(ctx, realm), config);
+  }
+
+  @Mutation(() => GraphQLBoolean, { description: 'Removes credentials of the given types (PUT /users/{id}/disable-credential-types).' })
+  async disableCredentialTypes(
+    @Ctx() ctx: RequestContext,
+    @realmArg() realm: string,
+    @Arg('userId', () => GraphQLID) userId: string,
+    @Arg('types', () => [GraphQLString]) types: string[],
+  ): Promise<boolean> {
+    await disableCredentialTypes(ctx, await resolveRealm(ctx, realm), userId, types);
+    return true;
+  }
+
+  @Mutation(() => GraphQLBoolean, { description: 'Invalidates the rotated client secret (DELETE /clients/{id}/client-secret/rotated).' })
+  async invalidateRotatedClientSecret(@Ctx() ctx: RequestContext, @realmArg() realm: string, @clientArg() id: string): Promise<boolean> {
+    await invalidateRotatedSecret(ctx, await resolveRealm(ctx, realm), id);
+    return true;
+  }
+
+  @Mutation(() => JSONObject, {
+    description: 'Issues a new registration access token (POST /clients/{id}/registration-access-token); returns the client with it.',
+  })
+  async regenerateRegistrationAccessToken(@Ctx() ctx: RequestContext, @realmArg() realm: string, @clientArg() id: string): Promise<object> {
+    return newRegistrationAccessToken(ctx, await resolveRealm(ctx, realm), id);
+  }
+
+  @Mutation(() => GraphQLBoolean, { description: 'Registers a cluster node of a client (POST /clients/{id}/nodes).' })
+  async registerClientNode(
+    @Ctx() ctx: RequestContext,
+    @realmArg() realm: string,
+    @clientArg() id: string,
+    @Arg('node', () => GraphQLString) node: string,
+  ): Promise<boolean> {
+    await registerNode(ctx, await resolveRealm(ctx, realm), id, { node });
+    return true;
+  }
+
+  @Mutation(() => GraphQLBoolean, { description: 'Unregisters a cluster node of a client (DELETE /clients/{id}/nodes/{node}).' })
+  async unregisterClientNode(
+    @Ctx() ctx: RequestContext,
+    @realmArg() realm: string,
+    @clientArg() id: string,
+    @Arg('node', () => GraphQLString) node: string,
+  ): Promise<boolean> {
+    await unregisterNode(ctx, await resolveRealm(ctx, realm), id, node);
+    return true;
+  }
+}

@@ -1,0 +1,164 @@
+import { Router, type Request } from 'express';
+import { cannotParse } from '../../src/core/errors';
+import {
+  type ConfigInput,
+  createExecutionConfig,
+  deleteAuthenticatorConfig,
+  getAuthenticatorConfig,
+  getConfigDescription,
+  getPerClientConfigDescription,
+  listProviders,
+  updateAuthenticatorConfig,
+} from '../../src/services/authentication/configs';
+import {
+  addExecution,
+  addExecutionToFlow,
+  addSubFlow,
+  deleteExecution,
+  getExecution,
+  listExecutions,
+  moveExecution,
+  updateExecution,
+} from '../../src/services/authentication/executions';
+import { type FlowInput, copyFlow, createFlow, deleteFlow, getFlow, listFlows, updateFlow } from '../../src/services/authentication/flows';
+import { stringMap } from '../../src/services/authentication/common';
+import { created, ctxOf, json, jsonBody, noContent, parseJson, realmOf, requestPath, route } from '../http';
+
+/** `/{realm}/authentication`: flows, executions, authenticator configs and provider lists (config reference §9.2–§9.7). */
+export const authenticationRouter = Router({ mergeParams: true });
+const r = authenticationRouter;
+const p = (req: Request, name: string) => req.params[name] as string;
+
+/** A `Map<String,String>` body: `{}` when empty; anything but an object → 400. */
+export function mapBody(req: Request): Record<string, string> {
+  const body = parseJson(req);
+  if (body === undefined || body === null) return {};
+  if (typeof body !== 'object' || Array.isArray(body)) throw cannotParse('mapping');
+  return stringMap(body);
+}
+
+for (const list of ['authenticator', 'client-authenticator', 'form', 'form-action'] as const) {
+  r.get(
+    `/${list}-providers`,
+    route(async (_req, res) => json(res, await listProviders(ctxOf(res), realmOf(res), list))),
+  );
+}
+r.get(
+  '/config-description/:providerId',
+  route(async (req, res) => json(res, await getConfigDescription(ctxOf(res), realmOf(res), p(req, 'providerId')))),
+);
+r.get(
+  '/per-client-config-description',
+  route(async (_req, res) => json(res, await getPerClientConfigDescription(ctxOf(res), realmOf(res)))),
+);
+
+const CONFIG = 'AuthenticatorConfigRepresentation';
+r.get(
+  '/config/:id',
+  route(async (req, res) => json(res, await getAuthenticatorConfig(ctxOf(res), realmOf(res), p(req, 'id')))),
+);
+r.put(
+  '/config/:id',
+  route(async (req, res) => {
+    await updateAuthenticatorConfig(ctxOf(res), realmOf(res), p(req, 'id'), jsonBody<ConfigInput>(req, CONFIG));
+    noContent(res);
+  }),
+);
+r.delete(
+  '/config/:id',
+  route(async (req, res) => {
+    await deleteAuthenticatorConfig(ctxOf(res), realmOf(res), p(req, 'id'));
+    noContent(res);
+  }),
+);
+
+r.post(
+  '/executions',
+  route(async (req, res) =>
+    created(req, res, await addExecution(ctxOf(res), realmOf(res), jsonBody(req, 'AuthenticationExecutionRepresentation'))),
+  ),
+);
+r.get(
+  '/executions/:id',
+  route(async (req, res) => json(res, await getExecution(ctxOf(res), realmOf(res), p(req, 'id')))),
+);
+r.delete(
+  '/executions/:id',
+  route(async (req, res) => {
+    await deleteExecution(ctxOf(res), realmOf(res), p(req, 'id'));
+    noContent(res);
+  }),
+);
+r.post(
+  '/executions/:id/config',
+  route(async (req, res) =>
+    created(req, res, await createExecutionConfig(ctxOf(res), realmOf(res), p(req, 'id'), jsonBody<ConfigInput>(req, CONFIG))),
+  ),
+);
+r.get(
+  '/executions/:id/config/:configId',
+  route(async (req, res) => json(res, await getAuthenticatorConfig(ctxOf(res), realmOf(res), p(req, 'configId')))),
+);
+for (const direction of ['raise', 'lower'] as const) {
+  r.post(
+    `/executions/:id/${direction}-priority`,
+    route(async (req, res) => {
+      await moveExecution(ctxOf(res), realmOf(res), p(req, 'id'), direction);
+      noContent(res);
+    }),
+  );
+}
+
+const FLOW = 'AuthenticationFlowRepresentation';
+r.get(
+  '/flows',
+  route(async (_req, res) => json(res, await listFlows(ctxOf(res), realmOf(res)))),
+);
+r.post(
+  '/flows',
+  route(async (req, res) => created(req, res, await createFlow(ctxOf(res), realmOf(res), jsonBody<FlowInput>(req, FLOW)))),
+);
+r.post(
+  '/flows/:alias/copy',
+  route(async (req, res) => created(req, res, await copyFlow(ctxOf(res), realmOf(res), p(req, 'alias'), mapBody(req)))),
+);
+r.get(
+  '/flows/:alias/executions',
+  route(async (req, res) => json(res, await listExecutions(ctxOf(res), realmOf(res), p(req, 'alias')))),
+);
+r.put(
+  '/flows/:alias/executions',
+  route(async (req, res) => {
+    await updateExecution(ctxOf(res), realmOf(res), p(req, 'alias'), jsonBody(req, 'AuthenticationExecutionInfoRepresentation'));
+    noContent(res);
+  }),
+);
+r.post(
+  '/flows/:alias/executions/execution',
+  route(async (req, res) => {
+    const id = await addExecutionToFlow(ctxOf(res), realmOf(res), p(req, 'alias'), mapBody(req));
+    created(req, res, id, requestPath(req).replace(/\/flows\/[^/]+\/executions\/execution$/, '/executions'));
+  }),
+);
+r.post(
+  '/flows/:alias/executions/flow',
+  route(async (req, res) => {
+    const id = await addSubFlow(ctxOf(res), realmOf(res), p(req, 'alias'), mapBody(req));
+    created(req, res, id, requestPath(req).replace(/\/flows\/[^/]+\/executions\/flow$/, '/flows'));
+  }),
+);
+r.get(
+  '/flows/:id',
+  route(async (req, res) => json(res, await getFlow(ctxOf(res), realmOf(res), p(req, 'id')))),
+);
+r.put(
+  '/flows/:id',
+  route(async (req, res) => json(res, await updateFlow(ctxOf(res), realmOf(res), p(req, 'id'), jsonBody<FlowInput>(req, FLOW)))),
+);
+r.delete(
+  '/flows/:id',
+  route(async (req, res) => {
+    await deleteFlow(ctxOf(res), realmOf(res), p(req, 'id'));
+    noContent(res);
+  }),
+);

@@ -1,0 +1,155 @@
+import { Router } from 'express';
+import { addDefaultGroup, listDefaultGroups, removeDefaultGroup, listMembers } from '../../src/services/groups/group-membership';
+import { countGroups, findGroup, getGroup, getGroupByPath, listChildren, listGroups } from '../../src/services/groups/group-queries';
+import { addChildGroup, createTopLevelGroup, deleteGroup, groupManagementPermissions, updateGroup } from '../../src/services/groups/groups';
+import { created, ctxOf, json, jsonBody, noContent, qBool, qInt, qStr, realmOf, route } from '../http';
+
+/** `/admin/realms/{realm}/groups`, `group-by-path`, `default-groups`. */
+export const groupsRouter = Router({ mergeParams: true });
+export const groupByPathRouter = Router({ mergeParams: true });
+export const defaultGroupsRouter = Router({ mergeParams: true });
+
+groupsRouter.get(
+  '/',
+  route(async (req, res) =>
+    json(
+      res,
+      await listGroups(ctxOf(res), realmOf(res), {
+        search: qStr(req, 'search'),
+        q: qStr(req, 'q'),
+        exact: qBool(req, 'exact'),
+        first: qInt(req, 'first'),
+        max: qInt(req, 'max'),
+        briefRepresentation: qBool(req, 'briefRepresentation'),
+        populateHierarchy: qBool(req, 'populateHierarchy'),
+        subGroupsCount: qBool(req, 'subGroupsCount'),
+      }),
+    ),
+  ),
+);
+
+groupsRouter.get(
+  '/count',
+  route(async (req, res) =>
+    json(res, await countGroups(ctxOf(res), realmOf(res), { search: qStr(req, 'search'), top: qBool(req, 'top') })),
+  ),
+);
+
+groupsRouter.post(
+  '/',
+  route(async (req, res) => {
+    const result = await createTopLevelGroup(ctxOf(res), realmOf(res), jsonBody(req, 'GroupRepresentation'));
+    if (result.created) created(req, res, result.id);
+    else noContent(res);
+  }),
+);
+
+// The group is resolved before anything else: unknown id → 404 `Could not find group by id`.
+groupsRouter.param('id', (_req, res, next, id: string) => {
+  findGroup(ctxOf(res), realmOf(res), id).then(() => next(), next);
+});
+
+groupsRouter.get(
+  '/:id',
+  route(async (req, res) => json(res, await getGroup(ctxOf(res), realmOf(res), req.params.id as string))),
+);
+
+groupsRouter.put(
+  '/:id',
+  route(async (req, res) => {
+    await updateGroup(ctxOf(res), realmOf(res), req.params.id as string, jsonBody(req, 'GroupRepresentation'));
+    noContent(res);
+  }),
+);
+
+groupsRouter.delete(
+  '/:id',
+  route(async (req, res) => {
+    await deleteGroup(ctxOf(res), realmOf(res), req.params.id as string);
+    noContent(res);
+  }),
+);
+
+groupsRouter.get(
+  '/:id/children',
+  route(async (req, res) =>
+    json(
+      res,
+      await listChildren(ctxOf(res), realmOf(res), req.params.id as string, {
+        search: qStr(req, 'search'),
+        exact: qBool(req, 'exact'),
+        first: qInt(req, 'first'),
+        max: qInt(req, 'max'),
+        briefRepresentation: qBool(req, 'briefRepresentation'),
+        subGroupsCount: qBool(req, 'subGroupsCount'),
+      }),
+    ),
+  ),
+);
+
+groupsRouter.post(
+  '/:id/children',
+  route(async (req, res) => {
+    const result = await addChildGroup(ctxOf(res), realmOf(res), req.params.id as string, jsonBody(req, 'GroupRepresentation'));
+    if (!result.created) return noContent(res);
+    // Location names the child under /groups, not under /children.
+    res
+      .status(201)
+      .location(`${ctxOf(res).baseUrl}${req.baseUrl}/${encodeURIComponent(result.id)}`)
+      .json(result.representation);
+  }),
+);
+
+groupsRouter.get(
+  '/:id/members',
+  route(async (req, res) =>
+    json(
+      res,
+      await listMembers(ctxOf(res), realmOf(res), req.params.id as string, {
+        first: qInt(req, 'first'),
+        max: qInt(req, 'max'),
+        briefRepresentation: qBool(req, 'briefRepresentation'),
+      }),
+    ),
+  ),
+);
+
+const permissions = route(async (req, res) => groupManagementPermissions(ctxOf(res), realmOf(res), req.params.id as string));
+groupsRouter.get('/:id/management/permissions', permissions);
+groupsRouter.put('/:id/management/permissions', permissions);
+
+/** `group-by-path/{path}`: the rest of the URL path, raw slashes separating the names. */
+groupByPathRouter.get(
+  /.*/,
+  route(async (req, res) => {
+    // The path parameter is everything after `group-by-path/`, so `group-by-path//a/b` means `/a/b`.
+    let path = req.path.slice(1);
+    try {
+      path = decodeURIComponent(path);
+    } catch {
+      // Undecodable: looked up as written, which finds nothing.
+    }
+    json(res, await getGroupByPath(ctxOf(res), realmOf(res), path));
+  }),
+);
+
+defaultGroupsRouter.get(
+  '/',
+  route(async (_req, res) => json(res, await listDefaultGroups(ctxOf(res), realmOf(res)))),
+);
+
+defaultGroupsRouter.put(
+  '/:groupId',
+  route(async (req, res) => {
+    await addDefaultGroup(ctxOf(res), realmOf(res), req.params.groupId as string);
+    noContent(res);
+  }),
+);
+
+defaultGroupsRouter.delete(
+  '/:groupId',
+  route(async (req, res) => {
+    await removeDefaultGroup(ctxOf(res), realmOf(res), req.params.groupId as string);
+    noContent(res);
+  }),
+);

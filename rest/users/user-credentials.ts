@@ -1,0 +1,79 @@
+import { Router } from 'express';
+import {
+  configuredUserStorageCredentialTypes,
+  deleteCredential,
+  disableCredentialTypes,
+  listCredentials,
+  moveCredential,
+  resetPassword,
+  setCredentialLabel,
+} from '../../src/services/users/credentials';
+import { ctxOf, json, jsonBody, noContent, parseJson, rawBody, realmOf, route } from '../http';
+
+/**
+ * `/admin/realms/{realm}/users/{userId}/...`: credentials, reset-password, disable-credential-types and
+ * configured-user-storage-credential-types. Only these paths match; anything else falls through.
+ */
+export const userCredentialsRouter = Router({ mergeParams: true });
+
+const userIdOf = (params: Record<string, unknown>) => String(params.userId);
+
+userCredentialsRouter.get(
+  '/credentials',
+  route(async (req, res) => json(res, await listCredentials(ctxOf(res), realmOf(res), userIdOf(req.params)))),
+);
+
+userCredentialsRouter.delete(
+  '/credentials/:credentialId',
+  route(async (req, res) => {
+    await deleteCredential(ctxOf(res), realmOf(res), userIdOf(req.params), String(req.params.credentialId));
+    noContent(res);
+  }),
+);
+
+userCredentialsRouter.post(
+  '/credentials/:credentialId/moveToFirst',
+  route(async (req, res) => {
+    await moveCredential(ctxOf(res), realmOf(res), userIdOf(req.params), String(req.params.credentialId), null);
+    noContent(res);
+  }),
+);
+
+userCredentialsRouter.post(
+  '/credentials/:credentialId/moveAfter/:previousId',
+  route(async (req, res) => {
+    const { credentialId, previousId } = req.params as Record<string, string>;
+    await moveCredential(ctxOf(res), realmOf(res), userIdOf(req.params), credentialId, previousId);
+    noContent(res);
+  }),
+);
+
+userCredentialsRouter.put(
+  '/credentials/:credentialId/userLabel',
+  route(async (req, res) => {
+    await setCredentialLabel(ctxOf(res), realmOf(res), userIdOf(req.params), String(req.params.credentialId), rawBody(req));
+    noContent(res);
+  }),
+);
+
+userCredentialsRouter.put(
+  '/reset-password',
+  route(async (req, res) => {
+    const body = jsonBody<Record<string, unknown> | null>(req, 'CredentialRepresentation', () => null);
+    await resetPassword(ctxOf(res), realmOf(res), userIdOf(req.params), body);
+    noContent(res);
+  }),
+);
+
+userCredentialsRouter.put(
+  '/disable-credential-types',
+  route(async (req, res) => {
+    await disableCredentialTypes(ctxOf(res), realmOf(res), userIdOf(req.params), parseJson(req));
+    noContent(res);
+  }),
+);
+
+userCredentialsRouter.get(
+  '/configured-user-storage-credential-types',
+  route(async (req, res) => json(res, await configuredUserStorageCredentialTypes(ctxOf(res), realmOf(res), userIdOf(req.params)))),
+);

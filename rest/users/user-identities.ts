@@ -1,0 +1,30 @@
+import { Router } from 'express';
+import { linkFederatedIdentity, listFederatedIdentities, unlinkFederatedIdentity } from '../../src/services/users/federated-identities';
+import { ctxOf, json, jsonBody, noContent, realmOf, route } from '../http';
+
+/** `/admin/realms/{realm}/users/{userId}/federated-identity...`: identity provider links of a user. */
+export const userIdentitiesRouter = Router({ mergeParams: true });
+
+const userIdOf = (params: Record<string, unknown>) => String(params.userId);
+
+userIdentitiesRouter.get(
+  '/',
+  route(async (req, res) => json(res, await listFederatedIdentities(ctxOf(res), realmOf(res), userIdOf(req.params)))),
+);
+
+userIdentitiesRouter.post(
+  '/:alias',
+  route(async (req, res) => {
+    const body = jsonBody(req, 'FederatedIdentityRepresentation');
+    await linkFederatedIdentity(ctxOf(res), realmOf(res), userIdOf(req.params), String(req.params.alias), body);
+    noContent(res);
+  }),
+);
+
+userIdentitiesRouter.delete(
+  '/:alias',
+  route(async (req, res) => {
+    await unlinkFederatedIdentity(ctxOf(res), realmOf(res), userIdOf(req.params), String(req.params.alias));
+    noContent(res);
+  }),
+);

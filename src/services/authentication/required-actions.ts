@@ -1,0 +1,214 @@
+import { randomUUID } from 'node:crypto';
+import type { RequiredActionModel } from '../../db/models/component';
+import type { RealmModel } from '../../db/models/realm';
+import { errorB, errorC, isUniqueViolation } from '../../core/errors';
+import { type Rep, authEvent, requireAuthRight, stringMap } from './common';
+import { REQUIRED_ACTION_PROVIDERS, type RequiredActionProviderInfo } from '../../keycloak/authenticator-providers';
+import type { RequestContext } from '../../core/context';
+
+/**
+ * Required actions of a realm (config reference §9.9): list (by priority, then name), read, update,
+ * delete, move, register a provider, the providers not registered yet, and per-action config.
+ */
+export interface RequiredActionInput {
+  alias?: string | null;
+  name?: string | null;
+  providerId?: string | null;
+  enabled?: boolean | null;
+  defaultAction?: boolean | null;
+  priority?: number | null;
+  config?: Record<string, unknown> | null;
+}
+
+/** Keycloak's order: priority, then name (case-insensitive). */
+const order = (a: RequiredActionModel, b: RequiredActionModel) =>
+  a.priority - b.priority || a.name.toLowerCase().localeCompare(b.name.toLowerCase());
+
+/** RequiredActionProviderRepresentation. */
+export const toRequiredActionRepresentation = (a: RequiredActionModel): Rep => ({
+  alias: a.alias,
+  name: a.name,
+  providerId: a.providerId,
+  enabled: a.enabled,
+  defaultAction: a.defaultAction,
+  priority: a.priority,
+  config: a.config ?? {},
+});
+
+async function sorted(ctx: RequestContext, realm: RealmModel): Promise<RequiredActionModel[]> {
+  return (await ctx.db.models.RequiredAction.findAll({ where: { realmId: realm.id } })).sort(order);
+}
+
+async function byAlias(ctx: RequestContext, realm: RealmModel, alias: string, message: string): Promise<RequiredActionModel> {
+  const action = await ctx.db.models.RequiredAction.findOne({ where: { realmId: realm.id, alias } });
+  if (!action) throw errorC(404, message);
+  return action;
+}
+
+const NOT_FOUND = 'Failed to find required action';
+const duplicate = () => errorB(409, 'conflict', 'A Required Action Provider with given alias already exists.');
+
+/** GET /{realm}/authentication/required-actions. */
+export async function listRequiredActions(ctx: RequestContext, realm: RealmModel): Promise<Rep[]> {
+  await requireAuthRight(ctx, realm, 'viewRequiredActions');
+  return (await sorted(ctx, realm)).map(toRequiredActionRepresentation);
+}
+
+/** GET /{realm}/authentication/required-actions/{alias}: 404 `Failed to find required action`. */
+export async function getRequiredAction(ctx: RequestContext, realm: RealmModel, alias: string): Promise<Rep> {
+  await requireAuthRight(ctx, realm, 'view');
+  return toRequiredActionRepresentation(await byAlias(ctx, realm, alias, NOT_FOUND));
+}
+
+/** PUT /{realm}/authentication/required-actions/{alias}: replaces name, alias, flags, priority and config (providerId kept). */
+export async function updateRequiredAction(ctx: RequestContext, realm: RealmModel, alias: string, rep: RequiredActionInput): Promise<void> {
+  await requireAuthRight(ctx, realm, 'manage');
+  const action = await byAlias(ctx, realm, alias, NOT_FOUND);
+  try {
+    await ctx.db.transaction(async () => {
+      if (rep.name) action.name = rep.name;
+      if (rep.alias) action.alias = rep.alias;
+      action.defaultAction = rep.defaultAction === true;
+      action.enabled = rep.enabled === true;
+      action.priority = typeof rep.priority === 'number' ? rep.priority : 0;
+      action.config = stringMap(rep.config);
+      await action.save();
+      await authEvent(ctx, realm, 'UPDATE', 'REQUIRED_ACTION', `required-actions/${alias}`, rep);
+    });
+  } catch (e) {
+    if (isUniqueViolation(e)) throw duplicate();
+    throw e;
+  }
+}
+
+/** DELETE /{realm}/authentication/required-actions/{alias}: 404 `Failed to find required action.`. */
+export async function deleteRequiredAction(ctx: RequestContext, realm: RealmModel, alias: string): Promise<void> {
+  await requireAuthRight(ctx, realm, 'manage');
+  const action = await byAlias(ctx, realm, alias, `${NOT_FOUND}.`);
+  await ctx.db.transaction(async () => {
+    await ctx.db.models.RequiredAction.destroy({ where: { id: action.id } });
+    await authEvent(ctx, realm, 'DELETE', 'REQUIRED_ACTION', `required-actions/${alias}`);
+  });
+}
+
+/** POST /{realm}/authentication/required-actions/{alias}/raise-priority | lower-priority: swaps with the neighbour. */
+export async function moveRequiredAction(
+  ctx: RequestContext,
+  realm: RealmModel,
+  alias: string,
+  direction: 'raise' | 'lower',
+): Promise<void> {
+  await requireAuthRight(ctx, realm, 'manage');
+  await byAlias(ctx, realm, alias, `${NOT_FOUND}.`);
+  await ctx.db.transaction(async () => {
+    const all = await sorted(ctx, realm);
+    const i = all.findIndex((a) => a.alias === alias);
+    const other = all[direction === 'raise' ? i - 1 : i + 1];
+    if (i < 0 || !other) return;
+    const me = all[i];
+    const tmp = other.priority;
+    other.priority = me.priority;
+    me.priority = tmp;
+    await other.save();
+    await me.save();
+    await authEvent(ctx, realm, 'UPDATE', 'REQUIRED_ACTION', `required-actions/${alias}/${direction}-priority`);
+  });
+}
+
+/** GET /{realm}/authentication/unregistered-required-actions: `[{name, providerId}]`. */
+export async function listUnregisteredRequiredActions(ctx: RequestContext, realm: RealmModel): Promise<Rep[]> {
+  await requireAuthRight(ctx, realm, 'view');
+  const registered = new Set(
+    (await ctx.db.models.RequiredAction.findAll({ where: { realmId: realm.id }, attributes: ['providerId'] })).map((a) => a.providerId),
+  );
+  return REQUIRED_ACTION_PROVIDERS.filter((p) => !registered.has(p.providerId)).map((p) => ({ name: p.name, providerId: p.providerId }));
+}
+
+/** POST /{realm}/authentication/register-required-action: registers a provider (alias = providerId, last priority + 1). */
+export async function registerRequiredAction(ctx: RequestContext, realm: RealmModel, body: Record<string, string>): Promise<void> {
+  await requireAuthRight(ctx, realm, 'manage');
+  const provider = REQUIRED_ACTION_PROVIDERS.find((p) => p.providerId === body.providerId);
+  if (!provider) throw errorC(400, 'Required Action Provider with given providerId not found');
+  const id = randomUUID();
+  try {
+    await ctx.db.transaction(async () => {
+      const all = await sorted(ctx, realm);
+      if (all.some((a) => a.alias === provider.providerId)) throw duplicate();
+      await ctx.db.models.RequiredAction.create({
+        id,
+        realmId: realm.id,
+        alias: provider.providerId,
+        name: body.name || provider.name,
+        providerId: provider.providerId,
+        enabled: true,
+        defaultAction: false,
+        priority: all.length ? all[all.length - 1].priority + 1 : 0,
+        config: {},
+      });
+      await authEvent(ctx, realm, 'CREATE', 'REQUIRED_ACTION', 'register-required-action', { ...body, id });
+    });
+  } catch (e) {
+    if (isUniqueViolation(e)) throw duplicate();
+    throw e;
+  }
+}
+
+/** The registered action and its provider, when the provider is configurable; else null. */
+async function configurable(
+  ctx: RequestContext,
+  realm: RealmModel,
+  alias: string,
+): Promise<[RequiredActionModel, RequiredActionProviderInfo] | null> {
+  const action = await ctx.db.models.RequiredAction.findOne({ where: { realmId: realm.id, alias } });
+  const provider = action && REQUIRED_ACTION_PROVIDERS.find((p) => p.providerId === action.providerId);
+  return action && provider?.properties.length ? [action, provider] : null;
+}
+
+/** GET /{realm}/authentication/required-actions/{alias}/config-description: `{properties}`. */
+export async function getRequiredActionConfigDescription(ctx: RequestContext, realm: RealmModel, alias: string): Promise<Rep> {
+  await requireAuthRight(ctx, realm, 'view');
+  const found = await configurable(ctx, realm, alias);
+  if (!found) throw errorC(404, 'Could not find configurable RequiredAction provider');
+  return { properties: found[1].properties };
+}
+
+async function configOf(ctx: RequestContext, realm: RealmModel, alias: string) {
+  const found = await configurable(ctx, realm, alias);
+  if (!found) throw errorC(400, 'RequiredAction is not configurable');
+  return found;
+}
+
+/** GET /{realm}/authentication/required-actions/{alias}/config: `{config}` as stored. */
+export async function getRequiredActionConfig(ctx: RequestContext, realm: RealmModel, alias: string): Promise<Rep> {
+  await requireAuthRight(ctx, realm, 'view');
+  const [action] = await configOf(ctx, realm, alias);
+  return { config: action.config ?? {} };
+}
+
+/** PUT /{realm}/authentication/required-actions/{alias}/config: merges the provider's properties from `{config}`. */
+export async function updateRequiredActionConfig(ctx: RequestContext, realm: RealmModel, alias: string, body: Rep): Promise<void> {
+  await requireAuthRight(ctx, realm, 'manage');
+  const [action, provider] = await configOf(ctx, realm, alias);
+  const given = stringMap(body.config);
+  const config = { ...(action.config ?? {}) };
+  for (const p of provider.properties) {
+    if (given[p.name] === undefined || given[p.name] === '') delete config[p.name];
+    else config[p.name] = given[p.name];
+  }
+  await ctx.db.transaction(async () => {
+    action.config = config;
+    await action.save();
+    await authEvent(ctx, realm, 'UPDATE', 'REQUIRED_ACTION_CONFIG', `required-actions/${alias}/config`, body);
+  });
+}
+
+/** DELETE /{realm}/authentication/required-actions/{alias}/config: clears the config. */
+export async function deleteRequiredActionConfig(ctx: RequestContext, realm: RealmModel, alias: string): Promise<void> {
+  await requireAuthRight(ctx, realm, 'manage');
+  const [action] = await configOf(ctx, realm, alias);
+  await ctx.db.transaction(async () => {
+    action.config = {};
+    await action.save();
+    await authEvent(ctx, realm, 'DELETE', 'REQUIRED_ACTION_CONFIG', `required-actions/${alias}/config`);
+  });
+}

@@ -1,0 +1,211 @@
+import { XMLParser } from 'fast-xml-parser';
+import { requireCap } from '../../auth/permissions';
+import type { RealmModel } from '../../db/models/realm';
+import { errorB, errorC } from '../../core/errors';
+import type { RequestContext } from '../../core/context';
+
+/**
+ * POST /{realm}/client-description-converter (config reference §1.11): a Keycloak client JSON, an
+ * OIDC dynamic-registration JSON or a SAML EntityDescriptor in, a ClientRepresentation (not stored) out.
+ */
+type Rep = Record<string, unknown>;
+
+const unsupported = () => errorC(400, 'Unsupported format');
+const malformed = () => errorB(500, 'unknown_error', 'For more on this error consult the server log.');
+const list = (v: unknown): unknown[] => (v === undefined || v === null ? [] : Array.isArray(v) ? v : [v]);
+
+const AUTH_METHODS: Record<string, string> = {
+  client_secret_basic: 'client-secret',
+  client_secret_post: 'client-secret',
+  client_secret_jwt: 'client-secret-jwt',
+  private_key_jwt: 'client-jwt',
+  tls_client_auth: 'client-x509',
+};
+
+/** OIDC client metadata attributes copied as client attributes. */
+const OIDC_ATTRIBUTES: Record<string, string> = {
+  id_token_signed_response_alg: 'id.token.signed.response.alg',
+  id_token_encrypted_response_alg: 'id.token.encrypted.response.alg',
+  id_token_encrypted_response_enc: 'id.token.encrypted.response.enc',
+  userinfo_signed_response_alg: 'user.info.response.signature.alg',
+  userinfo_encrypted_response_alg: 'user.info.encrypted.response.alg',
+  userinfo_encrypted_response_enc: 'user.info.encrypted.response.enc',
+  request_object_signing_alg: 'request.object.signature.alg',
+  request_object_encryption_alg: 'request.object.encryption.alg',
+  request_object_encryption_enc: 'request.object.encryption.enc',
+  token_endpoint_auth_signing_alg: 'token.endpoint.auth.signing.alg',
+  authorization_signed_response_alg: 'authorization.signed.response.alg',
+  authorization_encrypted_response_alg: 'authorization.encrypted.response.alg',
+  authorization_encrypted_response_enc: 'authorization.encrypted.response.enc',
+  backchannel_logout_uri: 'backchannel.logout.url',
+  tls_client_certificate_bound_access_tokens: 'tls.client.certificate.bound.access.tokens',
+  logo_uri: 'logoUri',
+  policy_uri: 'policyUri',
+  tos_uri: 'tosUri',
+  post_logout_redirect_uris: 'post.logout.redirect.uris',
+};
+
+function fromOidc(m: Rep): Rep {
+  const out: Rep = {};
+  if (m.client_id) out.clientId = String(m.client_id);
+  if (m.client_name) out.name = String(m.client_name);
+  out.redirectUris = list(m.redirect_uris).map(String);
+  if (m.client_uri) out.baseUrl = String(m.client_uri);
+  out.protocol = 'openid-connect';
+  const grants = new Set(list(m.grant_types ?? ['authorization_code']).map(String));
+  const responses = new Set(list(m.response_types ?? ['code']).map(String));
+  out.standardFlowEnabled = grants.has('authorization_code') || responses.has('code') || responses.has('none');
+  out.implicitFlowEnabled = grants.has('implicit') || [...responses].some((r) => r.includes('token'));
+  out.directAccessGrantsEnabled = grants.has('password');
+  out.serviceAccountsEnabled = grants.has('client_credentials');
+  const attributes: Record<string, string> = {
+    'oidc.ciba.grant.enabled': String(grants.has('urn:openid:params:grant-type:ciba')),
+    'oauth2.device.authorization.grant.enabled': String(grants.has('urn:ietf:params:oauth:grant-type:device_code')),
+    'standard.token.exchange.enabled': String(grants.has('urn:ietf:params:oauth:grant-type:token-exchange')),
+    'use.refresh.tokens': String(grants.has('refresh_token')),
+  };
+  const method = m.token_endpoint_auth_method === undefined ? 'client_secret_basic' : String(m.token_endpoint_auth_method);
+  if (method === 'none') {
+    out.publicClient = true;
+    out.clientAuthenticatorType = 'none';
+  } else {
+    out.publicClient = false;
+    out.clientAuthenticatorType = AUTH_METHODS[method] ?? 'client-secret';
+  }
+  if (m.jwks_uri) {
+    attributes['use.jwks.url'] = 'true';
+    attributes['jwks.url'] = String(m.jwks_uri);
+  } else if (m.jwks) {
+    attributes['use.jwks.string'] = 'true';
+    attributes['jwks.string'] = JSON.stringify(m.jwks);
+  }
+  for (const [k, a] of Object.entries(OIDC_ATTRIBUTES)) {
+    const v = m[k];
+    if (v !== undefined && v !== null) attributes[a] = Array.isArray(v) ? v.map(String).join('##') : String(v);
+  }
+  if (m.backchannel_logout_session_required !== undefined)
+    attributes['backchannel.logout.session.required'] = String(m.backchannel_logout_session_required);
+  out.attributes = attributes;
+  if (typeof m.scope === 'string' && m.scope.trim()) out.optionalClientScopes = m.scope.trim().split(/\s+/);
+  return out;
+}
+
+const BINDINGS: Record<string, string> = {
+  'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST': 'post',
+  'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect': 'redirect',
+  'urn:oasis:names:tc:SAML:2.0:bindings:SOAP': 'soap',
+  'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Artifact': 'artifact',
+};
+
+const NAME_ID_FORMATS: Array<[string, string]> = [
+  ['emailAddress', 'email'],
+  ['transient', 'transient'],
+  ['persistent', 'persistent'],
+  ['unspecified', 'username'],
+];
+
+const NAME_FORMATS: Record<string, string> = {
+  'urn:oasis:names:tc:SAML:2.0:attrname-format:basic': 'Basic',
+  'urn:oasis:names:tc:SAML:2.0:attrname-format:uri': 'URI Reference',
+  'urn:oasis:names:tc:SAML:2.0:attrname-format:unspecified': 'Unspecified',
+};
+
+function certOf(kd: Rep): string | undefined {
+  const info = kd.KeyInfo as Rep | undefined;
+  const data = info?.X509Data as Rep | undefined;
+  const cert = data?.X509Certificate;
+  return cert === undefined ? undefined : String(cert).replace(/\s+/g, '');
+}
+
+function fromSaml(xml: string): Rep {
+  let doc: Rep;
+  try {
+    doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@', removeNSPrefix: true, parseTagValue: false }).parse(
+      xml,
+    ) as Rep;
+  } catch {
+    throw malformed();
+  }
+  const roots = list(doc.EntityDescriptor ?? (doc.EntitiesDescriptor as Rep | undefined)?.EntityDescriptor) as Rep[];
+  const entities = roots.filter((e) => e.SPSSODescriptor);
+  if (entities.length !== 1) throw malformed();
+  const entity = entities[0];
+  const sp = list(entity.SPSSODescriptor)[0] as Rep;
+  const attributes: Record<string, string> = {
+    'saml.server.signature': 'true',
+    'saml.server.signature.keyinfo.ext': 'false',
+    'saml.signature.algorithm': 'RSA_SHA256',
+    'saml.authnstatement': 'true',
+  };
+  if (sp['@WantAssertionsSigned'] === 'true') attributes['saml.assertion.signature'] = 'true';
+  for (const slo of list(sp.SingleLogoutService) as Rep[]) {
+    const b = BINDINGS[String(slo['@Binding'])];
+    if (b && b !== 'artifact') attributes[`saml_single_logout_service_url_${b}`] = String(slo['@Location']);
+  }
+  const redirectUris: string[] = [];
+  for (const acs of list(sp.AssertionConsumerService) as Rep[]) {
+    const b = BINDINGS[String(acs['@Binding'])];
+    const loc = String(acs['@Location']);
+    if (b === 'post' || b === 'redirect') attributes[`saml_assertion_consumer_url_${b}`] ??= loc;
+    if (b === 'artifact') attributes.saml_artifact_binding_url ??= loc;
+    redirectUris.push(loc);
+  }
+  const ars = list(sp.ArtifactResolutionService)[0] as Rep | undefined;
+  if (ars) attributes.saml_artifact_resolution_service_url = String(ars['@Location']);
+  const format = list(sp.NameIDFormat).map(String)[0];
+  const nid = format && NAME_ID_FORMATS.find(([k]) => format.endsWith(`:${k}`));
+  if (nid) attributes.saml_name_id_format = nid[1];
+  const ui = ((sp.Extensions as Rep | undefined)?.UIInfo as Rep | undefined) ?? {};
+  const logo = list(ui.Logo)[0];
+  if (logo !== undefined) attributes.logoUri = String(typeof logo === 'object' ? (logo as Rep)['#text'] : logo);
+  const policy = list(ui.PrivacyStatementURL)[0];
+  if (policy !== undefined) attributes.policyUri = String(typeof policy === 'object' ? (policy as Rep)['#text'] : policy);
+  for (const kd of list(sp.KeyDescriptor) as Rep[]) {
+    const use = kd['@use'];
+    const cert = certOf(kd);
+    if (!cert) continue;
+    if (use === 'signing' || use === undefined) {
+      attributes['saml.client.signature'] = 'true';
+      attributes['saml.signing.certificate'] = cert;
+    }
+    if (use === 'encryption' || use === undefined) {
+      attributes['saml.encrypt'] = 'true';
+      attributes['saml.encryption.certificate'] = cert;
+    }
+  }
+  attributes['saml.client.signature'] ??= 'false';
+  const protocolMappers = (list(sp.AttributeConsumingService) as Rep[]).flatMap((acs) =>
+    (list(acs.RequestedAttribute) as Rep[]).map((ra) => ({
+      name: String(ra['@Name']),
+      protocol: 'saml',
+      protocolMapper: 'saml-user-attribute-mapper',
+      consentRequired: false,
+      config: {
+        'attribute.name': String(ra['@Name']),
+        ...(ra['@FriendlyName'] ? { 'friendly.name': String(ra['@FriendlyName']) } : {}),
+        'attribute.nameformat': NAME_FORMATS[String(ra['@NameFormat'])] ?? 'Basic',
+      },
+    })),
+  );
+  const out: Rep = { clientId: String(entity['@entityID']), redirectUris, protocol: 'saml', fullScopeAllowed: true, attributes };
+  if (protocolMappers.length) out.protocolMappers = protocolMappers;
+  return out;
+}
+
+/** POST /{realm}/client-description-converter: converts a client description (manage-clients). */
+export async function convertClientDescription(ctx: RequestContext, realm: RealmModel, text: string): Promise<Rep> {
+  await requireCap(ctx, realm, 'manageClients');
+  const t = text.trim();
+  if (t.startsWith('{') && t.endsWith('}') && (t.includes('"clientId"') || t.includes('"redirect_uris"'))) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(t);
+    } catch {
+      throw malformed();
+    }
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw malformed();
+    return t.includes('"clientId"') ? (parsed as Rep) : fromOidc(parsed as Rep);
+  }
+  if (t.startsWith('<') && t.endsWith('>') && t.includes('EntityDescriptor')) return fromSaml(t);
+  throw unsupported();
+}

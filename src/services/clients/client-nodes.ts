@@ -1,0 +1,98 @@
+import type { RealmModel } from '../../db/models/realm';
+import { errorC, featureNotEnabled, notFound } from '../../core/errors';
+import { recordAdminEvent } from '../../core/admin-events';
+import { manageableClient } from './client-writes';
+import { resolveClient } from './clients';
+import type { RequestContext } from '../../core/context';
+
+/**
+ * Cluster nodes of a client (config reference §1.9, nodes part): `registeredNodes` (node → epoch
+ * seconds) in the client's settings; `test-nodes-available` pings each node's admin URL. Also the
+ * FGAP v1 management-permissions endpoints, which answer 501 as Keycloak with the feature off.
+ */
+export interface GlobalRequestResult {
+  successRequests?: string[];
+  failedRequests?: string[];
+}
+
+const RESERVED = /[:/?#@!$&()*+,;=[\]\\<>%"' ]/;
+
+const nodesOf = (s: Record<string, unknown>) => ({ ...((s.registeredNodes as Record<string, number> | undefined) ?? {}) });
+
+/** POST /clients/{id}/nodes `{node}`: registers a node with the current time (manage-clients). */
+export async function registerNode(
+  ctx: RequestContext,
+  realm: RealmModel,
+  uuid: string,
+  body: Record<string, unknown> | undefined,
+): Promise<void> {
+  const client = await manageableClient(ctx, realm, uuid);
+  const node = typeof body?.node === 'string' ? body.node : '';
+  if (!node) throw errorC(400, 'Node not found in params');
+  const bad = node.match(RESERVED);
+  if (bad) throw errorC(400, `Character '${bad[0]}' not allowed.`);
+  const nodes = nodesOf(client.settings);
+  nodes[node] = Math.floor(Date.now() / 1000);
+  await ctx.db.transaction(async () => {
+    await ctx.db.models.Client.update({ settings: { ...client.settings, registeredNodes: nodes } }, { where: { id: client.id } });
+    await recordAdminEvent(ctx, realm, {
+      operationType: 'ACTION',
+      resourceType: 'CLUSTER_NODE',
+      resourcePath: `clients/${client.id}/nodes`,
+      representation: { node },
+    });
+  });
+  ctx.loaders.clientById.clear(client.id);
+}
+
+/** DELETE /clients/{id}/nodes/{node}: unregisters a node; unknown → 404 `Client does not have node `. */
+export async function unregisterNode(ctx: RequestContext, realm: RealmModel, uuid: string, node: string): Promise<void> {
+  const client = await manageableClient(ctx, realm, uuid);
+  const nodes = nodesOf(client.settings);
+  if (!(node in nodes)) throw notFound('Client does not have node ');
+  delete nodes[node];
+  await ctx.db.transaction(async () => {
+    await ctx.db.models.Client.update({ settings: { ...client.settings, registeredNodes: nodes } }, { where: { id: client.id } });
+    await recordAdminEvent(ctx, realm, {
+      operationType: 'DELETE',
+      resourceType: 'CLUSTER_NODE',
+      resourcePath: `clients/${client.id}/nodes/${node}`,
+    });
+  });
+  ctx.loaders.clientById.clear(client.id);
+}
+
+async function ping(url: string): Promise<boolean> {
+  try {
+    const res = await fetch(url, { method: 'POST', signal: AbortSignal.timeout(3000) });
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
+
+/** GET /clients/{id}/test-nodes-available: pings `<adminUrl>/k_test_available` of each node (manage-clients). */
+export async function testNodesAvailable(ctx: RequestContext, realm: RealmModel, uuid: string): Promise<GlobalRequestResult> {
+  const client = await manageableClient(ctx, realm, uuid);
+  const adminUrl = typeof client.settings.adminUrl === 'string' ? client.settings.adminUrl : '';
+  const result: GlobalRequestResult = {};
+  if (!adminUrl) return result;
+  for (const node of Object.keys(nodesOf(client.settings))) {
+    const url = `${adminUrl.replace('${application.session.host}', node).replace(/\/$/, '')}/k_test_available`;
+    const key = (await ping(url)) ? 'successRequests' : 'failedRequests';
+    result[key] = [...(result[key] ?? []), url];
+  }
+  await recordAdminEvent(ctx, realm, {
+    operationType: 'ACTION',
+    resourceType: 'CLUSTER_NODE',
+    resourcePath: `clients/${client.id}/test-nodes-available`,
+    representation: result,
+  });
+  return result;
+}
+
+/** GET/PUT /clients/{id}/management/permissions: 501, FGAP v1 is not enabled. */
+export async function clientManagementPermissions(ctx: RequestContext, realm: RealmModel, uuid: string): Promise<never> {
+  await resolveClient(ctx, realm, uuid);
+  throw featureNotEnabled();
+}

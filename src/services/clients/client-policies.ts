@@ -1,0 +1,199 @@
+import { requireCap } from '../../auth/permissions';
+import type { RealmModel } from '../../db/models/realm';
+import { badRequest, notFound } from '../../core/errors';
+import { recordAdminEvent } from '../../core/admin-events';
+import { CONDITION_IDS, EXECUTOR_IDS, globalProfiles } from '../../keycloak/client-policies-data';
+import type { RequestContext } from '../../core/context';
+
+/**
+ * Client policies and profiles (config reference §10.1): stored per realm in the realm settings
+ * (`clientProfiles` / `clientPolicies`, Keycloak's realm attributes `client-policies.*`) and
+ * replaced as a whole by PUT after Keycloak's validation, whose failures are 400
+ * `{"errorMessage": ...}`. GET needs view-realm, PUT manage-realm.
+ */
+type Json = Record<string, unknown>;
+export interface ClientProfiles {
+  profiles: Json[];
+  globalProfiles?: Json[];
+}
+export interface ClientPolicies {
+  policies: Json[];
+  globalPolicies?: Json[];
+}
+
+const list = (v: unknown): Json[] => (Array.isArray(v) ? (v as Json[]) : []);
+const isObject = (v: unknown): v is Json => Boolean(v) && typeof v === 'object' && !Array.isArray(v);
+
+/** Deep equality of JSON values, object keys in any order (Jackson's JsonNode equality). */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameJson(x, b[i]));
+  }
+  if (isObject(a) && isObject(b)) {
+    const keys = Object.keys(a).filter((k) => a[k] !== null && a[k] !== undefined);
+    const other = Object.keys(b).filter((k) => b[k] !== null && b[k] !== undefined);
+    return keys.length === other.length && keys.every((k) => sameJson(a[k], b[k]));
+  }
+  return a === b;
+}
+
+/** A profile as Keycloak serialises it: name, description, executors `{executor, configuration}`; nulls omitted. */
+function normalizeProfile(p: Json): Json {
+  const out: Json = {};
+  if (p.name != null) out.name = p.name;
+  if (p.description != null) out.description = p.description;
+  if (p.executors != null) {
+    out.executors = list(p.executors).map((e) => {
+      const x: Json = {};
+      if (e?.executor != null) x.executor = e.executor;
+      if (e?.configuration != null) x.configuration = e.configuration;
+      return x;
+    });
+  }
+  return out;
+}
+
+function normalizeCondition(c: Json): Json {
+  const x: Json = {};
+  if (c?.condition != null) x.condition = c.condition;
+  if (c?.configuration != null) x.configuration = c.configuration;
+  return x;
+}
+
+function storedProfiles(realm: RealmModel): Json[] {
+  return list((realm.settings.clientProfiles as Json | undefined)?.profiles);
+}
+
+function storedPolicies(realm: RealmModel): Json[] {
+  return list((realm.settings.clientPolicies as Json | undefined)?.policies);
+}
+
+/** Executor configuration checks Keycloak's configuration classes make. */
+function validExecutor(e: Json): boolean {
+  if (typeof e?.executor !== 'string' || !EXECUTOR_IDS.has(e.executor)) return false;
+  const conf = e.configuration;
+  if (conf === undefined || conf === null) return true;
+  if (!isObject(conf)) return false;
+  if (e.executor === 'secure-client-authenticator') {
+    const allowed = conf['allowed-client-authenticators'];
+    const def = conf['default-client-authenticator'];
+    if (allowed !== undefined && allowed !== null && !Array.isArray(allowed)) return false;
+    if (Array.isArray(allowed) && allowed.length && typeof def === 'string' && !allowed.includes(def)) return false;
+  }
+  return true;
+}
+
+/** Validates proposed profiles as Keycloak does; returns the list to store. */
+export function validateProfiles(body: Json): Json[] {
+  const proposed = list(body.profiles);
+  if (proposed.some((p) => typeof p?.name !== 'string' || p.name === '')) throw badRequest('client profile without its name not allowed.');
+  if (new Set(proposed.map((p) => p.name)).size !== proposed.length) throw badRequest('proposed client profile name duplicated.');
+  const global = globalProfiles();
+  const sentGlobal = list(body.globalProfiles);
+  if (sentGlobal.length && !sameJson(sentGlobal.map(normalizeProfile), global)) throw badRequest('Global profiles cannot be updated');
+  const globalNames = new Set(global.map((g) => g.name));
+  for (const p of proposed) {
+    if (globalNames.has(p.name)) throw badRequest(`Proposed profile name '${p.name}' is duplicated as a global profile`);
+  }
+  for (const p of proposed) {
+    if (p.executors !== undefined && p.executors !== null && !list(p.executors).every(validExecutor)) {
+      throw badRequest('proposed client profile contains the executor, which does not have valid provider, or has invalid configuration.');
+    }
+  }
+  return proposed.map(normalizeProfile);
+}
+
+/** Validates proposed policies against the realm's and the global profiles; returns the list to store. */
+export function validatePolicies(body: Json, realmProfiles: Json[]): Json[] {
+  if (list(body.globalPolicies).length) throw badRequest('Global policies cannot be updated');
+  const proposed = list(body.policies);
+  if (new Set(proposed.map((p) => p?.name ?? null)).size !== proposed.length) throw badRequest('proposed client policy name duplicated');
+  const profileNames = new Set([...realmProfiles, ...globalProfiles()].map((p) => p.name));
+  return proposed.map((p) => {
+    if (p?.name === undefined || p?.name === null) throw badRequest('client policy without name not allowed');
+    const name = String(p.name);
+    const conditions = list(p.conditions).map((c) => {
+      const id = c?.condition;
+      if (typeof id !== 'string' || !CONDITION_IDS.has(id)) throw badRequest(`Policy ${name} contains invalid condition ${id ?? null}`);
+      if (c.configuration !== undefined && c.configuration !== null && !isObject(c.configuration)) {
+        throw badRequest(`Invalid ${id} configuration - the configuration must be a JSON object`);
+      }
+      return normalizeCondition(c);
+    });
+    const profiles = Array.isArray(p.profiles) ? (p.profiles as unknown[]).map(String) : [];
+    if (new Set(profiles).size !== profiles.length) throw badRequest(`Policy ${name} contains duplicated profiles`);
+    for (const profile of profiles) {
+      if (!profileNames.has(profile)) throw badRequest(`Policy ${name} contains invalid profile ${profile}`);
+    }
+    const out: Json = { name };
+    if (p.description != null) out.description = p.description;
+    out.enabled = p.enabled === true || p.enabled === 'true';
+    out.conditions = conditions;
+    out.profiles = profiles;
+    return out;
+  });
+}
+
+/** GET /{realm}/client-policies/profiles: `{profiles}` plus `globalProfiles` when asked for (view-realm). */
+export async function getClientProfiles(ctx: RequestContext, realm: RealmModel, includeGlobal = false): Promise<ClientProfiles> {
+  await requireCap(ctx, realm, 'viewRealm');
+  const out: ClientProfiles = { profiles: storedProfiles(realm) };
+  if (includeGlobal) out.globalProfiles = globalProfiles();
+  return out;
+}
+
+/** GET /{realm}/client-policies/policies: `{policies}` plus `globalPolicies` (none) when asked for (view-realm). */
+export async function getClientPolicies(ctx: RequestContext, realm: RealmModel, includeGlobal = false): Promise<ClientPolicies> {
+  await requireCap(ctx, realm, 'viewRealm');
+  const out: ClientPolicies = { policies: storedPolicies(realm) };
+  if (includeGlobal) out.globalPolicies = [];
+  return out;
+}
+
+/** Reads the realm row for update, applies `change` to its settings and saves, in one transaction. */
+async function writeSettings(ctx: RequestContext, realm: RealmModel, change: (settings: Json) => Json, path: string, rep: unknown) {
+  await ctx.db.transaction(async () => {
+    const fresh = await ctx.db.models.Realm.findByPk(realm.id, { lock: true });
+    if (!fresh) throw notFound('Realm not found.');
+    fresh.settings = change({ ...fresh.settings });
+    await fresh.save();
+    realm.settings = fresh.settings;
+    await recordAdminEvent(ctx, fresh, { operationType: 'UPDATE', resourceType: 'REALM', resourcePath: path, representation: rep });
+  });
+  ctx.loaders.realmByName.clear(realm.name);
+  ctx.loaders.realmById.clear(realm.id);
+}
+
+/** PUT /{realm}/client-policies/profiles: validates and replaces the realm's profiles (manage-realm). */
+export async function updateClientProfiles(ctx: RequestContext, realm: RealmModel, body: Json): Promise<void> {
+  await requireCap(ctx, realm, 'manageRealm');
+  const profiles = validateProfiles(body);
+  await writeSettings(ctx, realm, (s) => ({ ...s, clientProfiles: { profiles } }), 'client-policies/profiles', { profiles });
+}
+
+/** PUT /{realm}/client-policies/policies: validates and replaces the realm's policies (manage-realm). */
+export async function updateClientPolicies(ctx: RequestContext, realm: RealmModel, body: Json): Promise<void> {
+  await requireCap(ctx, realm, 'manageRealm');
+  let policies: Json[] = [];
+  await writeSettings(
+    ctx,
+    realm,
+    (s) => {
+      policies = validatePolicies(body, list((s.clientProfiles as Json | undefined)?.profiles));
+      return { ...s, clientPolicies: { policies } };
+    },
+    'client-policies/policies',
+    body,
+  );
+}
+
+/** Validates and stores `clientProfiles` / `clientPolicies` of a realm representation (POST /admin/realms). Inside the import transaction. */
+export async function importClientPolicies(ctx: RequestContext, realm: RealmModel, rep: Json): Promise<void> {
+  if (!isObject(rep.clientProfiles) && !isObject(rep.clientPolicies)) return;
+  const profiles = isObject(rep.clientProfiles) ? validateProfiles(rep.clientProfiles) : storedProfiles(realm);
+  const settings: Json = { ...realm.settings, clientProfiles: { profiles } };
+  if (isObject(rep.clientPolicies)) settings.clientPolicies = { policies: validatePolicies(rep.clientPolicies, profiles) };
+  realm.settings = settings;
+  await realm.save();
+  ctx.loaders.realmById.clear(realm.id);
+}

@@ -1,0 +1,168 @@
+import { Op, col, fn, where as sqlWhere } from 'sequelize';
+import { MASTER, check } from '../../auth/permissions';
+import type { ClientModel } from '../../db/models/client';
+import type { RealmModel } from '../../db/models/realm';
+import { forbidden, notFound } from '../../core/errors';
+import { toClientRepresentation, toListedOnlyClientRepresentation, type ProtocolMapperRep } from '../../representations/client';
+import type { RequestContext } from '../../core/context';
+
+/**
+ * Clients (read side for now; the clients issue adds create/update/delete and sub-resources).
+ * Permissions (reference §2.6): list = query-clients/view-clients/manage-clients, view =
+ * view-clients/manage-clients, configure/manage = manage-clients. The `<realm>-realm` admin clients
+ * in master can be viewed but never configured through the API.
+ */
+
+/** True for a `<realm>-realm` admin client in master (its roles cannot be created or changed). */
+export function isMasterAdminClient(realm: RealmModel, client: ClientModel): boolean {
+  return realm.name === MASTER && Boolean(client.realmClient) && client.clientId.endsWith('-realm');
+}
+
+/** The caller's `access` map on a client: `{view, configure, manage}`. */
+export async function clientAccess(ctx: RequestContext, realm: RealmModel, client: ClientModel) {
+  const view = await check(ctx, realm, 'viewClients');
+  const manage = !isMasterAdminClient(realm, client) && (await check(ctx, realm, 'manageClients'));
+  return { view, configure: manage, manage };
+}
+
+/** A client of the realm by UUID, or null (loader-batched). */
+export async function findClient(ctx: RequestContext, realm: RealmModel, uuid: string): Promise<ClientModel | null> {
+  const client = await ctx.loaders.clientById.load(uuid);
+  return client && client.realmId === realm.id ? client : null;
+}
+
+/** Resolves `/clients/{uuid}`: unknown → 404 `Could not find client` if the caller may list clients, else 403. */
+export async function resolveClient(ctx: RequestContext, realm: RealmModel, uuid: string): Promise<ClientModel> {
+  const client = await findClient(ctx, realm, uuid);
+  if (client) return client;
+  if (await check(ctx, realm, 'queryClients')) throw notFound('Could not find client');
+  throw forbidden();
+}
+
+/** Full representations of many clients with a fixed number of queries (scope links, scopes, mappers). */
+export async function clientRepresentations(
+  ctx: RequestContext,
+  realm: RealmModel,
+  clients: ClientModel[],
+): Promise<Record<string, unknown>[]> {
+  if (!clients.length) return [];
+  const m = ctx.db.models;
+  const ids = clients.map((c) => c.id);
+  const [links, mappers] = await Promise.all([
+    m.ClientScopeClient.findAll({ where: { clientId: { [Op.in]: ids } } }),
+    m.ProtocolMapper.findAll({ where: { clientId: { [Op.in]: ids } }, order: [['name', 'ASC']] }),
+  ]);
+  const scopeIds = [...new Set(links.map((l) => l.scopeId))];
+  const scopes = scopeIds.length
+    ? await m.ClientScope.findAll({ where: { id: { [Op.in]: scopeIds } }, attributes: ['id', 'name', 'protocol'] })
+    : [];
+  const scopeById = new Map(scopes.map((s) => [s.id, s]));
+  const access = new Map<string, { view: boolean; configure: boolean; manage: boolean }>();
+  for (const c of clients) access.set(c.id, await clientAccess(ctx, realm, c));
+  return clients.map((c) => {
+    const own = links.filter((l) => l.clientId === c.id);
+    const names = (def: boolean) =>
+      own
+        .filter((l) => Boolean(l.defaultScope) === def)
+        .map((l) => scopeById.get(l.scopeId))
+        .filter((s) => s && s.protocol === (c.protocol || 'openid-connect'))
+        .map((s) => s?.name as string)
+        .sort();
+    const protocolMappers: ProtocolMapperRep[] = mappers
+      .filter((pm) => pm.clientId === c.id)
+      .map((pm) => ({
+        id: pm.id,
+        name: pm.name,
+        protocol: pm.protocol,
+        protocolMapper: pm.protocolMapper,
+        consentRequired: false,
+        config: pm.config ?? {},
+      }));
+    return toClientRepresentation(c, {
+      defaultClientScopes: names(true),
+      optionalClientScopes: names(false),
+      protocolMappers,
+      access: access.get(c.id),
+    });
+  });
+}
+
+export interface ClientListQuery {
+  clientId?: string;
+  search?: boolean;
+  /** `key:value` pairs on client attributes (space separated, double quotes group). */
+  q?: string;
+  viewableOnly?: boolean;
+  first?: number;
+  max?: number;
+}
+
+/** Parses `q`: space-separated `key:value` pairs; double quotes group, backslash escapes. */
+function parseQuery(q: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const tokens: string[] = [];
+  let cur = '';
+  let quoted = false;
+  for (let i = 0; i < q.length; i++) {
+    const ch = q[i];
+    if (ch === '\\' && i + 1 < q.length) cur += q[++i];
+    else if (ch === '"') quoted = !quoted;
+    else if (ch === ' ' && !quoted) {
+      if (cur) tokens.push(cur);
+      cur = '';
+    } else cur += ch;
+  }
+  if (cur) tokens.push(cur);
+  for (const t of tokens) {
+    const i = t.indexOf(':');
+    if (i > 0) out[t.slice(0, i)] = t.slice(i + 1);
+  }
+  return out;
+}
+
+const page = <T>(rows: T[], first?: number, max?: number): T[] => {
+  const f = first !== undefined && first >= 0 ? first : 0;
+  return max !== undefined && max >= 0 ? rows.slice(f, f + max) : rows.slice(f);
+};
+
+/** GET /{realm}/clients: by exact clientId, substring (`search=true`), attribute query `q`, or all; ordered by clientId. */
+export async function listClients(ctx: RequestContext, realm: RealmModel, query: ClientListQuery = {}): Promise<Record<string, unknown>[]> {
+  if (!(await check(ctx, realm, 'queryClients'))) throw forbidden();
+  const Client = ctx.db.models.Client;
+  const first = query.first !== undefined && query.first >= 0 ? query.first : undefined;
+  const max = query.max !== undefined && query.max >= 0 ? query.max : undefined;
+  let rows: ClientModel[];
+  if (query.q !== undefined && query.q !== '') {
+    const wanted = Object.entries(parseQuery(query.q));
+    const all = await Client.findAll({ where: { realmId: realm.id }, order: [['clientId', 'ASC']] });
+    const attrs = (c: ClientModel) =>
+      ({ ...(c.settings?.attributes ?? {}), realm_client: String(Boolean(c.realmClient)) }) as Record<string, string>;
+    rows = page(
+      all.filter((c) => wanted.every(([k, v]) => attrs(c)[k] === v)),
+      first,
+      max,
+    );
+  } else if (!query.clientId) {
+    rows = await Client.findAll({ where: { realmId: realm.id }, order: [['clientId', 'ASC']], offset: first, limit: max });
+  } else if (query.search) {
+    const like = `%${query.clientId.toLowerCase()}%`;
+    rows = await Client.findAll({
+      where: { realmId: realm.id, [Op.and]: [sqlWhere(fn('LOWER', col('client_id')), { [Op.like]: like })] },
+      order: [['clientId', 'ASC']],
+      offset: first,
+      limit: max,
+    });
+  } else {
+    rows = await Client.findAll({ where: { realmId: realm.id, clientId: query.clientId } });
+  }
+  if (await check(ctx, realm, 'viewClients')) return clientRepresentations(ctx, realm, rows);
+  return query.viewableOnly ? [] : rows.map(toListedOnlyClientRepresentation);
+}
+
+/** GET /{realm}/clients/{id}: the full ClientRepresentation with the caller's `access`. */
+export async function getClient(ctx: RequestContext, realm: RealmModel, uuid: string): Promise<Record<string, unknown>> {
+  const client = await resolveClient(ctx, realm, uuid);
+  if (!(await check(ctx, realm, 'viewClients'))) throw forbidden();
+  const [rep] = await clientRepresentations(ctx, realm, [client]);
+  return rep;
+}

@@ -1,0 +1,196 @@
+import { randomUUID } from 'node:crypto';
+import { Op, type WhereOptions } from 'sequelize';
+import { KEY_PROVIDER_TYPE } from '../../auth/keys';
+import { requireCap } from '../../auth/permissions';
+import type { ComponentModel } from '../../db/models/component';
+import type { RealmModel } from '../../db/models/realm';
+import { errorB, errorC, isUniqueViolation, notFound } from '../../core/errors';
+import { invalidateRealmKeys } from '../tokens/realm-keys';
+import type { ComponentTypeRep } from '../clients/client-registration-policy';
+import { type ComponentDraft, type ComponentFactory, componentFactory, componentTypesOf } from './types';
+import { type ComponentInput, createConfig, eventRepresentation, mergeConfig, parentIdOf, toComponentRepresentation } from './input';
+import { recordAdminEvent } from '../../core/admin-events';
+import { deleteUserRows } from '../../core/cascade';
+import type { RequestContext } from '../../core/context';
+
+/**
+ * Components — `/admin/realms/{realm}/components` (config reference §6): key providers, user
+ * federation and its mappers, client registration policies, the user profile. Reads need
+ * view-realm, writes manage-realm. Provider validation runs before the write transaction (it may
+ * generate key material); a write to a key provider invalidates the realm's key cache, so the next
+ * token is signed with the key that is now active.
+ */
+export type { ComponentInput } from './input';
+
+const noSuchProvider = () => errorC(400, 'Invalid provider type or no such provider');
+
+function factoryOrThrow(providerType: string | null | undefined, providerId: string | null | undefined): ComponentFactory {
+  const f = componentFactory(providerType, providerId);
+  if (!f) throw noSuchProvider();
+  return f;
+}
+
+/** A component of the realm by id, or 404 `Could not find component`. */
+async function findComponent(
+  ctx: RequestContext,
+  realm: RealmModel,
+  id: string,
+  message = 'Could not find component',
+): Promise<ComponentModel> {
+  const c = await ctx.db.models.Component.findByPk(id);
+  if (!c || c.realmId !== realm.id) throw notFound(message);
+  return c;
+}
+
+export interface ComponentFilter {
+  parent?: string;
+  type?: string;
+  name?: string;
+  providerId?: string;
+}
+
+/** GET /{realm}/components?parent&type&name: no parent nor type → all; only type → children of the realm. */
+export async function listComponents(ctx: RequestContext, realm: RealmModel, f: ComponentFilter = {}): Promise<Record<string, unknown>[]> {
+  await requireCap(ctx, realm, 'viewRealm');
+  const where: WhereOptions = { realmId: realm.id };
+  if (f.parent !== undefined || f.type !== undefined) Object.assign(where, { parentId: parentIdOf(realm, f.parent) });
+  if (f.type !== undefined) Object.assign(where, { providerType: f.type });
+  if (f.name !== undefined) Object.assign(where, { name: f.name });
+  if (f.providerId !== undefined) Object.assign(where, { providerId: f.providerId });
+  const rows = await ctx.db.models.Component.findAll({ where, order: [['id', 'ASC']] });
+  return rows.map(toComponentRepresentation);
+}
+
+/** GET /{realm}/components/{id}: 404 first, then view-realm. */
+export async function getComponent(ctx: RequestContext, realm: RealmModel, id: string): Promise<Record<string, unknown>> {
+  const c = await findComponent(ctx, realm, id);
+  await requireCap(ctx, realm, 'viewRealm');
+  return toComponentRepresentation(c);
+}
+
+const afterWrite = (realm: RealmModel, ...types: string[]) => {
+  if (types.includes(KEY_PROVIDER_TYPE)) invalidateRealmKeys(realm.id);
+};
+
+const duplicate = () => errorB(409, 'conflict', 'Component with the same id already exists');
+
+/** POST /{realm}/components: validates with the provider (may generate keys), creates it and its sub-components. Returns the id. */
+export async function createComponent(ctx: RequestContext, realm: RealmModel, rep: ComponentInput): Promise<string> {
+  await requireCap(ctx, realm, 'manageRealm');
+  const factory = factoryOrThrow(rep.providerType, rep.providerId);
+  const draft: ComponentDraft = {
+    id: rep.id || randomUUID(),
+    realm,
+    name: rep.name ?? '',
+    parentId: parentIdOf(realm, rep.parentId),
+    providerId: rep.providerId as string,
+    providerType: rep.providerType as string,
+    subType: rep.subType ?? null,
+    config: createConfig(rep.config),
+  };
+  await factory.validate?.(draft);
+  const children = (factory.children?.(draft) ?? []).map((c) => ({ ...c, id: randomUUID(), realmId: realm.id }));
+  const { realm: _realm, ...row } = draft;
+  try {
+    await ctx.db.transaction(async () => {
+      await ctx.db.models.Component.create({ ...row, realmId: realm.id });
+      if (children.length) await ctx.db.models.Component.bulkCreate(children);
+      await recordAdminEvent(ctx, realm, {
+        operationType: 'CREATE',
+        resourceType: 'COMPONENT',
+        resourcePath: `components/${draft.id}`,
+        representation: eventRepresentation(rep, factory),
+      });
+    });
+  } catch (e) {
+    if (isUniqueViolation(e)) throw duplicate();
+    throw e;
+  }
+  afterWrite(realm, draft.providerType);
+  ctx.log.info(`Created component ${draft.id} (${draft.providerType}/${draft.providerId}) in realm ${realm.name}`);
+  return draft.id;
+}
+
+/** PUT /{realm}/components/{id}: fields replaced when present, config merged (§6.2), provider validation again. */
+export async function updateComponent(ctx: RequestContext, realm: RealmModel, id: string, rep: ComponentInput): Promise<void> {
+  const c = await findComponent(ctx, realm, id);
+  await requireCap(ctx, realm, 'manageRealm');
+  const draft: ComponentDraft = {
+    id,
+    realm,
+    name: rep.name ?? c.name,
+    parentId: rep.parentId ? parentIdOf(realm, rep.parentId) : c.parentId,
+    providerType: rep.providerType ?? c.providerType,
+    providerId: rep.providerId ?? c.providerId,
+    subType: rep.subType ?? c.subType,
+    config: c.config ?? {},
+  };
+  const factory = factoryOrThrow(draft.providerType, draft.providerId);
+  draft.config = mergeConfig(factory, draft.config, rep.config);
+  await factory.validate?.(draft);
+  const previousType = c.providerType;
+  await ctx.db.transaction(async () => {
+    await ctx.db.models.Component.update(
+      {
+        name: draft.name,
+        parentId: draft.parentId,
+        providerType: draft.providerType,
+        providerId: draft.providerId,
+        subType: draft.subType,
+        config: draft.config,
+      },
+      { where: { id } },
+    );
+    await recordAdminEvent(ctx, realm, {
+      operationType: 'UPDATE',
+      resourceType: 'COMPONENT',
+      resourcePath: `components/${id}`,
+      representation: eventRepresentation(rep, factory),
+    });
+  });
+  afterWrite(realm, previousType, draft.providerType);
+}
+
+/** Ids of the component and all its descendants (one query per level of the tree). */
+async function subtree(ctx: RequestContext, realm: RealmModel, id: string): Promise<{ ids: string[]; types: Set<string> }> {
+  const ids = [id];
+  const types = new Set<string>();
+  let frontier = [id];
+  while (frontier.length) {
+    const rows = await ctx.db.models.Component.findAll({
+      where: { realmId: realm.id, parentId: { [Op.in]: frontier } },
+      attributes: ['id', 'providerType'],
+    });
+    frontier = rows.map((r) => r.id).filter((x) => !ids.includes(x));
+    ids.push(...frontier);
+    for (const r of rows) types.add(r.providerType);
+  }
+  return { ids, types };
+}
+
+/** DELETE /{realm}/components/{id}: removes it, its sub-components, and users a user-storage provider imported. */
+export async function deleteComponent(ctx: RequestContext, realm: RealmModel, id: string): Promise<void> {
+  const c = await findComponent(ctx, realm, id);
+  await requireCap(ctx, realm, 'manageRealm');
+  const { ids, types } = await subtree(ctx, realm, id);
+  await ctx.db.transaction(async () => {
+    const imported = await ctx.db.models.User.findAll({ where: { realmId: realm.id, federationLink: id }, attributes: ['id'] });
+    for (const u of imported) await deleteUserRows(ctx, u.id);
+    await ctx.db.models.Component.destroy({ where: { id: { [Op.in]: ids } } });
+    await recordAdminEvent(ctx, realm, { operationType: 'DELETE', resourceType: 'COMPONENT', resourcePath: `components/${id}` });
+  });
+  afterWrite(realm, c.providerType, ...types);
+}
+
+/** GET /{realm}/components/{id}/sub-component-types?type=: the provider types of that SPI for this parent. */
+export async function subComponentTypes(
+  ctx: RequestContext,
+  realm: RealmModel,
+  id: string,
+  type: string | undefined,
+): Promise<ComponentTypeRep[]> {
+  await requireCap(ctx, realm, 'viewRealm');
+  await findComponent(ctx, realm, id, 'Could not find parent component');
+  if (type === undefined) throw errorC(400, 'must specify a subtype');
+  return componentTypesOf(ctx, realm, type);
+}

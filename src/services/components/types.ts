@@ -1,0 +1,83 @@
+import { KEY_PROVIDER_TYPE } from '../../auth/keys';
+import type { RealmModel } from '../../db/models/realm';
+import { type ComponentTypeRep, type ConfigPropertyRep, registrationPolicyTypes } from '../clients/client-registration-policy';
+import { type ComponentFactory, LDAP_MAPPER_TYPE, REG_POLICY_TYPE, USER_STORAGE_TYPE, invalidConfig, prop } from './config';
+import { KEY_PROVIDER_FACTORIES } from './key-providers';
+import { LDAP_MAPPER_FACTORIES, USER_STORAGE_FACTORIES } from './ldap';
+import type { RequestContext } from '../../core/context';
+import { UP_CONFIG_KEY, UP_PROVIDER_ID, UP_PROVIDER_TYPE } from '../users/user-profile';
+
+/**
+ * The component provider catalogue (config reference §6.4): for each SPI (`providerType`, the Java
+ * interface name) the provider factories the server knows, with their config properties (which
+ * drive secret masking on read and the keys an update may change), their validation (which may
+ * add generated key material to the config) and the sub-components they create.
+ */
+export { KEY_PROVIDER_TYPE, LDAP_MAPPER_TYPE, REG_POLICY_TYPE, USER_STORAGE_TYPE };
+export type { ChildComponent, ComponentDraft, ComponentFactory } from './config';
+
+const UP_FACTORY: ComponentFactory = {
+  id: UP_PROVIDER_ID,
+  helpText: '',
+  properties: [prop(UP_CONFIG_KEY, UP_CONFIG_KEY, '', 'String')],
+  validate(draft) {
+    const raw = draft.config[UP_CONFIG_KEY]?.join('');
+    if (raw === undefined) return;
+    try {
+      const parsed = JSON.parse(raw) as unknown;
+      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
+    } catch {
+      throw invalidConfig('Invalid user profile configuration');
+    }
+  },
+};
+
+/** Registration policy factories (static option lists: the realm's scope names are filled where listed). */
+const REG_POLICY_FACTORIES: ComponentFactory[] = registrationPolicyTypes([]).map((t) => ({ ...t }));
+
+const CATALOGUE: Record<string, ComponentFactory[]> = {
+  [KEY_PROVIDER_TYPE]: KEY_PROVIDER_FACTORIES,
+  [USER_STORAGE_TYPE]: USER_STORAGE_FACTORIES,
+  [LDAP_MAPPER_TYPE]: LDAP_MAPPER_FACTORIES,
+  [REG_POLICY_TYPE]: REG_POLICY_FACTORIES,
+  [UP_PROVIDER_TYPE]: [UP_FACTORY],
+};
+
+/** The factory of a provider, or undefined (→ 400 `Invalid provider type or no such provider`). */
+export function componentFactory(
+  providerType: string | null | undefined,
+  providerId: string | null | undefined,
+): ComponentFactory | undefined {
+  if (!providerType || !providerId) return undefined;
+  return CATALOGUE[providerType]?.find((f) => f.id === providerId);
+}
+
+/** Config keys the provider declares (its own and the SPI's common properties) with their secret flag. */
+export function declaredProperties(f: ComponentFactory): Map<string, ConfigPropertyRep> {
+  return new Map([...(f.common ?? []), ...f.properties].map((p) => [p.name, p]));
+}
+
+const asTypeRep = (f: ComponentFactory): ComponentTypeRep => ({
+  id: f.id,
+  helpText: f.helpText,
+  properties: f.properties,
+  metadata: f.metadata ?? {},
+});
+
+/** ComponentTypeRepresentations of an SPI for a realm (`sub-component-types`); unknown SPI → []. */
+export async function componentTypesOf(ctx: RequestContext, realm: RealmModel, providerType: string): Promise<ComponentTypeRep[]> {
+  if (providerType === REG_POLICY_TYPE) {
+    const scopes = await ctx.db.models.ClientScope.findAll({
+      where: { realmId: realm.id },
+      attributes: ['name'],
+      order: [['name', 'ASC']],
+    });
+    return registrationPolicyTypes(scopes.map((s) => s.name));
+  }
+  return (CATALOGUE[providerType] ?? []).map(asTypeRep);
+}
+
+/** serverinfo `componentTypes`: every SPI of the catalogue → its provider types. */
+export function allComponentTypes(): Record<string, ComponentTypeRep[]> {
+  return Object.fromEntries(Object.entries(CATALOGUE).map(([spi, list]) => [spi, list.map(asTypeRep)]));
+}

@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import { SignJWT } from 'jose';
+import type { RealmModel } from '../../db/models/realm';
+import { serverError } from '../../core/errors';
+import { issuerOf } from '../tokens/tokens';
+import { activeKey, realmKeys } from '../tokens/realm-keys';
+import type { RequestContext } from '../../core/context';
+
+/**
+ * Signed action tokens (reference §4.14): a JWT signed with the realm's active RS256 key (so it can
+ * be verified with the realm's JWKS), carrying `typ` (`execute-actions`, `verify-email`), `sub`
+ * (user id), `exp` = now + lifespan, `azp` (client_id), `rqac` (required actions), `reduri`
+ * (redirect URI) and `eml` (e-mail). The link points at the realm's login-actions endpoint.
+ */
+export type ActionTokenType = 'execute-actions' | 'verify-email';
+
+export interface ActionTokenInput {
+  typ: ActionTokenType;
+  userId: string;
+  email: string;
+  clientId: string;
+  /** Seconds until the token expires. */
+  lifespan: number;
+  actions?: string[];
+  redirectUri?: string;
+}
+
+/** Signs an action token; returns the compact JWT and its expiry (epoch seconds). */
+export async function createActionToken(
+  ctx: RequestContext,
+  realm: RealmModel,
+  t: ActionTokenInput,
+): Promise<{ token: string; exp: number }> {
+  const key = activeKey(await realmKeys(ctx.db, realm.id), 'RS256');
+  if (!key?.privateKey) throw serverError();
+  const iat = Math.floor(Date.now() / 1000);
+  const exp = iat + t.lifespan;
+  const issuer = issuerOf(ctx.baseUrl, realm.name);
+  const claims: Record<string, unknown> = { typ: t.typ, azp: t.clientId, eml: t.email };
+  if (t.actions) claims.rqac = t.actions;
+  if (t.redirectUri) claims.reduri = t.redirectUri;
+  const token = await new SignJWT(claims)
+    .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: key.kid })
+    .setJti(randomUUID())
+    .setIssuedAt(iat)
+    .setExpirationTime(exp)
+    .setIssuer(issuer)
+    .setAudience(issuer)
+    .setSubject(t.userId)
+    .sign(key.privateKey);
+  return { token, exp };
+}
+
+/** `<base>/realms/<realm>/login-actions/action-token?key=<token>&client_id=<clientId>`. */
+export function actionTokenLink(ctx: RequestContext, realm: RealmModel, token: string, clientId: string): string {
+  const q = new URLSearchParams({ key: token, client_id: clientId });
+  return `${issuerOf(ctx.baseUrl, realm.name)}/login-actions/action-token?${q.toString()}`;
+}

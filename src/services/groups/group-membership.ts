@@ -1,0 +1,167 @@
+import { Op, literal } from 'sequelize';
+import { requireCap } from '../../auth/permissions';
+import type { GroupModel } from '../../db/models/group';
+import type { RealmModel } from '../../db/models/realm';
+import { type OperationType, recordAdminEvent } from '../../core/admin-events';
+import type { RequestContext } from '../../core/context';
+import { pathOf } from './group-paths';
+import { findGroup, groupRepresentations, nameCondition, paging, type GroupRep } from './group-queries';
+import { renderUsers, resolveUser } from '../users/users';
+
+/**
+ * Group membership (reference §4.11, §5.7, §5.9): members of a group, groups of a user, joining and
+ * leaving, and the realm's default groups.
+ */
+
+/** The group's full representation for an admin event, computed only when the realm stores details. */
+async function eventGroupRep(ctx: RequestContext, realm: RealmModel, group: GroupModel): Promise<GroupRep | undefined> {
+  const s = realm.settings;
+  if (!(s.adminEventsEnabled === true && s.adminEventsDetailsEnabled === true)) return undefined;
+  return (await groupRepresentations(ctx, realm, [group], { brief: false }))[0];
+}
+
+/** GROUP_MEMBERSHIP event `users/{id}/groups/{gid}` with details `username` and `email` (Appendix D). */
+function membershipEvent(
+  ctx: RequestContext,
+  realm: RealmModel,
+  user: { id: string; username: string; email: string | null },
+  group: GroupModel,
+  operationType: OperationType,
+  representation: GroupRep | undefined,
+) {
+  const details: Record<string, string> = { username: user.username };
+  if (user.email) details.email = user.email;
+  return recordAdminEvent(ctx, realm, {
+    operationType,
+    resourceType: 'GROUP_MEMBERSHIP',
+    resourcePath: `users/${user.id}/groups/${group.id}`,
+    representation,
+    details,
+  });
+}
+
+/** `IN (SELECT ...)` over the membership table, so large groups are never loaded into memory. */
+function membershipSubquery(ctx: RequestContext, select: 'user_id' | 'group_id', by: 'group_id' | 'user_id', id: string) {
+  return literal(`(SELECT ${select} FROM user_group_membership WHERE ${by} = ${ctx.db.sequelize.escape(id)})`);
+}
+
+/** GET /{realm}/groups/{id}/members: direct members by username, first 0, max 100, full by default. */
+export async function listMembers(
+  ctx: RequestContext,
+  realm: RealmModel,
+  groupId: string,
+  query: { first?: number; max?: number; briefRepresentation?: boolean } = {},
+): Promise<Record<string, unknown>[]> {
+  const group = await findGroup(ctx, realm, groupId);
+  await requireCap(ctx, realm, 'viewUsers');
+  const page = paging(query.first ?? 0, query.max ?? 100);
+  if (!page) return [];
+  const users = await ctx.db.models.User.findAll({
+    where: { realmId: realm.id, id: { [Op.in]: membershipSubquery(ctx, 'user_id', 'group_id', group.id) } },
+    order: [['username', 'ASC']],
+    ...page,
+  });
+  return renderUsers(ctx, realm, users, { mode: query.briefRepresentation ? 'member' : 'full' });
+}
+
+/** GET /{realm}/users/{id}/groups: the user's direct groups by name, brief by default, no access map. */
+export async function listUserGroups(
+  ctx: RequestContext,
+  realm: RealmModel,
+  userId: string,
+  query: { search?: string; first?: number; max?: number; briefRepresentation?: boolean } = {},
+): Promise<GroupRep[]> {
+  const user = await resolveUser(ctx, realm, userId);
+  await requireCap(ctx, realm, 'viewUsers');
+  const page = paging(query.first, query.max);
+  if (!page) return [];
+  const groups = await ctx.db.models.Group.findAll({
+    where: {
+      realmId: realm.id,
+      id: { [Op.in]: membershipSubquery(ctx, 'group_id', 'user_id', user.id) },
+      [Op.and]: nameCondition(query.search),
+    },
+    order: [['name', 'ASC']],
+    ...page,
+  });
+  return groupRepresentations(ctx, realm, groups, { brief: query.briefRepresentation ?? true });
+}
+
+/** GET /{realm}/users/{id}/groups/count: `{count}` of the user's direct groups (name filter optional). */
+export async function countUserGroups(ctx: RequestContext, realm: RealmModel, userId: string, search?: string): Promise<{ count: number }> {
+  const user = await resolveUser(ctx, realm, userId);
+  await requireCap(ctx, realm, 'viewUsers');
+  const count = await ctx.db.models.Group.count({
+    where: { realmId: realm.id, id: { [Op.in]: membershipSubquery(ctx, 'group_id', 'user_id', user.id) }, [Op.and]: nameCondition(search) },
+  });
+  return { count };
+}
+
+function forgetMembership(ctx: RequestContext, userId: string, groupId: string): void {
+  ctx.loaders.groupIdsByUser.clear(userId);
+  ctx.loaders.memberIdsByGroup.clear(groupId);
+  ctx.loaders.effectiveRoleIdsByUser.clear(userId);
+}
+
+/** PUT /{realm}/users/{id}/groups/{groupId}: joins the group (idempotent); unknown group → 404 `Group not found`. */
+export async function joinGroup(ctx: RequestContext, realm: RealmModel, userId: string, groupId: string): Promise<void> {
+  const user = await resolveUser(ctx, realm, userId);
+  await requireCap(ctx, realm, 'manageUsers');
+  const group = await findGroup(ctx, realm, groupId, 'Group not found');
+  const representation = await eventGroupRep(ctx, realm, group);
+  await ctx.db.transaction(async () => {
+    await ctx.db.models.UserGroupMembership.bulkCreate([{ userId: user.id, groupId: group.id }], { ignoreDuplicates: true });
+    await membershipEvent(ctx, realm, user, group, 'CREATE', representation);
+  });
+  forgetMembership(ctx, user.id, group.id);
+}
+
+/** DELETE /{realm}/users/{id}/groups/{groupId}: leaves the group (204 even when not a member). */
+export async function leaveGroup(ctx: RequestContext, realm: RealmModel, userId: string, groupId: string): Promise<void> {
+  const user = await resolveUser(ctx, realm, userId);
+  await requireCap(ctx, realm, 'manageUsers');
+  const group = await findGroup(ctx, realm, groupId, 'Group not found');
+  const representation = await eventGroupRep(ctx, realm, group);
+  await ctx.db.transaction(async () => {
+    await ctx.db.models.UserGroupMembership.destroy({ where: { userId: user.id, groupId: group.id } });
+    await membershipEvent(ctx, realm, user, group, 'DELETE', representation);
+  });
+  forgetMembership(ctx, user.id, group.id);
+}
+
+/** GET /{realm}/default-groups: brief representations of the realm's default groups, by path. */
+export async function listDefaultGroups(ctx: RequestContext, realm: RealmModel): Promise<GroupRep[]> {
+  await requireCap(ctx, realm, 'viewRealm');
+  const rows = await ctx.db.models.RealmDefaultGroup.findAll({ where: { realmId: realm.id } });
+  const groups = (await Promise.all(rows.map((r) => ctx.loaders.groupById.load(r.groupId)))).filter(
+    (g): g is GroupModel => g !== null && g.realmId === realm.id,
+  );
+  const paths = await Promise.all(groups.map((g) => pathOf(ctx, g)));
+  const sorted = groups.map((g, i) => ({ g, p: paths[i] })).sort((a, b) => (a.p < b.p ? -1 : a.p > b.p ? 1 : 0));
+  return groupRepresentations(
+    ctx,
+    realm,
+    sorted.map((x) => x.g),
+    { brief: true },
+  );
+}
+
+/** PUT /{realm}/default-groups/{groupId}: adds a default group (idempotent); unknown → 404 `Group not found`. */
+export async function addDefaultGroup(ctx: RequestContext, realm: RealmModel, groupId: string): Promise<void> {
+  await requireCap(ctx, realm, 'manageRealm');
+  const group = await findGroup(ctx, realm, groupId, 'Group not found');
+  await ctx.db.transaction(async () => {
+    await ctx.db.models.RealmDefaultGroup.bulkCreate([{ realmId: realm.id, groupId: group.id }], { ignoreDuplicates: true });
+    await recordAdminEvent(ctx, realm, { operationType: 'CREATE', resourceType: 'GROUP', resourcePath: `default-groups/${group.id}` });
+  });
+}
+
+/** DELETE /{realm}/default-groups/{groupId}: removes a default group; unknown → 404 `Group not found`. */
+export async function removeDefaultGroup(ctx: RequestContext, realm: RealmModel, groupId: string): Promise<void> {
+  await requireCap(ctx, realm, 'manageRealm');
+  const group = await findGroup(ctx, realm, groupId, 'Group not found');
+  await ctx.db.transaction(async () => {
+    await ctx.db.models.RealmDefaultGroup.destroy({ where: { realmId: realm.id, groupId: group.id } });
+    await recordAdminEvent(ctx, realm, { operationType: 'DELETE', resourceType: 'GROUP', resourcePath: `default-groups/${group.id}` });
+  });
+}

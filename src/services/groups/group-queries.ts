@@ -1,0 +1,279 @@
+import { Op, col, fn, where, type WhereOptions } from 'sequelize';
+import { check, requireCap } from '../../auth/permissions';
+import { TOP_LEVEL, type GroupModel } from '../../db/models/group';
+import type { RealmModel } from '../../db/models/realm';
+import { notFound } from '../../core/errors';
+import { toGroupRepresentation } from '../../representations/group';
+import type { RequestContext } from '../../core/context';
+import { findGroupByPath, groupChain, pathOf } from './group-paths';
+
+/**
+ * Read side of groups (reference §5.2–5.8): lookups, listings, search with ancestor hierarchy,
+ * counts, and the batched builder of Keycloak GroupRepresentations used by every group endpoint.
+ */
+export type GroupRep = Record<string, unknown>;
+
+export interface GroupAccess {
+  view: boolean;
+  viewMembers: boolean;
+  manageMembers: boolean;
+  manage: boolean;
+  manageMembership: boolean;
+}
+
+export interface GroupRepOptions {
+  /** Omits attributes, realmRoles and clientRoles. */
+  brief: boolean;
+  /** Adds subGroupCount. */
+  subGroupCount?: boolean;
+  /** Adds the caller's access map. */
+  access?: boolean;
+}
+
+/** The caller's group access map (§2.8); without fine-grained permissions it is the same for every group. */
+export async function groupAccess(ctx: RequestContext, realm: RealmModel): Promise<GroupAccess> {
+  const [view, manage] = await Promise.all([check(ctx, realm, 'viewUsers'), check(ctx, realm, 'manageUsers')]);
+  return { view, viewMembers: view, manageMembers: manage, manage, manageMembership: manage };
+}
+
+/** The group with this id in the realm, or 404 with the given Keycloak message. */
+export async function findGroup(
+  ctx: RequestContext,
+  realm: RealmModel,
+  id: string,
+  message = 'Could not find group by id',
+): Promise<GroupModel> {
+  const g = await ctx.loaders.groupById.load(id);
+  if (!g || g.realmId !== realm.id) throw notFound(message);
+  return g;
+}
+
+interface RoleNames {
+  realmRoles: string[];
+  clientRoles: Record<string, string[]>;
+}
+
+/** Names of the direct role mappings of each group (client roles keyed by clientId), batched. */
+async function roleNamesOf(ctx: RequestContext, groupIds: string[]): Promise<Map<string, RoleNames>> {
+  const l = ctx.loaders;
+  const idLists = await Promise.all(groupIds.map((id) => l.roleIdsByGroup.load(id)));
+  const roles = await Promise.all([...new Set(idLists.flat())].map((id) => l.roleById.load(id)));
+  const roleById = new Map(roles.filter((r) => r !== null).map((r) => [r.id, r]));
+  const clientIds = [...new Set([...roleById.values()].map((r) => r.clientId).filter((c): c is string => Boolean(c)))];
+  const clients = await Promise.all(clientIds.map((id) => l.clientById.load(id)));
+  const clientName = new Map(clients.filter((c) => c !== null).map((c) => [c.id, c.clientId]));
+  const out = new Map<string, RoleNames>();
+  groupIds.forEach((gid, i) => {
+    const names: RoleNames = { realmRoles: [], clientRoles: {} };
+    for (const rid of idLists[i]) {
+      const role = roleById.get(rid);
+      if (!role) continue;
+      if (!role.clientId) names.realmRoles.push(role.name);
+      else {
+        const cid = clientName.get(role.clientId);
+        if (cid) names.clientRoles[cid] = [...(names.clientRoles[cid] ?? []), role.name];
+      }
+    }
+    names.realmRoles.sort();
+    for (const list of Object.values(names.clientRoles)) list.sort();
+    out.set(gid, names);
+  });
+  return out;
+}
+
+/** Keycloak representations of many groups with a bounded number of queries (paths, counts, roles batched). */
+export async function groupRepresentations(
+  ctx: RequestContext,
+  realm: RealmModel,
+  groups: GroupModel[],
+  opts: GroupRepOptions,
+): Promise<GroupRep[]> {
+  for (const g of groups) ctx.loaders.groupById.prime(g.id, g);
+  const ids = groups.map((g) => g.id);
+  const [paths, counts, roles, access] = await Promise.all([
+    Promise.all(groups.map((g) => pathOf(ctx, g))),
+    opts.subGroupCount ? Promise.all(ids.map((id) => ctx.loaders.subGroupCountByGroup.load(id))) : undefined,
+    opts.brief ? undefined : roleNamesOf(ctx, ids),
+    opts.access ? groupAccess(ctx, realm) : undefined,
+  ]);
+  return groups.map((g, i) =>
+    toGroupRepresentation(
+      g,
+      {
+        path: paths[i],
+        subGroupCount: counts?.[i],
+        ...(roles?.get(g.id) ?? {}),
+        access: access ? { ...access } : undefined,
+      },
+      opts.brief,
+    ),
+  );
+}
+
+/** Wraps matched groups in copies of their ancestors up to the top level, merging shared ancestors (§5.2). */
+async function withAncestors(ctx: RequestContext, realm: RealmModel, matches: GroupModel[], opts: GroupRepOptions): Promise<GroupRep[]> {
+  const chains = await Promise.all(matches.map((g) => groupChain(ctx, g)));
+  const nodes = new Map<string, GroupModel>();
+  for (const chain of chains) for (const g of chain) nodes.set(g.id, g);
+  const list = [...nodes.values()];
+  const reps = await groupRepresentations(ctx, realm, list, opts);
+  const repOf = new Map(list.map((g, i) => [g.id, reps[i]]));
+  const roots = new Map<string, GroupRep>();
+  const linked = new Set<string>();
+  for (const chain of chains) {
+    roots.set(chain[0].id, repOf.get(chain[0].id) as GroupRep);
+    for (let i = 1; i < chain.length; i++) {
+      const key = `${chain[i - 1].id}>${chain[i].id}`;
+      if (linked.has(key)) continue;
+      linked.add(key);
+      const parent = repOf.get(chain[i - 1].id) as GroupRep;
+      (parent.subGroups as GroupRep[]).push(repOf.get(chain[i].id) as GroupRep);
+    }
+  }
+  return sortByName([...roots.values()]);
+}
+
+const byName = (a: GroupRep, b: GroupRep) => {
+  const x = String(a.name);
+  const y = String(b.name);
+  return x < y ? -1 : x > y ? 1 : 0;
+};
+
+function sortByName(reps: GroupRep[]): GroupRep[] {
+  reps.sort(byName);
+  for (const r of reps) sortByName(r.subGroups as GroupRep[]);
+  return reps;
+}
+
+/** Sequelize paging from `first`/`max` (negative = absent); null when `max` is 0 (empty page). */
+export function paging(first?: number, max?: number): { offset?: number; limit?: number } | null {
+  if (max === 0) return null;
+  const out: { offset?: number; limit?: number } = {};
+  if (first !== undefined && first > 0) out.offset = first;
+  if (max !== undefined && max > 0) out.limit = max;
+  return out;
+}
+
+/** Name condition: case-insensitive substring, or exact (case-sensitive) match. */
+export function nameCondition(search: string | undefined, exact?: boolean): WhereOptions[] {
+  if (search === undefined) return [];
+  if (exact) return [{ name: search }];
+  return [where(fn('INSTR', fn('LOWER', col('name')), fn('LOWER', search)), Op.gt, 0)];
+}
+
+/** Parses `q=key:value key2:value2` (backslash escapes) as Keycloak's search query. */
+export function parseSearchQuery(q: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const plain = (s: string) => s.replace(/\\(.)/g, '$1').trim();
+  for (const m of q.matchAll(/((?:\\.|[^\\:])+):((?:\\.|[^\\ ])+)/g)) out[plain(m[1])] = plain(m[2]);
+  return out;
+}
+
+/** Groups at any level having all the attributes with exactly those values, ordered by name. */
+async function groupsByAttributes(
+  ctx: RequestContext,
+  realm: RealmModel,
+  attrs: Record<string, string>,
+  first?: number,
+  max?: number,
+): Promise<GroupModel[]> {
+  const page = paging(first, max);
+  if (!page) return [];
+  // Cheap textual pre-filter on the JSON column, then the exact check in memory.
+  const pre = Object.entries(attrs).flatMap(([k, v]) =>
+    [k, v].map((s) => where(fn('INSTR', col('attributes'), JSON.stringify(s)), Op.gt, 0)),
+  );
+  const rows = await ctx.db.models.Group.findAll({ where: { realmId: realm.id, [Op.and]: pre }, order: [['name', 'ASC']] });
+  const hits = rows.filter((g) => Object.entries(attrs).every(([k, v]) => (g.attributes[k] ?? []).includes(v)));
+  const start = page.offset ?? 0;
+  return hits.slice(start, page.limit !== undefined ? start + page.limit : undefined);
+}
+
+export interface GroupListQuery {
+  search?: string;
+  q?: string;
+  exact?: boolean;
+  first?: number;
+  max?: number;
+  briefRepresentation?: boolean;
+  populateHierarchy?: boolean;
+  subGroupsCount?: boolean;
+}
+
+/** GET /{realm}/groups: top-level groups, or search/attribute matches wrapped in their ancestors. */
+export async function listGroups(ctx: RequestContext, realm: RealmModel, query: GroupListQuery = {}): Promise<GroupRep[]> {
+  await requireCap(ctx, realm, 'queryGroups');
+  // Groups the caller cannot view are omitted; without fine-grained permissions that is all or none.
+  if (!(await check(ctx, realm, 'viewUsers'))) return [];
+  const { Group } = ctx.db.models;
+  let groups: GroupModel[];
+  if (query.q !== undefined) {
+    groups = await groupsByAttributes(ctx, realm, parseSearchQuery(query.q), query.first, query.max);
+  } else {
+    const page = paging(query.first, query.max);
+    if (!page) return [];
+    const cond = query.search !== undefined ? nameCondition(query.search.trim(), query.exact) : [{ parentId: TOP_LEVEL }];
+    groups = await Group.findAll({ where: { realmId: realm.id, [Op.and]: cond }, order: [['name', 'ASC']], ...page });
+  }
+  const opts = { brief: query.briefRepresentation ?? true, subGroupCount: query.subGroupsCount ?? true, access: true };
+  if (query.populateHierarchy ?? true) return withAncestors(ctx, realm, groups, opts);
+  return groupRepresentations(ctx, realm, groups, opts);
+}
+
+/** GET /{realm}/groups/count: `{count}` of name matches (any level), top-level groups, or all groups. */
+export async function countGroups(
+  ctx: RequestContext,
+  realm: RealmModel,
+  query: { search?: string; top?: boolean } = {},
+): Promise<{ count: number }> {
+  await requireCap(ctx, realm, 'queryGroups');
+  const cond = query.search !== undefined ? nameCondition(query.search.trim()) : query.top ? [{ parentId: TOP_LEVEL }] : [];
+  const count = await ctx.db.models.Group.count({ where: { realmId: realm.id, [Op.and]: cond } });
+  return { count };
+}
+
+/** Full representation with subGroupCount and access, as GET /groups/{id} and group-by-path return it. */
+async function fullGroup(ctx: RequestContext, realm: RealmModel, group: GroupModel): Promise<GroupRep> {
+  await requireCap(ctx, realm, 'viewUsers');
+  const [rep] = await groupRepresentations(ctx, realm, [group], { brief: false, subGroupCount: true, access: true });
+  return rep;
+}
+
+/** GET /{realm}/groups/{id}: 404 before the permission check, then group view. */
+export async function getGroup(ctx: RequestContext, realm: RealmModel, id: string): Promise<GroupRep> {
+  return fullGroup(ctx, realm, await findGroup(ctx, realm, id));
+}
+
+/** GET /{realm}/group-by-path/{path}: 404 `Group path does not exist`, then group view. */
+export async function getGroupByPath(ctx: RequestContext, realm: RealmModel, path: string): Promise<GroupRep> {
+  const group = await findGroupByPath(ctx, realm, path);
+  if (!group) throw notFound('Group path does not exist');
+  return fullGroup(ctx, realm, group);
+}
+
+export interface ChildrenQuery {
+  search?: string;
+  exact?: boolean;
+  first?: number;
+  max?: number;
+  briefRepresentation?: boolean;
+  subGroupsCount?: boolean;
+}
+
+/** GET /{realm}/groups/{id}/children: direct children by name, first 0, max 10, full rep by default. */
+export async function listChildren(ctx: RequestContext, realm: RealmModel, id: string, query: ChildrenQuery = {}): Promise<GroupRep[]> {
+  const group = await findGroup(ctx, realm, id);
+  await requireCap(ctx, realm, 'viewUsers');
+  const page = paging(query.first ?? 0, query.max ?? 10);
+  if (!page) return [];
+  const children = await ctx.db.models.Group.findAll({
+    where: { realmId: realm.id, parentId: group.id, [Op.and]: nameCondition(query.search, query.exact) },
+    order: [['name', 'ASC']],
+    ...page,
+  });
+  return groupRepresentations(ctx, realm, children, {
+    brief: query.briefRepresentation ?? false,
+    subGroupCount: query.subGroupsCount ?? true,
+    access: true,
+  });
+}

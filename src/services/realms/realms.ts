@@ -1,0 +1,313 @@
+import { randomUUID } from 'node:crypto';
+import { Op, } from 'sequelize';
+import { deleteClientRows, deleteRealmRows } from '../../core/cascade';
+import { hashPassword } from '../../auth/passwords';
+import { MASTER, adminRoles, check, masterRealmRoles, requireCap, requireRealmReach } from '../../auth/permissions';
+import type { Db } from '../../db';
+import type { RealmModel } from '../../db/models/realm';
+import { type HttpError, badRequest, conflict, errorA, errorC, forbidden, isUniqueViolation, notFound } from '../../core/errors';
+import { getLogger } from '../../logging';
+import {
+  KNOWN_REALM_FIELDS,
+  SETTINGS_FIELDS,
+  toBriefRealmRepresentation,
+  toRealmRepresentation,
+  type DefaultRoleRep,
+} from '../../representations/realm';
+import { recordAdminEvent, recordAdminEventInCallerRealm } from '../../core/admin-events';
+import type { RequestContext } from '../../core/context';
+import { validatePolicies, validateProfiles } from '../clients/client-policies';
+import { checkEventListeners } from '../events/events';
+import { systemContext } from '../../core/context';
+import { groupPath, setDefaultGroupsByPath } from '../groups/group-paths';
+import { ALL_REALM_ROLES } from '../../keycloak/realm-defaults';
+import { importRealmContent } from '../import-export/realm-import';
+import { importPlan } from '../import-export/realm-import-clients';
+import { prepareRealmKeys, setupRealm } from './realm-setup';
+import { parsePasswordPolicy } from '../users/password-policy';
+
+const log = getLogger('idserver.services.realms');
+
+const RESERVED = /[:/?#@!$&()*+,;=[\]\\]/;
+
+/** Resolves a realm by name for a request: 404 `Realm not found.` (checked before permissions). */
+export async function resolveRealm(ctx: RequestContext, name: string): Promise<RealmModel> {
+  const realm = await ctx.loaders.realmByName.load(name);
+  if (!realm) throw notFound('Realm not found.');
+  requireRealmReach(ctx, realm);
+  return realm;
+}
+
+async function defaultRoleRep(ctx: RequestContext, realm: RealmModel): Promise<DefaultRoleRep | undefined> {
+  const id = realm.settings.defaultRoleId as string | undefined;
+  const role = id ? await ctx.loaders.roleById.load(id) : null;
+  if (!role) return undefined;
+  return {
+    id: role.id,
+    name: role.name,
+    ...(role.description ? { description: role.description } : {}),
+    composite: true,
+    clientRole: false,
+    containerId: realm.id,
+  };
+}
+
+async function defaultGroupPaths(ctx: RequestContext, realm: RealmModel): Promise<string[]> {
+  const rows = await ctx.db.models.RealmDefaultGroup.findAll({ where: { realmId: realm.id } });
+  return Promise.all(rows.map((r) => groupPath(ctx, r.groupId)));
+}
+
+/** Full representation of a realm. */
+export async function realmRepresentation(ctx: RequestContext, realm: RealmModel) {
+  return toRealmRepresentation(realm, {
+    defaultRole: await defaultRoleRep(ctx, realm),
+    defaultGroups: await defaultGroupPaths(ctx, realm),
+  });
+}
+
+/** GET /admin/realms/{realm}: full rep for realm viewers, reduced rep for other admins, else 403. */
+export async function getRealm(ctx: RequestContext, realm: RealmModel): Promise<Record<string, unknown>> {
+  if (await check(ctx, realm, 'viewRealm')) return realmRepresentation(ctx, realm);
+  if (!(await check(ctx, realm, 'anyAdmin'))) throw forbidden();
+  const s = realm.settings;
+  const out: Record<string, unknown> = { realm: realm.name };
+  if (s.displayName) out.displayName = s.displayName;
+  if (s.displayNameHtml) out.displayNameHtml = s.displayNameHtml;
+  out.supportedLocales = s.supportedLocales ?? [];
+  out.bruteForceProtected = s.bruteForceProtected ?? false;
+  if (s.defaultLocale) out.defaultLocale = s.defaultLocale;
+  if (await check(ctx, realm, 'viewUsers')) out.registrationEmailAsUsername = s.registrationEmailAsUsername ?? false;
+  return out;
+}
+
+/** GET /admin/realms: realms the caller may see (full, brief, or name only); 403 when none. */
+export async function listRealms(ctx: RequestContext, opts: { brief?: boolean } = {}): Promise<Record<string, unknown>[]> {
+  const realms = await ctx.db.models.Realm.findAll({ order: [['createdAt', 'ASC']] });
+  const out: Record<string, unknown>[] = [];
+  for (const realm of realms) {
+    if (ctx.actor && ctx.actor.realmName !== MASTER && ctx.actor.realmId !== realm.id) continue;
+    if (await check(ctx, realm, 'viewRealm'))
+      out.push(opts.brief ? toBriefRealmRepresentation(realm) : await realmRepresentation(ctx, realm));
+    else if ((await adminRoles(ctx, realm)).size) out.push({ realm: realm.name });
+  }
+  if (!out.length) throw forbidden();
+  return out;
+}
+
+/** Picks the settings fields of a representation; unknown fields are rejected. */
+function settingsFrom(rep: Record<string, unknown>, onUnknown: (field: string) => HttpError): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(rep)) {
+    if (!KNOWN_REALM_FIELDS.has(k)) throw onUnknown(k);
+    if (v === null || v === undefined) continue;
+    if (SETTINGS_FIELDS.has(k)) out[k] = v;
+  }
+  if (rep.oAuth2DeviceCodeLifespan !== undefined && out.oauth2DeviceCodeLifespan === undefined)
+    out.oauth2DeviceCodeLifespan = rep.oAuth2DeviceCodeLifespan;
+  if (rep.oAuth2DevicePollingInterval !== undefined && out.oauth2DevicePollingInterval === undefined)
+    out.oauth2DevicePollingInterval = rep.oAuth2DevicePollingInterval;
+  return out;
+}
+
+const unreadable = () => errorA(400, 'unable to read contents from stream');
+
+/** POST /admin/realms: creates a realm with Keycloak's defaults. Returns the new realm. */
+export async function createRealm(ctx: RequestContext, rep: unknown): Promise<RealmModel> {
+  if (ctx.actor && (ctx.actor.realmName !== MASTER || !(await masterRealmRoles(ctx)).has('create-realm'))) throw forbidden();
+  if (!rep || typeof rep !== 'object' || Array.isArray(rep)) throw unreadable();
+  const r = rep as Record<string, unknown>;
+  const name = typeof r.realm === 'string' ? r.realm : '';
+  if (!name.trim()) throw badRequest('Realm name cannot be empty');
+  for (const v of [name, typeof r.id === 'string' ? r.id : '']) {
+    const bad = v.match(RESERVED);
+    if (bad) throw errorC(400, `Character '${bad[0]}' not allowed.`);
+  }
+  const settings = settingsFrom(r, unreadable);
+  checkEventListeners(r.eventsListeners);
+  const enabled = r.enabled === true || r.enabled === 'true';
+  if (await ctx.db.models.Realm.findOne({ where: { name } })) throw conflict(`Realm ${name} already exists`);
+  const plan = importPlan(r);
+  // Key providers in the representation are the realm's keys; otherwise the generated defaults.
+  const keys = plan.hasKeyProviders ? [] : await prepareRealmKeys(name);
+  let realm: RealmModel;
+  try {
+    realm = await ctx.db.transaction(async () => {
+      const id = typeof r.id === 'string' && r.id ? r.id : undefined;
+      const created = await setupRealm(ctx.db, { id, name, enabled, settings, keys, skip: plan.skip });
+      await importRealmContent(systemContext(ctx.db, ctx.baseUrl), created, r);
+      if (ctx.actor && !(await masterRealmRoles(ctx)).has('admin'))
+        await grantCreatorRoles(ctx.db, created, ctx.actor.userId, ctx.actor.realmId);
+      await recordAdminEventInCallerRealm(ctx, {
+        operationType: 'CREATE',
+        resourceType: 'REALM',
+        resourcePath: name,
+        representation: r,
+      });
+      return created;
+    });
+  } catch (e) {
+    if (isUniqueViolation(e)) throw conflict(`Realm ${name} already exists`);
+    throw e;
+  }
+  ctx.loaders.realmByName.clear(name);
+  log.info(`Realm ${name} created`);
+  return realm;
+}
+
+/** A creator without master `admin` receives every ALL_REALM_ROLES role of the new `<realm>-realm` client. */
+async function grantCreatorRoles(db: Db, realm: RealmModel, userId: string, masterId: string): Promise<void> {
+  const client = await db.models.Client.findOne({ where: { realmId: masterId, clientId: `${realm.name}-realm` } });
+  if (!client) return;
+  const roles = await db.models.Role.findAll({ where: { clientId: client.id, name: { [Op.in]: [...ALL_REALM_ROLES] } } });
+  await db.models.UserRoleMapping.bulkCreate(
+    roles.map((role) => ({ userId, roleId: role.id })),
+    { ignoreDuplicates: true },
+  );
+}
+
+/** PUT /admin/realms/{realm}: merges top-level settings; renames; nested collections are ignored. */
+export async function updateRealm(ctx: RequestContext, realm: RealmModel, rep: Record<string, unknown>): Promise<void> {
+  await requireCap(ctx, realm, 'manageRealm');
+  const settings = settingsFrom(rep, (f) =>
+    errorC(400, `Invalid json representation for RealmRepresentation. Unrecognized field "${f}" at line 1 column 1.`),
+  );
+  checkEventListeners(rep.eventsListeners);
+  const newName = typeof rep.realm === 'string' && rep.realm !== realm.name ? rep.realm : undefined;
+  if (newName !== undefined) {
+    if (realm.name === MASTER) throw badRequest("Can't rename master realm");
+    if (!newName.trim()) throw badRequest('Realm name cannot be empty');
+    const bad = newName.match(RESERVED);
+    if (bad) throw errorC(400, `Character '${bad[0]}' not allowed.`);
+  }
+  if (settings.passwordPolicy !== undefined) parsePasswordPolicy(settings.passwordPolicy);
+  const login = settings.accessCodeLifespanLogin;
+  const action = settings.accessCodeLifespanUserAction;
+  if (login !== undefined && action !== undefined && (Number(login) < 1 || Number(action) < 1)) {
+    throw badRequest('AccessCodeLifespanLogin or AccessCodeLifespanUserAction cannot be 0');
+  }
+  const oldName = realm.name;
+  try {
+    await ctx.db.transaction(async () => {
+      const fresh = await ctx.db.models.Realm.findByPk(realm.id);
+      if (!fresh) throw notFound('Realm not found.');
+      const merged = { ...fresh.settings, ...settings };
+      // Client profiles and policies in the body replace the stored ones, validated as their own endpoints do.
+      if (settings.clientProfiles !== undefined)
+        merged.clientProfiles = { profiles: validateProfiles(settings.clientProfiles as Record<string, unknown>) };
+      if (settings.clientPolicies !== undefined) {
+        const profiles = (merged.clientProfiles as { profiles?: Record<string, unknown>[] } | undefined)?.profiles ?? [];
+        merged.clientPolicies = { policies: validatePolicies(settings.clientPolicies as Record<string, unknown>, profiles) };
+      }
+      if (settings.attributes && typeof settings.attributes === 'object') merged.attributes = { ...(settings.attributes as object) };
+      if (settings.smtpServer && (settings.smtpServer as Record<string, unknown>).password === '**********') {
+        (merged.smtpServer as Record<string, unknown>).password = (
+          fresh.settings.smtpServer as Record<string, unknown> | undefined
+        )?.password;
+      }
+      fresh.settings = merged;
+      if (rep.enabled !== undefined && rep.enabled !== null) fresh.enabled = rep.enabled === true || rep.enabled === 'true';
+      if (newName) {
+        fresh.name = newName;
+        const master = await ctx.db.models.Realm.findOne({ where: { name: MASTER } });
+        if (master) {
+          await ctx.db.models.Client.update(
+            { clientId: `${newName}-realm`, name: `${newName} Realm` },
+            { where: { realmId: master.id, clientId: `${oldName}-realm` } },
+          );
+        }
+      }
+      await fresh.save();
+      if (Array.isArray(rep.defaultGroups)) {
+        await setDefaultGroupsByPath(ctx, fresh, rep.defaultGroups as string[]);
+      }
+      await recordAdminEvent(ctx, fresh, { operationType: 'UPDATE', resourceType: 'REALM', representation: rep });
+    });
+  } catch (e) {
+    if (isUniqueViolation(e)) throw conflict('Realm with same name exists');
+    throw e;
+  }
+  ctx.loaders.realmByName.clear(oldName);
+  if (newName) ctx.loaders.realmByName.clear(newName);
+  ctx.loaders.realmById.clear(realm.id);
+}
+
+/** DELETE /admin/realms/{realm}: removes the realm, all its rows and its `<realm>-realm` client in master. */
+export async function deleteRealm(ctx: RequestContext, realm: RealmModel): Promise<void> {
+  await requireCap(ctx, realm, 'manageRealm');
+  if (realm.name === MASTER) throw badRequest("Can't remove master realm");
+  await ctx.db.transaction(async () => {
+    await deleteRealmRows(ctx.db, realm.id);
+    const master = await ctx.db.models.Realm.findOne({ where: { name: MASTER } });
+    const adminClient = master && (await ctx.db.models.Client.findOne({ where: { realmId: master.id, clientId: `${realm.name}-realm` } }));
+    if (adminClient) await deleteClientRows(ctx.db, adminClient.id);
+    await ctx.db.models.Realm.destroy({ where: { id: realm.id } });
+    await recordAdminEventInCallerRealm(ctx, { operationType: 'DELETE', resourceType: 'REALM', resourcePath: realm.name });
+  });
+  ctx.loaders.realmByName.clear(realm.name);
+  log.info(`Realm ${realm.name} deleted`);
+}
+
+export interface BootstrapOptions {
+  mode: 'start' | 'start-dev';
+  username?: string;
+  password?: string;
+}
+
+/**
+ * On an empty database: creates the master realm and the bootstrap admin (master realm role
+ * `admin`, temporary-admin attribute). `start` refuses to create an admin without credentials.
+ */
+export async function bootstrap(db: Db, opts: BootstrapOptions): Promise<{ createdMaster: boolean; createdAdmin?: string }> {
+  let master = await db.models.Realm.findOne({ where: { name: MASTER } });
+  let createdMaster = false;
+  if (!master) {
+    const keys = await prepareRealmKeys(MASTER);
+    master = await db.transaction(() => setupRealm(db, { name: MASTER, enabled: true, settings: {}, keys }));
+    createdMaster = true;
+    log.info('Created the master realm');
+  }
+  const adminRole = await db.models.Role.findOne({ where: { containerId: master.id, clientId: null, name: 'admin' } });
+  const hasAdmin = adminRole && (await db.models.UserRoleMapping.findOne({ where: { roleId: adminRole.id } }));
+  if (!adminRole || hasAdmin) return { createdMaster };
+  if (!opts.username || !opts.password) {
+    if (opts.mode === 'start') {
+      throw new Error('No admin user in the master realm: set IDSERVER_BOOTSTRAP_ADMIN_USERNAME and IDSERVER_BOOTSTRAP_ADMIN_PASSWORD');
+    }
+    return { createdMaster };
+  }
+  const username = opts.username.toLowerCase();
+  const stored = await hashPassword(opts.password);
+  await db.transaction(async () => {
+    const id = randomUUID();
+    await db.models.User.create({
+      id,
+      realmId: master.id,
+      username,
+      email: null,
+      emailConstraint: id,
+      enabled: true,
+      emailVerified: false,
+      createdTimestamp: Date.now(),
+      notBefore: 0,
+    });
+    await db.models.UserAttribute.create({ id: randomUUID(), userId: id, name: 'is_temporary_admin', value: 'true' });
+    await db.models.Credential.create({
+      id: randomUUID(),
+      userId: id,
+      type: 'password',
+      userLabel: null,
+      ...stored,
+      priority: 10,
+      createdDate: Date.now(),
+    });
+    const defaultRoleId = master.settings.defaultRoleId as string;
+    await db.models.UserRoleMapping.bulkCreate([
+      { userId: id, roleId: adminRole.id },
+      { userId: id, roleId: defaultRoleId },
+    ]);
+  });
+  log.info(`Created temporary admin user with username ${username}`);
+  return { createdMaster, createdAdmin: username };
+}
+
+export { systemContext };

@@ -1,0 +1,123 @@
+import { Op, col, fn, literal, where as sqlWhere } from 'sequelize';
+import type { RealmModel } from '../../db/models/realm';
+import type { RoleModel } from '../../db/models/role';
+import { notFound } from '../../core/errors';
+import { recordAdminEvent, roleResourcePath, roleResourceType } from '../../core/admin-events';
+import type { RequestContext } from '../../core/context';
+import { findClient } from '../clients/clients';
+import { locateRole, requireMapRoles, roleReps, type RoleLocator } from './role-access';
+
+/**
+ * Composite roles: the direct children of a role (reference §6.2–6.3), for `{roleOwner}/{name}`
+ * and `roles-by-id/{id}` alike. Adding a child is guarded like mapping it (escalation guard).
+ */
+
+export interface CompositeQuery {
+  search?: string;
+  first?: number;
+  max?: number;
+}
+
+/** Direct children of a role, optionally limited to one container, searched and paged; ordered by name. */
+async function children(
+  ctx: RequestContext,
+  parent: RoleModel,
+  where: Record<string | symbol, unknown> = {},
+  q: CompositeQuery = {},
+): Promise<RoleModel[]> {
+  const sub = literal(`(SELECT child_id FROM composite_role WHERE composite_id = ${ctx.db.sequelize.escape(parent.id)})`);
+  const search = q.search?.trim();
+  const cond: Record<string | symbol, unknown> = { id: { [Op.in]: sub }, ...where };
+  if (search) cond[Op.and] = [sqlWhere(fn('LOWER', col('name')), { [Op.like]: `%${search.toLowerCase()}%` })];
+  const first = q.first !== undefined && q.first >= 0 ? q.first : undefined;
+  const max = q.max !== undefined && q.max >= 0 ? q.max : undefined;
+  return ctx.db.models.Role.findAll({ where: cond, order: [['name', 'ASC']], offset: first, limit: max });
+}
+
+/** GET {roleOwner}/{name}/composites, GET roles-by-id/{id}/composites?search&first&max: direct children (brief). */
+export async function getComposites(
+  ctx: RequestContext,
+  realm: RealmModel,
+  loc: RoleLocator,
+  q: CompositeQuery = {},
+): Promise<Record<string, unknown>[]> {
+  const { role } = await locateRole(ctx, realm, loc, 'view');
+  return roleReps(ctx, await children(ctx, role, {}, q));
+}
+
+/** GET .../composites/realm: direct realm-role children (brief). */
+export async function getRealmComposites(ctx: RequestContext, realm: RealmModel, loc: RoleLocator): Promise<Record<string, unknown>[]> {
+  const { role } = await locateRole(ctx, realm, loc, 'view');
+  return roleReps(ctx, await children(ctx, role, { containerId: realm.id }));
+}
+
+/** GET .../composites/clients/{clientUuid}: direct children that are roles of that client; unknown client → 404. */
+export async function getClientComposites(
+  ctx: RequestContext,
+  realm: RealmModel,
+  loc: RoleLocator,
+  clientUuid: string,
+): Promise<Record<string, unknown>[]> {
+  const { role } = await locateRole(ctx, realm, loc, 'view');
+  const client = await findClient(ctx, realm, clientUuid);
+  if (!client) throw notFound('Could not find client');
+  return roleReps(ctx, await children(ctx, role, { containerId: client.id }));
+}
+
+/** Roles named by `id` in a composites body; missing or unknown id → 404 `Could not find composite role`. */
+async function rolesByIds(ctx: RequestContext, realm: RealmModel, reps: Array<{ id?: unknown }>): Promise<RoleModel[]> {
+  const out: RoleModel[] = [];
+  for (const rep of reps) {
+    const role = typeof rep.id === 'string' ? await ctx.loaders.roleById.load(rep.id) : null;
+    if (!role || role.realmId !== realm.id) throw notFound('Could not find composite role');
+    out.push(role);
+  }
+  return out;
+}
+
+/** The admin event of a composites change: the parent role's type, `<role path>/composites`, the role array. */
+const compositesEvent = (operationType: 'CREATE' | 'DELETE', role: RoleModel, loc: RoleLocator, reps: unknown[]) => ({
+  operationType,
+  resourceType: roleResourceType(role),
+  resourcePath: `${roleResourcePath(loc)}/composites`,
+  representation: reps,
+});
+
+/** POST {roleOwner}/{name}/composites, POST roles-by-id/{id}/composites: adds children by id (idempotent). */
+export async function addComposites(
+  ctx: RequestContext,
+  realm: RealmModel,
+  loc: RoleLocator,
+  reps: Array<{ id?: unknown }> = [],
+): Promise<void> {
+  const { role } = await locateRole(ctx, realm, loc, 'manage');
+  const roles = await rolesByIds(ctx, realm, reps);
+  await requireMapRoles(ctx, realm, roles);
+  if (!roles.length) return;
+  const ids = [...new Set(roles.map((r) => r.id))];
+  await ctx.db.transaction(async () => {
+    await ctx.db.models.CompositeRole.bulkCreate(
+      ids.map((childId) => ({ compositeId: role.id, childId })),
+      { ignoreDuplicates: true },
+    );
+    await recordAdminEvent(ctx, realm, compositesEvent('CREATE', role, loc, reps));
+  });
+  ctx.loaders.childIdsByRole.clear(role.id);
+}
+
+/** DELETE {roleOwner}/{name}/composites, DELETE roles-by-id/{id}/composites: removes children by id. */
+export async function removeComposites(
+  ctx: RequestContext,
+  realm: RealmModel,
+  loc: RoleLocator,
+  reps: Array<{ id?: unknown }> = [],
+): Promise<void> {
+  const { role } = await locateRole(ctx, realm, loc, 'manage');
+  const roles = await rolesByIds(ctx, realm, reps);
+  if (!roles.length) return;
+  await ctx.db.transaction(async () => {
+    await ctx.db.models.CompositeRole.destroy({ where: { compositeId: role.id, childId: { [Op.in]: roles.map((r) => r.id) } } });
+    await recordAdminEvent(ctx, realm, compositesEvent('DELETE', role, loc, reps));
+  });
+  ctx.loaders.childIdsByRole.clear(role.id);
+}

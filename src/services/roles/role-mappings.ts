@@ -1,0 +1,230 @@
+import { Op } from 'sequelize';
+import { check, requireCap } from '../../auth/permissions';
+import type { ClientModel } from '../../db/models/client';
+import type { RealmModel } from '../../db/models/realm';
+import type { RoleModel } from '../../db/models/role';
+import { forbidden, notFound } from '../../core/errors';
+import { toMappingsRepresentation } from '../../representations/role';
+import { recordAdminEvent } from '../../core/admin-events';
+import type { RequestContext } from '../../core/context';
+import { findClient } from '../clients/clients';
+import { canMapRole, requireMapRoles, roleReps } from './role-access';
+
+/**
+ * Role mappings of users and groups — the seed's `{owner}/{id}/role-mappings` family, one
+ * implementation parameterised by the owner type (reference §6.4–6.5). `clientUuid` undefined
+ * means the realm-role endpoints (`role-mappings/realm...`), otherwise `role-mappings/clients/{uuid}...`.
+ */
+export type MappingOwnerType = 'users' | 'groups';
+
+interface Owner {
+  type: MappingOwnerType;
+  id: string;
+}
+
+/** Unknown user → 404 `User not found` (403 when the caller cannot query users); unknown group → 404. */
+async function resolveOwner(ctx: RequestContext, realm: RealmModel, type: MappingOwnerType, id: string): Promise<Owner> {
+  if (type === 'users') {
+    const user = await ctx.loaders.userById.load(id);
+    if (user && user.realmId === realm.id) return { type, id };
+    if (await check(ctx, realm, 'queryUsers')) throw notFound('User not found');
+    throw forbidden();
+  }
+  const group = await ctx.loaders.groupById.load(id);
+  if (!group || group.realmId !== realm.id) throw notFound('Could not find group by id');
+  return { type, id };
+}
+
+/** Owner, container (realm or client; unknown client → 404 `Client not found`) and the permission check. */
+async function prepare(
+  ctx: RequestContext,
+  realm: RealmModel,
+  type: MappingOwnerType,
+  ownerId: string,
+  clientUuid: string | undefined,
+  access: 'view' | 'manage',
+) {
+  const owner = await resolveOwner(ctx, realm, type, ownerId);
+  let client: ClientModel | undefined;
+  if (clientUuid !== undefined) {
+    client = (await findClient(ctx, realm, clientUuid)) ?? undefined;
+    if (!client) throw notFound('Client not found');
+  }
+  await requireCap(ctx, realm, access === 'view' ? 'viewUsers' : 'manageUsers');
+  return { owner, client, containerId: client ? client.id : realm.id };
+}
+
+const directRoleIds = (ctx: RequestContext, o: Owner) =>
+  o.type === 'users' ? ctx.loaders.roleIdsByUser.load(o.id) : ctx.loaders.roleIdsByGroup.load(o.id);
+const effectiveRoleIds = (ctx: RequestContext, o: Owner) =>
+  o.type === 'users' ? ctx.loaders.effectiveRoleIdsByUser.load(o.id) : ctx.loaders.effectiveRoleIdsByGroup.load(o.id);
+
+function clearOwner(ctx: RequestContext, o: Owner): void {
+  if (o.type === 'users') {
+    ctx.loaders.roleIdsByUser.clear(o.id);
+    ctx.loaders.effectiveRoleIdsByUser.clear(o.id);
+  } else {
+    // Members and subgroups inherit the group's roles: every effective set may have changed.
+    ctx.loaders.roleIdsByGroup.clear(o.id);
+    ctx.loaders.effectiveRoleIdsByGroup.clearAll();
+    ctx.loaders.effectiveRoleIdsByUser.clearAll();
+  }
+  ctx.memo.clear();
+}
+
+const byName = (a: RoleModel, b: RoleModel) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/** Roles of one container among the given ids, ordered by name. */
+async function rolesIn(ctx: RequestContext, containerId: string, ids: Iterable<string>): Promise<RoleModel[]> {
+  const list = [...ids];
+  if (!list.length) return [];
+  return ctx.db.models.Role.findAll({ where: { containerId, id: { [Op.in]: list } }, order: [['name', 'ASC']] });
+}
+
+/** GET {owner}/{id}/role-mappings: direct realm and client mappings (MappingsRepresentation). */
+export async function getRoleMappings(
+  ctx: RequestContext,
+  realm: RealmModel,
+  type: MappingOwnerType,
+  ownerId: string,
+): Promise<Record<string, unknown>> {
+  const { owner } = await prepare(ctx, realm, type, ownerId, undefined, 'view');
+  const ids = await directRoleIds(ctx, owner);
+  const roles = (await ctx.loaders.roleById.loadMany(ids)).filter((r): r is RoleModel => !!r && !(r instanceof Error)).sort(byName);
+  const realmRoles = roles.filter((r) => !r.clientId);
+  const clientIds = [...new Set(roles.map((r) => r.clientId).filter((c): c is string => !!c))];
+  const clients = (await ctx.loaders.clientById.loadMany(clientIds)).filter((c): c is ClientModel => !!c && !(c instanceof Error));
+  clients.sort((a, b) => (a.clientId < b.clientId ? -1 : a.clientId > b.clientId ? 1 : 0));
+  const reps = await roleReps(ctx, roles);
+  const repOf = new Map(roles.map((r, i) => [r.id, reps[i]]));
+  return toMappingsRepresentation(
+    realmRoles.map((r) => repOf.get(r.id) as Record<string, unknown>),
+    clients.map((client) => ({
+      client,
+      roles: roles.filter((r) => r.clientId === client.id).map((r) => repOf.get(r.id) as Record<string, unknown>),
+    })),
+  );
+}
+
+/** GET {owner}/{id}/role-mappings/realm, .../clients/{uuid}: direct mappings of the container (brief). */
+export async function listMappedRoles(
+  ctx: RequestContext,
+  realm: RealmModel,
+  type: MappingOwnerType,
+  ownerId: string,
+  clientUuid?: string,
+): Promise<Record<string, unknown>[]> {
+  const { owner, containerId } = await prepare(ctx, realm, type, ownerId, clientUuid, 'view');
+  return roleReps(ctx, await rolesIn(ctx, containerId, await directRoleIds(ctx, owner)));
+}
+
+/** GET .../realm/composite, .../clients/{uuid}/composite: effective roles (composites, groups, parent groups). */
+export async function listEffectiveRoles(
+  ctx: RequestContext,
+  realm: RealmModel,
+  type: MappingOwnerType,
+  ownerId: string,
+  clientUuid?: string,
+  brief = true,
+): Promise<Record<string, unknown>[]> {
+  const { owner, containerId } = await prepare(ctx, realm, type, ownerId, clientUuid, 'view');
+  return roleReps(ctx, await rolesIn(ctx, containerId, await effectiveRoleIds(ctx, owner)), brief);
+}
+
+/** GET .../realm/available, .../clients/{uuid}/available: roles the caller may map that are not directly mapped. */
+export async function listAvailableRoles(
+  ctx: RequestContext,
+  realm: RealmModel,
+  type: MappingOwnerType,
+  ownerId: string,
+  clientUuid?: string,
+): Promise<Record<string, unknown>[]> {
+  const { owner, containerId } = await prepare(ctx, realm, type, ownerId, clientUuid, 'view');
+  const direct = new Set(await directRoleIds(ctx, owner));
+  const candidates = (await ctx.loaders.rolesByContainer.load(containerId)).filter((r) => !direct.has(r.id));
+  const allowed: RoleModel[] = [];
+  for (const r of candidates) if (await canMapRole(ctx, realm, r)) allowed.push(r);
+  return roleReps(ctx, allowed);
+}
+
+export interface MappingRoleRep {
+  id?: unknown;
+  name?: unknown;
+  [k: string]: unknown;
+}
+
+/** Each body entry must name a role of the container by `name` with the matching `id`, else 404 `Role not found`. */
+async function rolesOfBody(ctx: RequestContext, realm: RealmModel, containerId: string, reps: MappingRoleRep[]): Promise<RoleModel[]> {
+  const names = [...new Set(reps.map((r) => r.name).filter((n): n is string => typeof n === 'string'))];
+  const found = names.length ? await ctx.db.models.Role.findAll({ where: { containerId, name: { [Op.in]: names } } }) : [];
+  const out: RoleModel[] = [];
+  for (const rep of reps) {
+    const role = found.find((r) => r.name === rep.name);
+    if (!role || role.id !== rep.id) throw notFound('Role not found');
+    if (!(await canMapRole(ctx, realm, role))) throw forbidden();
+    out.push(role);
+  }
+  return [...new Map(out.map((r) => [r.id, r])).values()];
+}
+
+/** REALM_ROLE_MAPPING / CLIENT_ROLE_MAPPING event at `{owner}/{id}/role-mappings/realm|clients/{uuid}` (Appendix D). */
+const mappingEvent = (operationType: 'CREATE' | 'DELETE', owner: Owner, clientUuid: string | undefined, roles: unknown[]) => ({
+  operationType,
+  resourceType: clientUuid ? 'CLIENT_ROLE_MAPPING' : 'REALM_ROLE_MAPPING',
+  resourcePath: `${owner.type}/${owner.id}/role-mappings/${clientUuid ? `clients/${clientUuid}` : 'realm'}`,
+  representation: roles,
+});
+
+/** POST {owner}/{id}/role-mappings/realm, .../clients/{uuid}: grants roles (idempotent). */
+export async function addRoleMappings(
+  ctx: RequestContext,
+  realm: RealmModel,
+  type: MappingOwnerType,
+  ownerId: string,
+  clientUuid: string | undefined,
+  reps: MappingRoleRep[] = [],
+): Promise<void> {
+  const { owner, containerId } = await prepare(ctx, realm, type, ownerId, clientUuid, 'manage');
+  const roles = await rolesOfBody(ctx, realm, containerId, reps);
+  if (!roles.length) return;
+  await ctx.db.transaction(async () => {
+    if (owner.type === 'users') {
+      await ctx.db.models.UserRoleMapping.bulkCreate(
+        roles.map((r) => ({ userId: owner.id, roleId: r.id })),
+        { ignoreDuplicates: true },
+      );
+    } else {
+      await ctx.db.models.GroupRoleMapping.bulkCreate(
+        roles.map((r) => ({ groupId: owner.id, roleId: r.id })),
+        { ignoreDuplicates: true },
+      );
+    }
+    await recordAdminEvent(ctx, realm, mappingEvent('CREATE', owner, clientUuid, reps));
+  });
+  clearOwner(ctx, owner);
+}
+
+/** DELETE {owner}/{id}/role-mappings/realm, .../clients/{uuid}: removes the listed direct mappings, or all of the container when no body. */
+export async function removeRoleMappings(
+  ctx: RequestContext,
+  realm: RealmModel,
+  type: MappingOwnerType,
+  ownerId: string,
+  clientUuid: string | undefined,
+  reps?: MappingRoleRep[],
+): Promise<void> {
+  const { owner, containerId } = await prepare(ctx, realm, type, ownerId, clientUuid, 'manage');
+  let roles: RoleModel[];
+  if (reps === undefined) {
+    roles = await rolesIn(ctx, containerId, await directRoleIds(ctx, owner));
+    await requireMapRoles(ctx, realm, roles);
+  } else roles = await rolesOfBody(ctx, realm, containerId, reps);
+  if (!roles.length) return;
+  const roleId = { [Op.in]: roles.map((r) => r.id) };
+  await ctx.db.transaction(async () => {
+    if (owner.type === 'users') await ctx.db.models.UserRoleMapping.destroy({ where: { userId: owner.id, roleId } });
+    else await ctx.db.models.GroupRoleMapping.destroy({ where: { groupId: owner.id, roleId } });
+    await recordAdminEvent(ctx, realm, mappingEvent('DELETE', owner, clientUuid, reps ?? roles.map((r) => ({ id: r.id, name: r.name }))));
+  });
+  clearOwner(ctx, owner);
+}

@@ -1,0 +1,322 @@
+import { randomUUID } from 'node:crypto';
+import { Op, col, fn, literal, where as sqlWhere } from 'sequelize';
+import { requireCap } from '../../auth/permissions';
+import type { GroupModel } from '../../db/models/group';
+import type { RealmModel } from '../../db/models/realm';
+import type { RoleModel } from '../../db/models/role';
+import { badRequest, cannotParse, conflict, errorA, errorC, featureNotEnabled, isUniqueViolation } from '../../core/errors';
+import { toGroupRepresentation } from '../../representations/group';
+import { roleAttributesFrom } from '../../representations/role';
+import { toUserRepresentation } from '../../representations/user';
+import { recordAdminEvent, roleResourcePath, roleResourceType } from '../../core/admin-events';
+import type { RequestContext } from '../../core/context';
+import { pathOf } from '../groups/group-paths';
+import {
+  locateRole,
+  requireMapRoles,
+  requireRoleAccess,
+  resolveRoleOwner,
+  roleReps,
+  type RoleLocator,
+  type RoleOwner,
+} from './role-access';
+
+/**
+ * Realm roles and client roles — the seed's `{roleOwner}` family (`/roles` and
+ * `/clients/{uuid}/roles`) and `roles-by-id`, one implementation parameterised by the owner
+ * (reference §6.2–6.3). Composites live in role-composites.ts, permissions in role-access.ts.
+ */
+
+export interface RoleInput {
+  name?: string | null;
+  description?: string | null;
+  attributes?: Record<string, unknown> | null;
+  composites?: RoleComposites | null;
+  [k: string]: unknown;
+}
+
+/** `composites` of a create body: realm role names and client role names by clientId (`application` is the legacy key). */
+export interface RoleComposites {
+  realm?: string[] | null;
+  client?: Record<string, string[] | null> | null;
+  application?: Record<string, string[] | null> | null;
+}
+
+const isNames = (v: unknown) => v === null || v === undefined || (Array.isArray(v) && v.every((n) => typeof n === 'string'));
+const isNameMap = (v: unknown) =>
+  v === null || v === undefined || (typeof v === 'object' && !Array.isArray(v) && Object.values(v as object).every(isNames));
+
+/** Checks the shape of `composites` (wrong types → 400 `Cannot parse the JSON`, as Jackson does). */
+function checkComposites(c: unknown): RoleComposites | null {
+  if (c === null || c === undefined) return null;
+  if (typeof c !== 'object' || Array.isArray(c)) throw cannotParse('mapping');
+  const o = c as Record<string, unknown>;
+  if (Object.keys(o).some((k) => !['realm', 'client', 'application'].includes(k))) throw cannotParse('mapping');
+  if (!isNames(o.realm) || !isNameMap(o.client) || !isNameMap(o.application)) throw cannotParse('mapping');
+  return o as RoleComposites;
+}
+
+export interface RoleListQuery {
+  search?: string;
+  first?: number;
+  max?: number;
+  brief?: boolean;
+}
+
+const nonNegative = (n: number | undefined) => (n !== undefined && n >= 0 ? n : undefined);
+const lowerLike = (column: string, text: string) => sqlWhere(fn('LOWER', col(column)), { [Op.like]: `%${text.toLowerCase()}%` });
+
+/** GET {roleOwner}: all roles, or a name/description search (paged), or a page when first and max are both given. */
+export async function listRoles(
+  ctx: RequestContext,
+  realm: RealmModel,
+  clientUuid: string | undefined,
+  q: RoleListQuery = {},
+): Promise<Record<string, unknown>[]> {
+  const owner = await resolveRoleOwner(ctx, realm, clientUuid);
+  await requireRoleAccess(ctx, owner, 'list');
+  const first = nonNegative(q.first);
+  const max = nonNegative(q.max);
+  const search = q.search?.trim();
+  let roles: RoleModel[];
+  if (search) {
+    roles = await ctx.db.models.Role.findAll({
+      where: { containerId: owner.containerId, [Op.or]: [lowerLike('name', search), lowerLike('description', search)] },
+      order: [['name', 'ASC']],
+      offset: first,
+      limit: max,
+    });
+  } else {
+    const all = await ctx.loaders.rolesByContainer.load(owner.containerId);
+    roles = first !== undefined && max !== undefined ? all.slice(first, first + max) : all;
+  }
+  return roleReps(ctx, roles, q.brief ?? true);
+}
+
+/** Resolves `composites` of a create body (`{realm: [names], client: {clientId: [names]}}`) to roles. */
+async function compositesByName(ctx: RequestContext, realm: RealmModel, composites: RoleComposites): Promise<RoleModel[]> {
+  const out: RoleModel[] = [];
+  const { Role, Client } = ctx.db.models;
+  const realmNames = composites?.realm ?? [];
+  if (realmNames.length) {
+    const found = await Role.findAll({ where: { containerId: realm.id, name: { [Op.in]: realmNames } } });
+    for (const n of realmNames) {
+      const r = found.find((x) => x.name === n);
+      if (!r) throw errorA(404, `Realm Role with name ${n} does not exist`);
+      out.push(r);
+    }
+  }
+  const byClient = { ...(composites?.application ?? {}), ...(composites?.client ?? {}) };
+  for (const [clientId, names] of Object.entries(byClient)) {
+    if (!names?.length) continue;
+    const client = await Client.findOne({ where: { realmId: realm.id, clientId } });
+    if (!client) throw errorA(404, `Client with clientId ${clientId} does not exist`);
+    const found = await Role.findAll({ where: { containerId: client.id, name: { [Op.in]: names } } });
+    for (const n of names) {
+      const r = found.find((x) => x.name === n);
+      if (!r) throw errorA(404, `Client Role with name ${n} does not exist`);
+      out.push(r);
+    }
+  }
+  return [...new Map(out.map((r) => [r.id, r])).values()];
+}
+
+const roleHasNoName = () => errorC(400, 'role has no name');
+const roleExists = (name: string) => conflict(`Role with name ${name} already exists`);
+
+/** POST {roleOwner}: creates a role (with `composites` by name). Returns the name for the Location header. */
+export async function createRole(ctx: RequestContext, realm: RealmModel, clientUuid: string | undefined, rep: RoleInput): Promise<string> {
+  const owner = await resolveRoleOwner(ctx, realm, clientUuid);
+  await requireRoleAccess(ctx, owner, 'manage');
+  const name = rep.name;
+  if (typeof name !== 'string' || !name.trim()) throw roleHasNoName();
+  const composites = checkComposites(rep.composites);
+  const { Role, CompositeRole } = ctx.db.models;
+  const id = randomUUID();
+  try {
+    await ctx.db.transaction(async () => {
+      await Role.create({
+        id,
+        realmId: realm.id,
+        clientId: owner.kind === 'client' ? owner.client.id : null,
+        containerId: owner.containerId,
+        name,
+        description: rep.description ?? null,
+        attributes: roleAttributesFrom(rep.attributes),
+      });
+      if (composites) {
+        const children = await compositesByName(ctx, realm, composites);
+        await requireMapRoles(ctx, realm, children);
+        if (children.length) await CompositeRole.bulkCreate(children.map((c) => ({ compositeId: id, childId: c.id })));
+      }
+      await recordAdminEvent(ctx, realm, {
+        operationType: 'CREATE',
+        resourceType: owner.kind === 'client' ? 'CLIENT_ROLE' : 'REALM_ROLE',
+        resourcePath: roleResourcePath({ name, clientUuid: owner.kind === 'client' ? owner.client.id : undefined }),
+        representation: rep,
+      });
+    });
+  } catch (e) {
+    if (isUniqueViolation(e)) throw roleExists(name);
+    throw e;
+  }
+  ctx.loaders.rolesByContainer.clear(owner.containerId);
+  ctx.log.info(`Role ${name} created in ${owner.kind === 'client' ? `client ${owner.client.clientId}` : 'realm'} ${realm.name}`);
+  return name;
+}
+
+/** GET {roleOwner}/{name}, GET roles-by-id/{id}: the full role representation. */
+export async function getRole(ctx: RequestContext, realm: RealmModel, loc: RoleLocator): Promise<Record<string, unknown>> {
+  const { role } = await locateRole(ctx, realm, loc, 'view');
+  const [rep] = await roleReps(ctx, [role], false);
+  return rep;
+}
+
+/** PUT {roleOwner}/{name}, PUT roles-by-id/{id}: rename, description (always), attributes (when given). */
+export async function updateRole(ctx: RequestContext, realm: RealmModel, loc: RoleLocator, rep: RoleInput): Promise<void> {
+  const { role } = await locateRole(ctx, realm, loc, 'manage');
+  if (rep.name !== undefined && rep.name !== null && (typeof rep.name !== 'string' || !rep.name.trim())) throw roleHasNoName();
+  const newName = typeof rep.name === 'string' ? rep.name : role.name;
+  try {
+    await ctx.db.transaction(async () => {
+      const values: Record<string, unknown> = { name: newName, description: rep.description ?? null };
+      if (rep.attributes !== undefined && rep.attributes !== null) values.attributes = roleAttributesFrom(rep.attributes);
+      await ctx.db.models.Role.update(values, { where: { id: role.id } });
+      await recordAdminEvent(ctx, realm, {
+        operationType: 'UPDATE',
+        resourceType: roleResourceType(role),
+        resourcePath: roleResourcePath(loc),
+        representation: rep,
+      });
+    });
+  } catch (e) {
+    if (isUniqueViolation(e)) throw roleExists(newName);
+    throw e;
+  }
+  ctx.loaders.roleById.clear(role.id);
+  ctx.loaders.rolesByContainer.clear(role.containerId);
+}
+
+/** DELETE {roleOwner}/{name}, DELETE roles-by-id/{id}: removes the role from composites, mappings and scope mappings too. */
+export async function deleteRole(ctx: RequestContext, realm: RealmModel, loc: RoleLocator): Promise<void> {
+  const { role } = await locateRole(ctx, realm, loc, 'manage');
+  if (role.id === realm.settings.defaultRoleId) throw badRequest(`${role.name} is default role of the realm and cannot be removed.`);
+  const m = ctx.db.models;
+  await ctx.db.transaction(async () => {
+    await m.CompositeRole.destroy({ where: { [Op.or]: [{ compositeId: role.id }, { childId: role.id }] } });
+    await m.UserRoleMapping.destroy({ where: { roleId: role.id } });
+    await m.GroupRoleMapping.destroy({ where: { roleId: role.id } });
+    await m.ScopeMapping.destroy({ where: { roleId: role.id } });
+    await m.Role.destroy({ where: { id: role.id } });
+    await recordAdminEvent(ctx, realm, {
+      operationType: 'DELETE',
+      resourceType: roleResourceType(role),
+      resourcePath: roleResourcePath(loc),
+    });
+  });
+  ctx.loaders.roleById.clear(role.id);
+  ctx.loaders.childIdsByRole.clear(role.id);
+  ctx.loaders.rolesByContainer.clear(role.containerId);
+  ctx.log.info(`Role ${role.name} deleted in realm ${realm.name}`);
+}
+
+export interface PageQuery {
+  first?: number;
+  max?: number;
+  brief?: boolean;
+}
+
+const pageOf = (q: PageQuery) => ({ offset: nonNegative(q.first) ?? 0, limit: nonNegative(q.max) ?? 100 });
+
+/** `id IN (SELECT <column> FROM <table> WHERE role_id = ?)` for the direct holders of a role. */
+function heldBy(ctx: RequestContext, table: string, column: string, roleId: string) {
+  return { [Op.in]: literal(`(SELECT ${column} FROM ${table} WHERE role_id = ${ctx.db.sequelize.escape(roleId)})`) };
+}
+
+/** GET {roleOwner}/{name}/users: users with a direct mapping of the role, by username (first 0, max 100). */
+export async function roleUsers(
+  ctx: RequestContext,
+  realm: RealmModel,
+  loc: RoleLocator,
+  q: PageQuery = {},
+): Promise<Record<string, unknown>[]> {
+  const { role } = await locateRole(ctx, realm, loc, 'view');
+  await requireCap(ctx, realm, 'queryUsers');
+  const users = await ctx.db.models.User.findAll({
+    where: { realmId: realm.id, id: heldBy(ctx, 'user_role_mapping', 'user_id', role.id) },
+    order: [['username', 'ASC']],
+    ...pageOf(q),
+  });
+  const ids = users.map((u) => u.id);
+  const brief = q.brief ?? false;
+  const [attributes, actions, credentials] = await Promise.all([
+    ctx.loaders.attributesByUser.loadMany(ids),
+    brief ? [] : ctx.loaders.requiredActionsByUser.loadMany(ids),
+    brief ? [] : ctx.loaders.credentialTypesByUser.loadMany(ids),
+  ]);
+  const list = <T>(v: T | Error | undefined, d: T): T => (v === undefined || v instanceof Error ? d : v);
+  return users.map((u, i) => {
+    const types = list(credentials[i], [] as string[]);
+    return toUserRepresentation(
+      u,
+      {
+        attributes: list(attributes[i], {}),
+        requiredActions: list(actions[i], []),
+        totp: types.includes('otp'),
+        disableableCredentialTypes: types.includes('otp') ? ['otp'] : [],
+      },
+      brief ? 'member' : 'full',
+    );
+  });
+}
+
+/** realmRoles / clientRoles (by clientId) of groups, for full group representations. */
+async function groupRoleNames(ctx: RequestContext, groups: GroupModel[]) {
+  const roleIds = await ctx.loaders.roleIdsByGroup.loadMany(groups.map((g) => g.id));
+  const allIds = [...new Set(roleIds.flatMap((r) => (Array.isArray(r) ? r : [])))];
+  const roles = (await ctx.loaders.roleById.loadMany(allIds)).filter((r): r is RoleModel => !!r && !(r instanceof Error));
+  const clientIds = [...new Set(roles.map((r) => r.clientId).filter((c): c is string => !!c))];
+  const clients = await ctx.loaders.clientById.loadMany(clientIds);
+  const clientName = new Map(clientIds.map((id, i) => [id, (clients[i] as { clientId?: string } | null)?.clientId ?? id]));
+  const byId = new Map(roles.map((r) => [r.id, r]));
+  return groups.map((_, i) => {
+    const own = (Array.isArray(roleIds[i]) ? (roleIds[i] as string[]) : []).map((id) => byId.get(id)).filter((r): r is RoleModel => !!r);
+    const clientRoles: Record<string, string[]> = {};
+    for (const r of own.filter((x) => x.clientId)) {
+      const key = clientName.get(r.clientId as string) as string;
+      clientRoles[key] = [...(clientRoles[key] ?? []), r.name];
+    }
+    return { realmRoles: own.filter((r) => !r.clientId).map((r) => r.name), clientRoles };
+  });
+}
+
+/** GET {roleOwner}/{name}/groups: groups with a direct mapping of the role, by name (first 0, max 100, brief by default). */
+export async function roleGroups(
+  ctx: RequestContext,
+  realm: RealmModel,
+  loc: RoleLocator,
+  q: PageQuery = {},
+): Promise<Record<string, unknown>[]> {
+  const { role } = await locateRole(ctx, realm, loc, 'view');
+  const groups = await ctx.db.models.Group.findAll({
+    where: { realmId: realm.id, id: heldBy(ctx, 'group_role_mapping', 'group_id', role.id) },
+    order: [['name', 'ASC']],
+    ...pageOf(q),
+  });
+  for (const g of groups) ctx.loaders.groupById.prime(g.id, g);
+  const brief = q.brief ?? true;
+  const paths = await Promise.all(groups.map((g) => pathOf(ctx, g)));
+  const roles = brief ? [] : await groupRoleNames(ctx, groups);
+  return groups.map((g, i) => toGroupRepresentation(g, { path: paths[i], ...(brief ? {} : roles[i]) }, brief));
+}
+
+/**
+ * GET/PUT {roleOwner}/{name}/management/permissions, roles-by-id/{id}/management/permissions:
+ * FGAP v1 is off, so 501 — after the client lookup for client roles, before the role lookup.
+ */
+export async function roleManagementPermissions(ctx: RequestContext, realm: RealmModel, clientUuid?: string): Promise<never> {
+  await resolveRoleOwner(ctx, realm, clientUuid);
+  throw featureNotEnabled();
+}
+
+export type { RoleLocator, RoleOwner };

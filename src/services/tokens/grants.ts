@@ -1,0 +1,183 @@
+import { type JWTPayload, decodeJwt, jwtVerify } from 'jose';
+import { Op } from 'sequelize';
+import { verifyPassword } from '../../auth/passwords';
+import type { Db } from '../../db';
+import type { ClientModel } from '../../db/models/client';
+import type { RealmModel } from '../../db/models/realm';
+import type { UserModel } from '../../db/models/user';
+import { lockoutOf, recordLoginFailure, recordLoginSuccess } from '../sessions/brute-force';
+import { clock } from '../../core/clock';
+import { passwordExpired } from '../users/password-policy';
+import { effectiveRoleIdsForUsers } from '../../core/effective-roles';
+import { createSession, findActiveSession, touchSession } from '../sessions/session-store';
+import { activeKey, realmKeys } from './realm-keys';
+import type { TokenEvent } from './token-events';
+import { type TokenRequest, type TokenResponse, grantedScope, issue, oauth, setting } from './tokens';
+
+/**
+ * The grants of the token endpoint (reference §2.1–2.3, §8.3): password (with brute-force
+ * detection), client_credentials and refresh_token. Each creates or refreshes a session row and
+ * fills the request's user event.
+ */
+const ids = (res: TokenResponse) => ({
+  token_id: String(decodeJwt(res.access_token).jti ?? ''),
+  refresh_token_id: res.refresh_token ? String(decodeJwt(res.refresh_token).jti ?? '') : undefined,
+  refresh_token_type: res.refresh_token ? String(decodeJwt(res.refresh_token).typ ?? '') : undefined,
+});
+
+async function findUserForLogin(db: Db, realm: RealmModel, username: string): Promise<UserModel | null> {
+  const lower = username.toLowerCase();
+  const byName = await db.models.User.findOne({ where: { realmId: realm.id, username: lower } });
+  if (byName || realm.settings.loginWithEmailAllowed === false) return byName;
+  const byEmail = await db.models.User.findAll({ where: { realmId: realm.id, email: lower }, limit: 2 });
+  return byEmail.length === 1 ? byEmail[0] : null;
+}
+
+/** True when the user holds the realm's `offline_access` role (directly, by composite or by group). */
+async function mayGoOffline(db: Db, realm: RealmModel, user: UserModel): Promise<boolean> {
+  const effective = (await effectiveRoleIdsForUsers(db, [user.id])).get(user.id) ?? new Set<string>();
+  if (!effective.size) return false;
+  const role = await db.models.Role.findOne({
+    where: { containerId: realm.id, clientId: null, name: 'offline_access', id: { [Op.in]: [...effective] } },
+    attributes: ['id'],
+  });
+  return Boolean(role);
+}
+
+/** Whether the realm's UPDATE_PASSWORD required action is enabled (an expired password only forces it then). */
+async function updatePasswordEnabled(db: Db, realm: RealmModel): Promise<boolean> {
+  const action = await db.models.RequiredAction.findOne({
+    where: { realmId: realm.id, alias: 'UPDATE_PASSWORD' },
+    attributes: ['enabled'],
+  });
+  return Boolean(action?.enabled);
+}
+
+const offlineRequested = (scope: string) => scope.split(' ').includes('offline_access');
+
+export async function passwordGrant(
+  db: Db,
+  realm: RealmModel,
+  client: ClientModel,
+  req: TokenRequest,
+  ev: TokenEvent,
+): Promise<TokenResponse> {
+  ev.detail('auth_method', 'openid-connect').detail('grant_type', 'password').detail('client_auth_method', 'client-secret');
+  if (!client.directAccessGrantsEnabled)
+    throw await ev.fail('not_allowed', oauth(400, 'unauthorized_client', 'Client not allowed for direct access grants'));
+  const invalid = () => oauth(400, 'invalid_grant', 'Invalid user credentials');
+  const { username, password } = req.form;
+  ev.detail('username', username);
+  if (!username) throw await ev.fail('user_not_found', invalid());
+  const user = await findUserForLogin(db, realm, username);
+  if (!user) throw await ev.fail('user_not_found', invalid());
+  ev.userId = user.id;
+  const locked = await lockoutOf(db, realm, user);
+  if (locked) throw await ev.fail(locked === 'temporary' ? 'user_temporarily_disabled' : 'user_disabled', invalid());
+  const creds = password
+    ? await db.models.Credential.findAll({ where: { userId: user.id, type: 'password' }, order: [['priority', 'ASC']] })
+    : [];
+  let matched: (typeof creds)[number] | undefined;
+  for (const c of creds) if (!matched && password && (await verifyPassword(password, c))) matched = c;
+  if (!matched) {
+    await recordLoginFailure(db, realm, user, req.ipAddress, client.clientId);
+    throw await ev.fail('invalid_user_credentials', invalid());
+  }
+  if (!user.enabled) throw await ev.fail('user_disabled', oauth(400, 'invalid_grant', 'Account disabled'));
+  const pending = await db.models.UserRequiredAction.count({ where: { userId: user.id } });
+  const incompleteProfile = realm.name !== 'master' && (!user.email || !user.firstName || !user.lastName);
+  const expired = passwordExpired(realm, Number(matched.createdDate), clock.now()) && (await updatePasswordEnabled(db, realm));
+  if (pending > 0 || incompleteProfile || expired)
+    throw await ev.fail('resolve_required_actions', oauth(400, 'invalid_grant', 'Account is not fully set up'));
+  const scope = await grantedScope(db, client, req.form.scope);
+  const offline = offlineRequested(scope);
+  if (offline && !(await mayGoOffline(db, realm, user)))
+    throw await ev.fail('not_allowed', oauth(400, 'not_allowed', 'Offline tokens not allowed for the user or client'));
+  await recordLoginSuccess(db, realm, user);
+  const session = await createSession(db, realm, { user, client, ipAddress: req.ipAddress, offline, authMethod: 'openid-connect' });
+  ev.sessionId = session.id;
+  const res = await issue(db, realm, client, user, session, scope, req, true);
+  for (const [k, v] of Object.entries({ ...ids(res), scope })) ev.detail(k, v);
+  await ev.success();
+  return res;
+}
+
+export async function clientCredentialsGrant(
+  db: Db,
+  realm: RealmModel,
+  client: ClientModel,
+  req: TokenRequest,
+  ev: TokenEvent,
+): Promise<TokenResponse> {
+  ev.detail('grant_type', 'client_credentials').detail('client_auth_method', 'client-secret');
+  if (client.publicClient)
+    throw await ev.fail('invalid_client', oauth(400, 'unauthorized_client', 'Public client not allowed to retrieve service account'));
+  if (!client.serviceAccountsEnabled)
+    throw await ev.fail('invalid_client', oauth(400, 'unauthorized_client', 'Client not enabled to retrieve service account'));
+  const user = await db.models.User.findOne({ where: { realmId: realm.id, serviceAccountClientLink: client.id } });
+  if (user) ev.userId = user.id;
+  if (!user?.enabled) throw await ev.fail('user_disabled', oauth(400, 'invalid_request', 'User for this service account is disabled'));
+  ev.detail('username', user.username);
+  const scope = await grantedScope(db, client, req.form.scope);
+  const session = await createSession(db, realm, {
+    user,
+    client,
+    ipAddress: req.ipAddress,
+    offline: false,
+    authMethod: 'openid-connect',
+    notes: { clientId: client.clientId },
+  });
+  ev.sessionId = session.id;
+  const res = await issue(db, realm, client, user, session, scope, req, false);
+  for (const [k, v] of Object.entries({ ...ids(res), scope })) ev.detail(k, v);
+  await ev.success();
+  return res;
+}
+
+export async function refreshGrant(
+  db: Db,
+  realm: RealmModel,
+  client: ClientModel,
+  req: TokenRequest,
+  ev: TokenEvent,
+): Promise<TokenResponse> {
+  ev.detail('grant_type', 'refresh_token').detail('client_auth_method', 'client-secret');
+  const invalid = () => oauth(400, 'invalid_grant', 'Invalid refresh token');
+  const token = req.form.refresh_token;
+  if (!token) throw await ev.fail('invalid_request', oauth(400, 'invalid_request', 'Missing form parameter: refresh_token'));
+  const key = activeKey(await realmKeys(db, realm.id), 'HS512');
+  if (!key?.secret) throw await ev.fail('invalid_token', invalid());
+  let claims: JWTPayload;
+  try {
+    claims = (await jwtVerify(token, key.secret, { algorithms: ['HS512'] })).payload;
+  } catch {
+    throw await ev.fail('invalid_token', invalid());
+  }
+  const offline = claims.typ === 'Offline';
+  if (claims.typ !== 'Refresh' && !offline) throw await ev.fail('invalid_token', invalid());
+  ev.userId = claims.sub ? String(claims.sub) : null;
+  ev.sessionId = claims.sid ? String(claims.sid) : null;
+  ev.detail('refresh_token_id', claims.jti ? String(claims.jti) : undefined).detail('refresh_token_type', String(claims.typ));
+  if (claims.azp !== client.clientId)
+    throw await ev.fail(
+      'invalid_token',
+      oauth(400, 'invalid_grant', "Invalid refresh token. Token client and authorized client don't match"),
+    );
+  const session = claims.sid ? await findActiveSession(db, realm, String(claims.sid)) : null;
+  if (!session || session.offline !== offline) {
+    const text = offline ? 'Offline user session not found' : 'Session not active';
+    throw await ev.fail(offline ? 'invalid_token' : 'session_expired', oauth(400, 'invalid_grant', text));
+  }
+  const user = await db.models.User.findByPk(session.userId);
+  if (!user?.enabled || user.id !== String(claims.sub ?? user.id))
+    throw await ev.fail('user_disabled', oauth(400, 'invalid_grant', 'Session not active'));
+  if (Number(claims.iat ?? 0) < Math.max(user.notBefore, setting(realm, 'notBefore', 0)))
+    throw await ev.fail('invalid_token', oauth(400, 'invalid_grant', 'Stale token'));
+  await touchSession(db, session, client.id);
+  const scope = String(claims.scope ?? '');
+  const res = await issue(db, realm, client, user, session, scope, req, true);
+  const fresh = ids(res);
+  ev.detail('token_id', fresh.token_id).detail('updated_refresh_token_id', fresh.refresh_token_id).detail('scope', scope);
+  await ev.success();
+  return res;
+}

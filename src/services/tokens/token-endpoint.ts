@@ -1,0 +1,51 @@
+import type { Db } from '../../db';
+import type { ClientModel } from '../../db/models/client';
+import type { RealmModel } from '../../db/models/realm';
+import { errorC } from '../../core/errors';
+import { acceptsSecret } from '../clients/client-input';
+import { clientCredentialsGrant, passwordGrant, refreshGrant } from './grants';
+import { EVENT_OF_GRANT, TokenEvent, clientErrorCode } from './token-events';
+import { type TokenRequest, type TokenResponse, oauth } from './tokens';
+
+/** The client of a token request: its id from Basic credentials or the form, its secret checked when confidential. */
+async function authenticateClient(db: Db, realm: RealmModel, req: TokenRequest): Promise<ClientModel> {
+  const clientId = req.basic?.clientId ?? req.form.client_id;
+  const secret = req.basic?.secret ?? req.form.client_secret;
+  const invalid = () => oauth(401, 'invalid_client', 'Invalid client or Invalid client credentials');
+  if (!clientId) throw invalid();
+  const client = await db.models.Client.findOne({ where: { realmId: realm.id, clientId } });
+  if (!client?.enabled) throw invalid();
+  if (client.bearerOnly) throw oauth(400, 'unauthorized_client', 'Bearer-only not allowed');
+  if (!client.publicClient) {
+    if (!secret || !acceptsSecret(client, secret)) throw oauth(401, 'unauthorized_client', 'Invalid client or Invalid client credentials');
+  }
+  return client;
+}
+
+/** POST /realms/{realm}/protocol/openid-connect/token. */
+export async function tokenEndpoint(db: Db, req: TokenRequest): Promise<TokenResponse> {
+  const realm = await db.models.Realm.findOne({ where: { name: req.realm } });
+  if (!realm) throw errorC(404, 'Realm does not exist');
+  const grant = req.form.grant_type;
+  if (!grant) throw oauth(400, 'invalid_request', 'Missing form parameter: grant_type');
+  if (!realm.enabled) throw oauth(400, 'invalid_request', 'Realm not enabled');
+  const ev = new TokenEvent(db, realm, EVENT_OF_GRANT[grant] ?? 'LOGIN', req.ipAddress);
+  ev.clientId = req.basic?.clientId ?? req.form.client_id ?? null;
+  let client: ClientModel;
+  try {
+    client = await authenticateClient(db, realm, req);
+  } catch (e) {
+    if (EVENT_OF_GRANT[grant]) await ev.error(clientErrorCode(e));
+    throw e;
+  }
+  switch (grant) {
+    case 'password':
+      return passwordGrant(db, realm, client, req, ev);
+    case 'client_credentials':
+      return clientCredentialsGrant(db, realm, client, req, ev);
+    case 'refresh_token':
+      return refreshGrant(db, realm, client, req, ev);
+    default:
+      throw oauth(400, 'unsupported_grant_type', 'Unsupported grant_type');
+  }
+}

@@ -1,0 +1,141 @@
+import { randomUUID } from 'node:crypto';
+import { Op } from 'sequelize';
+import { requireCap } from '../../auth/permissions';
+import type { RealmModel } from '../../db/models/realm';
+import { notFound } from '../../core/errors';
+import { recordAdminEvent } from '../../core/admin-events';
+import type { RequestContext } from '../../core/context';
+import type { UserTarget } from './credentials';
+import { resolveUser } from './users';
+
+/**
+ * Consents of a user (reference §4.9): the clients the user granted scopes to, plus the clients
+ * holding an offline token of the user (offline sessions) as `additionalGrants`; revoking removes both.
+ */
+const userOf = (ctx: RequestContext, realm: RealmModel, target: UserTarget) =>
+  typeof target === 'string' ? resolveUser(ctx, realm, target) : Promise.resolve(target);
+
+export interface ConsentRep {
+  clientId: string;
+  grantedClientScopes: string[];
+  createdDate: number | null;
+  lastUpdatedDate: number | null;
+  additionalGrants: Array<{ client: string; key: string }>;
+}
+
+/** Offline sessions of the user, with the client UUIDs each one holds a token for. */
+async function offlineClients(ctx: RequestContext, userId: string): Promise<Map<string, string[]>> {
+  const m = ctx.db.models;
+  const sessions = await m.UserSession.findAll({ where: { userId, offline: true }, attributes: ['id', 'clientId'] });
+  const out = new Map<string, string[]>(sessions.map((s) => [s.id, s.clientId ? [s.clientId] : []]));
+  if (sessions.length) {
+    const rows = await m.ClientSession.findAll({ where: { userSessionId: { [Op.in]: [...out.keys()] }, offline: true } });
+    for (const r of rows) {
+      const list = out.get(r.userSessionId) ?? [];
+      if (!list.includes(r.clientId)) list.push(r.clientId);
+      out.set(r.userSessionId, list);
+    }
+  }
+  return out;
+}
+
+/** GET /admin/realms/{realm}/users/{id}/consents (view-users): consents and offline grants, by clientId. */
+export async function listConsents(ctx: RequestContext, realm: RealmModel, target: UserTarget): Promise<ConsentRep[]> {
+  const user = await userOf(ctx, realm, target);
+  await requireCap(ctx, realm, 'viewUsers');
+  const m = ctx.db.models;
+  const consents = await m.UserConsent.findAll({ where: { userId: user.id } });
+  const offline = new Set([...(await offlineClients(ctx, user.id)).values()].flat());
+  const clientIds = [...new Set([...consents.map((c) => c.clientId), ...offline])];
+  if (!clientIds.length) return [];
+  const clients = await m.Client.findAll({ where: { id: { [Op.in]: clientIds }, realmId: realm.id }, attributes: ['id', 'clientId'] });
+  const links = consents.length
+    ? await m.UserConsentClientScope.findAll({ where: { userConsentId: { [Op.in]: consents.map((c) => c.id) } } })
+    : [];
+  const scopes = links.length
+    ? await m.ClientScope.findAll({ where: { id: { [Op.in]: [...new Set(links.map((l) => l.scopeId))] } }, attributes: ['id', 'name'] })
+    : [];
+  const scopeName = new Map(scopes.map((s) => [s.id, s.name]));
+  const byClient = new Map(consents.map((c) => [c.clientId, c]));
+  return clients
+    .sort((a, b) => (a.clientId < b.clientId ? -1 : a.clientId > b.clientId ? 1 : 0))
+    .map((client) => {
+      const consent = byClient.get(client.id);
+      const granted = consent
+        ? links
+            .filter((l) => l.userConsentId === consent.id)
+            .map((l) => scopeName.get(l.scopeId))
+            .filter((n): n is string => !!n)
+        : [];
+      return {
+        clientId: client.clientId,
+        grantedClientScopes: granted,
+        createdDate: consent ? Number(consent.createdDate) : null,
+        lastUpdatedDate: consent ? Number(consent.lastUpdatedDate) : null,
+        additionalGrants: offline.has(client.id) ? [{ client: client.id, key: 'Offline Token' }] : [],
+      };
+    });
+}
+
+/**
+ * DELETE /admin/realms/{realm}/users/{id}/consents/{clientId} (manage-users): revokes the consent and
+ * the offline tokens of that client (clientId string). Admin event ACTION.
+ */
+export async function revokeConsent(ctx: RequestContext, realm: RealmModel, target: UserTarget, clientId: string): Promise<void> {
+  const user = await userOf(ctx, realm, target);
+  await requireCap(ctx, realm, 'manageUsers');
+  const m = ctx.db.models;
+  const client = await m.Client.findOne({ where: { realmId: realm.id, clientId }, attributes: ['id'] });
+  if (!client) throw notFound('Client not found');
+  await ctx.db.transaction(async () => {
+    const consent = await m.UserConsent.findOne({ where: { userId: user.id, clientId: client.id } });
+    if (consent) {
+      await m.UserConsentClientScope.destroy({ where: { userConsentId: consent.id } });
+      await consent.destroy();
+    }
+    let revoked = false;
+    for (const [sessionId, clients] of await offlineClients(ctx, user.id)) {
+      if (!clients.includes(client.id)) continue;
+      revoked = true;
+      if (clients.length > 1) {
+        await m.ClientSession.destroy({ where: { userSessionId: sessionId, clientId: client.id } });
+        continue;
+      }
+      await m.ClientSession.destroy({ where: { userSessionId: sessionId } });
+      await m.UserSession.destroy({ where: { id: sessionId } });
+    }
+    if (!consent && !revoked) throw notFound('Consent nor offline token not found');
+    await recordAdminEvent(ctx, realm, {
+      operationType: 'ACTION',
+      resourceType: 'USER',
+      resourcePath: `users/${user.id}/consents/${clientId}`,
+    });
+  });
+}
+
+/** Stores the `clientConsents` of an imported user (clients by clientId, scopes by name; unknown ones skipped). */
+export async function importConsents(ctx: RequestContext, realm: RealmModel, userId: string, list: unknown): Promise<void> {
+  if (!Array.isArray(list)) return;
+  const m = ctx.db.models;
+  for (const c of list as Array<Record<string, unknown> | null>) {
+    if (!c || typeof c.clientId !== 'string') continue;
+    const client = await m.Client.findOne({ where: { realmId: realm.id, clientId: c.clientId }, attributes: ['id'] });
+    if (!client) {
+      ctx.log.warn(`Consent of imported user ${userId} names unknown client ${c.clientId}; skipped`);
+      continue;
+    }
+    const now = Date.now();
+    const id = randomUUID();
+    await m.UserConsent.create({
+      id,
+      userId,
+      clientId: client.id,
+      createdDate: Number(c.createdDate ?? now),
+      lastUpdatedDate: Number(c.lastUpdatedDate ?? c.createdDate ?? now),
+    });
+    const names = Array.isArray(c.grantedClientScopes) ? c.grantedClientScopes.map(String) : [];
+    if (!names.length) continue;
+    const scopes = await m.ClientScope.findAll({ where: { realmId: realm.id, name: { [Op.in]: names } }, attributes: ['id'] });
+    if (scopes.length) await m.UserConsentClientScope.bulkCreate(scopes.map((s) => ({ userConsentId: id, scopeId: s.id })));
+  }
+}

@@ -1,0 +1,186 @@
+import { Op } from 'sequelize';
+import { hashPassword } from '../../auth/passwords';
+import { requireCap } from '../../auth/permissions';
+import type { RealmModel } from '../../db/models/realm';
+import type { CredentialModel, UserModel } from '../../db/models/user';
+import { cannotParse, errorB, errorC, notFound } from '../../core/errors';
+import { recordAdminEvent } from '../../core/admin-events';
+import type { RequestContext } from '../../core/context';
+import { storeCredentialRows } from './password-history';
+import { checkPasswordPolicy, hashSettings } from './password-policy';
+import { resolveUser } from './users';
+import { orderedUuid } from './users-input';
+
+/**
+ * Credentials of a user (reference §4.7–4.8): metadata listing (never secrets), removal, priority
+ * order, labels, disabling credential types, and the admin password reset with the realm's policy.
+ */
+export type UserTarget = UserModel | string;
+
+const userOf = (ctx: RequestContext, realm: RealmModel, target: UserTarget) =>
+  typeof target === 'string' ? resolveUser(ctx, realm, target) : Promise.resolve(target);
+
+/** Password history rows are internal: never listed, moved or removed through the API. */
+const HISTORY = 'password-history';
+
+/** CredentialRepresentation without secrets, in Keycloak's field order. */
+export function toCredentialRepresentation(c: CredentialModel): Record<string, unknown> {
+  const out: Record<string, unknown> = { id: c.id, type: c.type };
+  if (c.userLabel != null) out.userLabel = c.userLabel;
+  out.createdDate = Number(c.createdDate);
+  out.credentialData = c.credentialData;
+  out.priority = c.priority;
+  return out;
+}
+
+async function stored(ctx: RequestContext, userId: string): Promise<CredentialModel[]> {
+  return ctx.db.models.Credential.findAll({
+    where: { userId, type: { [Op.ne]: HISTORY } },
+    order: [
+      ['priority', 'ASC'],
+      ['createdDate', 'ASC'],
+    ],
+  });
+}
+
+function clearCredentialCaches(ctx: RequestContext, userId: string): void {
+  ctx.loaders.credentialTypesByUser.clear(userId);
+  ctx.loaders.requiredActionsByUser.clear(userId);
+}
+
+/** GET /admin/realms/{realm}/users/{id}/credentials: metadata of the user's credentials by priority (view-users). */
+export async function listCredentials(ctx: RequestContext, realm: RealmModel, target: UserTarget): Promise<Record<string, unknown>[]> {
+  const user = await userOf(ctx, realm, target);
+  await requireCap(ctx, realm, 'viewUsers');
+  return (await stored(ctx, user.id)).map(toCredentialRepresentation);
+}
+
+async function credentialOf(ctx: RequestContext, userId: string, credentialId: string): Promise<CredentialModel> {
+  const c = await ctx.db.models.Credential.findOne({ where: { id: credentialId, userId } });
+  if (!c || c.type === HISTORY) throw notFound('Credential not found');
+  return c;
+}
+
+/** DELETE /admin/realms/{realm}/users/{id}/credentials/{credentialId} (manage-users); admin event ACTION. */
+export async function deleteCredential(ctx: RequestContext, realm: RealmModel, target: UserTarget, credentialId: string): Promise<void> {
+  const user = await userOf(ctx, realm, target);
+  await requireCap(ctx, realm, 'manageUsers');
+  await ctx.db.transaction(async () => {
+    const c = await credentialOf(ctx, user.id, credentialId);
+    await c.destroy();
+    if (c.type === 'password') await ctx.db.models.Credential.destroy({ where: { userId: user.id, type: HISTORY } });
+    await recordAdminEvent(ctx, realm, {
+      operationType: 'ACTION',
+      resourceType: 'USER',
+      resourcePath: `users/${user.id}/credentials/${credentialId}`,
+    });
+  });
+  clearCredentialCaches(ctx, user.id);
+}
+
+/**
+ * POST .../credentials/{credentialId}/moveToFirst and .../moveAfter/{previousId} (manage-users):
+ * re-numbers priorities 10, 20, ... in the new order. An unknown previous id is a no-op.
+ */
+export async function moveCredential(
+  ctx: RequestContext,
+  realm: RealmModel,
+  target: UserTarget,
+  credentialId: string,
+  previousId: string | null,
+): Promise<void> {
+  const user = await userOf(ctx, realm, target);
+  await requireCap(ctx, realm, 'manageUsers');
+  await ctx.db.transaction(async () => {
+    const list = await stored(ctx, user.id);
+    const moving = list.find((c) => c.id === credentialId);
+    if (!moving) throw notFound('Credential not found');
+    const rest = list.filter((c) => c.id !== credentialId);
+    let at = 0;
+    if (previousId) {
+      const prev = rest.findIndex((c) => c.id === previousId);
+      if (prev < 0) return;
+      at = prev + 1;
+    }
+    rest.splice(at, 0, moving);
+    for (const [i, c] of rest.entries()) {
+      const priority = (i + 1) * 10;
+      if (c.priority !== priority) {
+        c.priority = priority;
+        await c.save();
+      }
+    }
+  });
+}
+
+/** PUT .../credentials/{credentialId}/userLabel (manage-users): body is the plain-text label. */
+export async function setCredentialLabel(
+  ctx: RequestContext,
+  realm: RealmModel,
+  target: UserTarget,
+  credentialId: string,
+  label: string,
+): Promise<void> {
+  const user = await userOf(ctx, realm, target);
+  await requireCap(ctx, realm, 'manageUsers');
+  const c = await credentialOf(ctx, user.id, credentialId);
+  const text = label.trim();
+  if (!text) throw errorB(400, 'missingCredentialLabel', 'Credential label must not be empty');
+  if (text.length > 255) throw errorB(400, 'invalidCredentialLabel', 'Credential label must not be longer than 255 characters');
+  await ctx.db.transaction(async () => {
+    await ctx.db.models.Credential.update({ userLabel: text }, { where: { id: c.id } });
+  });
+}
+
+/** PUT /admin/realms/{realm}/users/{id}/disable-credential-types (manage-users): removes credentials of those types (not passwords). */
+export async function disableCredentialTypes(ctx: RequestContext, realm: RealmModel, target: UserTarget, types: unknown): Promise<void> {
+  const user = await userOf(ctx, realm, target);
+  await requireCap(ctx, realm, 'manageUsers');
+  if (types === undefined || types === null) return;
+  if (!Array.isArray(types) || types.some((t) => typeof t === 'object' && t !== null)) throw cannotParse('mapping');
+  const list = types.map(String).filter((t) => t !== 'password' && t !== HISTORY);
+  if (!list.length) return;
+  await ctx.db.transaction(async () => {
+    await ctx.db.models.Credential.destroy({ where: { userId: user.id, type: { [Op.in]: list } } });
+  });
+  clearCredentialCaches(ctx, user.id);
+}
+
+/** GET /admin/realms/{realm}/users/{id}/configured-user-storage-credential-types: `[]` for local users (view-users). */
+export async function configuredUserStorageCredentialTypes(ctx: RequestContext, realm: RealmModel, target: UserTarget): Promise<string[]> {
+  await userOf(ctx, realm, target);
+  await requireCap(ctx, realm, 'viewUsers');
+  return [];
+}
+
+/**
+ * PUT /admin/realms/{realm}/users/{id}/reset-password (manage-users): the new password is `value`
+ * (or `rawPassword`); checked against the realm's policy, hashed as the policy says, the old hash
+ * kept as history; `temporary` adds UPDATE_PASSWORD, otherwise removes it. Admin event ACTION.
+ */
+export async function resetPassword(ctx: RequestContext, realm: RealmModel, target: UserTarget, body: unknown): Promise<void> {
+  const user = await userOf(ctx, realm, target);
+  await requireCap(ctx, realm, 'manageUsers');
+  const rep = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
+  const raw = rep?.value ?? rep?.rawPassword;
+  if (raw === undefined || raw === null) throw errorC(400, 'No password provided');
+  const password = String(raw);
+  if (!password.trim()) throw errorC(400, 'Empty password not allowed');
+  const violation = await checkPasswordPolicy(ctx.db, realm, { userId: user.id, username: user.username, email: user.email }, password);
+  if (violation) throw violation;
+  const { algorithm, iterations } = hashSettings(realm);
+  const secret = await hashPassword(password, algorithm, iterations);
+  const temporary = rep?.temporary === true || rep?.temporary === 'true';
+  const m = ctx.db.models;
+  await ctx.db.transaction(async () => {
+    const row = { id: orderedUuid(), type: 'password', userLabel: null, priority: 10, createdDate: Date.now(), ...secret };
+    await storeCredentialRows(ctx.db, realm, user.id, [row]);
+    if (temporary) {
+      await m.UserRequiredAction.bulkCreate([{ userId: user.id, requiredAction: 'UPDATE_PASSWORD' }], { ignoreDuplicates: true });
+    } else {
+      await m.UserRequiredAction.destroy({ where: { userId: user.id, requiredAction: 'UPDATE_PASSWORD' } });
+    }
+    await recordAdminEvent(ctx, realm, { operationType: 'ACTION', resourceType: 'USER', resourcePath: `users/${user.id}/reset-password` });
+  });
+  clearCredentialCaches(ctx, user.id);
+}

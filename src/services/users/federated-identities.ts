@@ -1,0 +1,97 @@
+import { requireCap } from '../../auth/permissions';
+import type { RealmModel } from '../../db/models/realm';
+import { conflict, errorB, isUniqueViolation, notFound } from '../../core/errors';
+import { recordAdminEvent } from '../../core/admin-events';
+import type { RequestContext } from '../../core/context';
+import type { UserTarget } from './credentials';
+import { type FederatedIdentityRep, linksOf } from './federated-links';
+import { resolveUser } from './users';
+
+/**
+ * Identity provider links of a user (reference §4.10). The alias is not validated on link (as in
+ * Keycloak); links to aliases that are not identity providers of the realm stay hidden from GET.
+ */
+const userOf = (ctx: RequestContext, realm: RealmModel, target: UserTarget) =>
+  typeof target === 'string' ? resolveUser(ctx, realm, target) : Promise.resolve(target);
+
+const text = (v: unknown) => (v === undefined || v === null ? null : String(v));
+
+/** GET /admin/realms/{realm}/users/{id}/federated-identity (view-users). */
+export async function listFederatedIdentities(ctx: RequestContext, realm: RealmModel, target: UserTarget): Promise<FederatedIdentityRep[]> {
+  const user = await userOf(ctx, realm, target);
+  await requireCap(ctx, realm, 'viewUsers');
+  return linksOf(ctx.db, realm, user.id);
+}
+
+/**
+ * POST /admin/realms/{realm}/users/{id}/federated-identity/{alias} (manage-users): links the user to
+ * `{userId, userName}` at the provider; 409 when already linked. Admin event CREATE.
+ */
+export async function linkFederatedIdentity(
+  ctx: RequestContext,
+  realm: RealmModel,
+  target: UserTarget,
+  alias: string,
+  rep: Record<string, unknown>,
+): Promise<void> {
+  const user = await userOf(ctx, realm, target);
+  await requireCap(ctx, realm, 'manageUsers');
+  const m = ctx.db.models;
+  try {
+    await ctx.db.transaction(async () => {
+      if (await m.FederatedIdentity.findOne({ where: { userId: user.id, identityProvider: alias } })) {
+        throw conflict('User is already linked with provider');
+      }
+      await m.FederatedIdentity.create({
+        userId: user.id,
+        identityProvider: alias,
+        realmId: realm.id,
+        federatedUserId: text(rep.userId),
+        federatedUsername: text(rep.userName),
+        token: null,
+      });
+      await recordAdminEvent(ctx, realm, {
+        operationType: 'CREATE',
+        resourceType: 'USER',
+        resourcePath: `users/${user.id}/federated-identity/${alias}`,
+        representation: rep,
+      });
+    });
+  } catch (e) {
+    if (!isUniqueViolation(e)) throw e;
+    const mine = await m.FederatedIdentity.findOne({ where: { userId: user.id, identityProvider: alias } });
+    if (mine) throw conflict('User is already linked with provider');
+    throw errorB(409, 'conflict', 'The identity provider account is already linked to another user');
+  }
+}
+
+/** DELETE /admin/realms/{realm}/users/{id}/federated-identity/{alias} (manage-users); 404 `Link not found`. Admin event DELETE. */
+export async function unlinkFederatedIdentity(ctx: RequestContext, realm: RealmModel, target: UserTarget, alias: string): Promise<void> {
+  const user = await userOf(ctx, realm, target);
+  await requireCap(ctx, realm, 'manageUsers');
+  await ctx.db.transaction(async () => {
+    const n = await ctx.db.models.FederatedIdentity.destroy({ where: { userId: user.id, identityProvider: alias } });
+    if (!n) throw notFound('Link not found');
+    await recordAdminEvent(ctx, realm, {
+      operationType: 'DELETE',
+      resourceType: 'USER',
+      resourcePath: `users/${user.id}/federated-identity/${alias}`,
+    });
+  });
+}
+
+/** Links of an imported user (`federatedIdentities` of a realm import), inside the import's transaction. */
+export async function importFederatedIdentities(ctx: RequestContext, realm: RealmModel, userId: string, list: unknown): Promise<void> {
+  if (!Array.isArray(list)) return;
+  for (const l of list as Array<Record<string, unknown> | null>) {
+    if (!l || typeof l.identityProvider !== 'string' || !l.identityProvider) continue;
+    await ctx.db.models.FederatedIdentity.create({
+      userId,
+      identityProvider: l.identityProvider,
+      realmId: realm.id,
+      federatedUserId: text(l.userId),
+      federatedUsername: text(l.userName),
+      token: null,
+    });
+  }
+}

@@ -1,0 +1,48 @@
+import { Op } from 'sequelize';
+import type { Db } from '../../db';
+import type { RealmModel } from '../../db/models/realm';
+import type { RequestContext } from '../../core/context';
+
+/**
+ * What hangs off a user besides its core rows: identity provider links and consents. Shared by
+ * the user representation (`federatedIdentities`), the federated-identity endpoints and user deletion.
+ *
+ * The realm's identity providers are the rows of `identity_provider`; a link is shown only while
+ * its alias names one of them (reference core §4.10).
+ */
+export interface FederatedIdentityRep {
+  identityProvider: string;
+  userId: string;
+  userName: string;
+}
+
+/** True when the realm has at least one identity provider. */
+export async function hasIdentityProviders(db: Db, realmId: string): Promise<boolean> {
+  return (await db.models.IdentityProvider.findOne({ where: { realmId }, attributes: ['internalId'] })) !== null;
+}
+
+/** The user's links to existing identity providers, ordered by provider alias (two indexed queries). */
+export async function linksOf(db: Db, realm: RealmModel, userId: string): Promise<FederatedIdentityRep[]> {
+  const rows = await db.models.FederatedIdentity.findAll({ where: { userId } });
+  if (!rows.length) return [];
+  const existing = await db.models.IdentityProvider.findAll({
+    where: { realmId: realm.id, alias: { [Op.in]: rows.map((r) => r.identityProvider) } },
+    attributes: ['alias'],
+  });
+  const aliases = new Set(existing.map((p) => p.alias));
+  return rows
+    .filter((r) => aliases.has(r.identityProvider))
+    .sort((a, b) => (a.identityProvider < b.identityProvider ? -1 : a.identityProvider > b.identityProvider ? 1 : 0))
+    .map((r) => ({ identityProvider: r.identityProvider, userId: r.federatedUserId as string, userName: r.federatedUsername as string }))
+    .map((l) => JSON.parse(JSON.stringify(l)) as FederatedIdentityRep);
+}
+
+/** `federatedIdentities` of the single-user representation: present only when the realm has identity providers. */
+export async function federatedIdentitiesOf(
+  ctx: RequestContext,
+  realm: RealmModel,
+  userId: string,
+): Promise<FederatedIdentityRep[] | undefined> {
+  if (!(await hasIdentityProviders(ctx.db, realm.id))) return undefined;
+  return linksOf(ctx.db, realm, userId);
+}

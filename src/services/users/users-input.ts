@@ -1,0 +1,189 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { hashPassword } from '../../auth/passwords';
+import type { RealmModel } from '../../db/models/realm';
+import { cannotParse, errorA } from '../../core/errors';
+import { memo, type RequestContext } from '../../core/context';
+import { findGroupByPath } from '../groups/group-paths';
+import { type PasswordSubject, checkPasswordPolicy, hashSettings } from './password-policy';
+import type { AttributeRules } from './user-profile';
+
+/**
+ * Reading a UserRepresentation body: text fields, the attribute map, required actions, group
+ * paths and credentials (passwords are hashed here, before any transaction starts).
+ */
+export type UserRep = Record<string, unknown>;
+
+/** undefined when absent or null (keep on update); null for a blank string; else the trimmed text. */
+export function textField(v: unknown): string | null | undefined {
+  if (v === undefined || v === null) return undefined;
+  const s = String(v).trim();
+  return s ? s : null;
+}
+
+/** Normalises `attributes`: name → values; a single value becomes a one-value list. Undefined when absent. */
+export function normalizeAttributes(v: unknown): Record<string, string[]> | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'object' || Array.isArray(v)) throw cannotParse('mapping');
+  const out: Record<string, string[]> = {};
+  for (const [name, raw] of Object.entries(v as Record<string, unknown>)) {
+    const list = Array.isArray(raw) ? raw : raw === null || raw === undefined ? [] : [raw];
+    const values: string[] = [];
+    for (const x of list) {
+      if (x === null || x === undefined) continue;
+      if (typeof x === 'object') throw cannotParse('mapping');
+      values.push(String(x));
+    }
+    if (name.length > 255) throw cannotParse('mapping');
+    out[name] = values;
+  }
+  return out;
+}
+
+/** The part of an attribute map an admin may write (blank values dropped, empty lists removed). */
+export function writableAttributes(rules: AttributeRules, attrs: Record<string, string[]>): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [k, v] of Object.entries(attrs)) {
+    if (!rules.canWrite(k)) continue;
+    const values = v.filter((x) => x.trim() !== '');
+    if (values.length) out[k] = values;
+  }
+  return out;
+}
+
+let lastMs = 0;
+let seq = 0;
+
+/** UUIDs (version-7 layout) that sort in creation order, so multi-valued attributes keep their order. */
+export function orderedUuid(): string {
+  let ms = Date.now();
+  if (ms <= lastMs) {
+    seq++;
+    if (seq > 0xfff) {
+      lastMs++;
+      seq = 0;
+    }
+    ms = lastMs;
+  } else {
+    lastMs = ms;
+    seq = 0;
+  }
+  const t = ms.toString(16).padStart(12, '0');
+  const r = randomBytes(8).toString('hex');
+  const variant = ((parseInt(r[0], 16) & 0x3) | 0x8).toString(16);
+  return `${t.slice(0, 8)}-${t.slice(8, 12)}-7${seq.toString(16).padStart(3, '0')}-${variant}${r.slice(1, 4)}-${r.slice(4, 16)}`;
+}
+
+/** One user_attribute row per value. */
+export function attributeRows(userId: string, attrs: Record<string, string[]>) {
+  return Object.entries(attrs).flatMap(([name, values]) => values.map((value) => ({ id: orderedUuid(), userId, name, value })));
+}
+
+export interface RequiredActionSets {
+  /** Aliases of the realm's enabled required actions. */
+  enabled: Set<string>;
+  /** Enabled actions marked `defaultAction`, added to every new user. */
+  defaults: string[];
+}
+
+/** The realm's enabled required actions (read once per request). */
+export function requiredActionSets(ctx: RequestContext, realm: RealmModel): Promise<RequiredActionSets> {
+  return memo(ctx, `required-actions:${realm.id}`, async () => {
+    const rows = await ctx.db.models.RequiredAction.findAll({
+      where: { realmId: realm.id, enabled: true },
+      attributes: ['alias', 'defaultAction'],
+    });
+    return { enabled: new Set(rows.map((r) => r.alias)), defaults: rows.filter((r) => r.defaultAction).map((r) => r.alias) };
+  });
+}
+
+/** Keeps the listed actions that are enabled required actions of the realm (unknown ones are ignored). */
+export function knownActions(sets: RequiredActionSets, list: unknown): string[] {
+  if (!Array.isArray(list)) return [];
+  return [...new Set(list.filter((a): a is string => typeof a === 'string' && sets.enabled.has(a)))];
+}
+
+/** Group ids for the paths of `rep.groups`; an unknown path is 400 `Could not create user`. */
+export async function groupIdsForPaths(ctx: RequestContext, realm: RealmModel, paths: unknown): Promise<string[]> {
+  if (!Array.isArray(paths)) return [];
+  const ids: string[] = [];
+  for (const p of paths) {
+    const g = typeof p === 'string' ? await findGroupByPath(ctx, realm, p) : null;
+    if (!g) throw errorA(400, 'Could not create user');
+    ids.push(g.id);
+  }
+  return [...new Set(ids)];
+}
+
+export interface CredentialRow {
+  id: string;
+  type: string;
+  userLabel: string | null;
+  secretData: string;
+  credentialData: string;
+  priority: number;
+  createdDate: number;
+}
+
+export interface PreparedCredentials {
+  rows: CredentialRow[];
+  /** A password credential marked temporary: the user gets UPDATE_PASSWORD. */
+  temporary: boolean;
+  /** Types being set (an existing credential of such a type is replaced). */
+  types: Set<string>;
+}
+
+const str = (v: unknown) => (v === undefined || v === null ? null : String(v));
+
+/** The realm's password policy applied to plain passwords (`imported`: realm import's error body). */
+export interface PolicyCheck extends PasswordSubject {
+  ctx: RequestContext;
+  realm: RealmModel;
+  imported?: boolean;
+}
+
+/**
+ * Hashes plain passwords (after the realm's password policy accepted them, with its hash algorithm)
+ * and takes hashed credentials (`secretData`/`credentialData`) as they are.
+ */
+export async function prepareCredentials(list: unknown, policy?: PolicyCheck): Promise<PreparedCredentials> {
+  const out: PreparedCredentials = { rows: [], temporary: false, types: new Set() };
+  if (!Array.isArray(list)) return out;
+  for (const c of list as Array<Record<string, unknown> | null>) {
+    if (!c || typeof c !== 'object') continue;
+    const type = str(c.type) ?? 'password';
+    const base = {
+      id: randomUUID(),
+      type,
+      userLabel: str(c.userLabel),
+      priority: Number(c.priority ?? 10),
+      createdDate: Number(c.createdDate ?? Date.now()),
+    };
+    let secret: { secretData: string; credentialData: string } | null = null;
+    const plain = c.value ?? c.rawPassword;
+    if (type === 'password' && typeof plain === 'string' && plain !== '') {
+      if (policy) {
+        const violation = await checkPasswordPolicy(policy.ctx.db, policy.realm, policy, plain);
+        if (violation) throw policy.imported ? errorA(400, 'Password policy not met. See logs for details') : violation;
+      }
+      const hash = policy ? hashSettings(policy.realm) : undefined;
+      secret = await hashPassword(plain, hash?.algorithm, hash?.iterations);
+    } else if (c.secretData != null && c.credentialData != null) {
+      secret = { secretData: String(c.secretData), credentialData: String(c.credentialData) };
+    } else if (type === 'password' && c.hashedSaltedValue != null) {
+      const salt = c.salt == null ? '' : String(c.salt);
+      secret = {
+        secretData: JSON.stringify({ value: String(c.hashedSaltedValue), salt, additionalParameters: {} }),
+        credentialData: JSON.stringify({
+          hashIterations: Number(c.hashIterations ?? 27500),
+          algorithm: str(c.algorithm) ?? 'pbkdf2-sha256',
+          additionalParameters: {},
+        }),
+      };
+    }
+    if (!secret) continue;
+    out.rows.push({ ...base, ...secret });
+    out.types.add(type);
+    if (type === 'password' && c.temporary === true) out.temporary = true;
+  }
+  return out;
+}

@@ -1,0 +1,183 @@
+import { Op, literal, type WhereOptions } from 'sequelize';
+import { check, requireCap } from '../../auth/permissions';
+import type { RealmModel } from '../../db/models/realm';
+import type { UserModel } from '../../db/models/user';
+import type { RequestContext } from '../../core/context';
+import { renderUsers } from './users';
+
+/**
+ * GET /users and /users/count (reference §4.3–4.4): the filtering is done in SQL (LIKE with an
+ * explicit ESCAPE, lower-cased columns, a sub-select for attribute filters), then the page is
+ * rendered with loaders — a bounded number of queries whatever the size of the result.
+ */
+export interface UserQuery {
+  search?: string;
+  username?: string;
+  email?: string;
+  firstName?: string;
+  lastName?: string;
+  emailVerified?: boolean;
+  enabled?: boolean;
+  idpAlias?: string;
+  idpUserId?: string;
+  exact?: boolean;
+  q?: string;
+  first?: number;
+  max?: number;
+  briefRepresentation?: boolean;
+}
+
+type Sql = ReturnType<typeof literal>;
+
+/** Escapes LIKE wildcards with `!` (portable: SQLite and MySQL agree on an explicit ESCAPE '!'). */
+const escapeLike = (s: string, wildcards = true) => (wildcards ? s.replace(/[!%_]/g, '!$&') : s.replace(/!/g, '!!'));
+
+class Filter {
+  readonly parts: Sql[] = [];
+  constructor(private readonly ctx: RequestContext) {}
+  private q(v: string): string {
+    return this.ctx.db.sequelize.escape(v);
+  }
+  like(column: string, pattern: string): string {
+    return `${column} LIKE ${this.q(pattern)} ESCAPE '!'`;
+  }
+  eq(column: string, value: string): string {
+    return `${column} = ${this.q(value)}`;
+  }
+  add(sql: string): void {
+    this.parts.push(literal(`(${sql})`));
+  }
+}
+
+const SEARCH_COLUMNS = ['username', 'email', 'LOWER(first_name)', 'LOWER(last_name)'];
+
+/** Search mode: each whitespace-separated term must match one of the four fields (prefix by default). */
+function searchFilter(f: Filter, search: string): void {
+  for (const raw of search.trim().split(/\s+/)) {
+    const term = raw.toLowerCase();
+    if (term.length >= 2 && term.startsWith('"') && term.endsWith('"')) {
+      const exact = term.slice(1, -1);
+      f.add(SEARCH_COLUMNS.map((c) => f.eq(c, exact)).join(' OR '));
+      continue;
+    }
+    let pattern = escapeLike(term).replace(/\*/g, '%');
+    if (!pattern.endsWith('%') || pattern.endsWith('!%')) pattern += '%';
+    f.add(SEARCH_COLUMNS.map((c) => f.like(c, pattern)).join(' OR '));
+  }
+}
+
+/** `key1:value1 key2:"value 2"` → pairs (keys and values may be double-quoted). */
+export function parseQ(q: string): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  const re = /\s*("[^"]*"|[^\s:"]+)\s*:\s*("[^"]*"|[^\s"]+)/g;
+  const unquote = (s: string) => (s.startsWith('"') && s.endsWith('"') ? s.slice(1, -1) : s);
+  for (let m = re.exec(q); m; m = re.exec(q)) out.push([unquote(m[1]), unquote(m[2])]);
+  return out;
+}
+
+/** Attribute mode: all given criteria AND-combined (substring unless `exact`). */
+function attributeFilter(f: Filter, p: UserQuery, forCount: boolean): void {
+  const exact = !forCount && p.exact === true;
+  for (const [key, column] of [
+    ['username', 'username'],
+    ['email', 'email'],
+    ['firstName', 'LOWER(first_name)'],
+    ['lastName', 'LOWER(last_name)'],
+  ] as const) {
+    const v = p[key];
+    if (v === undefined) continue;
+    const lower = v.toLowerCase();
+    // Keycloak quirk: `*` is literal here and `%`/`_` act as wildcards.
+    f.add(exact ? f.eq(column, lower) : f.like(column, `%${escapeLike(lower, false)}%`));
+  }
+  if (p.emailVerified !== undefined) f.add(`email_verified = ${p.emailVerified ? 'TRUE' : 'FALSE'}`);
+  if (p.enabled !== undefined) f.add(`enabled = ${p.enabled ? 'TRUE' : 'FALSE'}`);
+  const substring = !forCount && p.exact === false;
+  for (const [key, value] of parseQ(p.q ?? '')) {
+    const v = value.toLowerCase();
+    const match = substring ? f.like('LOWER(a.value)', `%${escapeLike(v)}%`) : f.eq('LOWER(a.value)', v);
+    f.add(`id IN (SELECT a.user_id FROM user_attribute a WHERE ${f.eq('a.name', key)} AND ${match})`);
+  }
+}
+
+/** `idpAlias` / `idpUserId`: the user has a federated identity with that provider alias / external user id. */
+function idpFilter(f: Filter, p: UserQuery): void {
+  const conds: string[] = [];
+  if (p.idpAlias !== undefined) conds.push(f.eq('fi.identity_provider', p.idpAlias));
+  if (p.idpUserId !== undefined) conds.push(f.eq('fi.federated_user_id', p.idpUserId));
+  if (conds.length) f.add(`id IN (SELECT fi.user_id FROM federated_identity fi WHERE ${conds.join(' AND ')})`);
+}
+
+const ATTRIBUTE_KEYS = [
+  'lastName',
+  'firstName',
+  'email',
+  'username',
+  'emailVerified',
+  'idpAlias',
+  'idpUserId',
+  'enabled',
+  'exact',
+  'q',
+] as const;
+
+type Mode = { kind: 'ids'; ids: string[] } | { kind: 'none' } | { kind: 'where'; where: WhereOptions };
+
+function plan(ctx: RequestContext, realm: RealmModel, p: UserQuery, forCount: boolean): Mode {
+  const f = new Filter(ctx);
+  const base: Record<string | symbol, unknown> = { realmId: realm.id };
+  if (p.search !== undefined) {
+    if (p.search.startsWith('id:')) return { kind: 'ids', ids: p.search.slice(3).trim().split(/\s+/).filter(Boolean) };
+    searchFilter(f, p.search);
+    base.serviceAccountClientLink = null;
+    if (!forCount && p.enabled !== undefined) f.add(`enabled = ${p.enabled ? 'TRUE' : 'FALSE'}`);
+  } else if (ATTRIBUTE_KEYS.some((k) => p[k] !== undefined)) {
+    attributeFilter(f, p, forCount);
+    if (!forCount) idpFilter(f, p);
+  } else if (!forCount) {
+    base.serviceAccountClientLink = null;
+  }
+  if (f.parts.length) base[Op.and] = f.parts;
+  return { kind: 'where', where: base as WhereOptions };
+}
+
+async function findByIds(ctx: RequestContext, realm: RealmModel, ids: string[]): Promise<UserModel[]> {
+  if (!ids.length) return [];
+  const rows = await ctx.db.models.User.findAll({ where: { realmId: realm.id, id: { [Op.in]: ids } } });
+  const byId = new Map(rows.map((u) => [u.id, u]));
+  return ids.map((id) => byId.get(id)).filter((u): u is UserModel => !!u);
+}
+
+/** GET /admin/realms/{realm}/users: search, attribute filters or all users, ordered by username, paged (query-users). */
+export async function listUsers(ctx: RequestContext, realm: RealmModel, p: UserQuery = {}): Promise<Record<string, unknown>[]> {
+  await requireCap(ctx, realm, 'queryUsers');
+  if (!(await check(ctx, realm, 'viewUsers'))) return [];
+  const mode = plan(ctx, realm, p, false);
+  let users: UserModel[];
+  if (mode.kind === 'none') return [];
+  if (mode.kind === 'ids') users = await findByIds(ctx, realm, mode.ids);
+  else {
+    const first = p.first !== undefined && p.first >= 0 ? p.first : 0;
+    const max = p.max === undefined ? 100 : p.max;
+    if (max === 0) return [];
+    users = await ctx.db.models.User.findAll({
+      where: mode.where,
+      order: [['username', 'ASC']],
+      ...(max > 0 ? { limit: max } : {}),
+      ...(first > 0 ? { offset: first } : {}),
+    });
+  }
+  for (const u of users) ctx.loaders.userById.prime(u.id, u);
+  const access = { manage: await check(ctx, realm, 'manageUsers') };
+  return renderUsers(ctx, realm, users, { mode: p.briefRepresentation ? 'brief' : 'full', access });
+}
+
+/** GET /admin/realms/{realm}/users/count: a bare number (query-users; not filtered by view rights). */
+export async function countUsers(ctx: RequestContext, realm: RealmModel, p: UserQuery = {}): Promise<number> {
+  await requireCap(ctx, realm, 'queryUsers');
+  const { exact: _e, idpAlias: _a, idpUserId: _u, ...params } = p;
+  const mode = plan(ctx, realm, params, true);
+  if (mode.kind === 'none') return 0;
+  if (mode.kind === 'ids') return (await findByIds(ctx, realm, mode.ids)).length;
+  return ctx.db.models.User.count({ where: mode.where });
+}

@@ -1,0 +1,357 @@
+import { randomUUID } from 'node:crypto';
+import { Op } from 'sequelize';
+import { check, requireCap } from '../../auth/permissions';
+import type { RealmModel } from '../../db/models/realm';
+import type { UserModel } from '../../db/models/user';
+import { type HttpError, badRequest, conflict, errorC, forbidden, isUniqueViolation, notFound } from '../../core/errors';
+import { getLogger } from '../../logging';
+import { type UserRepExtras, toUserRepresentation } from '../../representations/user';
+import { recordAdminEvent } from '../../core/admin-events';
+import { releaseUserOnEnable } from '../sessions/brute-force';
+import type { RequestContext } from '../../core/context';
+import { deleteUserRows } from '../../core/cascade';
+import { federatedIdentitiesOf } from './federated-links';
+import { storeCredentialRows } from './password-history';
+import { attributeRules, profileErrorResponse, readableAttributes, userProfileConfig, validateProfile } from './user-profile';
+import {
+  attributeRows,
+  groupIdsForPaths,
+  knownActions,
+  normalizeAttributes,
+  prepareCredentials,
+  requiredActionSets,
+  textField,
+  writableAttributes,
+  type UserRep,
+} from './users-input';
+
+/**
+ * Users (reference §4.1–4.6): create, read, update and delete, with Keycloak's user-profile
+ * validation, uniqueness rules and representations. Listing and counting live in users-search.ts,
+ * the UP config in user-profile.ts.
+ */
+const log = getLogger('idserver.services.users');
+
+const flag = (v: unknown) => v === true || v === 'true';
+const emailAsUsername = (realm: RealmModel) => flag(realm.settings.registrationEmailAsUsername);
+const duplicateEmailsAllowed = (realm: RealmModel) => flag(realm.settings.duplicateEmailsAllowed);
+
+/** The value of the unique (realm, email_constraint) index: the email when the realm forbids duplicates, else the id. */
+export const emailConstraintOf = (realm: RealmModel, id: string, email: string | null) =>
+  email && !duplicateEmailsAllowed(realm) ? email : id;
+
+/**
+ * Resolves `/users/{id}` of a realm: 404 `User not found` when the caller may query users,
+ * else 403 (so ids cannot be probed).
+ */
+export async function resolveUser(ctx: RequestContext, realm: RealmModel, id: string): Promise<UserModel> {
+  const user = await ctx.loaders.userById.load(id);
+  if (user && user.realmId === realm.id) return user;
+  if (await check(ctx, realm, 'queryUsers')) throw notFound('User not found');
+  throw forbidden();
+}
+
+const userOf = (ctx: RequestContext, realm: RealmModel, target: UserModel | string) =>
+  typeof target === 'string' ? resolveUser(ctx, realm, target) : Promise.resolve(target);
+
+/** `access` of a single user representation, from the caller's capabilities (§2.8). */
+export async function userAccess(ctx: RequestContext, realm: RealmModel): Promise<Record<string, boolean>> {
+  const [view, manage, impersonate] = await Promise.all([
+    check(ctx, realm, 'viewUsers'),
+    check(ctx, realm, 'manageUsers'),
+    check(ctx, realm, 'impersonate'),
+  ]);
+  return { view, manage, mapRoles: manage, manageGroupMembership: manage, impersonate };
+}
+
+function loaded<T>(values: Array<T | Error>): T[] {
+  for (const v of values) if (v instanceof Error) throw v;
+  return values as T[];
+}
+
+/**
+ * Keycloak representations of many users with a bounded number of queries (one per loader).
+ * `mode`: full (single GET and listings), brief (briefRepresentation=true), member (group members, role users).
+ */
+export async function renderUsers(
+  ctx: RequestContext,
+  realm: RealmModel,
+  users: UserModel[],
+  opts: {
+    mode?: 'full' | 'brief' | 'member';
+    access?: Record<string, boolean>;
+    federatedIdentities?: UserRepExtras['federatedIdentities'];
+  } = {},
+): Promise<Record<string, unknown>[]> {
+  if (!users.length) return [];
+  const mode = opts.mode ?? 'full';
+  const ids = users.map((u) => u.id);
+  const full = mode === 'full';
+  const [rules, attrs, actions, creds] = await Promise.all([
+    userProfileConfig(ctx, realm).then(attributeRules),
+    ctx.loaders.attributesByUser.loadMany(ids).then(loaded),
+    full ? ctx.loaders.requiredActionsByUser.loadMany(ids).then(loaded) : [],
+    full ? ctx.loaders.credentialTypesByUser.loadMany(ids).then(loaded) : [],
+  ]);
+  return users.map((u, i) => {
+    const types = creds[i] ?? [];
+    return toUserRepresentation(
+      u,
+      {
+        attributes: readableAttributes(rules, attrs[i]),
+        requiredActions: actions[i] ?? [],
+        totp: types.includes('otp'),
+        disableableCredentialTypes: types.includes('otp') ? ['otp'] : [],
+        access: opts.access,
+        federatedIdentities: opts.federatedIdentities,
+      },
+      mode,
+    );
+  });
+}
+
+/** GET /admin/realms/{realm}/users/{id}: the full representation with `access` (view-users). */
+export async function getUser(ctx: RequestContext, realm: RealmModel, target: UserModel | string): Promise<Record<string, unknown>> {
+  const user = await userOf(ctx, realm, target);
+  await requireCap(ctx, realm, 'viewUsers');
+  const federatedIdentities = await federatedIdentitiesOf(ctx, realm, user.id);
+  const [rep] = await renderUsers(ctx, realm, [user], { access: await userAccess(ctx, realm), federatedIdentities });
+  return rep;
+}
+
+/** 409 for a username or email already used by another user of the realm (read check; the unique indexes decide races). */
+async function assertUnique(
+  ctx: RequestContext,
+  realm: RealmModel,
+  username: string | null,
+  email: string | null,
+  selfId?: string,
+): Promise<void> {
+  const { User } = ctx.db.models;
+  const notSelf = selfId ? { id: { [Op.ne]: selfId } } : {};
+  if (username && (await User.findOne({ where: { realmId: realm.id, username, ...notSelf }, attributes: ['id'] }))) {
+    throw conflict('User exists with same username');
+  }
+  if (
+    email &&
+    !duplicateEmailsAllowed(realm) &&
+    (await User.findOne({ where: { realmId: realm.id, email, ...notSelf }, attributes: ['id'] }))
+  ) {
+    throw conflict('User exists with same email');
+  }
+}
+
+/** Maps a unique-index violation on user_entity to Keycloak's 409. */
+function duplicateError(e: unknown): HttpError {
+  const err = e as { fields?: unknown; message?: string; parent?: { message?: string; sqlMessage?: string } };
+  const text = `${JSON.stringify(err.fields ?? '')} ${err.parent?.sqlMessage ?? ''} ${err.parent?.message ?? ''} ${err.message ?? ''}`;
+  if (/email_constraint/i.test(text)) return conflict('User exists with same email');
+  if (/username/i.test(text)) return conflict('User exists with same username');
+  return conflict('User exists with same username or email');
+}
+
+const isRetryable = (e: unknown) => {
+  const code = (e as { parent?: { code?: string } })?.parent?.code;
+  return code === 'ER_LOCK_DEADLOCK' || code === 'ER_LOCK_WAIT_TIMEOUT' || code === 'SQLITE_BUSY';
+};
+
+/** One write transaction; retried on deadlock, unique violations mapped to 409. */
+async function writeUser<T>(ctx: RequestContext, fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await ctx.db.transaction(fn);
+    } catch (e) {
+      if (isUniqueViolation(e)) throw duplicateError(e);
+      if (attempt < 4 && isRetryable(e)) continue;
+      throw e;
+    }
+  }
+}
+
+function clearUser(ctx: RequestContext, id: string): void {
+  const l = ctx.loaders;
+  for (const loader of [
+    l.userById,
+    l.attributesByUser,
+    l.requiredActionsByUser,
+    l.credentialTypesByUser,
+    l.groupIdsByUser,
+    l.roleIdsByUser,
+    l.effectiveRoleIdsByUser,
+  ]) {
+    loader.clear(id);
+  }
+}
+
+const asRep = (rep: unknown): UserRep => {
+  if (!rep || typeof rep !== 'object' || Array.isArray(rep)) throw errorC(400, 'HTTP 400 Bad Request');
+  return rep as UserRep;
+};
+
+/**
+ * POST /admin/realms/{realm}/users: creates a user (manage-users). Returns the new id.
+ * `imported` (realm import): no default role, default groups or default required actions, as Keycloak imports.
+ */
+export async function createUser(
+  ctx: RequestContext,
+  realm: RealmModel,
+  body: unknown,
+  opts: { imported?: boolean } = {},
+): Promise<string> {
+  await requireCap(ctx, realm, 'manageUsers');
+  const rep = asRep(body);
+  const config = await userProfileConfig(ctx, realm);
+  const rules = attributeRules(config);
+  const email = textField(rep.email)?.toLowerCase() ?? null;
+  const username = (emailAsUsername(realm) ? email : textField(rep.username)) ?? null;
+  if (!username) throw badRequest('User name is missing');
+  const firstName = textField(rep.firstName) ?? null;
+  const lastName = textField(rep.lastName) ?? null;
+  const attributes = writableAttributes(rules, normalizeAttributes(rep.attributes) ?? {});
+  const errors = validateProfile(config, realm, { username, email, firstName, lastName, attributes });
+  await assertUnique(ctx, realm, username.toLowerCase(), email);
+  if (errors.length) throw profileErrorResponse(errors);
+
+  const groupIds = await groupIdsForPaths(ctx, realm, rep.groups);
+  const actionSets = await requiredActionSets(ctx, realm);
+  const creds = await prepareCredentials(rep.credentials, { ctx, realm, username: username.toLowerCase(), email, imported: opts.imported });
+  const actions = new Set([...(opts.imported ? [] : actionSets.defaults), ...knownActions(actionSets, rep.requiredActions)]);
+  if (creds.temporary) actions.add('UPDATE_PASSWORD');
+
+  const id = randomUUID();
+  const m = ctx.db.models;
+  await writeUser(ctx, async () => {
+    await m.User.create({
+      id,
+      realmId: realm.id,
+      username: username.toLowerCase(),
+      email,
+      emailConstraint: emailConstraintOf(realm, id, email),
+      firstName,
+      lastName,
+      enabled: flag(rep.enabled),
+      emailVerified: flag(rep.emailVerified),
+      createdTimestamp: rep.createdTimestamp != null ? Number(rep.createdTimestamp) : Date.now(),
+      serviceAccountClientLink: null,
+      federationLink: textField(rep.federationLink) ?? null,
+      notBefore: 0,
+    });
+    const attrRows = attributeRows(id, attributes);
+    if (attrRows.length) await m.UserAttribute.bulkCreate(attrRows);
+    if (actions.size) await m.UserRequiredAction.bulkCreate([...actions].map((requiredAction) => ({ userId: id, requiredAction })));
+    if (creds.rows.length) await m.Credential.bulkCreate(creds.rows.map((c) => ({ ...c, userId: id })));
+    const defaultRoleId = opts.imported ? undefined : (realm.settings.defaultRoleId as string | undefined);
+    if (defaultRoleId) await m.UserRoleMapping.create({ userId: id, roleId: defaultRoleId });
+    const defaults = opts.imported ? [] : await m.RealmDefaultGroup.findAll({ where: { realmId: realm.id }, attributes: ['groupId'] });
+    const memberships = new Set([...defaults.map((d) => d.groupId), ...groupIds]);
+    if (memberships.size) await m.UserGroupMembership.bulkCreate([...memberships].map((groupId) => ({ userId: id, groupId })));
+    if (!opts.imported) {
+      await recordAdminEvent(ctx, realm, {
+        operationType: 'CREATE',
+        resourceType: 'USER',
+        resourcePath: `users/${id}`,
+        representation: rep,
+      });
+    }
+  });
+  clearUser(ctx, id);
+  log.debug(`User ${id} created in realm ${realm.name}`);
+  return id;
+}
+
+/** PUT /admin/realms/{realm}/users/{id}: merges the representation into the user (manage-users). */
+export async function updateUser(ctx: RequestContext, realm: RealmModel, target: UserModel | string, body: unknown): Promise<void> {
+  const user = await userOf(ctx, realm, target);
+  await requireCap(ctx, realm, 'manageUsers');
+  const rep = asRep(body);
+  const config = await userProfileConfig(ctx, realm);
+  const rules = attributeRules(config);
+  const next = { username: user.username, email: user.email, firstName: user.firstName, lastName: user.lastName };
+  const fields = new Set(['email', 'firstName', 'lastName']);
+
+  const email = textField(rep.email);
+  if (email !== undefined) next.email = email?.toLowerCase() ?? null;
+  if (emailAsUsername(realm)) {
+    if (email) next.username = email.toLowerCase();
+  } else if (flag(realm.settings.editUsernameAllowed) && rep.username !== undefined && rep.username !== null) {
+    const u = textField(rep.username);
+    if (!u) throw badRequest('User name is missing');
+    next.username = u.toLowerCase();
+  }
+  if (next.username !== user.username) fields.add('username');
+  const firstName = textField(rep.firstName);
+  if (firstName !== undefined) next.firstName = firstName;
+  const lastName = textField(rep.lastName);
+  if (lastName !== undefined) next.lastName = lastName;
+
+  const input = normalizeAttributes(rep.attributes);
+  const stored = await ctx.loaders.attributesByUser.load(user.id);
+  let attributes = stored;
+  if (input) {
+    const kept = Object.fromEntries(Object.entries(stored).filter(([k]) => !rules.canWrite(k)));
+    attributes = { ...writableAttributes(rules, input), ...kept };
+    for (const name of rules.managed.keys()) fields.add(name);
+  }
+  const errors = validateProfile(config, realm, { ...next, attributes }, fields);
+  await assertUnique(
+    ctx,
+    realm,
+    next.username !== user.username ? next.username : null,
+    next.email !== user.email ? next.email : null,
+    user.id,
+  );
+  if (errors.length) throw profileErrorResponse(errors);
+
+  const actionSets = await requiredActionSets(ctx, realm);
+  const actions = Array.isArray(rep.requiredActions) ? knownActions(actionSets, rep.requiredActions) : undefined;
+  const creds = await prepareCredentials(rep.credentials, { ctx, realm, userId: user.id, username: next.username, email: next.email });
+  const m = ctx.db.models;
+  await writeUser(ctx, async () => {
+    const fresh = await m.User.findByPk(user.id);
+    if (!fresh) throw notFound('User not found');
+    fresh.set({ ...next, emailConstraint: emailConstraintOf(realm, user.id, next.email) });
+    if (rep.enabled != null) fresh.enabled = flag(rep.enabled);
+    if (rep.emailVerified != null) fresh.emailVerified = flag(rep.emailVerified);
+    if (rep.federationLink != null) fresh.federationLink = textField(rep.federationLink) ?? null;
+    await fresh.save();
+    if (input) {
+      const replaced = (await m.UserAttribute.findAll({ where: { userId: user.id }, attributes: ['name'] }))
+        .map((r) => r.name)
+        .filter((n) => rules.canWrite(n));
+      const given = writableAttributes(rules, input);
+      const names = [...new Set([...replaced, ...Object.keys(given)])];
+      if (names.length) await m.UserAttribute.destroy({ where: { userId: user.id, name: { [Op.in]: names } } });
+      const rows = attributeRows(user.id, given);
+      if (rows.length) await m.UserAttribute.bulkCreate(rows);
+    }
+    if (actions) {
+      await m.UserRequiredAction.destroy({ where: { userId: user.id } });
+      const set = new Set(actions);
+      if (creds.temporary) set.add('UPDATE_PASSWORD');
+      if (set.size) await m.UserRequiredAction.bulkCreate([...set].map((requiredAction) => ({ userId: user.id, requiredAction })));
+    } else if (creds.temporary) {
+      await m.UserRequiredAction.bulkCreate([{ userId: user.id, requiredAction: 'UPDATE_PASSWORD' }], { ignoreDuplicates: true });
+    }
+    if (creds.rows.length) await storeCredentialRows(ctx.db, realm, user.id, creds.rows);
+    await recordAdminEvent(ctx, realm, {
+      operationType: 'UPDATE',
+      resourceType: 'USER',
+      resourcePath: `users/${user.id}`,
+      representation: rep,
+    });
+    if (rep.enabled != null && flag(rep.enabled)) await releaseUserOnEnable(ctx, realm, user.id);
+  });
+  clearUser(ctx, user.id);
+}
+
+/** DELETE /admin/realms/{realm}/users/{id}: removes the user and everything hanging off it (manage-users). */
+export async function deleteUser(ctx: RequestContext, realm: RealmModel, target: UserModel | string): Promise<void> {
+  const user = await userOf(ctx, realm, target);
+  await requireCap(ctx, realm, 'manageUsers');
+  await writeUser(ctx, async () => {
+    await deleteUserRows(ctx, user.id);
+    await recordAdminEvent(ctx, realm, { operationType: 'DELETE', resourceType: 'USER', resourcePath: `users/${user.id}` });
+  });
+  clearUser(ctx, user.id);
+  log.debug(`User ${user.id} deleted from realm ${realm.name}`);
+}

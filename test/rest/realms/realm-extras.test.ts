@@ -1,0 +1,106 @@
+import request from 'supertest';
+import { realmAdminApi } from '../../helpers/realm-users';
+import { ADMIN, startTestServer, type AdminApi, type TestServer } from '../../helpers/server';
+
+/** credential-registrators, users-management-permissions and the console's whoami. */
+let ts: TestServer;
+let api: AdminApi;
+const R = 'extrasrealm';
+const base = `/admin/realms/${R}`;
+
+beforeAll(async () => {
+  ts = await startTestServer();
+  api = await ts.api();
+  expect((await api.post('/admin/realms', { realm: R, enabled: true })).status).toBe(201);
+  // The admin console's client only has the browser flow; tests log in with the password grant.
+  await ts.db.models.Client.update({ directAccessGrantsEnabled: true }, { where: { clientId: 'security-admin-console' } });
+});
+afterAll(() => ts.close());
+
+describe('credential registrators', () => {
+  test('enabled credential-registering required actions in required-action order', async () => {
+    const res = await api.get(`${base}/credential-registrators`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(['CONFIGURE_TOTP', 'webauthn-register', 'webauthn-register-passwordless', 'CONFIGURE_RECOVERY_AUTHN_CODES']);
+    const realm = await ts.db.models.Realm.findOne({ where: { name: R } });
+    await ts.db.models.RequiredAction.update({ enabled: false }, { where: { realmId: realm?.id, alias: 'webauthn-register' } });
+    expect((await api.get(`${base}/credential-registrators`)).body).toEqual([
+      'CONFIGURE_TOTP',
+      'webauthn-register-passwordless',
+      'CONFIGURE_RECOVERY_AUTHN_CODES',
+    ]);
+  });
+
+  test('needs view-realm', async () => {
+    const users = await realmAdminApi(ts, R, 'cr-users', ['view-users']);
+    expect((await users.get(`${base}/credential-registrators`)).status).toBe(403);
+    const viewer = await realmAdminApi(ts, R, 'cr-viewer', ['view-realm']);
+    expect((await viewer.get(`${base}/credential-registrators`)).status).toBe(200);
+  });
+});
+
+describe('users-management-permissions', () => {
+  test('FGAP v1 is off: GET and PUT are 501 Feature not enabled, even without admin roles', async () => {
+    const body = { error: 'Feature not enabled', error_description: 'For more on this error consult the server log.' };
+    const get = await api.get(`${base}/users-management-permissions`);
+    expect(get.status).toBe(501);
+    expect(get.body).toEqual(body);
+    const put = await api.put(`${base}/users-management-permissions`, { enabled: true });
+    expect(put.status).toBe(501);
+    const nobody = await realmAdminApi(ts, R, 'ump-nobody', []);
+    expect((await nobody.get(`${base}/users-management-permissions`)).status).toBe(501);
+    expect((await api.get('/admin/realms/nosuch/users-management-permissions')).status).toBe(404);
+    expect((await request(ts.app).get(`${base}/users-management-permissions`)).status).toBe(401);
+  });
+});
+
+describe('whoami', () => {
+  const consoleToken = (realm = 'master', username = ADMIN.username, password = ADMIN.password) =>
+    ts.token({ realm, username, password, clientId: 'security-admin-console' });
+
+  test('master admin through the admin console: roles of <currentRealm>-realm, createRealm, temporary', async () => {
+    const token = await consoleToken();
+    const res = await request(ts.app).get(`/admin/master/console/whoami?currentRealm=${R}`).set('Authorization', `Bearer ${token}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ realm: 'master', displayName: 'admin', locale: 'en', createRealm: true, temporary: true });
+    expect(res.body.userId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(Object.keys(res.body.realm_access)).toEqual([R]);
+    expect(res.body.realm_access[R]).toEqual(expect.arrayContaining(['manage-realm', 'view-users', 'impersonation']));
+    const self = await request(ts.app).get('/admin/master/console/whoami').set('Authorization', `Bearer ${token}`);
+    expect(Object.keys(self.body.realm_access)).toEqual(['master']);
+  });
+
+  test('a realm admin: realm-management roles of the own realm, display name from first and last name', async () => {
+    const realm = await ts.db.models.Realm.findOne({ where: { name: R } });
+    await ts.db.models.Client.update(
+      { directAccessGrantsEnabled: true },
+      { where: { realmId: realm?.id, clientId: 'security-admin-console' } },
+    );
+    await realmAdminApi(ts, R, 'who-admin', ['view-users', 'manage-clients']);
+    const token = await consoleToken(R, 'who-admin', 'pw');
+    const res = await request(ts.app).get(`/admin/${R}/console/whoami?currentRealm=${R}`).set('Authorization', `Bearer ${token}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ realm: R, displayName: 'F L', createRealm: false, temporary: false });
+    expect(res.body.realm_access[R].sort()).toEqual(['manage-clients', 'query-groups', 'query-users', 'view-users']);
+  });
+
+  test('errors: admin-cli token 403, unknown currentRealm 404, token of another realm 401, no roles 403, no token 401', async () => {
+    const cli = await request(ts.app)
+      .get('/admin/master/console/whoami')
+      .set('Authorization', `Bearer ${await ts.token()}`);
+    expect(cli.status).toBe(403);
+    expect(cli.body).toEqual({ error: 'Token issued for an application that is not the admin console: admin-cli' });
+    const token = await consoleToken();
+    const unknown = await request(ts.app).get('/admin/master/console/whoami?currentRealm=nosuch').set('Authorization', `Bearer ${token}`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual({ error: 'Realm not found' });
+    expect((await request(ts.app).get(`/admin/${R}/console/whoami`).set('Authorization', `Bearer ${token}`)).status).toBe(401);
+    await realmAdminApi(ts, R, 'who-nobody', []);
+    const none = await request(ts.app)
+      .get(`/admin/${R}/console/whoami`)
+      .set('Authorization', `Bearer ${await consoleToken(R, 'who-nobody', 'pw')}`);
+    expect(none.status).toBe(403);
+    expect(none.body).toEqual({ error: 'No realm access' });
+    expect((await request(ts.app).get('/admin/master/console/whoami')).status).toBe(401);
+  });
+});

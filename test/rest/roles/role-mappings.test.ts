@@ -1,0 +1,362 @@
+import { randomUUID } from 'node:crypto';
+import { Op } from 'sequelize';
+import { hashPassword } from '../../../src/auth/passwords';
+import { TOP_LEVEL } from '../../../src/db/models/group';
+import { startTestServer, type AdminApi, type TestServer } from '../../helpers/server';
+import { createRealmUser, realmAdminApi } from '../../helpers/realm-users';
+
+let ts: TestServer;
+let api: AdminApi;
+const R = 'maprealm';
+const base = `/admin/realms/${R}`;
+let realmId: string;
+let account: string;
+let rm: string;
+
+beforeAll(async () => {
+  ts = await startTestServer();
+  api = await ts.api();
+  expect((await api.post('/admin/realms', { realm: R, enabled: true })).status).toBe(201);
+  realmId = (await ts.db.models.Realm.findOne({ where: { name: R } }))?.id as string;
+  account = (await ts.db.models.Client.findOne({ where: { realmId, clientId: 'account' } }))?.id as string;
+  rm = (await ts.db.models.Client.findOne({ where: { realmId, clientId: 'realm-management' } }))?.id as string;
+  for (const name of ['alpha', 'beta', 'gamma', 'parent-role', 'child-role', 'composite-top', 'composite-leaf']) {
+    expect((await api.post(`${base}/roles`, { name })).status).toBe(201);
+  }
+  const leaf = await role('composite-leaf');
+  expect((await api.post(`${base}/roles/composite-top/composites`, [{ id: leaf.id }])).status).toBe(204);
+});
+afterAll(() => ts.close());
+
+interface RoleRep {
+  id: string;
+  name: string;
+}
+
+async function role(name: string, clientUuid?: string): Promise<RoleRep> {
+  const res = await api.get(clientUuid ? `${base}/clients/${clientUuid}/roles/${name}` : `${base}/roles/${name}`);
+  expect(res.status).toBe(200);
+  return { id: res.body.id, name: res.body.name };
+}
+
+const user = (username: string, password?: string) => createRealmUser(ts, R, username, { password });
+
+/** A realm user holding the named `realm-management` roles, logged in through admin-cli. */
+const realmAdmin = (username: string, roles: string[]) => realmAdminApi(ts, R, username, roles);
+
+async function group(name: string, parentId = TOP_LEVEL): Promise<string> {
+  const id = randomUUID();
+  await ts.db.models.Group.create({ id, realmId, parentId, name, attributes: {} });
+  return id;
+}
+
+const names = (body: Array<{ name: string }>) => body.map((r) => r.name);
+const directCount = (userId: string) => ts.db.models.UserRoleMapping.count({ where: { userId } });
+
+describe('user role mappings', () => {
+  let uid: string;
+  beforeAll(async () => {
+    uid = await user('mapped');
+  });
+
+  test('a user without mappings has an empty MappingsRepresentation', async () => {
+    const res = await api.get(`${base}/users/${uid}/role-mappings`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({});
+  });
+
+  test('POST realm mappings (name + id), idempotent; GET realm and the full MappingsRepresentation', async () => {
+    const alpha = await role('alpha');
+    const beta = await role('beta');
+    expect((await api.post(`${base}/users/${uid}/role-mappings/realm`, [alpha, beta])).status).toBe(204);
+    expect((await api.post(`${base}/users/${uid}/role-mappings/realm`, [alpha])).status).toBe(204);
+    const direct = await api.get(`${base}/users/${uid}/role-mappings/realm`);
+    expect(direct.body).toEqual([
+      { id: alpha.id, name: 'alpha', composite: false, clientRole: false, containerId: realmId },
+      { id: beta.id, name: 'beta', composite: false, clientRole: false, containerId: realmId },
+    ]);
+    const viewProfile = await role('view-profile', account);
+    expect((await api.post(`${base}/users/${uid}/role-mappings/clients/${account}`, [viewProfile])).status).toBe(204);
+    const all = await api.get(`${base}/users/${uid}/role-mappings`);
+    expect(all.body).toEqual({
+      realmMappings: direct.body,
+      clientMappings: {
+        account: {
+          id: account,
+          client: 'account',
+          mappings: [
+            {
+              id: viewProfile.id,
+              name: 'view-profile',
+              description: '${role_view-profile}',
+              composite: false,
+              clientRole: true,
+              containerId: account,
+            },
+          ],
+        },
+      },
+    });
+    expect(names((await api.get(`${base}/users/${uid}/role-mappings/clients/${account}`)).body)).toEqual(['view-profile']);
+  });
+
+  test('bad bodies: unknown role, id/name mismatch, missing id, client role on the realm endpoint → 404; not an array → 400; nothing changes', async () => {
+    const before = await directCount(uid);
+    const gamma = await role('gamma');
+    const alpha = await role('alpha');
+    const viewProfile = await role('view-profile', account);
+    for (const body of [
+      [{ id: randomUUID(), name: 'nope' }],
+      [gamma, { id: alpha.id, name: 'beta' }],
+      [{ name: 'gamma' }],
+      [viewProfile],
+    ]) {
+      const res = await api.post(`${base}/users/${uid}/role-mappings/realm`, body);
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ error: 'Role not found' });
+    }
+    const notArray = await api.post(`${base}/users/${uid}/role-mappings/realm`, gamma);
+    expect(notArray.status).toBe(400);
+    expect(notArray.body).toEqual({ error: 'unknown_error', error_description: 'Cannot parse the JSON' });
+    const unknownField = await api.post(`${base}/users/${uid}/role-mappings/realm`, [{ ...gamma, nope: 1 }]);
+    expect(unknownField.status).toBe(400);
+    expect(await directCount(uid)).toBe(before);
+  });
+
+  test('unknown user → 404 User not found; unknown client → 404 Client not found', async () => {
+    const res = await api.get(`${base}/users/${randomUUID()}/role-mappings`);
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: 'User not found' });
+    expect((await api.post(`${base}/users/${randomUUID()}/role-mappings/realm`, [])).body).toEqual({ error: 'User not found' });
+    const client = await api.get(`${base}/users/${uid}/role-mappings/clients/${randomUUID()}`);
+    expect(client.status).toBe(404);
+    expect(client.body).toEqual({ error: 'Client not found' });
+    // a user of another realm is unknown here
+    const masterAdmin = await ts.db.models.User.findOne({ where: { username: 'admin' } });
+    expect((await api.get(`${base}/users/${masterAdmin?.id}/role-mappings`)).status).toBe(404);
+  });
+
+  test('available excludes direct mappings only; composite is effective', async () => {
+    const top = await role('composite-top');
+    expect((await api.post(`${base}/users/${uid}/role-mappings/realm`, [top])).status).toBe(204);
+    const available = names((await api.get(`${base}/users/${uid}/role-mappings/realm/available`)).body);
+    expect(available).not.toContain('alpha');
+    expect(available).not.toContain('composite-top');
+    expect(available).toContain('composite-leaf'); // held through a composite, still available
+    expect(available).toContain('gamma');
+    const effective = await api.get(`${base}/users/${uid}/role-mappings/realm/composite`);
+    expect(names(effective.body)).toEqual(expect.arrayContaining(['alpha', 'beta', 'composite-top', 'composite-leaf']));
+    expect(effective.body[0]).not.toHaveProperty('attributes');
+    const full = await api.get(`${base}/users/${uid}/role-mappings/realm/composite?briefRepresentation=false`);
+    expect(full.body[0]).toHaveProperty('attributes');
+    // client variants
+    const clientEffective = names((await api.get(`${base}/users/${uid}/role-mappings/clients/${account}/composite`)).body);
+    expect(clientEffective).toEqual(['view-profile']);
+    const clientAvailable = names((await api.get(`${base}/users/${uid}/role-mappings/clients/${account}/available`)).body);
+    expect(clientAvailable).toContain('manage-account');
+    expect(clientAvailable).not.toContain('view-profile');
+  });
+
+  test('DELETE with a body removes listed mappings; without a body removes all realm mappings', async () => {
+    const alpha = await role('alpha');
+    const gamma = await role('gamma');
+    expect((await api.delete(`${base}/users/${uid}/role-mappings/realm`, [alpha, gamma])).status).toBe(204);
+    expect(names((await api.get(`${base}/users/${uid}/role-mappings/realm`)).body)).toEqual(['beta', 'composite-top']);
+    const bad = await api.delete(`${base}/users/${uid}/role-mappings/realm`, [{ id: alpha.id, name: 'beta' }]);
+    expect(bad.status).toBe(404);
+    expect(bad.body).toEqual({ error: 'Role not found' });
+    expect((await api.delete(`${base}/users/${uid}/role-mappings/realm`)).status).toBe(204);
+    expect((await api.get(`${base}/users/${uid}/role-mappings/realm`)).body).toEqual([]);
+    // client mappings are untouched by the realm DELETE
+    expect(names((await api.get(`${base}/users/${uid}/role-mappings/clients/${account}`)).body)).toEqual(['view-profile']);
+    expect((await api.delete(`${base}/users/${uid}/role-mappings/clients/${account}`)).status).toBe(204);
+    expect((await api.get(`${base}/users/${uid}/role-mappings`)).body).toEqual({});
+  });
+});
+
+describe('effective roles through groups and parent groups', () => {
+  test('a member inherits the roles of its group and of the group ancestors, with composites', async () => {
+    const parent = await group('eff-parent');
+    const child = await group('eff-child', parent);
+    const uid = await user('member');
+    await ts.db.models.UserGroupMembership.create({ userId: uid, groupId: child });
+    expect((await api.post(`${base}/groups/${parent}/role-mappings/realm`, [await role('parent-role')])).status).toBe(204);
+    expect(
+      (await api.post(`${base}/groups/${child}/role-mappings/realm`, [await role('child-role'), await role('composite-top')])).status,
+    ).toBe(204);
+
+    expect(names((await api.get(`${base}/groups/${child}/role-mappings/realm`)).body)).toEqual(['child-role', 'composite-top']);
+    expect(names((await api.get(`${base}/groups/${child}/role-mappings/realm/composite`)).body)).toEqual([
+      'child-role',
+      'composite-leaf',
+      'composite-top',
+      'parent-role',
+    ]);
+    expect(names((await api.get(`${base}/groups/${parent}/role-mappings/realm/composite`)).body)).toEqual(['parent-role']);
+
+    expect((await api.get(`${base}/users/${uid}/role-mappings/realm`)).body).toEqual([]);
+    expect(names((await api.get(`${base}/users/${uid}/role-mappings/realm/composite`)).body)).toEqual([
+      'child-role',
+      'composite-leaf',
+      'composite-top',
+      'parent-role',
+    ]);
+    // inherited roles remain available for direct mapping
+    expect(names((await api.get(`${base}/users/${uid}/role-mappings/realm/available`)).body)).toEqual(
+      expect.arrayContaining(['child-role', 'parent-role']),
+    );
+    expect(names((await api.get(`${base}/groups/${child}/role-mappings/realm/available`)).body)).not.toContain('child-role');
+
+    expect((await api.get(`${base}/groups/${child}/role-mappings`)).body).toEqual({ realmMappings: expect.any(Array) });
+    expect((await api.delete(`${base}/groups/${parent}/role-mappings/realm`)).status).toBe(204);
+    expect(names((await api.get(`${base}/users/${uid}/role-mappings/realm/composite`)).body)).not.toContain('parent-role');
+  });
+
+  test('unknown group → 404 Could not find group by id', async () => {
+    for (const res of [
+      await api.get(`${base}/groups/${randomUUID()}/role-mappings`),
+      await api.post(`${base}/groups/${randomUUID()}/role-mappings/realm`, []),
+    ]) {
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ error: 'Could not find group by id' });
+    }
+  });
+
+  test('GET role-mappings takes a bounded number of SQL statements', async () => {
+    const few = await user('few-roles');
+    const many = await user('many-roles');
+    const roles = await ts.db.models.Role.findAll({
+      where: { realmId, name: { [Op.in]: ['alpha', 'beta', 'gamma', 'parent-role', 'child-role'] } },
+    });
+    const clientRoles = await ts.db.models.Role.findAll({ where: { containerId: account } });
+    await ts.db.models.UserRoleMapping.create({ userId: few, roleId: roles[0].id });
+    await ts.db.models.UserRoleMapping.bulkCreate([...roles, ...clientRoles].map((r) => ({ userId: many, roleId: r.id })));
+    await api.get(`${base}/users/${few}/role-mappings`);
+    const a = await ts.countSql(() => api.get(`${base}/users/${few}/role-mappings`));
+    const b = await ts.countSql(() => api.get(`${base}/users/${many}/role-mappings`));
+    expect(b.result.body.realmMappings).toHaveLength(5);
+    expect(b.result.body.clientMappings.account.mappings).toHaveLength(clientRoles.length);
+    expect(b.count).toBeLessThanOrEqual(a.count + 1);
+  });
+});
+
+describe('permissions and the privilege-escalation guard', () => {
+  test('manage-users cannot grant realm-admin or manage-realm, but can grant plain roles and what it holds', async () => {
+    const admin = await realmAdmin('user-manager', ['manage-users']);
+    const target = await user('target');
+    const realmAdminRole = await role('realm-admin', rm);
+    const manageRealm = await role('manage-realm', rm);
+    for (const r of [realmAdminRole, manageRealm]) {
+      const res = await admin.post(`${base}/users/${target}/role-mappings/clients/${rm}`, [r]);
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({ error: 'HTTP 403 Forbidden' });
+    }
+    expect(await directCount(target)).toBe(0);
+    expect((await admin.post(`${base}/users/${target}/role-mappings/realm`, [await role('alpha')])).status).toBe(204);
+    expect(
+      (
+        await admin.post(`${base}/users/${target}/role-mappings/clients/${rm}`, [
+          await role('manage-users', rm),
+          await role('view-users', rm),
+        ])
+      ).status,
+    ).toBe(204);
+    expect(await directCount(target)).toBe(3);
+    // available hides what the caller may not map
+    const available = names((await admin.get(`${base}/users/${target}/role-mappings/clients/${rm}/available`)).body);
+    expect(available).toContain('query-users');
+    expect(available).not.toContain('realm-admin');
+    expect(available).not.toContain('manage-realm');
+    // and the same guard applies to groups
+    const g = await group('guarded');
+    expect((await admin.post(`${base}/groups/${g}/role-mappings/clients/${rm}`, [realmAdminRole])).status).toBe(403);
+    expect((await admin.post(`${base}/groups/${g}/role-mappings/realm`, [await role('beta')])).status).toBe(204);
+    // removing admin roles the caller cannot map is refused too
+    await ts.db.models.UserRoleMapping.create({ userId: target, roleId: manageRealm.id });
+    expect((await admin.delete(`${base}/users/${target}/role-mappings/clients/${rm}`, [manageRealm])).status).toBe(403);
+    expect((await admin.delete(`${base}/users/${target}/role-mappings/clients/${rm}`)).status).toBe(403);
+    expect(await directCount(target)).toBe(4);
+  });
+
+  test('a realm-admin holder and the master admin may grant realm-admin', async () => {
+    const admin = await realmAdmin('full-admin', ['realm-admin']);
+    const t1 = await user('t1');
+    const realmAdminRole = await role('realm-admin', rm);
+    expect((await admin.post(`${base}/users/${t1}/role-mappings/clients/${rm}`, [realmAdminRole])).status).toBe(204);
+    const t2 = await user('t2');
+    expect((await api.post(`${base}/users/${t2}/role-mappings/clients/${rm}`, [realmAdminRole])).status).toBe(204);
+    expect(names((await api.get(`${base}/users/${t2}/role-mappings/clients/${rm}/composite`)).body)).toContain('manage-realm');
+  });
+
+  test('master admin roles cannot be mapped by a master user holding only the realm admin client roles', async () => {
+    const masterId = (await ts.db.models.Realm.findOne({ where: { name: 'master' } }))?.id as string;
+    const adminClient = (await ts.db.models.Client.findOne({ where: { realmId: masterId, clientId: 'master-realm' } }))?.id as string;
+    const uid = randomUUID();
+    await ts.db.models.User.create({
+      id: uid,
+      realmId: masterId,
+      username: 'limited',
+      emailConstraint: uid,
+      enabled: true,
+      emailVerified: false,
+      createdTimestamp: Date.now(),
+    });
+    const pw = await hashPassword('secret');
+    await ts.db.models.Credential.create({
+      id: randomUUID(),
+      userId: uid,
+      type: 'password',
+      secretData: pw.secretData,
+      credentialData: pw.credentialData,
+      priority: 10,
+      createdDate: Date.now(),
+    });
+    const manageUsers = await ts.db.models.Role.findOne({ where: { containerId: adminClient, name: 'manage-users' } });
+    await ts.db.models.UserRoleMapping.create({ userId: uid, roleId: manageUsers?.id });
+    const limited = await ts.api({ username: 'limited', password: 'secret' });
+    const victim = randomUUID();
+    await ts.db.models.User.create({
+      id: victim,
+      realmId: masterId,
+      username: 'victim',
+      emailConstraint: victim,
+      enabled: true,
+      emailVerified: false,
+      createdTimestamp: Date.now(),
+    });
+    const adminRole = (await api.get('/admin/realms/master/roles/admin')).body;
+    const res = await limited.post(`/admin/realms/master/users/${victim}/role-mappings/realm`, [{ id: adminRole.id, name: 'admin' }]);
+    expect(res.status).toBe(403);
+    const manageRealm = await ts.db.models.Role.findOne({ where: { containerId: adminClient, name: 'manage-realm' } });
+    expect(
+      (
+        await limited.post(`/admin/realms/master/users/${victim}/role-mappings/clients/${adminClient}`, [
+          { id: manageRealm?.id, name: 'manage-realm' },
+        ])
+      ).status,
+    ).toBe(403);
+    const offline = (await api.get('/admin/realms/master/roles/offline_access')).body;
+    expect(
+      (await limited.post(`/admin/realms/master/users/${victim}/role-mappings/realm`, [{ id: offline.id, name: offline.name }])).status,
+    ).toBe(204);
+  });
+
+  test('view-users may read mappings but not change them; without query-users an unknown user is 403', async () => {
+    const viewer = await realmAdmin('mapping-viewer', ['view-users']);
+    const target = await user('viewed');
+    expect((await viewer.get(`${base}/users/${target}/role-mappings`)).status).toBe(200);
+    expect((await viewer.get(`${base}/users/${target}/role-mappings/realm/composite`)).status).toBe(200);
+    expect((await viewer.post(`${base}/users/${target}/role-mappings/realm`, [await role('alpha')])).status).toBe(403);
+    expect((await viewer.get(`${base}/users/${randomUUID()}/role-mappings`)).status).toBe(404);
+    const g = await group('viewed-group');
+    expect((await viewer.get(`${base}/groups/${g}/role-mappings`)).status).toBe(200);
+    expect((await viewer.delete(`${base}/groups/${g}/role-mappings/realm`)).status).toBe(403);
+
+    const outsider = await realmAdmin('outsider', ['view-realm']);
+    const unknown = await outsider.get(`${base}/users/${randomUUID()}/role-mappings`);
+    expect(unknown.status).toBe(403);
+    expect(unknown.body).toEqual({ error: 'HTTP 403 Forbidden' });
+    expect((await outsider.get(`${base}/users/${target}/role-mappings`)).status).toBe(403);
+    expect((await outsider.get(`${base}/groups/${randomUUID()}/role-mappings`)).status).toBe(404);
+  });
+});

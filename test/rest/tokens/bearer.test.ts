@@ -1,0 +1,75 @@
+import request from 'supertest';
+import { decodeJwt } from 'jose';
+import { createRealmUser } from '../../helpers/realm-users';
+import { startTestServer, type AdminApi, type TestServer } from '../../helpers/server';
+
+/**
+ * Admin bearer verification (core reference §2.4): a token works only while its user is enabled,
+ * its session lives, its client exists and it is not older than a not-before; anything else is 401.
+ */
+let ts: TestServer;
+let api: AdminApi;
+const R = 'bearerrealm';
+
+beforeAll(async () => {
+  ts = await startTestServer();
+  api = await ts.api();
+  expect((await api.post('/admin/realms', { realm: R, enabled: true })).status).toBe(201);
+  expect(
+    (await api.post(`/admin/realms/${R}/clients`, { clientId: 'tool', publicClient: true, directAccessGrantsEnabled: true })).status,
+  ).toBe(201);
+});
+afterAll(() => ts.close());
+
+async function login(username: string, clientId = 'admin-cli'): Promise<string> {
+  const res = await request(ts.app)
+    .post(`/realms/${R}/protocol/openid-connect/token`)
+    .type('form')
+    .send({ grant_type: 'password', client_id: clientId, username, password: 'pw' });
+  expect(res.status).toBe(200);
+  return res.body.access_token;
+}
+const call = (token: string) => request(ts.app).get(`/admin/realms/${R}/users`).set('Authorization', `Bearer ${token}`);
+const userIdOf = async (username: string) =>
+  (await api.get(`/admin/realms/${R}/users?username=${username}&exact=true`)).body[0].id as string;
+
+test('a disabled user is 401 until enabled again', async () => {
+  await createRealmUser(ts, R, 'dis', { roles: ['view-users'], password: 'pw' });
+  const token = await login('dis');
+  expect((await call(token)).status).toBe(200);
+  const id = await userIdOf('dis');
+  expect((await api.put(`/admin/realms/${R}/users/${id}`, { enabled: false })).status).toBe(204);
+  expect((await call(token)).status).toBe(401);
+  expect((await api.put(`/admin/realms/${R}/users/${id}`, { enabled: true })).status).toBe(204);
+  expect((await call(token)).status).toBe(200);
+});
+
+test('a removed session, a deleted user and a deleted client end the token', async () => {
+  await createRealmUser(ts, R, 'sess', { roles: ['view-users'], password: 'pw' });
+  const token = await login('sess');
+  expect((await api.delete(`/admin/realms/${R}/sessions/${decodeJwt(token).sid}`)).status).toBe(204);
+  expect((await call(token)).status).toBe(401);
+
+  await createRealmUser(ts, R, 'gone', { roles: ['view-users'], password: 'pw' });
+  const goneToken = await login('gone');
+  expect((await api.delete(`/admin/realms/${R}/users/${await userIdOf('gone')}`)).status).toBe(204);
+  expect((await call(goneToken)).status).toBe(401);
+
+  await createRealmUser(ts, R, 'tooluser', { roles: ['view-users'], password: 'pw' });
+  const toolToken = await login('tooluser', 'tool');
+  expect((await call(toolToken)).status).toBe(200);
+  const tool = (await api.get(`/admin/realms/${R}/clients?clientId=tool`)).body[0];
+  expect((await api.delete(`/admin/realms/${R}/clients/${tool.id}`)).status).toBe(204);
+  expect((await call(toolToken)).status).toBe(401);
+});
+
+test('a realm not-before (logout-all) ends older tokens, not newer ones', async () => {
+  await createRealmUser(ts, R, 'nb', { roles: ['view-users'], password: 'pw' });
+  const token = await login('nb');
+  expect((await call(token)).status).toBe(200);
+  await new Promise((r) => setTimeout(r, 1100)); // not-before has second resolution
+  expect((await api.post(`/admin/realms/${R}/logout-all`)).status).toBe(200);
+  expect((await call(token)).status).toBe(401);
+  const fresh = await login('nb');
+  expect((await call(fresh)).status).toBe(200);
+});

@@ -1,0 +1,149 @@
+import { randomUUID } from 'node:crypto';
+import { createLoginUser } from '../../graphql/gql';
+import { startTestServer, type AdminApi, type TestServer } from '../../helpers/server';
+
+let ts: TestServer;
+let api: AdminApi;
+const R = 'consents';
+const U = `/admin/realms/${R}/users`;
+
+const userIdOf = async (username: string) => (await api.get(`${U}?username=${username}&exact=true`)).body[0].id as string;
+const clientOf = async (clientId: string) => {
+  const realm = await ts.db.models.Realm.findOne({ where: { name: R } });
+  return (await ts.db.models.Client.findOne({ where: { realmId: realm?.id, clientId } }))!;
+};
+
+async function offlineSession(userId: string, clientUuid: string): Promise<string> {
+  const realm = await ts.db.models.Realm.findOne({ where: { name: R } });
+  const id = randomUUID();
+  const now = Math.floor(Date.now() / 1000);
+  await ts.db.models.UserSession.create({
+    id,
+    realmId: realm?.id,
+    userId,
+    clientId: clientUuid,
+    started: now,
+    lastAccess: now,
+    offline: true,
+    notes: {},
+  });
+  await ts.db.models.ClientSession.create({ userSessionId: id, clientId: clientUuid, realmId: realm?.id, offline: true, timestamp: now });
+  return id;
+}
+
+beforeAll(async () => {
+  ts = await startTestServer();
+  api = await ts.api();
+  const res = await api.post('/admin/realms', {
+    realm: R,
+    enabled: true,
+    adminEventsEnabled: true,
+    users: [
+      {
+        username: 'consenter',
+        enabled: true,
+        clientConsents: [
+          { clientId: 'account', grantedClientScopes: ['profile', 'email'], createdDate: 1700000000000, lastUpdatedDate: 1700000001000 },
+        ],
+      },
+      { username: 'plain', enabled: true },
+    ],
+  });
+  expect(res.status).toBe(201);
+});
+afterAll(() => ts.close());
+
+describe('GET /users/{id}/consents', () => {
+  test('imported consent with scopes and dates; [] without consents', async () => {
+    const id = await userIdOf('consenter');
+    const res = await api.get(`${U}/${id}/consents`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual([
+      {
+        clientId: 'account',
+        grantedClientScopes: expect.arrayContaining(['profile', 'email']),
+        createdDate: 1700000000000,
+        lastUpdatedDate: 1700000001000,
+        additionalGrants: [],
+      },
+    ]);
+    expect((await api.get(`${U}/${await userIdOf('plain')}/consents`)).body).toEqual([]);
+  });
+
+  test('offline sessions appear as Offline Token grants (with or without a consent)', async () => {
+    const id = await userIdOf('consenter');
+    const account = await clientOf('account');
+    const cli = await clientOf('admin-cli');
+    await offlineSession(id, account.id);
+    await offlineSession(id, cli.id);
+    const res = await api.get(`${U}/${id}/consents`);
+    expect(res.body).toEqual([
+      {
+        clientId: 'account',
+        grantedClientScopes: expect.any(Array),
+        createdDate: 1700000000000,
+        lastUpdatedDate: 1700000001000,
+        additionalGrants: [{ client: account.id, key: 'Offline Token' }],
+      },
+      {
+        clientId: 'admin-cli',
+        grantedClientScopes: [],
+        createdDate: null,
+        lastUpdatedDate: null,
+        additionalGrants: [{ client: cli.id, key: 'Offline Token' }],
+      },
+    ]);
+  });
+});
+
+describe('DELETE /users/{id}/consents/{clientId}', () => {
+  test('revokes consent and offline sessions of that client only; admin event ACTION', async () => {
+    const id = await userIdOf('consenter');
+    const res = await api.delete(`${U}/${id}/consents/account`);
+    expect(res.status).toBe(204);
+    const left = (await api.get(`${U}/${id}/consents`)).body;
+    expect(left.map((c: { clientId: string }) => c.clientId)).toEqual(['admin-cli']);
+    const account = await clientOf('account');
+    expect(await ts.db.models.ClientSession.count({ where: { clientId: account.id } })).toBe(0);
+    expect(await ts.db.models.UserConsent.count({ where: { userId: id } })).toBe(0);
+    const realm = await ts.db.models.Realm.findOne({ where: { name: R } });
+    const ev = await ts.db.models.AdminEvent.findOne({ where: { realmId: realm?.id, resourcePath: `users/${id}/consents/account` } });
+    expect(ev).toMatchObject({ operationType: 'ACTION', resourceType: 'USER' });
+    // offline token only
+    expect((await api.delete(`${U}/${id}/consents/admin-cli`)).status).toBe(204);
+    expect((await api.get(`${U}/${id}/consents`)).body).toEqual([]);
+  });
+
+  test('404 bodies: unknown client, nothing to revoke, unknown user', async () => {
+    const id = await userIdOf('plain');
+    const unknown = await api.delete(`${U}/${id}/consents/no-such-client`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual({ error: 'Client not found' });
+    const nothing = await api.delete(`${U}/${id}/consents/account`);
+    expect(nothing.status).toBe(404);
+    expect(nothing.body).toEqual({ error: 'Consent nor offline token not found' });
+    expect((await api.delete(`${U}/${randomUUID()}/consents/account`)).body).toEqual({ error: 'User not found' });
+  });
+
+  test('deleting the user removes its consents', async () => {
+    const res = await api.post('/admin/realms', {
+      realm: 'consents2',
+      enabled: true,
+      users: [{ username: 'gone', clientConsents: [{ clientId: 'account', grantedClientScopes: ['profile'] }] }],
+    });
+    expect(res.status).toBe(201);
+    const list = (await api.get('/admin/realms/consents2/users?username=gone&exact=true')).body;
+    const id = list[0].id;
+    expect(await ts.db.models.UserConsent.count({ where: { userId: id } })).toBe(1);
+    expect((await api.delete(`/admin/realms/consents2/users/${id}`)).status).toBe(204);
+    expect(await ts.db.models.UserConsent.count({ where: { userId: id } })).toBe(0);
+  });
+
+  test('403 for a caller without manage-users', async () => {
+    await createLoginUser(ts, 'master', 'nobody', 'nobody-pw');
+    const nobody = await ts.api({ username: 'nobody', password: 'nobody-pw' });
+    const id = await userIdOf('plain');
+    expect((await nobody.get(`${U}/${id}/consents`)).status).toBe(403);
+    expect((await nobody.delete(`${U}/${id}/consents/account`)).status).toBe(403);
+  });
+});
