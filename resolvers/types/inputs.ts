@@ -1,6 +1,6 @@
 import { GraphQLBoolean, GraphQLFloat, type GraphQLScalarType, GraphQLString } from 'graphql';
 import { Directive, Field, InputType } from 'type-graphql';
-import { type FieldType, representations } from '../../src/representations/schema';
+import { type FieldType, fieldTable, representations } from '../../src/representations/schema';
 import { JSON as JSONScalar, JSONObject, SafeInt } from './scalars';
 
 /**
@@ -32,7 +32,8 @@ function typeOf(t: FieldType): TypeThunk {
 }
 
 function generate(name: string): void {
-  const table = representations[name];
+  const table = fieldTable(name);
+  if (!table) throw new Error(`No representation table named ${name}`);
   const className = inputName(name);
   const cls = { [className]: class {} }[className];
   classes.set(name, cls);

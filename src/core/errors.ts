@@ -30,18 +30,3 @@ export const cannotParse = (kind: 'syntax' | 'mapping' = 'syntax') =>
   errorB(400, kind === 'syntax' ? 'invalid_request' : 'unknown_error', 'Cannot parse the JSON');
 export const featureNotEnabled = () => errorB(501, 'Feature not enabled', 'For more on this error consult the server log.');
 export const serverError = () => errorB(500, 'unknown_error', 'For more on this error consult the server log.');
-
-/** True when a database error is a unique-constraint violation (SQLite or MySQL). */
-export function isUniqueViolation(err: unknown): boolean {
-  const e = err as { name?: string; parent?: { code?: string; errno?: number } } | null;
-  if (!e) return false;
-  if (e.name === 'SequelizeUniqueConstraintError') return true;
-  const code = e.parent?.code;
-  return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT';
-}
-
-/** True when a database error is a foreign-key violation (the parent row vanished meanwhile). */
-export function isForeignKeyViolation(err: unknown): boolean {
-  const e = err as { name?: string } | null;
-  return e?.name === 'SequelizeForeignKeyConstraintError';
-}

@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { type Options, type QueryInterface, Sequelize, type Transaction } from 'sequelize';
 import { SequelizeStorage, Umzug } from 'umzug';
 import { getLogger } from '../logging';
+import { isRetryable } from './errors';
 import {
   ClientModel,
   ClientScopeClientModel,
@@ -277,6 +278,24 @@ export async function migrate(sequelize: Sequelize): Promise<void> {
 }
 
 /** Opens the database, runs pending migrations and returns the handle. */
+/** Attempts of an outermost transaction that lost a lock race (deadlock, lock wait timeout, SQLite busy). */
+export const TRANSACTION_ATTEMPTS = 4;
+
+/**
+ * The one retry on deadlock: an outermost transaction that lost a lock race is rolled back by the
+ * database and run again as a whole, after a short randomised pause, up to TRANSACTION_ATTEMPTS times.
+ */
+async function retryingLockRaces<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (e) {
+      if (attempt >= TRANSACTION_ATTEMPTS || !isRetryable(e)) throw e;
+      await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 10 * attempt)));
+    }
+  }
+}
+
 export async function openDb(opts: DbOptions, onSql?: (sql: string) => void): Promise<Db> {
   const sequelize = createSequelize(opts, onSql);
   await sequelize.authenticate();
@@ -291,7 +310,7 @@ export async function openDb(opts: DbOptions, onSql?: (sql: string) => void): Pr
     transaction: (fn) => {
       const current = als.getStore()?.get('transaction') as Transaction | undefined;
       if (current) return fn(current); // nested: join the outer transaction
-      return queue(() => sequelize.transaction((t) => fn(t)));
+      return retryingLockRaces(() => queue(() => sequelize.transaction((t) => fn(t))));
     },
     close: () => sequelize.close(),
   };

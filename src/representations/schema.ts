@@ -15,10 +15,10 @@ const B = 'boolean' as const;
 const I = 'int' as const;
 const M = 'map' as const;
 const A = 'any' as const;
-const arr = (t: FieldType): FieldType => ({ array: t });
-const ref = (name: string): FieldType => ({ ref: name });
+const arr = <T extends FieldType>(t: T) => ({ array: t }) as const;
+const ref = <N extends string>(name: N) => ({ ref: name }) as const;
 
-export const representations: Record<string, FieldTable> = {
+export const representations = {
   ClientInitialAccessCreatePresentation: { expiration: I, count: I },
   KeyStoreConfig: {
     realmCertificate: B,
@@ -258,8 +258,39 @@ export const representations: Record<string, FieldTable> = {
     policies: arr(ref('ClientPolicyRepresentation')),
     globalPolicies: arr(ref('ClientPolicyRepresentation')),
   },
-};
+} as const satisfies Record<string, FieldTable>;
 
+export type RepresentationName = keyof typeof representations;
+
+/** The field table of a representation by name, or undefined for a name the table does not have. */
+export function fieldTable(name: string): FieldTable | undefined {
+  return Object.hasOwn(representations, name) ? (representations as Record<string, FieldTable>)[name] : undefined;
+}
+
+/** The TypeScript type of a field of the table (`null` is accepted wherever Keycloak's Jackson accepts it). */
+type FieldValue<F> = F extends 'string'
+  ? string
+  : F extends 'boolean'
+    ? boolean
+    : F extends 'int' | 'number'
+      ? number
+      : F extends 'map'
+        ? Record<string, unknown>
+        : F extends 'any'
+          ? unknown
+          : F extends { readonly array: infer T }
+            ? Array<FieldValue<T>>
+            : F extends { readonly ref: infer N extends RepresentationName }
+              ? Representation<N>
+              : never;
+
+/**
+ * A Keycloak representation as a TypeScript type, derived from the field table above: the type
+ * services take and return, the schema REST validates against and the GraphQL inputs are built from.
+ */
+export type Representation<N extends RepresentationName> = {
+  -readonly [K in keyof (typeof representations)[N]]?: FieldValue<(typeof representations)[N][K]> | null;
+};
 const jsonType = (t: FieldType): Record<string, unknown> => {
   if (t === 'string') return { type: ['string', 'null'] };
   if (t === 'boolean') return { type: ['boolean', 'null'] };

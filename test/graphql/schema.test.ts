@@ -12,7 +12,7 @@ import {
   isNonNullType,
   isObjectType,
 } from 'graphql';
-import { type FieldType, representations } from '../../src/representations/schema';
+import { type FieldTable, type FieldType, fieldTable } from '../../src/representations/schema';
 import { gatewaySchema, printGatewaySchema } from '../../resolvers/schema';
 
 let schema: GraphQLSchema;
@@ -53,7 +53,7 @@ describe('graphql schema', () => {
     const tabled = inputs.filter((t) => representationOf(t));
     expect(tabled.length).toBeGreaterThan(0);
     for (const type of tabled) {
-      const table = representations[representationOf(type) as string];
+      const table = fieldTable(representationOf(type) as string) as FieldTable;
       expect(table).toBeDefined();
       const fields = type.getFields() as Record<string, GraphQLInputField>;
       expect(Object.keys(fields).sort()).toEqual(Object.keys(table).sort());
@@ -67,7 +67,7 @@ describe('graphql schema', () => {
     for (const type of objects) {
       const rep = representationOf(type);
       if (!rep) continue;
-      const table = representations[rep];
+      const table = fieldTable(rep) as FieldTable;
       expect(table).toBeDefined();
       for (const [name, field] of Object.entries(type.getFields()) as Array<[string, GraphQLField<unknown, unknown>]>) {
         const t = table[name];

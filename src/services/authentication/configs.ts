@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RealmModel } from '../../db/models/realm';
-import { errorA, errorC, isUniqueViolation } from '../../core/errors';
+import { errorA, errorC } from '../../core/errors';
+import { isUniqueViolation } from '../../core/db-errors';
 import { type Rep, authEvent, checkReservedChars, executionById, requireAuthRight, stringMap, toConfigRepresentation } from './common';
 import {
   AUTHENTICATORS,

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { AuthExecutionModel, AuthFlowModel } from '../../db/models/authentication';
 import type { RealmModel } from '../../db/models/realm';
-import { errorA, errorC, isUniqueViolation } from '../../core/errors';
+import { errorA, errorC } from '../../core/errors';
+import { isUniqueViolation } from '../../core/db-errors';
 import { nextOrd } from '../../keycloak/auth-flow-defaults';
 import {
   type FlowTree,

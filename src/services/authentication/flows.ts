@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Op } from 'sequelize';
 import type { AuthFlowModel } from '../../db/models/authentication';
 import type { RealmModel } from '../../db/models/realm';
-import { errorA, errorC, isUniqueViolation } from '../../core/errors';
+import { errorA, errorC } from '../../core/errors';
+import { isUniqueViolation } from '../../core/db-errors';
 import { FLOW_BINDINGS, nextOrd } from '../../keycloak/auth-flow-defaults';
 import {
   type FlowTree,

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { RequiredActionModel } from '../../db/models/component';
 import type { RealmModel } from '../../db/models/realm';
-import { errorB, errorC, isUniqueViolation } from '../../core/errors';
+import { errorB, errorC } from '../../core/errors';
+import { isUniqueViolation } from '../../core/db-errors';
 import { type Rep, authEvent, requireAuthRight, stringMap } from './common';
 import { REQUIRED_ACTION_PROVIDERS, type RequiredActionProviderInfo } from '../../keycloak/authenticator-providers';
 import type { RequestContext } from '../../core/context';

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ProtocolMapperModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
-import { type HttpError, errorA, errorB, isUniqueViolation, notFound } from '../../core/errors';
+import { type HttpError, errorA, errorB, notFound } from '../../core/errors';
+import { isUniqueViolation } from '../../core/db-errors';
 import { toProtocolMapperRepresentation } from '../../representations/client-scope';
 import { recordAdminEvent } from '../../core/admin-events';
 import { type ScopeOwner, type ScopeOwnerType, resolveScopeOwner } from './scope-owner';

@@ -1,7 +1,8 @@
 import { hasAny } from '../../auth/permissions';
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
-import { type HttpError, conflict, errorB, forbidden, isUniqueViolation } from '../../core/errors';
+import { type HttpError, conflict, errorB, forbidden } from '../../core/errors';
+import { isUniqueViolation } from '../../core/db-errors';
 import { getLogger } from '../../logging';
 import { recordAdminEvent } from '../../core/admin-events';
 import { type ClientRep, mapperRows, mergeClientRow, newClientRow, rowOf, validateClientUrls, type ClientRow } from './client-input';

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { Op, } from 'sequelize';
+import { Op } from 'sequelize';
 import { deleteClientRows, deleteRealmRows } from '../../core/cascade';
 import { hashPassword } from '../../auth/passwords';
 import { MASTER, adminRoles, check, masterRealmRoles, requireCap, requireRealmReach } from '../../auth/permissions';
 import type { Db } from '../../db';
 import type { RealmModel } from '../../db/models/realm';
-import { type HttpError, badRequest, conflict, errorA, errorC, forbidden, isUniqueViolation, notFound } from '../../core/errors';
+import { type HttpError, badRequest, conflict, errorA, errorC, forbidden, notFound } from '../../core/errors';
+import { isUniqueViolation } from '../../core/db-errors';
 import { getLogger } from '../../logging';
 import {
   KNOWN_REALM_FIELDS,

@@ -5,7 +5,7 @@ import type { ClientModel } from '../../db/models/client';
 import type { UserSessionModel } from '../../db/models/component';
 import type { RealmModel } from '../../db/models/realm';
 import type { UserModel } from '../../db/models/user';
-import { isUniqueViolation } from '../../core/errors';
+import { isUniqueViolation } from '../../core/db-errors';
 import { getLogger } from '../../logging';
 import { nowSeconds } from '../../core/clock';
 

@@ -1,6 +1,7 @@
 import { requireCap } from '../../auth/permissions';
 import type { RealmModel } from '../../db/models/realm';
-import { conflict, errorB, isUniqueViolation, notFound } from '../../core/errors';
+import { conflict, errorB, notFound } from '../../core/errors';
+import { isUniqueViolation } from '../../core/db-errors';
 import { recordAdminEvent } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
 import type { UserTarget } from './credentials';

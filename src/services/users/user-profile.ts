@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { requireCap } from '../../auth/permissions';
 import type { RealmModel } from '../../db/models/realm';
-import { HttpError, badRequest, cannotParse, isUniqueViolation } from '../../core/errors';
+import { HttpError, badRequest, cannotParse } from '../../core/errors';
+import { isUniqueViolation } from '../../core/db-errors';
 import { ROOT_USER_ATTRIBUTES } from '../../representations/user';
 import { recordAdminEvent } from '../../core/admin-events';
 import { memo, type RequestContext } from '../../core/context';

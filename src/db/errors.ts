@@ -1,0 +1,46 @@
+/**
+ * What a database error is, on SQLite and on MySQL/MariaDB alike. The one classifier: the retry in
+ * `db.transaction` and the mapping to Keycloak's errors (src/core/db-errors.ts) both ask it.
+ */
+export type DbErrorKind = 'unique' | 'foreign-key' | 'deadlock' | 'lock-timeout' | 'busy';
+
+interface SqlError {
+  name?: string;
+  code?: string;
+  parent?: { code?: string; errno?: number };
+  original?: { code?: string };
+}
+
+export function dbErrorKind(err: unknown): DbErrorKind | null {
+  const e = err as SqlError | null;
+  if (!e || typeof e !== 'object') return null;
+  if (e.name === 'SequelizeUniqueConstraintError') return 'unique';
+  if (e.name === 'SequelizeForeignKeyConstraintError') return 'foreign-key';
+  const code = e.parent?.code ?? e.original?.code ?? e.code;
+  switch (code) {
+    case 'ER_DUP_ENTRY':
+      return 'unique';
+    case 'ER_LOCK_DEADLOCK':
+      return 'deadlock';
+    case 'ER_LOCK_WAIT_TIMEOUT':
+      return 'lock-timeout';
+    case 'SQLITE_BUSY':
+      return 'busy';
+    case 'SQLITE_CONSTRAINT':
+      return 'unique';
+    default:
+      return null;
+  }
+}
+
+/** True when a database error is a unique-constraint violation (SQLite or MySQL). */
+export const isUniqueViolation = (err: unknown) => dbErrorKind(err) === 'unique';
+
+/** True when a database error is a foreign-key violation (the parent row vanished meanwhile). */
+export const isForeignKeyViolation = (err: unknown) => dbErrorKind(err) === 'foreign-key';
+
+/** True when the transaction lost a lock race and may simply be run again. */
+export const isRetryable = (err: unknown) => {
+  const kind = dbErrorKind(err);
+  return kind === 'deadlock' || kind === 'lock-timeout' || kind === 'busy';
+};
