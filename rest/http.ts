@@ -30,6 +30,20 @@ export function realmOf(res: Response): RealmModel {
   return res.locals.realm as RealmModel;
 }
 
+/**
+ * A value resolved once per request and kept in `res.locals` (the parent of a sub-resource: a user,
+ * a client, a group ...), so every handler and middleware of the request shares the one lookup.
+ */
+export function once<T>(res: Response, key: string, resolve: () => Promise<T>): Promise<T> {
+  const memo = (res.locals.parents ??= new Map<string, Promise<unknown>>()) as Map<string, Promise<unknown>>;
+  let p = memo.get(key) as Promise<T> | undefined;
+  if (!p) {
+    p = resolve();
+    memo.set(key, p);
+  }
+  return p;
+}
+
 /** Raw request body text ('' when none). */
 export function rawBody(req: Request): string {
   const b = req.body as unknown;
