@@ -21,6 +21,7 @@ import { configureLogging } from '../src/logging';
 import { createApp } from '../src/server';
 import { systemContext } from '../src/core/context';
 import { createRealm, bootstrap } from '../src/services/realms/realms';
+import { ADMIN_PASSWORD_FORM, adminAuthHeader } from './common';
 
 const USERS = Number(process.env.USERS ?? 1000);
 const DURATION = Number(process.env.DURATION ?? 5);
@@ -92,15 +93,7 @@ async function main() {
     res.once('finish', () => inFlight--);
   });
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const form = 'grant_type=password&client_id=admin-cli&username=admin&password=admin';
-  const tok = await (
-    await fetch(`${base}/realms/master/protocol/openid-connect/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: form,
-    })
-  ).json();
-  const auth = { authorization: `Bearer ${(tok as { access_token: string }).access_token}` };
+  const auth = await adminAuthHeader(base);
   const gql = JSON.stringify({
     query: '{ realm(name: "bench") { users(max: 100) { username groups { name } effectiveRoles { name } } } }',
   });
@@ -124,7 +117,7 @@ async function main() {
         url: `${base}/realms/master/protocol/openid-connect/token`,
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: form,
+        body: ADMIN_PASSWORD_FORM,
       },
     },
   ];

@@ -19,6 +19,7 @@ import { openDb } from '../src/db';
 import { configureLogging, loggingConfigFromValues, setConsoleStream, shutdownLogging } from '../src/logging';
 import { createApp } from '../src/server';
 import { bootstrap } from '../src/services/realms/realms';
+import { adminAuthHeader } from './common';
 
 const DURATION = Number(process.env.DURATION ?? 3);
 
@@ -46,15 +47,7 @@ async function main() {
   const devNull = createWriteStream('/dev/null');
   setConsoleStream(devNull);
 
-  const form = 'grant_type=password&client_id=admin-cli&username=admin&password=admin';
-  const tok = await (
-    await fetch(`${base}/realms/master/protocol/openid-connect/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: form,
-    })
-  ).json();
-  const headers = { authorization: `Bearer ${(tok as { access_token: string }).access_token}` };
+  const headers = await adminAuthHeader(base);
   const target = { url: `${base}/admin/realms/master/users?max=10`, headers };
 
   const udpPort = udp.address().port;
