@@ -279,11 +279,12 @@ export async function migrate(sequelize: Sequelize): Promise<void> {
 
 /** Opens the database, runs pending migrations and returns the handle. */
 /** Attempts of an outermost transaction that lost a lock race (deadlock, lock wait timeout, SQLite busy). */
-export const TRANSACTION_ATTEMPTS = 4;
+export const TRANSACTION_ATTEMPTS = 6;
 
 /**
  * The one retry on deadlock: an outermost transaction that lost a lock race is rolled back by the
- * database and run again as a whole, after a short randomised pause, up to TRANSACTION_ATTEMPTS times.
+ * database and run again as a whole, after a randomised pause that doubles with each attempt (at most
+ * about 0.6 s in all), up to TRANSACTION_ATTEMPTS times.
  */
 async function retryingLockRaces<T>(run: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
@@ -291,7 +292,7 @@ async function retryingLockRaces<T>(run: () => Promise<T>): Promise<T> {
       return await run();
     } catch (e) {
       if (attempt >= TRANSACTION_ATTEMPTS || !isRetryable(e)) throw e;
-      await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 10 * attempt)));
+      await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 10 * 2 ** attempt)));
     }
   }
 }
