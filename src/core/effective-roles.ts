@@ -15,26 +15,36 @@ function collect(rows: Row[], owners: string[]): Map<string, Set<string>> {
   return out;
 }
 
-/** Effective role ids for each user (direct, via groups and their ancestors, composites expanded). */
-export async function effectiveRoleIdsForUsers(db: Db, userIds: string[]): Promise<Map<string, Set<string>>> {
-  if (!userIds.length) return new Map();
-  const rows = await db.sequelize.query<Row>(
-    `WITH RECURSIVE
+/**
+ * The recursion every effective-role query shares: `grp` climbs from the seed groups of each owner to
+ * their ancestors, `eff` adds the groups' role mappings to the owner's direct ones (if any) and
+ * expands composites.
+ */
+const effectiveRolesCte = (groupSeed: string, directSeed?: string) => `WITH RECURSIVE
        grp(owner_id, group_id) AS (
-         SELECT user_id, group_id FROM user_group_membership WHERE user_id IN (:ids)
+         ${groupSeed}
          UNION
          SELECT grp.owner_id, g.parent_id FROM grp JOIN keycloak_group g ON g.id = grp.group_id WHERE g.parent_id <> :top
        ),
        eff(owner_id, role_id) AS (
-         SELECT user_id, role_id FROM user_role_mapping WHERE user_id IN (:ids)
-         UNION
-         SELECT grp.owner_id, m.role_id FROM grp JOIN group_role_mapping m ON m.group_id = grp.group_id
+         ${directSeed ? `${directSeed}\n         UNION\n         ` : ''}SELECT grp.owner_id, m.role_id FROM grp JOIN group_role_mapping m ON m.group_id = grp.group_id
          UNION
          SELECT eff.owner_id, c.child_id FROM eff JOIN composite_role c ON c.composite_id = eff.role_id
-       )
-     SELECT owner_id, role_id FROM eff`,
-    { replacements: { ids: userIds, top: TOP_LEVEL }, type: QueryTypes.SELECT },
-  );
+       )`;
+
+/** Users: direct mappings, groups and their ancestors. */
+const USERS_CTE = effectiveRolesCte(
+  'SELECT user_id, group_id FROM user_group_membership WHERE user_id IN (:ids)',
+  'SELECT user_id, role_id FROM user_role_mapping WHERE user_id IN (:ids)',
+);
+
+/** Effective role ids for each user (direct, via groups and their ancestors, composites expanded). */
+export async function effectiveRoleIdsForUsers(db: Db, userIds: string[]): Promise<Map<string, Set<string>>> {
+  if (!userIds.length) return new Map();
+  const rows = await db.sequelize.query<Row>(`${USERS_CTE}\n     SELECT owner_id, role_id FROM eff`, {
+    replacements: { ids: userIds, top: TOP_LEVEL },
+    type: QueryTypes.SELECT,
+  });
   return collect(rows, userIds);
 }
 
@@ -42,18 +52,7 @@ export async function effectiveRoleIdsForUsers(db: Db, userIds: string[]): Promi
 export async function effectiveRoleIdsForGroups(db: Db, groupIds: string[]): Promise<Map<string, Set<string>>> {
   if (!groupIds.length) return new Map();
   const rows = await db.sequelize.query<Row>(
-    `WITH RECURSIVE
-       grp(owner_id, group_id) AS (
-         SELECT id, id FROM keycloak_group WHERE id IN (:ids)
-         UNION
-         SELECT grp.owner_id, g.parent_id FROM grp JOIN keycloak_group g ON g.id = grp.group_id WHERE g.parent_id <> :top
-       ),
-       eff(owner_id, role_id) AS (
-         SELECT grp.owner_id, m.role_id FROM grp JOIN group_role_mapping m ON m.group_id = grp.group_id
-         UNION
-         SELECT eff.owner_id, c.child_id FROM eff JOIN composite_role c ON c.composite_id = eff.role_id
-       )
-     SELECT owner_id, role_id FROM eff`,
+    `${effectiveRolesCte('SELECT id, id FROM keycloak_group WHERE id IN (:ids)')}\n     SELECT owner_id, role_id FROM eff`,
     { replacements: { ids: groupIds, top: TOP_LEVEL }, type: QueryTypes.SELECT },
   );
   return collect(rows, groupIds);
@@ -78,24 +77,12 @@ export async function expandComposites(db: Db, roleIds: Iterable<string>): Promi
 /** Names of the roles of one client that a user effectively holds (the admin-permission check), in one query. */
 export async function effectiveClientRoleNames(db: Db, userId: string, realmId: string, clientId: string): Promise<Set<string>> {
   const rows = await db.sequelize.query<{ name: string }>(
-    `WITH RECURSIVE
-       grp(group_id) AS (
-         SELECT group_id FROM user_group_membership WHERE user_id = :user
-         UNION
-         SELECT g.parent_id FROM grp JOIN keycloak_group g ON g.id = grp.group_id WHERE g.parent_id <> :top
-       ),
-       eff(role_id) AS (
-         SELECT role_id FROM user_role_mapping WHERE user_id = :user
-         UNION
-         SELECT m.role_id FROM grp JOIN group_role_mapping m ON m.group_id = grp.group_id
-         UNION
-         SELECT c.child_id FROM eff JOIN composite_role c ON c.composite_id = eff.role_id
-       )
+    `${USERS_CTE}
      SELECT r.name FROM eff
        JOIN role r ON r.id = eff.role_id
        JOIN client cl ON cl.id = r.client_id
      WHERE cl.realm_id = :realm AND cl.client_id = :client`,
-    { replacements: { user: userId, realm: realmId, client: clientId, top: TOP_LEVEL }, type: QueryTypes.SELECT },
+    { replacements: { ids: [userId], realm: realmId, client: clientId, top: TOP_LEVEL }, type: QueryTypes.SELECT },
   );
   return new Set(rows.map((r) => r.name));
 }
