@@ -35,7 +35,8 @@ export function realmOf(res: Response): RealmModel {
  * a client, a group ...), so every handler and middleware of the request shares the one lookup.
  */
 export function once<T>(res: Response, key: string, resolve: () => Promise<T>): Promise<T> {
-  const memo = (res.locals.parents ??= new Map<string, Promise<unknown>>()) as Map<string, Promise<unknown>>;
+  if (!res.locals.parents) res.locals.parents = new Map<string, Promise<unknown>>();
+  const memo = res.locals.parents as Map<string, Promise<unknown>>;
   let p = memo.get(key) as Promise<T> | undefined;
   if (!p) {
     p = resolve();

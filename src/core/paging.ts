@@ -30,7 +30,7 @@ export function pageOf(q: PageQuery, rules: PageRules = {}): Page {
   return { offset, limit };
 }
 
-/** Sequelize `findAll` options for a page (`limit: 0` would mean "no limit" there, so check `isEmptyPage` first). */
+/** Sequelize `findAll` options for a page (an empty page needs no query at all: check `isEmptyPage` first). */
 export function sqlPage(p: Page): { offset?: number; limit?: number } {
   return { ...(p.offset > 0 ? { offset: p.offset } : {}), ...(p.limit !== undefined ? { limit: p.limit } : {}) };
 }

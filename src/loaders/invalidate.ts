@@ -86,9 +86,10 @@ export const invalidate = {
     l.rolesByContainer.clear(clientId);
   },
 
-  /** A client scope changed or was deleted (its mappers and scope mappings with it). */
+  /** A client scope changed or was deleted (its mappers and scope mappings with it, and every client's links to it). */
   clientScope(l: Loaders, scopeId: string): void {
     l.clientScopeById.clear(scopeId);
+    l.scopeLinksByClient.clearAll();
     l.mappersByScope.clear(scopeId);
     l.scopeRoleIdsByOwner.clear(scopeId);
   },
