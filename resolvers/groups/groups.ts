@@ -1,12 +1,20 @@
 import { GraphQLBoolean, GraphQLID, GraphQLInt, GraphQLString } from 'graphql';
 import { Arg, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { RequestContext } from '../../src/core/context';
-import { effectiveRoles, groupMembers, parentGroup, subGroups } from '../../src/services/graph/relations';
-import { addDefaultGroup, joinGroup, leaveGroup, listDefaultGroups, removeDefaultGroup } from '../../src/services/groups/group-membership';
-import { countGroups, getGroup, getGroupByPath, listGroups } from '../../src/services/groups/group-queries';
+import {
+  addDefaultGroup,
+  joinGroup,
+  leaveGroup,
+  listDefaultGroups,
+  listMembers,
+  removeDefaultGroup,
+} from '../../src/services/groups/group-membership';
+import { countGroups, findGroup, getGroup, getGroupByPath, listChildren, listGroups } from '../../src/services/groups/group-queries';
+import { TOP_LEVEL } from '../../src/db/models/group';
+import { resolveUser } from '../../src/services/users/users';
 import { addChildGroup, createTopLevelGroup, deleteGroup, updateGroup } from '../../src/services/groups/groups';
 import { resolveRealm } from '../../src/services/realms/realms';
-import { getRoleMappings, listMappedRoles } from '../../src/services/roles/role-mappings';
+import { getRoleMappings, listAllEffectiveRoles, listMappedRoles } from '../../src/services/roles/role-mappings';
 import { type InRealm, type Rep, allInRealm, inRealm, plain, realmOf } from '../types/common';
 import { Group } from './types';
 import { representationInput } from '../types/inputs';
@@ -136,8 +144,8 @@ export class GroupResolver {
     @Arg('userId', () => GraphQLID) userId: string,
     @Arg('groupId', () => GraphQLID) groupId: string,
   ): Promise<boolean> {
-    await joinGroup(ctx, await resolveRealm(ctx, realm), userId, groupId);
-    ctx.loaders.memberIdsPageByGroup.clearAll();
+    const r = await resolveRealm(ctx, realm);
+    await joinGroup(ctx, r, await resolveUser(ctx, r, userId), groupId);
     return true;
   }
 
@@ -148,8 +156,8 @@ export class GroupResolver {
     @Arg('userId', () => GraphQLID) userId: string,
     @Arg('groupId', () => GraphQLID) groupId: string,
   ): Promise<boolean> {
-    await leaveGroup(ctx, await resolveRealm(ctx, realm), userId, groupId);
-    ctx.loaders.memberIdsPageByGroup.clearAll();
+    const r = await resolveRealm(ctx, realm);
+    await leaveGroup(ctx, r, await resolveUser(ctx, r, userId), groupId);
     return true;
   }
 
@@ -180,8 +188,8 @@ export class GroupResolver {
 
   @FieldResolver(() => Group, { nullable: true, description: 'The parent group; null for a top-level group.' })
   async parent(@Root() group: InRealm, @Ctx() ctx: RequestContext): Promise<InRealm | null> {
-    const rep = await parentGroup(ctx, realmOf(group), group);
-    return rep && inRealm(realmOf(group), rep);
+    const parentId = typeof group.parentId === 'string' && group.parentId !== TOP_LEVEL ? group.parentId : undefined;
+    return parentId ? inRealm(realmOf(group), await getGroup(ctx, realmOf(group), parentId)) : null;
   }
 
   @FieldResolver(() => [Group], { description: 'Direct subgroups by name (GET /groups/{id}/children; first 0, max 10 by default).' })
@@ -192,7 +200,9 @@ export class GroupResolver {
     @Arg('max', () => GraphQLInt, { defaultValue: 10 }) max: number,
     @Arg('brief', () => GraphQLBoolean, opt) brief?: boolean,
   ): Promise<InRealm[]> {
-    return allInRealm(realmOf(group), await subGroups(ctx, realmOf(group), String(group.id), { first, max, brief }));
+    const r = realmOf(group);
+    const query = { first, max, briefRepresentation: brief };
+    return allInRealm(r, await listChildren(ctx, r, await findGroup(ctx, r, String(group.id)), query));
   }
 
   @FieldResolver(() => [User], { description: 'Direct members by username (GET /groups/{id}/members; first 0, max 100 by default).' })
@@ -203,7 +213,9 @@ export class GroupResolver {
     @Arg('max', () => GraphQLInt, { defaultValue: 100 }) max: number,
     @Arg('brief', () => GraphQLBoolean, opt) brief?: boolean,
   ): Promise<InRealm[]> {
-    return allInRealm(realmOf(group), await groupMembers(ctx, realmOf(group), String(group.id), { first, max, brief }));
+    const r = realmOf(group);
+    const query = { first, max, briefRepresentation: brief };
+    return allInRealm(r, await listMembers(ctx, r, await findGroup(ctx, r, String(group.id)), query));
   }
 
   @FieldResolver(() => RoleMappings, { description: 'Direct role mappings (GET /groups/{id}/role-mappings).' })
@@ -230,6 +242,6 @@ export class GroupResolver {
     description: "Effective realm and client roles: composites expanded, inherited from the group's parents.",
   })
   async effectiveRoles(@Root() group: InRealm, @Ctx() ctx: RequestContext): Promise<InRealm[]> {
-    return allInRealm(realmOf(group), await effectiveRoles(ctx, realmOf(group), 'groups', String(group.id)));
+    return allInRealm(realmOf(group), await listAllEffectiveRoles(ctx, realmOf(group), 'groups', String(group.id)));
   }
 }

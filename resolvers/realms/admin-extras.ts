@@ -4,6 +4,7 @@ import { registerNode, unregisterNode } from '../../src/services/clients/client-
 import { invalidateRotatedSecret, newRegistrationAccessToken } from '../../src/services/clients/client-secret';
 import type { RequestContext } from '../../src/core/context';
 import { disableCredentialTypes } from '../../src/services/users/credentials';
+import { resolveUser } from '../../src/services/users/users';
 import { resolveRealm } from '../../src/services/realms/realms';
 import { getUserProfile, updateUserProfile } from '../../src/services/users/user-profile';
 import { type InRealm, realmOf } from '../types/common';
@@ -37,7 +38,8 @@ export class AdminExtrasResolver {
     @Arg('userId', () => GraphQLID) userId: string,
     @Arg('types', () => [GraphQLString]) types: string[],
   ): Promise<boolean> {
-    await disableCredentialTypes(ctx, await resolveRealm(ctx, realm), userId, types);
+    const r = await resolveRealm(ctx, realm);
+    await disableCredentialTypes(ctx, r, await resolveUser(ctx, r, userId), types);
     return true;
   }
 

@@ -2,9 +2,8 @@ import { GraphQLBoolean, GraphQLID, GraphQLInt, GraphQLString } from 'graphql';
 import { Arg, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { getClient } from '../../src/services/clients/clients';
 import type { RequestContext } from '../../src/core/context';
-import { roleComposites } from '../../src/services/graph/relations';
 import { resolveRealm } from '../../src/services/realms/realms';
-import { addComposites, removeComposites } from '../../src/services/roles/role-composites';
+import { addComposites, getComposites, removeComposites } from '../../src/services/roles/role-composites';
 import { createRole, deleteRole, getRole, listRoles, roleGroups, roleUsers, updateRole } from '../../src/services/roles/roles';
 import { Client } from '../clients/types';
 import { type InRealm, type Rep, allInRealm, inRealm, plain, realmOf } from '../types/common';
@@ -121,7 +120,7 @@ export class RoleResolver {
 
   @FieldResolver(() => [Role], { description: 'Direct composite children by name (GET /roles-by-id/{id}/composites).' })
   async composites(@Root() role: InRealm, @Ctx() ctx: RequestContext): Promise<InRealm[]> {
-    return allInRealm(realmOf(role), await roleComposites(ctx, realmOf(role), String(role.id)));
+    return allInRealm(realmOf(role), await getComposites(ctx, realmOf(role), { id: String(role.id) }));
   }
 
   @FieldResolver(() => Client, { nullable: true, description: 'The client of a client role; null for a realm role.' })

@@ -1,10 +1,10 @@
 import { GraphQLBoolean, GraphQLID, GraphQLInt, GraphQLString } from 'graphql';
 import { Arg, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { RequestContext } from '../../src/core/context';
-import { effectiveRoles, userGroups } from '../../src/services/graph/relations';
+import { listUserGroups } from '../../src/services/groups/group-membership';
 import { resolveRealm } from '../../src/services/realms/realms';
-import { getRoleMappings, listMappedRoles } from '../../src/services/roles/role-mappings';
-import { createUser, deleteUser, getUser, updateUser } from '../../src/services/users/users';
+import { getRoleMappings, listAllEffectiveRoles, listMappedRoles } from '../../src/services/roles/role-mappings';
+import { createUser, deleteUser, getUser, resolveUser, updateUser } from '../../src/services/users/users';
 import { countUsers, listUsers } from '../../src/services/users/users-search';
 import { type InRealm, type Rep, allInRealm, inRealm, plain, realmOf } from '../types/common';
 import { Group } from '../groups/types';
@@ -70,7 +70,7 @@ export class RealmUsersResolver {
 
   @FieldResolver(() => User, { description: 'One user by id (GET /users/{id}).' })
   async user(@Root() realm: InRealm, @Ctx() ctx: RequestContext, @Arg('id', () => GraphQLID) id: string): Promise<InRealm> {
-    return inRealm(realmOf(realm), await getUser(ctx, realmOf(realm), id));
+    return inRealm(realmOf(realm), await getUser(ctx, realmOf(realm), await resolveUser(ctx, realmOf(realm), id)));
   }
 }
 
@@ -84,7 +84,7 @@ export class UserResolver {
     @Arg('id', () => GraphQLID) id: string,
   ): Promise<InRealm> {
     const r = await resolveRealm(ctx, realm);
-    return inRealm(r, await getUser(ctx, r, id));
+    return inRealm(r, await getUser(ctx, r, await resolveUser(ctx, r, id)));
   }
 
   @Mutation(() => User, { description: 'Creates a user (POST /users); returns it as GET /users/{id} does.' })
@@ -95,7 +95,7 @@ export class UserResolver {
   ): Promise<InRealm> {
     const r = await resolveRealm(ctx, realm);
     const id = await createUser(ctx, r, plain(input));
-    return inRealm(r, await getUser(ctx, r, id));
+    return inRealm(r, await getUser(ctx, r, await resolveUser(ctx, r, id)));
   }
 
   @Mutation(() => User, { description: 'Updates a user (PUT /users/{id}); returns it.' })
@@ -106,8 +106,9 @@ export class UserResolver {
     @Arg('input', () => UserInput) input: Rep,
   ): Promise<InRealm> {
     const r = await resolveRealm(ctx, realm);
-    await updateUser(ctx, r, id, plain(input));
-    return inRealm(r, await getUser(ctx, r, id));
+    await updateUser(ctx, r, await resolveUser(ctx, r, id), plain(input));
+    // The write forgot the user: read it again.
+    return inRealm(r, await getUser(ctx, r, await resolveUser(ctx, r, id)));
   }
 
   @Mutation(() => GraphQLBoolean, { description: 'Deletes a user (DELETE /users/{id}).' })
@@ -116,7 +117,8 @@ export class UserResolver {
     @Arg('realm', () => GraphQLString) realm: string,
     @Arg('id', () => GraphQLID) id: string,
   ): Promise<boolean> {
-    await deleteUser(ctx, await resolveRealm(ctx, realm), id);
+    const r = await resolveRealm(ctx, realm);
+    await deleteUser(ctx, r, await resolveUser(ctx, r, id));
     return true;
   }
 
@@ -129,7 +131,9 @@ export class UserResolver {
     @Arg('max', () => GraphQLInt, str) max?: number,
     @Arg('brief', () => GraphQLBoolean, str) brief?: boolean,
   ): Promise<InRealm[]> {
-    return allInRealm(realmOf(user), await userGroups(ctx, realmOf(user), String(user.id), { search, first, max, brief }));
+    const r = realmOf(user);
+    const query = { search, first, max, briefRepresentation: brief };
+    return allInRealm(r, await listUserGroups(ctx, r, await resolveUser(ctx, r, String(user.id)), query));
   }
 
   @FieldResolver(() => RoleMappings, { description: 'Direct role mappings (GET /users/{id}/role-mappings).' })
@@ -156,6 +160,6 @@ export class UserResolver {
     description: 'Effective realm and client roles: composites expanded, inherited from groups and their parents.',
   })
   async effectiveRoles(@Root() user: InRealm, @Ctx() ctx: RequestContext): Promise<InRealm[]> {
-    return allInRealm(realmOf(user), await effectiveRoles(ctx, realmOf(user), 'users', String(user.id)));
+    return allInRealm(realmOf(user), await listAllEffectiveRoles(ctx, realmOf(user), 'users', String(user.id)));
   }
 }

@@ -1,8 +1,9 @@
 import { Router } from 'express';
 import { addDefaultGroup, listDefaultGroups, removeDefaultGroup, listMembers } from '../../src/services/groups/group-membership';
-import { countGroups, findGroup, getGroup, getGroupByPath, listChildren, listGroups } from '../../src/services/groups/group-queries';
+import { countGroups, getGroup, getGroupByPath, listChildren, listGroups } from '../../src/services/groups/group-queries';
 import { addChildGroup, createTopLevelGroup, deleteGroup, groupManagementPermissions, updateGroup } from '../../src/services/groups/groups';
 import { created, ctxOf, json, jsonBody, noContent, qBool, qInt, qStr, realmOf, route } from '../http';
+import { groupOf } from './parent';
 
 /** `/admin/realms/{realm}/groups`, `group-by-path`, `default-groups`. */
 export const groupsRouter = Router({ mergeParams: true });
@@ -45,8 +46,8 @@ groupsRouter.post(
 );
 
 // The group is resolved before anything else: unknown id → 404 `Could not find group by id`.
-groupsRouter.param('id', (_req, res, next, id: string) => {
-  findGroup(ctxOf(res), realmOf(res), id).then(() => next(), next);
+groupsRouter.param('id', (req, res, next) => {
+  groupOf(req, res).then(() => next(), next);
 });
 
 groupsRouter.get(
@@ -75,7 +76,7 @@ groupsRouter.get(
   route(async (req, res) =>
     json(
       res,
-      await listChildren(ctxOf(res), realmOf(res), req.params.id as string, {
+      await listChildren(ctxOf(res), realmOf(res), await groupOf(req, res), {
         search: qStr(req, 'search'),
         exact: qBool(req, 'exact'),
         first: qInt(req, 'first'),
@@ -105,7 +106,7 @@ groupsRouter.get(
   route(async (req, res) =>
     json(
       res,
-      await listMembers(ctxOf(res), realmOf(res), req.params.id as string, {
+      await listMembers(ctxOf(res), realmOf(res), await groupOf(req, res), {
         first: qInt(req, 'first'),
         max: qInt(req, 'max'),
         briefRepresentation: qBool(req, 'briefRepresentation'),

@@ -9,6 +9,7 @@ import {
   setCredentialLabel,
 } from '../../src/services/users/credentials';
 import { ctxOf, json, jsonBody, noContent, parseJson, rawBody, realmOf, route } from '../http';
+import { userOf } from '../parents';
 
 /**
  * `/admin/realms/{realm}/users/{userId}/...`: credentials, reset-password, disable-credential-types and
@@ -16,17 +17,15 @@ import { ctxOf, json, jsonBody, noContent, parseJson, rawBody, realmOf, route } 
  */
 export const userCredentialsRouter = Router({ mergeParams: true });
 
-const userIdOf = (params: Record<string, unknown>) => String(params.userId);
-
 userCredentialsRouter.get(
   '/credentials',
-  route(async (req, res) => json(res, await listCredentials(ctxOf(res), realmOf(res), userIdOf(req.params)))),
+  route(async (req, res) => json(res, await listCredentials(ctxOf(res), realmOf(res), await userOf(req, res)))),
 );
 
 userCredentialsRouter.delete(
   '/credentials/:credentialId',
   route(async (req, res) => {
-    await deleteCredential(ctxOf(res), realmOf(res), userIdOf(req.params), String(req.params.credentialId));
+    await deleteCredential(ctxOf(res), realmOf(res), await userOf(req, res), String(req.params.credentialId));
     noContent(res);
   }),
 );
@@ -34,7 +33,7 @@ userCredentialsRouter.delete(
 userCredentialsRouter.post(
   '/credentials/:credentialId/moveToFirst',
   route(async (req, res) => {
-    await moveCredential(ctxOf(res), realmOf(res), userIdOf(req.params), String(req.params.credentialId), null);
+    await moveCredential(ctxOf(res), realmOf(res), await userOf(req, res), String(req.params.credentialId), null);
     noContent(res);
   }),
 );
@@ -43,7 +42,7 @@ userCredentialsRouter.post(
   '/credentials/:credentialId/moveAfter/:previousId',
   route(async (req, res) => {
     const { credentialId, previousId } = req.params as Record<string, string>;
-    await moveCredential(ctxOf(res), realmOf(res), userIdOf(req.params), credentialId, previousId);
+    await moveCredential(ctxOf(res), realmOf(res), await userOf(req, res), credentialId, previousId);
     noContent(res);
   }),
 );
@@ -51,7 +50,7 @@ userCredentialsRouter.post(
 userCredentialsRouter.put(
   '/credentials/:credentialId/userLabel',
   route(async (req, res) => {
-    await setCredentialLabel(ctxOf(res), realmOf(res), userIdOf(req.params), String(req.params.credentialId), rawBody(req));
+    await setCredentialLabel(ctxOf(res), realmOf(res), await userOf(req, res), String(req.params.credentialId), rawBody(req));
     noContent(res);
   }),
 );
@@ -60,7 +59,7 @@ userCredentialsRouter.put(
   '/reset-password',
   route(async (req, res) => {
     const body = jsonBody<Record<string, unknown> | null>(req, 'CredentialRepresentation', () => null);
-    await resetPassword(ctxOf(res), realmOf(res), userIdOf(req.params), body);
+    await resetPassword(ctxOf(res), realmOf(res), await userOf(req, res), body);
     noContent(res);
   }),
 );
@@ -68,12 +67,13 @@ userCredentialsRouter.put(
 userCredentialsRouter.put(
   '/disable-credential-types',
   route(async (req, res) => {
-    await disableCredentialTypes(ctxOf(res), realmOf(res), userIdOf(req.params), parseJson(req));
+    const types = parseJson(req);
+    await disableCredentialTypes(ctxOf(res), realmOf(res), await userOf(req, res), types);
     noContent(res);
   }),
 );
 
 userCredentialsRouter.get(
   '/configured-user-storage-credential-types',
-  route(async (req, res) => json(res, await configuredUserStorageCredentialTypes(ctxOf(res), realmOf(res), userIdOf(req.params)))),
+  route(async (req, res) => json(res, await configuredUserStorageCredentialTypes(ctxOf(res), realmOf(res), await userOf(req, res)))),
 );

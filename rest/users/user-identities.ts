@@ -1,22 +1,21 @@
 import { Router } from 'express';
 import { linkFederatedIdentity, listFederatedIdentities, unlinkFederatedIdentity } from '../../src/services/users/federated-identities';
 import { ctxOf, json, jsonBody, noContent, realmOf, route } from '../http';
+import { userOf } from '../parents';
 
 /** `/admin/realms/{realm}/users/{userId}/federated-identity...`: identity provider links of a user. */
 export const userIdentitiesRouter = Router({ mergeParams: true });
 
-const userIdOf = (params: Record<string, unknown>) => String(params.userId);
-
 userIdentitiesRouter.get(
   '/',
-  route(async (req, res) => json(res, await listFederatedIdentities(ctxOf(res), realmOf(res), userIdOf(req.params)))),
+  route(async (req, res) => json(res, await listFederatedIdentities(ctxOf(res), realmOf(res), await userOf(req, res)))),
 );
 
 userIdentitiesRouter.post(
   '/:alias',
   route(async (req, res) => {
     const body = jsonBody(req, 'FederatedIdentityRepresentation');
-    await linkFederatedIdentity(ctxOf(res), realmOf(res), userIdOf(req.params), String(req.params.alias), body);
+    await linkFederatedIdentity(ctxOf(res), realmOf(res), await userOf(req, res), String(req.params.alias), body);
     noContent(res);
   }),
 );
@@ -24,7 +23,7 @@ userIdentitiesRouter.post(
 userIdentitiesRouter.delete(
   '/:alias',
   route(async (req, res) => {
-    await unlinkFederatedIdentity(ctxOf(res), realmOf(res), userIdOf(req.params), String(req.params.alias));
+    await unlinkFederatedIdentity(ctxOf(res), realmOf(res), await userOf(req, res), String(req.params.alias));
     noContent(res);
   }),
 );

@@ -1,9 +1,9 @@
 import { type Request, Router } from 'express';
-import type { UserModel } from '../../src/db/models/user';
 import { getUserProfile, updateUserProfile } from '../../src/services/users/user-profile';
-import { createUser, deleteUser, getUser, resolveUser, updateUser } from '../../src/services/users/users';
+import { createUser, deleteUser, getUser, updateUser } from '../../src/services/users/users';
 import { countUsers, listUsers, type UserQuery } from '../../src/services/users/users-search';
 import { created, ctxOf, json, jsonBody, middleware, noContent, parseJson, qBool, qInt, qStr, realmOf, route } from '../http';
+import { userOf } from '../parents';
 
 /** `/admin/realms/{realm}/users`: collection, count, user profile, and one user. */
 export const usersRouter = Router({ mergeParams: true });
@@ -50,33 +50,34 @@ usersRouter.put(
   route(async (req, res) => json(res, await updateUserProfile(ctxOf(res), realmOf(res), parseJson(req)))),
 );
 
-/** Resolves `{id}` once, before any handler (404 `User not found` or 403), into `res.locals.user`. */
+/**
+ * Resolves `{id}` before any handler (404 `User not found` or 403), once per request (rest/parents.ts);
+ * also kept in `res.locals.user` for the routers that read it there.
+ */
 export const resolveUserParam = (param = 'id') =>
   middleware(async (req, res) => {
-    res.locals.user = await resolveUser(ctxOf(res), realmOf(res), String(req.params[param]));
+    res.locals.user = await userOf(req, res, param);
   });
-
-const userOf = (res: { locals: Record<string, unknown> }) => res.locals.user as UserModel;
 
 usersRouter.use('/:id', resolveUserParam());
 
 usersRouter.get(
   '/:id',
-  route(async (_req, res) => json(res, await getUser(ctxOf(res), realmOf(res), userOf(res)))),
+  route(async (req, res) => json(res, await getUser(ctxOf(res), realmOf(res), await userOf(req, res, 'id')))),
 );
 
 usersRouter.put(
   '/:id',
   route(async (req, res) => {
-    await updateUser(ctxOf(res), realmOf(res), userOf(res), jsonBody(req, 'UserRepresentation'));
+    await updateUser(ctxOf(res), realmOf(res), await userOf(req, res, 'id'), jsonBody(req, 'UserRepresentation'));
     noContent(res);
   }),
 );
 
 usersRouter.delete(
   '/:id',
-  route(async (_req, res) => {
-    await deleteUser(ctxOf(res), realmOf(res), userOf(res));
+  route(async (req, res) => {
+    await deleteUser(ctxOf(res), realmOf(res), await userOf(req, res, 'id'));
     noContent(res);
   }),
 );

@@ -2,11 +2,14 @@ import { Op, literal } from 'sequelize';
 import { requireCap } from '../../auth/permissions';
 import type { GroupModel } from '../../db/models/group';
 import type { RealmModel } from '../../db/models/realm';
+import type { UserModel } from '../../db/models/user';
 import { type OperationType, recordAdminEvent } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
+import { isEmptyPage, pageOf } from '../../core/paging';
+import { invalidate } from '../../loaders/invalidate';
 import { pathOf } from './group-paths';
-import { findGroup, groupRepresentations, nameCondition, paging, type GroupRep } from './group-queries';
-import { renderUsers, resolveUser } from '../users/users';
+import { findGroup, groupRepresentations, groupsByIds, nameCondition, type GroupRep } from './group-queries';
+import { renderUsers } from '../users/users';
 
 /**
  * Group membership (reference §4.11, §5.7, §5.9): members of a group, groups of a user, joining and
@@ -45,51 +48,50 @@ function membershipSubquery(ctx: RequestContext, select: 'user_id' | 'group_id',
   return literal(`(SELECT ${select} FROM user_group_membership WHERE ${by} = ${ctx.db.sequelize.escape(id)})`);
 }
 
-/** GET /{realm}/groups/{id}/members: direct members by username, first 0, max 100, full by default. */
+/**
+ * GET /{realm}/groups/{id}/members, and GraphQL `Group.members`: direct members by username, first 0,
+ * max 100, full by default. One statement per page for any number of groups.
+ */
 export async function listMembers(
   ctx: RequestContext,
   realm: RealmModel,
-  groupId: string,
+  group: GroupModel,
   query: { first?: number; max?: number; briefRepresentation?: boolean } = {},
 ): Promise<Record<string, unknown>[]> {
-  const group = await findGroup(ctx, realm, groupId);
   await requireCap(ctx, realm, 'viewUsers');
-  const page = paging(query.first ?? 0, query.max ?? 100);
-  if (!page) return [];
-  const users = await ctx.db.models.User.findAll({
-    where: { realmId: realm.id, id: { [Op.in]: membershipSubquery(ctx, 'user_id', 'group_id', group.id) } },
-    order: [['username', 'ASC']],
-    ...page,
-  });
+  const page = pageOf(query, { defaultMax: 100 });
+  if (isEmptyPage(page)) return [];
+  const ids = await ctx.loaders.memberIdsPageByGroup.load({ id: group.id, ...page });
+  const users = (await ctx.loaders.userById.loadMany(ids)).filter(
+    (u): u is UserModel => !!u && !(u instanceof Error) && u.realmId === realm.id,
+  );
   return renderUsers(ctx, realm, users, { mode: query.briefRepresentation ? 'member' : 'full' });
 }
 
-/** GET /{realm}/users/{id}/groups: the user's direct groups by name, brief by default, no access map. */
+/**
+ * GET /{realm}/users/{id}/groups, and GraphQL `User.groups`: the user's direct groups by name, brief
+ * by default, no access map. One statement per page for any number of users.
+ */
 export async function listUserGroups(
   ctx: RequestContext,
   realm: RealmModel,
-  userId: string,
+  user: UserModel,
   query: { search?: string; first?: number; max?: number; briefRepresentation?: boolean } = {},
 ): Promise<GroupRep[]> {
-  const user = await resolveUser(ctx, realm, userId);
   await requireCap(ctx, realm, 'viewUsers');
-  const page = paging(query.first, query.max);
-  if (!page) return [];
-  const groups = await ctx.db.models.Group.findAll({
-    where: {
-      realmId: realm.id,
-      id: { [Op.in]: membershipSubquery(ctx, 'group_id', 'user_id', user.id) },
-      [Op.and]: nameCondition(query.search),
-    },
-    order: [['name', 'ASC']],
-    ...page,
-  });
-  return groupRepresentations(ctx, realm, groups, { brief: query.briefRepresentation ?? true });
+  const page = pageOf(query);
+  if (isEmptyPage(page)) return [];
+  const ids = await ctx.loaders.groupIdsPageByUser.load({ id: user.id, ...page, search: query.search });
+  return groupRepresentations(ctx, realm, await groupsByIds(ctx, realm, ids), { brief: query.briefRepresentation ?? true });
 }
 
 /** GET /{realm}/users/{id}/groups/count: `{count}` of the user's direct groups (name filter optional). */
-export async function countUserGroups(ctx: RequestContext, realm: RealmModel, userId: string, search?: string): Promise<{ count: number }> {
-  const user = await resolveUser(ctx, realm, userId);
+export async function countUserGroups(
+  ctx: RequestContext,
+  realm: RealmModel,
+  user: UserModel,
+  search?: string,
+): Promise<{ count: number }> {
   await requireCap(ctx, realm, 'viewUsers');
   const count = await ctx.db.models.Group.count({
     where: { realmId: realm.id, id: { [Op.in]: membershipSubquery(ctx, 'group_id', 'user_id', user.id) }, [Op.and]: nameCondition(search) },
@@ -97,15 +99,8 @@ export async function countUserGroups(ctx: RequestContext, realm: RealmModel, us
   return { count };
 }
 
-function forgetMembership(ctx: RequestContext, userId: string, groupId: string): void {
-  ctx.loaders.groupIdsByUser.clear(userId);
-  ctx.loaders.memberIdsByGroup.clear(groupId);
-  ctx.loaders.effectiveRoleIdsByUser.clear(userId);
-}
-
 /** PUT /{realm}/users/{id}/groups/{groupId}: joins the group (idempotent); unknown group → 404 `Group not found`. */
-export async function joinGroup(ctx: RequestContext, realm: RealmModel, userId: string, groupId: string): Promise<void> {
-  const user = await resolveUser(ctx, realm, userId);
+export async function joinGroup(ctx: RequestContext, realm: RealmModel, user: UserModel, groupId: string): Promise<void> {
   await requireCap(ctx, realm, 'manageUsers');
   const group = await findGroup(ctx, realm, groupId, 'Group not found');
   const representation = await eventGroupRep(ctx, realm, group);
@@ -113,12 +108,11 @@ export async function joinGroup(ctx: RequestContext, realm: RealmModel, userId: 
     await ctx.db.models.UserGroupMembership.bulkCreate([{ userId: user.id, groupId: group.id }], { ignoreDuplicates: true });
     await membershipEvent(ctx, realm, user, group, 'CREATE', representation);
   });
-  forgetMembership(ctx, user.id, group.id);
+  invalidate.membership(ctx.loaders, user.id, group.id);
 }
 
 /** DELETE /{realm}/users/{id}/groups/{groupId}: leaves the group (204 even when not a member). */
-export async function leaveGroup(ctx: RequestContext, realm: RealmModel, userId: string, groupId: string): Promise<void> {
-  const user = await resolveUser(ctx, realm, userId);
+export async function leaveGroup(ctx: RequestContext, realm: RealmModel, user: UserModel, groupId: string): Promise<void> {
   await requireCap(ctx, realm, 'manageUsers');
   const group = await findGroup(ctx, realm, groupId, 'Group not found');
   const representation = await eventGroupRep(ctx, realm, group);
@@ -126,7 +120,7 @@ export async function leaveGroup(ctx: RequestContext, realm: RealmModel, userId:
     await ctx.db.models.UserGroupMembership.destroy({ where: { userId: user.id, groupId: group.id } });
     await membershipEvent(ctx, realm, user, group, 'DELETE', representation);
   });
-  forgetMembership(ctx, user.id, group.id);
+  invalidate.membership(ctx.loaders, user.id, group.id);
 }
 
 /** GET /{realm}/default-groups: brief representations of the realm's default groups, by path. */

@@ -3,6 +3,7 @@ import { check, requireCap } from '../../auth/permissions';
 import { TOP_LEVEL, type GroupModel } from '../../db/models/group';
 import type { RealmModel } from '../../db/models/realm';
 import { notFound } from '../../core/errors';
+import { isEmptyPage, pageOf, slicePage, sqlPage } from '../../core/paging';
 import { toGroupRepresentation } from '../../representations/group';
 import type { RequestContext } from '../../core/context';
 import { findGroupByPath, groupChain, pathOf } from './group-paths';
@@ -145,15 +146,6 @@ function sortByName(reps: GroupRep[]): GroupRep[] {
   return reps;
 }
 
-/** Sequelize paging from `first`/`max` (negative = absent); null when `max` is 0 (empty page). */
-export function paging(first?: number, max?: number): { offset?: number; limit?: number } | null {
-  if (max === 0) return null;
-  const out: { offset?: number; limit?: number } = {};
-  if (first !== undefined && first > 0) out.offset = first;
-  if (max !== undefined && max > 0) out.limit = max;
-  return out;
-}
-
 /** Name condition: case-insensitive substring, or exact (case-sensitive) match. */
 export function nameCondition(search: string | undefined, exact?: boolean): WhereOptions[] {
   if (search === undefined) return [];
@@ -177,16 +169,15 @@ async function groupsByAttributes(
   first?: number,
   max?: number,
 ): Promise<GroupModel[]> {
-  const page = paging(first, max);
-  if (!page) return [];
+  const page = pageOf({ first, max });
+  if (isEmptyPage(page)) return [];
   // Cheap textual pre-filter on the JSON column, then the exact check in memory.
   const pre = Object.entries(attrs).flatMap(([k, v]) =>
     [k, v].map((s) => where(fn('INSTR', col('attributes'), JSON.stringify(s)), Op.gt, 0)),
   );
   const rows = await ctx.db.models.Group.findAll({ where: { realmId: realm.id, [Op.and]: pre }, order: [['name', 'ASC']] });
   const hits = rows.filter((g) => Object.entries(attrs).every(([k, v]) => (g.attributes[k] ?? []).includes(v)));
-  const start = page.offset ?? 0;
-  return hits.slice(start, page.limit !== undefined ? start + page.limit : undefined);
+  return slicePage(hits, page);
 }
 
 export interface GroupListQuery {
@@ -210,10 +201,10 @@ export async function listGroups(ctx: RequestContext, realm: RealmModel, query: 
   if (query.q !== undefined) {
     groups = await groupsByAttributes(ctx, realm, parseSearchQuery(query.q), query.first, query.max);
   } else {
-    const page = paging(query.first, query.max);
-    if (!page) return [];
+    const page = pageOf(query);
+    if (isEmptyPage(page)) return [];
     const cond = query.search !== undefined ? nameCondition(query.search.trim(), query.exact) : [{ parentId: TOP_LEVEL }];
-    groups = await Group.findAll({ where: { realmId: realm.id, [Op.and]: cond }, order: [['name', 'ASC']], ...page });
+    groups = await Group.findAll({ where: { realmId: realm.id, [Op.and]: cond }, order: [['name', 'ASC']], ...sqlPage(page) });
   }
   const opts = { brief: query.briefRepresentation ?? true, subGroupCount: query.subGroupsCount ?? true, access: true };
   if (query.populateHierarchy ?? true) return withAncestors(ctx, realm, groups, opts);
@@ -260,18 +251,27 @@ export interface ChildrenQuery {
   subGroupsCount?: boolean;
 }
 
-/** GET /{realm}/groups/{id}/children: direct children by name, first 0, max 10, full rep by default. */
-export async function listChildren(ctx: RequestContext, realm: RealmModel, id: string, query: ChildrenQuery = {}): Promise<GroupRep[]> {
-  const group = await findGroup(ctx, realm, id);
+/** The groups with these ids that belong to the realm, in the order of the ids (batched through the loader). */
+export async function groupsByIds(ctx: RequestContext, realm: RealmModel, ids: readonly string[]): Promise<GroupModel[]> {
+  const groups = await ctx.loaders.groupById.loadMany([...ids]);
+  return groups.filter((g): g is GroupModel => !!g && !(g instanceof Error) && g.realmId === realm.id);
+}
+
+/**
+ * GET /{realm}/groups/{id}/children, and GraphQL `Group.subGroups`: direct children by name, first 0,
+ * max 10, full representation by default. One statement per page for any number of parents.
+ */
+export async function listChildren(
+  ctx: RequestContext,
+  realm: RealmModel,
+  group: GroupModel,
+  query: ChildrenQuery = {},
+): Promise<GroupRep[]> {
   await requireCap(ctx, realm, 'viewUsers');
-  const page = paging(query.first ?? 0, query.max ?? 10);
-  if (!page) return [];
-  const children = await ctx.db.models.Group.findAll({
-    where: { realmId: realm.id, parentId: group.id, [Op.and]: nameCondition(query.search, query.exact) },
-    order: [['name', 'ASC']],
-    ...page,
-  });
-  return groupRepresentations(ctx, realm, children, {
+  const page = pageOf(query, { defaultMax: 10 });
+  if (isEmptyPage(page)) return [];
+  const ids = await ctx.loaders.childIdsPageByGroup.load({ id: group.id, ...page, search: query.search, exact: query.exact });
+  return groupRepresentations(ctx, realm, await groupsByIds(ctx, realm, ids), {
     brief: query.briefRepresentation ?? false,
     subGroupCount: query.subGroupsCount ?? true,
     access: true,

@@ -4,7 +4,8 @@ import { requireCap } from '../../auth/permissions';
 import { TOP_LEVEL, type GroupModel } from '../../db/models/group';
 import type { RealmModel } from '../../db/models/realm';
 import { badRequest, cannotParse, conflict, featureNotEnabled, notFound } from '../../core/errors';
-import { isUniqueViolation } from '../../core/db-errors';
+import { write } from '../../core/db-errors';
+import { invalidate } from '../../loaders/invalidate';
 import { recordAdminEvent } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
 import { ancestorIds, subtreeIds } from './group-paths';
@@ -58,18 +59,6 @@ function groupInput(rep: Record<string, unknown>): GroupInput {
 const topLevelExists = (name: string) => conflict(`Top level group named '${name}' already exists.`);
 const siblingExists = (name: string) => conflict(`Sibling group named '${name}' already exists.`);
 
-/** Drops cached tree data of the groups touched by a write. */
-function forget(ctx: RequestContext, ...ids: string[]): void {
-  const l = ctx.loaders;
-  for (const id of ids) {
-    l.groupById.clear(id);
-    l.childrenByGroup.clear(id);
-    l.subGroupCountByGroup.clear(id);
-  }
-  l.effectiveRoleIdsByGroup.clearAll();
-  l.effectiveRoleIdsByUser.clearAll();
-}
-
 /** Inserts a group; a sibling with the same name is the unique index's 409. */
 async function insertGroup(
   ctx: RequestContext,
@@ -79,33 +68,29 @@ async function insertGroup(
   rep: Record<string, unknown>,
 ): Promise<GroupModel> {
   const { Group } = ctx.db.models;
-  try {
-    const group = await ctx.db.transaction(async () => {
-      // Lock the parent so a concurrent delete of its subtree cannot leave the new child orphaned.
-      if (parent && !(await Group.findByPk(parent.id, { attributes: ['id'], lock: true }))) throw notFound('Could not find group by id');
-      const created = await Group.create({
-        id: randomUUID(),
-        realmId: realm.id,
-        parentId: parent ? parent.id : TOP_LEVEL,
-        name: input.name,
-        description: input.description,
-        attributes: input.attributes ?? {},
-      });
-      const resourcePath = parent ? `groups/${parent.id}/children` : `groups/${created.id}`;
-      await recordAdminEvent(ctx, realm, {
-        operationType: 'CREATE',
-        resourceType: 'GROUP',
-        resourcePath,
-        representation: { ...rep, id: created.id },
-      });
-      return created;
+  const exists = () => (parent ? siblingExists(input.name) : topLevelExists(input.name));
+  const group = await write(ctx, { unique: exists }, async () => {
+    // Lock the parent so a concurrent delete of its subtree cannot leave the new child orphaned.
+    if (parent && !(await Group.findByPk(parent.id, { attributes: ['id'], lock: true }))) throw notFound('Could not find group by id');
+    const created = await Group.create({
+      id: randomUUID(),
+      realmId: realm.id,
+      parentId: parent ? parent.id : TOP_LEVEL,
+      name: input.name,
+      description: input.description,
+      attributes: input.attributes ?? {},
     });
-    forget(ctx, group.id, ...(parent ? [parent.id] : []));
-    return group;
-  } catch (e) {
-    if (isUniqueViolation(e)) throw parent ? siblingExists(input.name) : topLevelExists(input.name);
-    throw e;
-  }
+    const resourcePath = parent ? `groups/${parent.id}/children` : `groups/${created.id}`;
+    await recordAdminEvent(ctx, realm, {
+      operationType: 'CREATE',
+      resourceType: 'GROUP',
+      resourcePath,
+      representation: { ...rep, id: created.id },
+    });
+    return created;
+  });
+  invalidate.group(ctx.loaders, group.id, parent?.id);
+  return group;
 }
 
 /**
@@ -125,22 +110,18 @@ async function moveGroup(
   const oldParent = child.parentId;
   if (oldParent === target) return;
   const { Group } = ctx.db.models;
-  try {
-    await ctx.db.transaction(async () => {
-      if (parent) {
-        if (!(await Group.findByPk(parent.id, { attributes: ['id'], lock: true }))) throw notFound('Could not find group by id');
-        if ((await ancestorIds(ctx, parent.id)).includes(child.id))
-          throw badRequest('Cannot move a group under itself or one of its subgroups');
-      }
-      await Group.update({ parentId: target }, { where: { id: child.id, realmId: realm.id } });
-      const resourcePath = parent ? `groups/${parent.id}/children` : 'groups';
-      await recordAdminEvent(ctx, realm, { operationType: 'UPDATE', resourceType: 'GROUP', resourcePath, representation: rep });
-    });
-  } catch (e) {
-    if (isUniqueViolation(e)) throw parent ? siblingExists(name) : topLevelExists(name);
-    throw e;
-  }
-  forget(ctx, child.id, oldParent, target);
+  await write(ctx, { unique: () => (parent ? siblingExists(name) : topLevelExists(name)) }, async () => {
+    if (parent) {
+      if (!(await Group.findByPk(parent.id, { attributes: ['id'], lock: true }))) throw notFound('Could not find group by id');
+      if ((await ancestorIds(ctx, parent.id)).includes(child.id))
+        throw badRequest('Cannot move a group under itself or one of its subgroups');
+    }
+    await Group.update({ parentId: target }, { where: { id: child.id, realmId: realm.id } });
+    const resourcePath = parent ? `groups/${parent.id}/children` : 'groups';
+    await recordAdminEvent(ctx, realm, { operationType: 'UPDATE', resourceType: 'GROUP', resourcePath, representation: rep });
+  });
+  // The subtree's paths and inherited roles change with its parent.
+  invalidate.groups(ctx.loaders);
 }
 
 export interface AddGroupResult {
@@ -194,26 +175,21 @@ export async function updateGroup(ctx: RequestContext, realm: RealmModel, id: st
   await requireCap(ctx, realm, 'manageUsers');
   const input = groupInput(rep);
   if (rep.id !== undefined && rep.id !== null && rep.id !== group.id) throw badRequest('Invalid group id');
-  try {
-    await ctx.db.transaction(async () => {
-      const fresh = await ctx.db.models.Group.findByPk(group.id, { lock: true });
-      if (!fresh) throw notFound('Could not find group by id');
-      fresh.name = input.name;
-      fresh.description = input.description;
-      if (input.attributes) fresh.attributes = input.attributes;
-      await fresh.save();
-      await recordAdminEvent(ctx, realm, {
-        operationType: 'UPDATE',
-        resourceType: 'GROUP',
-        resourcePath: `groups/${group.id}`,
-        representation: rep,
-      });
+  await write(ctx, { unique: () => siblingExists(input.name) }, async () => {
+    const fresh = await ctx.db.models.Group.findByPk(group.id, { lock: true });
+    if (!fresh) throw notFound('Could not find group by id');
+    fresh.name = input.name;
+    fresh.description = input.description;
+    if (input.attributes) fresh.attributes = input.attributes;
+    await fresh.save();
+    await recordAdminEvent(ctx, realm, {
+      operationType: 'UPDATE',
+      resourceType: 'GROUP',
+      resourcePath: `groups/${group.id}`,
+      representation: rep,
     });
-  } catch (e) {
-    if (isUniqueViolation(e)) throw siblingExists(input.name);
-    throw e;
-  }
-  forget(ctx, group.id);
+  });
+  invalidate.group(ctx.loaders, group.id, group.parentId);
 }
 
 /** DELETE /{realm}/groups/{id}: the group, its subtree, their memberships, role mappings and default-group entries. */
@@ -221,7 +197,7 @@ export async function deleteGroup(ctx: RequestContext, realm: RealmModel, id: st
   const group = await findGroup(ctx, realm, id);
   await requireCap(ctx, realm, 'manageUsers');
   const m = ctx.db.models;
-  const ids = await ctx.db.transaction(async () => {
+  await ctx.db.transaction(async () => {
     const all = await subtreeIds(ctx, [group.id], true);
     const inIds = { [Op.in]: all };
     await m.UserGroupMembership.destroy({ where: { groupId: inIds } });
@@ -229,12 +205,8 @@ export async function deleteGroup(ctx: RequestContext, realm: RealmModel, id: st
     await m.RealmDefaultGroup.destroy({ where: { groupId: inIds } });
     await m.Group.destroy({ where: { id: inIds, realmId: realm.id } });
     await recordAdminEvent(ctx, realm, { operationType: 'DELETE', resourceType: 'GROUP', resourcePath: `groups/${group.id}` });
-    return all;
   });
-  forget(ctx, group.parentId, ...ids);
-  ctx.loaders.groupIdsByUser.clearAll();
-  ctx.loaders.memberIdsByGroup.clearAll();
-  ctx.loaders.roleIdsByGroup.clearAll();
+  invalidate.groups(ctx.loaders);
 }
 
 /** GET/PUT /{realm}/groups/{id}/management/permissions: 404 for an unknown group, else 501 (no FGAP v1). */

@@ -12,7 +12,7 @@ import { createIdentityProviderMapper } from '../identity-providers/idp-mappers'
 import { importGroup, mapRoles, roleIdsByNames } from './realm-import';
 import { addComposites } from '../roles/role-composites';
 import { createRole, deleteRole, type RoleComposites } from '../roles/roles';
-import { createUser, deleteUser } from '../users/users';
+import { createUser, deleteUser, resolveUser } from '../users/users';
 
 /**
  * The resource kinds of a partial import (core reference §3.13), in Keycloak's order: clients,
@@ -320,7 +320,7 @@ export function usersKind(ctx: RequestContext, realm: RealmModel, reps: Rep[]): 
       item.rep.email == null || !duplicateEmails
         ? `User with user name ${item.name} already exists.`
         : `User with user name ${item.name} or with email ${str(item.rep.email)} already exists.`,
-    remove: (item) => deleteUser(ctx, realm, item.existingId as string),
+    remove: async (item) => deleteUser(ctx, realm, await resolveUser(ctx, realm, item.existingId as string)),
     async create(item) {
       const body = without(item.rep, 'id', 'realmRoles', 'clientRoles', 'clientConsents', 'federatedIdentities');
       const id = await createUser(ctx, realm, body, { imported: true });

@@ -86,8 +86,9 @@ export async function locateRole(
   return { role, owner };
 }
 
-/** Role representations with their `composite` flags, loaded in one batch. */
+/** Role representations with their `composite` flags, loaded in one batch (the roles are primed for later lookups by id). */
 export async function roleReps(ctx: RequestContext, roles: RoleModel[], brief = true): Promise<Record<string, unknown>[]> {
+  for (const r of roles) ctx.loaders.roleById.prime(r.id, r);
   const children = await ctx.loaders.childIdsByRole.loadMany(roles.map((r) => r.id));
   return roles.map((r, i) => {
     const c = children[i];

@@ -2,6 +2,8 @@ import { Op, col, fn, literal, where as sqlWhere } from 'sequelize';
 import type { RealmModel } from '../../db/models/realm';
 import type { RoleModel } from '../../db/models/role';
 import { notFound } from '../../core/errors';
+import { isEmptyPage, pageOf, slicePage, sqlPage } from '../../core/paging';
+import { invalidate } from '../../loaders/invalidate';
 import { recordAdminEvent, roleResourcePath, roleResourceType } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
 import { findClient } from '../clients/clients';
@@ -18,23 +20,40 @@ export interface CompositeQuery {
   max?: number;
 }
 
-/** Direct children of a role, optionally limited to one container, searched and paged; ordered by name. */
-async function children(
-  ctx: RequestContext,
-  parent: RoleModel,
-  where: Record<string | symbol, unknown> = {},
-  q: CompositeQuery = {},
-): Promise<RoleModel[]> {
-  const sub = literal(`(SELECT child_id FROM composite_role WHERE composite_id = ${ctx.db.sequelize.escape(parent.id)})`);
+const byName = (a: RoleModel, b: RoleModel) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/**
+ * Direct children of a role, optionally limited to one container, searched and paged; ordered by
+ * name. Without a search they come from the per-request loaders, so the children of N roles cost
+ * the same statements as those of one.
+ */
+async function children(ctx: RequestContext, parent: RoleModel, containerId?: string, q: CompositeQuery = {}): Promise<RoleModel[]> {
+  const page = pageOf(q);
+  if (isEmptyPage(page)) return [];
   const search = q.search?.trim();
-  const cond: Record<string | symbol, unknown> = { id: { [Op.in]: sub }, ...where };
-  if (search) cond[Op.and] = [sqlWhere(fn('LOWER', col('name')), { [Op.like]: `%${search.toLowerCase()}%` })];
-  const first = q.first !== undefined && q.first >= 0 ? q.first : undefined;
-  const max = q.max !== undefined && q.max >= 0 ? q.max : undefined;
-  return ctx.db.models.Role.findAll({ where: cond, order: [['name', 'ASC']], offset: first, limit: max });
+  if (search) {
+    const sub = literal(`(SELECT child_id FROM composite_role WHERE composite_id = ${ctx.db.sequelize.escape(parent.id)})`);
+    return ctx.db.models.Role.findAll({
+      where: {
+        id: { [Op.in]: sub },
+        ...(containerId ? { containerId } : {}),
+        [Op.and]: [sqlWhere(fn('LOWER', col('name')), { [Op.like]: `%${search.toLowerCase()}%` })],
+      },
+      order: [['name', 'ASC']],
+      ...sqlPage(page),
+    });
+  }
+  const ids = await ctx.loaders.childIdsByRole.load(parent.id);
+  const roles = (await ctx.loaders.roleById.loadMany(ids)).filter(
+    (r): r is RoleModel => !!r && !(r instanceof Error) && (!containerId || r.containerId === containerId),
+  );
+  return slicePage(roles.sort(byName), page);
 }
 
-/** GET {roleOwner}/{name}/composites, GET roles-by-id/{id}/composites?search&first&max: direct children (brief). */
+/**
+ * GET {roleOwner}/{name}/composites, GET roles-by-id/{id}/composites?search&first&max, and GraphQL
+ * `Role.composites`: direct children (brief).
+ */
 export async function getComposites(
   ctx: RequestContext,
   realm: RealmModel,
@@ -42,13 +61,13 @@ export async function getComposites(
   q: CompositeQuery = {},
 ): Promise<Record<string, unknown>[]> {
   const { role } = await locateRole(ctx, realm, loc, 'view');
-  return roleReps(ctx, await children(ctx, role, {}, q));
+  return roleReps(ctx, await children(ctx, role, undefined, q));
 }
 
 /** GET .../composites/realm: direct realm-role children (brief). */
 export async function getRealmComposites(ctx: RequestContext, realm: RealmModel, loc: RoleLocator): Promise<Record<string, unknown>[]> {
   const { role } = await locateRole(ctx, realm, loc, 'view');
-  return roleReps(ctx, await children(ctx, role, { containerId: realm.id }));
+  return roleReps(ctx, await children(ctx, role, realm.id));
 }
 
 /** GET .../composites/clients/{clientUuid}: direct children that are roles of that client; unknown client → 404. */
@@ -61,7 +80,7 @@ export async function getClientComposites(
   const { role } = await locateRole(ctx, realm, loc, 'view');
   const client = await findClient(ctx, realm, clientUuid);
   if (!client) throw notFound('Could not find client');
-  return roleReps(ctx, await children(ctx, role, { containerId: client.id }));
+  return roleReps(ctx, await children(ctx, role, client.id));
 }
 
 /** Roles named by `id` in a composites body; missing or unknown id → 404 `Could not find composite role`. */
@@ -102,7 +121,7 @@ export async function addComposites(
     );
     await recordAdminEvent(ctx, realm, compositesEvent('CREATE', role, loc, reps));
   });
-  ctx.loaders.childIdsByRole.clear(role.id);
+  invalidate.roleMappings(ctx.loaders, { compositeIds: [role.id] });
 }
 
 /** DELETE {roleOwner}/{name}/composites, DELETE roles-by-id/{id}/composites: removes children by id. */
@@ -119,5 +138,5 @@ export async function removeComposites(
     await ctx.db.models.CompositeRole.destroy({ where: { compositeId: role.id, childId: { [Op.in]: roles.map((r) => r.id) } } });
     await recordAdminEvent(ctx, realm, compositesEvent('DELETE', role, loc, reps));
   });
-  ctx.loaders.childIdsByRole.clear(role.id);
+  invalidate.roleMappings(ctx.loaders, { compositeIds: [role.id] });
 }

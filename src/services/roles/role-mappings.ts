@@ -7,6 +7,7 @@ import { forbidden, notFound } from '../../core/errors';
 import { toMappingsRepresentation } from '../../representations/role';
 import { recordAdminEvent } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
+import { invalidate } from '../../loaders/invalidate';
 import { findClient } from '../clients/clients';
 import { canMapRole, requireMapRoles, roleReps } from './role-access';
 
@@ -59,26 +60,25 @@ const directRoleIds = (ctx: RequestContext, o: Owner) =>
 const effectiveRoleIds = (ctx: RequestContext, o: Owner) =>
   o.type === 'users' ? ctx.loaders.effectiveRoleIdsByUser.load(o.id) : ctx.loaders.effectiveRoleIdsByGroup.load(o.id);
 
+/** After a mapping write: the owner's direct mappings and every effective set (members and subgroups inherit). */
 function clearOwner(ctx: RequestContext, o: Owner): void {
-  if (o.type === 'users') {
-    ctx.loaders.roleIdsByUser.clear(o.id);
-    ctx.loaders.effectiveRoleIdsByUser.clear(o.id);
-  } else {
-    // Members and subgroups inherit the group's roles: every effective set may have changed.
-    ctx.loaders.roleIdsByGroup.clear(o.id);
-    ctx.loaders.effectiveRoleIdsByGroup.clearAll();
-    ctx.loaders.effectiveRoleIdsByUser.clearAll();
-  }
+  invalidate.roleMappings(ctx.loaders, o.type === 'users' ? { userIds: [o.id] } : { groupIds: [o.id] });
   ctx.memo.clear();
 }
 
 const byName = (a: RoleModel, b: RoleModel) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
-/** Roles of one container among the given ids, ordered by name. */
-async function rolesIn(ctx: RequestContext, containerId: string, ids: Iterable<string>): Promise<RoleModel[]> {
+/**
+ * The roles among the given ids, of one container (all containers when undefined), ordered by
+ * name; read through the per-request loader, so the roles of N owners cost one statement.
+ */
+async function rolesIn(ctx: RequestContext, containerId: string | undefined, ids: Iterable<string>): Promise<RoleModel[]> {
   const list = [...ids];
   if (!list.length) return [];
-  return ctx.db.models.Role.findAll({ where: { containerId, id: { [Op.in]: list } }, order: [['name', 'ASC']] });
+  const roles = (await ctx.loaders.roleById.loadMany(list)).filter(
+    (r): r is RoleModel => !!r && !(r instanceof Error) && (containerId === undefined || r.containerId === containerId),
+  );
+  return roles.sort(byName);
 }
 
 /** GET {owner}/{id}/role-mappings: direct realm and client mappings (MappingsRepresentation). */
@@ -129,6 +129,27 @@ export async function listEffectiveRoles(
 ): Promise<Record<string, unknown>[]> {
   const { owner, containerId } = await prepare(ctx, realm, type, ownerId, clientUuid, 'view');
   return roleReps(ctx, await rolesIn(ctx, containerId, await effectiveRoleIds(ctx, owner)), brief);
+}
+
+/**
+ * GraphQL `User.effectiveRoles`, `Group.effectiveRoles`: the `.../composite` endpoints over every
+ * container at once — effective realm roles first, then client roles, each by name.
+ */
+export async function listAllEffectiveRoles(
+  ctx: RequestContext,
+  realm: RealmModel,
+  type: MappingOwnerType,
+  ownerId: string,
+  brief = true,
+): Promise<Record<string, unknown>[]> {
+  const { owner } = await prepare(ctx, realm, type, ownerId, undefined, 'view');
+  const roles = (await rolesIn(ctx, undefined, await effectiveRoleIds(ctx, owner))).filter((r) => r.realmId === realm.id);
+  const clientLast = (r: RoleModel) => (r.clientId ? 1 : 0);
+  return roleReps(
+    ctx,
+    roles.sort((a, b) => clientLast(a) - clientLast(b) || byName(a, b)),
+    brief,
+  );
 }
 
 /** GET .../realm/available, .../clients/{uuid}/available: roles the caller may map that are not directly mapped. */

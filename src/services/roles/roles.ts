@@ -5,7 +5,9 @@ import type { GroupModel } from '../../db/models/group';
 import type { RealmModel } from '../../db/models/realm';
 import type { RoleModel } from '../../db/models/role';
 import { badRequest, cannotParse, conflict, errorA, errorC, featureNotEnabled } from '../../core/errors';
-import { isUniqueViolation } from '../../core/db-errors';
+import { write } from '../../core/db-errors';
+import { pageOf, slicePage, sqlPage } from '../../core/paging';
+import { invalidate } from '../../loaders/invalidate';
 import { toGroupRepresentation } from '../../representations/group';
 import { roleAttributesFrom } from '../../representations/role';
 import { toUserRepresentation } from '../../representations/user';
@@ -64,7 +66,7 @@ export interface RoleListQuery {
   brief?: boolean;
 }
 
-const nonNegative = (n: number | undefined) => (n !== undefined && n >= 0 ? n : undefined);
+const given = (n: number | undefined) => n !== undefined && n >= 0;
 const lowerLike = (column: string, text: string) => sqlWhere(fn('LOWER', col(column)), { [Op.like]: `%${text.toLowerCase()}%` });
 
 /** GET {roleOwner}: all roles, or a name/description search (paged), or a page when first and max are both given. */
@@ -76,20 +78,19 @@ export async function listRoles(
 ): Promise<Record<string, unknown>[]> {
   const owner = await resolveRoleOwner(ctx, realm, clientUuid);
   await requireRoleAccess(ctx, owner, 'list');
-  const first = nonNegative(q.first);
-  const max = nonNegative(q.max);
+  const page = pageOf(q);
   const search = q.search?.trim();
   let roles: RoleModel[];
   if (search) {
     roles = await ctx.db.models.Role.findAll({
       where: { containerId: owner.containerId, [Op.or]: [lowerLike('name', search), lowerLike('description', search)] },
       order: [['name', 'ASC']],
-      offset: first,
-      limit: max,
+      ...sqlPage(page),
     });
   } else {
+    // Without a search, Keycloak pages only when both first and max are given.
     const all = await ctx.loaders.rolesByContainer.load(owner.containerId);
-    roles = first !== undefined && max !== undefined ? all.slice(first, first + max) : all;
+    roles = given(q.first) && given(q.max) ? slicePage(all, page) : all;
   }
   return roleReps(ctx, roles, q.brief ?? true);
 }
@@ -134,34 +135,29 @@ export async function createRole(ctx: RequestContext, realm: RealmModel, clientU
   const composites = checkComposites(rep.composites);
   const { Role, CompositeRole } = ctx.db.models;
   const id = randomUUID();
-  try {
-    await ctx.db.transaction(async () => {
-      await Role.create({
-        id,
-        realmId: realm.id,
-        clientId: owner.kind === 'client' ? owner.client.id : null,
-        containerId: owner.containerId,
-        name,
-        description: rep.description ?? null,
-        attributes: roleAttributesFrom(rep.attributes),
-      });
-      if (composites) {
-        const children = await compositesByName(ctx, realm, composites);
-        await requireMapRoles(ctx, realm, children);
-        if (children.length) await CompositeRole.bulkCreate(children.map((c) => ({ compositeId: id, childId: c.id })));
-      }
-      await recordAdminEvent(ctx, realm, {
-        operationType: 'CREATE',
-        resourceType: owner.kind === 'client' ? 'CLIENT_ROLE' : 'REALM_ROLE',
-        resourcePath: roleResourcePath({ name, clientUuid: owner.kind === 'client' ? owner.client.id : undefined }),
-        representation: rep,
-      });
+  await write(ctx, { unique: () => roleExists(name) }, async () => {
+    await Role.create({
+      id,
+      realmId: realm.id,
+      clientId: owner.kind === 'client' ? owner.client.id : null,
+      containerId: owner.containerId,
+      name,
+      description: rep.description ?? null,
+      attributes: roleAttributesFrom(rep.attributes),
     });
-  } catch (e) {
-    if (isUniqueViolation(e)) throw roleExists(name);
-    throw e;
-  }
-  ctx.loaders.rolesByContainer.clear(owner.containerId);
+    if (composites) {
+      const children = await compositesByName(ctx, realm, composites);
+      await requireMapRoles(ctx, realm, children);
+      if (children.length) await CompositeRole.bulkCreate(children.map((c) => ({ compositeId: id, childId: c.id })));
+    }
+    await recordAdminEvent(ctx, realm, {
+      operationType: 'CREATE',
+      resourceType: owner.kind === 'client' ? 'CLIENT_ROLE' : 'REALM_ROLE',
+      resourcePath: roleResourcePath({ name, clientUuid: owner.kind === 'client' ? owner.client.id : undefined }),
+      representation: rep,
+    });
+  });
+  invalidate.role(ctx.loaders, id, owner.containerId);
   ctx.log.info(`Role ${name} created in ${owner.kind === 'client' ? `client ${owner.client.clientId}` : 'realm'} ${realm.name}`);
   return name;
 }
@@ -178,24 +174,18 @@ export async function updateRole(ctx: RequestContext, realm: RealmModel, loc: Ro
   const { role } = await locateRole(ctx, realm, loc, 'manage');
   if (rep.name !== undefined && rep.name !== null && (typeof rep.name !== 'string' || !rep.name.trim())) throw roleHasNoName();
   const newName = typeof rep.name === 'string' ? rep.name : role.name;
-  try {
-    await ctx.db.transaction(async () => {
-      const values: Record<string, unknown> = { name: newName, description: rep.description ?? null };
-      if (rep.attributes !== undefined && rep.attributes !== null) values.attributes = roleAttributesFrom(rep.attributes);
-      await ctx.db.models.Role.update(values, { where: { id: role.id } });
-      await recordAdminEvent(ctx, realm, {
-        operationType: 'UPDATE',
-        resourceType: roleResourceType(role),
-        resourcePath: roleResourcePath(loc),
-        representation: rep,
-      });
+  await write(ctx, { unique: () => roleExists(newName) }, async () => {
+    const values: Record<string, unknown> = { name: newName, description: rep.description ?? null };
+    if (rep.attributes !== undefined && rep.attributes !== null) values.attributes = roleAttributesFrom(rep.attributes);
+    await ctx.db.models.Role.update(values, { where: { id: role.id } });
+    await recordAdminEvent(ctx, realm, {
+      operationType: 'UPDATE',
+      resourceType: roleResourceType(role),
+      resourcePath: roleResourcePath(loc),
+      representation: rep,
     });
-  } catch (e) {
-    if (isUniqueViolation(e)) throw roleExists(newName);
-    throw e;
-  }
-  ctx.loaders.roleById.clear(role.id);
-  ctx.loaders.rolesByContainer.clear(role.containerId);
+  });
+  invalidate.role(ctx.loaders, role.id, role.containerId);
 }
 
 /** DELETE {roleOwner}/{name}, DELETE roles-by-id/{id}: removes the role from composites, mappings and scope mappings too. */
@@ -215,9 +205,9 @@ export async function deleteRole(ctx: RequestContext, realm: RealmModel, loc: Ro
       resourcePath: roleResourcePath(loc),
     });
   });
-  ctx.loaders.roleById.clear(role.id);
-  ctx.loaders.childIdsByRole.clear(role.id);
-  ctx.loaders.rolesByContainer.clear(role.containerId);
+  // Gone from every composite and mapping too.
+  invalidate.role(ctx.loaders, role.id, role.containerId);
+  invalidate.roleMappings(ctx.loaders);
   ctx.log.info(`Role ${role.name} deleted in realm ${realm.name}`);
 }
 
@@ -227,7 +217,8 @@ export interface PageQuery {
   brief?: boolean;
 }
 
-const pageOf = (q: PageQuery) => ({ offset: nonNegative(q.first) ?? 0, limit: nonNegative(q.max) ?? 100 });
+/** Holders of a role: first 0, max 100; a negative max is the default too. */
+const holdersPage = (q: PageQuery) => sqlPage(pageOf(q, { defaultMax: 100, negativeMax: 'default' }));
 
 /** `id IN (SELECT <column> FROM <table> WHERE role_id = ?)` for the direct holders of a role. */
 function heldBy(ctx: RequestContext, table: string, column: string, roleId: string) {
@@ -246,7 +237,7 @@ export async function roleUsers(
   const users = await ctx.db.models.User.findAll({
     where: { realmId: realm.id, id: heldBy(ctx, 'user_role_mapping', 'user_id', role.id) },
     order: [['username', 'ASC']],
-    ...pageOf(q),
+    ...holdersPage(q),
   });
   const ids = users.map((u) => u.id);
   const brief = q.brief ?? false;
@@ -302,7 +293,7 @@ export async function roleGroups(
   const groups = await ctx.db.models.Group.findAll({
     where: { realmId: realm.id, id: heldBy(ctx, 'group_role_mapping', 'group_id', role.id) },
     order: [['name', 'ASC']],
-    ...pageOf(q),
+    ...holdersPage(q),
   });
   for (const g of groups) ctx.loaders.groupById.prime(g.id, g);
   const brief = q.brief ?? true;

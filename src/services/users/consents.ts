@@ -5,23 +5,14 @@ import type { RealmModel } from '../../db/models/realm';
 import { notFound } from '../../core/errors';
 import { recordAdminEvent } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
-import type { UserTarget } from './credentials';
-import { resolveUser } from './users';
+import { type ConsentRep, toConsentRepresentation } from '../../representations/consent';
+import type { UserModel } from '../../db/models/user';
 
 /**
  * Consents of a user (reference §4.9): the clients the user granted scopes to, plus the clients
  * holding an offline token of the user (offline sessions) as `additionalGrants`; revoking removes both.
  */
-const userOf = (ctx: RequestContext, realm: RealmModel, target: UserTarget) =>
-  typeof target === 'string' ? resolveUser(ctx, realm, target) : Promise.resolve(target);
-
-export interface ConsentRep {
-  clientId: string;
-  grantedClientScopes: string[];
-  createdDate: number | null;
-  lastUpdatedDate: number | null;
-  additionalGrants: Array<{ client: string; key: string }>;
-}
+export type { ConsentRep } from '../../representations/consent';
 
 /** Offline sessions of the user, with the client UUIDs each one holds a token for. */
 async function offlineClients(ctx: RequestContext, userId: string): Promise<Map<string, string[]>> {
@@ -40,8 +31,7 @@ async function offlineClients(ctx: RequestContext, userId: string): Promise<Map<
 }
 
 /** GET /admin/realms/{realm}/users/{id}/consents (view-users): consents and offline grants, by clientId. */
-export async function listConsents(ctx: RequestContext, realm: RealmModel, target: UserTarget): Promise<ConsentRep[]> {
-  const user = await userOf(ctx, realm, target);
+export async function listConsents(ctx: RequestContext, realm: RealmModel, user: UserModel): Promise<ConsentRep[]> {
   await requireCap(ctx, realm, 'viewUsers');
   const m = ctx.db.models;
   const consents = await m.UserConsent.findAll({ where: { userId: user.id } });
@@ -67,13 +57,7 @@ export async function listConsents(ctx: RequestContext, realm: RealmModel, targe
             .map((l) => scopeName.get(l.scopeId))
             .filter((n): n is string => !!n)
         : [];
-      return {
-        clientId: client.clientId,
-        grantedClientScopes: granted,
-        createdDate: consent ? Number(consent.createdDate) : null,
-        lastUpdatedDate: consent ? Number(consent.lastUpdatedDate) : null,
-        additionalGrants: offline.has(client.id) ? [{ client: client.id, key: 'Offline Token' }] : [],
-      };
+      return toConsentRepresentation(client, consent, granted, offline.has(client.id));
     });
 }
 
@@ -81,8 +65,7 @@ export async function listConsents(ctx: RequestContext, realm: RealmModel, targe
  * DELETE /admin/realms/{realm}/users/{id}/consents/{clientId} (manage-users): revokes the consent and
  * the offline tokens of that client (clientId string). Admin event ACTION.
  */
-export async function revokeConsent(ctx: RequestContext, realm: RealmModel, target: UserTarget, clientId: string): Promise<void> {
-  const user = await userOf(ctx, realm, target);
+export async function revokeConsent(ctx: RequestContext, realm: RealmModel, user: UserModel, clientId: string): Promise<void> {
   await requireCap(ctx, realm, 'manageUsers');
   const m = ctx.db.models;
   const client = await m.Client.findOne({ where: { realmId: realm.id, clientId }, attributes: ['id'] });

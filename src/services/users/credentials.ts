@@ -6,32 +6,18 @@ import type { CredentialModel, UserModel } from '../../db/models/user';
 import { cannotParse, errorB, errorC, notFound } from '../../core/errors';
 import { recordAdminEvent } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
+import { invalidate } from '../../loaders/invalidate';
+import { toCredentialRepresentation } from '../../representations/credential';
 import { storeCredentialRows } from './password-history';
 import { checkPasswordPolicy, hashSettings } from './password-policy';
-import { resolveUser } from './users';
 import { orderedUuid } from './users-input';
 
 /**
  * Credentials of a user (reference §4.7–4.8): metadata listing (never secrets), removal, priority
  * order, labels, disabling credential types, and the admin password reset with the realm's policy.
  */
-export type UserTarget = UserModel | string;
-
-const userOf = (ctx: RequestContext, realm: RealmModel, target: UserTarget) =>
-  typeof target === 'string' ? resolveUser(ctx, realm, target) : Promise.resolve(target);
-
 /** Password history rows are internal: never listed, moved or removed through the API. */
 const HISTORY = 'password-history';
-
-/** CredentialRepresentation without secrets, in Keycloak's field order. */
-export function toCredentialRepresentation(c: CredentialModel): Record<string, unknown> {
-  const out: Record<string, unknown> = { id: c.id, type: c.type };
-  if (c.userLabel != null) out.userLabel = c.userLabel;
-  out.createdDate = Number(c.createdDate);
-  out.credentialData = c.credentialData;
-  out.priority = c.priority;
-  return out;
-}
 
 async function stored(ctx: RequestContext, userId: string): Promise<CredentialModel[]> {
   return ctx.db.models.Credential.findAll({
@@ -43,14 +29,8 @@ async function stored(ctx: RequestContext, userId: string): Promise<CredentialMo
   });
 }
 
-function clearCredentialCaches(ctx: RequestContext, userId: string): void {
-  ctx.loaders.credentialTypesByUser.clear(userId);
-  ctx.loaders.requiredActionsByUser.clear(userId);
-}
-
 /** GET /admin/realms/{realm}/users/{id}/credentials: metadata of the user's credentials by priority (view-users). */
-export async function listCredentials(ctx: RequestContext, realm: RealmModel, target: UserTarget): Promise<Record<string, unknown>[]> {
-  const user = await userOf(ctx, realm, target);
+export async function listCredentials(ctx: RequestContext, realm: RealmModel, user: UserModel): Promise<Record<string, unknown>[]> {
   await requireCap(ctx, realm, 'viewUsers');
   return (await stored(ctx, user.id)).map(toCredentialRepresentation);
 }
@@ -62,8 +42,7 @@ async function credentialOf(ctx: RequestContext, userId: string, credentialId: s
 }
 
 /** DELETE /admin/realms/{realm}/users/{id}/credentials/{credentialId} (manage-users); admin event ACTION. */
-export async function deleteCredential(ctx: RequestContext, realm: RealmModel, target: UserTarget, credentialId: string): Promise<void> {
-  const user = await userOf(ctx, realm, target);
+export async function deleteCredential(ctx: RequestContext, realm: RealmModel, user: UserModel, credentialId: string): Promise<void> {
   await requireCap(ctx, realm, 'manageUsers');
   await ctx.db.transaction(async () => {
     const c = await credentialOf(ctx, user.id, credentialId);
@@ -75,7 +54,7 @@ export async function deleteCredential(ctx: RequestContext, realm: RealmModel, t
       resourcePath: `users/${user.id}/credentials/${credentialId}`,
     });
   });
-  clearCredentialCaches(ctx, user.id);
+  invalidate.user(ctx.loaders, user.id);
 }
 
 /**
@@ -85,11 +64,10 @@ export async function deleteCredential(ctx: RequestContext, realm: RealmModel, t
 export async function moveCredential(
   ctx: RequestContext,
   realm: RealmModel,
-  target: UserTarget,
+  user: UserModel,
   credentialId: string,
   previousId: string | null,
 ): Promise<void> {
-  const user = await userOf(ctx, realm, target);
   await requireCap(ctx, realm, 'manageUsers');
   await ctx.db.transaction(async () => {
     const list = await stored(ctx, user.id);
@@ -117,11 +95,10 @@ export async function moveCredential(
 export async function setCredentialLabel(
   ctx: RequestContext,
   realm: RealmModel,
-  target: UserTarget,
+  user: UserModel,
   credentialId: string,
   label: string,
 ): Promise<void> {
-  const user = await userOf(ctx, realm, target);
   await requireCap(ctx, realm, 'manageUsers');
   const c = await credentialOf(ctx, user.id, credentialId);
   const text = label.trim();
@@ -133,8 +110,7 @@ export async function setCredentialLabel(
 }
 
 /** PUT /admin/realms/{realm}/users/{id}/disable-credential-types (manage-users): removes credentials of those types (not passwords). */
-export async function disableCredentialTypes(ctx: RequestContext, realm: RealmModel, target: UserTarget, types: unknown): Promise<void> {
-  const user = await userOf(ctx, realm, target);
+export async function disableCredentialTypes(ctx: RequestContext, realm: RealmModel, user: UserModel, types: unknown): Promise<void> {
   await requireCap(ctx, realm, 'manageUsers');
   if (types === undefined || types === null) return;
   if (!Array.isArray(types) || types.some((t) => typeof t === 'object' && t !== null)) throw cannotParse('mapping');
@@ -143,12 +119,11 @@ export async function disableCredentialTypes(ctx: RequestContext, realm: RealmMo
   await ctx.db.transaction(async () => {
     await ctx.db.models.Credential.destroy({ where: { userId: user.id, type: { [Op.in]: list } } });
   });
-  clearCredentialCaches(ctx, user.id);
+  invalidate.user(ctx.loaders, user.id);
 }
 
 /** GET /admin/realms/{realm}/users/{id}/configured-user-storage-credential-types: `[]` for local users (view-users). */
-export async function configuredUserStorageCredentialTypes(ctx: RequestContext, realm: RealmModel, target: UserTarget): Promise<string[]> {
-  await userOf(ctx, realm, target);
+export async function configuredUserStorageCredentialTypes(ctx: RequestContext, realm: RealmModel, _user: UserModel): Promise<string[]> {
   await requireCap(ctx, realm, 'viewUsers');
   return [];
 }
@@ -158,8 +133,7 @@ export async function configuredUserStorageCredentialTypes(ctx: RequestContext, 
  * (or `rawPassword`); checked against the realm's policy, hashed as the policy says, the old hash
  * kept as history; `temporary` adds UPDATE_PASSWORD, otherwise removes it. Admin event ACTION.
  */
-export async function resetPassword(ctx: RequestContext, realm: RealmModel, target: UserTarget, body: unknown): Promise<void> {
-  const user = await userOf(ctx, realm, target);
+export async function resetPassword(ctx: RequestContext, realm: RealmModel, user: UserModel, body: unknown): Promise<void> {
   await requireCap(ctx, realm, 'manageUsers');
   const rep = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
   const raw = rep?.value ?? rep?.rawPassword;
@@ -182,5 +156,5 @@ export async function resetPassword(ctx: RequestContext, realm: RealmModel, targ
     }
     await recordAdminEvent(ctx, realm, { operationType: 'ACTION', resourceType: 'USER', resourcePath: `users/${user.id}/reset-password` });
   });
-  clearCredentialCaches(ctx, user.id);
+  invalidate.user(ctx.loaders, user.id);
 }

@@ -1,25 +1,35 @@
 import { requireCap } from '../../auth/permissions';
 import type { RealmModel } from '../../db/models/realm';
-import { conflict, errorB, notFound } from '../../core/errors';
-import { isUniqueViolation } from '../../core/db-errors';
+import { type HttpError, conflict, errorB, notFound } from '../../core/errors';
+import { write } from '../../core/db-errors';
 import { recordAdminEvent } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
-import type { UserTarget } from './credentials';
+import type { UserModel } from '../../db/models/user';
 import { type FederatedIdentityRep, linksOf } from './federated-links';
-import { resolveUser } from './users';
 
 /**
  * Identity provider links of a user (reference §4.10). The alias is not validated on link (as in
  * Keycloak); links to aliases that are not identity providers of the realm stay hidden from GET.
  */
-const userOf = (ctx: RequestContext, realm: RealmModel, target: UserTarget) =>
-  typeof target === 'string' ? resolveUser(ctx, realm, target) : Promise.resolve(target);
+const alreadyLinked = () => conflict('User is already linked with provider');
+
+/**
+ * A link refused by a unique index: the provider account taken by another user (the external-id
+ * index), or this user linked to the provider meanwhile (the primary key).
+ */
+function duplicateLink(e: unknown): HttpError {
+  const err = e as { fields?: unknown; message?: string; parent?: { message?: string; sqlMessage?: string } };
+  const text = `${JSON.stringify(err.fields ?? '')} ${err.parent?.sqlMessage ?? ''} ${err.parent?.message ?? ''} ${err.message ?? ''}`;
+  if (/uq_federated_identity_external|federated_user_id/i.test(text)) {
+    return errorB(409, 'conflict', 'The identity provider account is already linked to another user');
+  }
+  return alreadyLinked();
+}
 
 const text = (v: unknown) => (v === undefined || v === null ? null : String(v));
 
 /** GET /admin/realms/{realm}/users/{id}/federated-identity (view-users). */
-export async function listFederatedIdentities(ctx: RequestContext, realm: RealmModel, target: UserTarget): Promise<FederatedIdentityRep[]> {
-  const user = await userOf(ctx, realm, target);
+export async function listFederatedIdentities(ctx: RequestContext, realm: RealmModel, user: UserModel): Promise<FederatedIdentityRep[]> {
   await requireCap(ctx, realm, 'viewUsers');
   return linksOf(ctx.db, realm, user.id);
 }
@@ -31,44 +41,33 @@ export async function listFederatedIdentities(ctx: RequestContext, realm: RealmM
 export async function linkFederatedIdentity(
   ctx: RequestContext,
   realm: RealmModel,
-  target: UserTarget,
+  user: UserModel,
   alias: string,
   rep: Record<string, unknown>,
 ): Promise<void> {
-  const user = await userOf(ctx, realm, target);
   await requireCap(ctx, realm, 'manageUsers');
   const m = ctx.db.models;
-  try {
-    await ctx.db.transaction(async () => {
-      if (await m.FederatedIdentity.findOne({ where: { userId: user.id, identityProvider: alias } })) {
-        throw conflict('User is already linked with provider');
-      }
-      await m.FederatedIdentity.create({
-        userId: user.id,
-        identityProvider: alias,
-        realmId: realm.id,
-        federatedUserId: text(rep.userId),
-        federatedUsername: text(rep.userName),
-        token: null,
-      });
-      await recordAdminEvent(ctx, realm, {
-        operationType: 'CREATE',
-        resourceType: 'USER',
-        resourcePath: `users/${user.id}/federated-identity/${alias}`,
-        representation: rep,
-      });
+  await write(ctx, { unique: duplicateLink }, async () => {
+    if (await m.FederatedIdentity.findOne({ where: { userId: user.id, identityProvider: alias } })) throw alreadyLinked();
+    await m.FederatedIdentity.create({
+      userId: user.id,
+      identityProvider: alias,
+      realmId: realm.id,
+      federatedUserId: text(rep.userId),
+      federatedUsername: text(rep.userName),
+      token: null,
     });
-  } catch (e) {
-    if (!isUniqueViolation(e)) throw e;
-    const mine = await m.FederatedIdentity.findOne({ where: { userId: user.id, identityProvider: alias } });
-    if (mine) throw conflict('User is already linked with provider');
-    throw errorB(409, 'conflict', 'The identity provider account is already linked to another user');
-  }
+    await recordAdminEvent(ctx, realm, {
+      operationType: 'CREATE',
+      resourceType: 'USER',
+      resourcePath: `users/${user.id}/federated-identity/${alias}`,
+      representation: rep,
+    });
+  });
 }
 
 /** DELETE /admin/realms/{realm}/users/{id}/federated-identity/{alias} (manage-users); 404 `Link not found`. Admin event DELETE. */
-export async function unlinkFederatedIdentity(ctx: RequestContext, realm: RealmModel, target: UserTarget, alias: string): Promise<void> {
-  const user = await userOf(ctx, realm, target);
+export async function unlinkFederatedIdentity(ctx: RequestContext, realm: RealmModel, user: UserModel, alias: string): Promise<void> {
   await requireCap(ctx, realm, 'manageUsers');
   await ctx.db.transaction(async () => {
     const n = await ctx.db.models.FederatedIdentity.destroy({ where: { userId: user.id, identityProvider: alias } });

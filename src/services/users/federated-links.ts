@@ -2,6 +2,9 @@ import { Op } from 'sequelize';
 import type { Db } from '../../db';
 import type { RealmModel } from '../../db/models/realm';
 import type { RequestContext } from '../../core/context';
+import { type FederatedIdentityRep, toFederatedIdentityRepresentation } from '../../representations/federated-identity';
+
+export type { FederatedIdentityRep } from '../../representations/federated-identity';
 
 /**
  * What hangs off a user besides its core rows: identity provider links and consents. Shared by
@@ -10,12 +13,6 @@ import type { RequestContext } from '../../core/context';
  * The realm's identity providers are the rows of `identity_provider`; a link is shown only while
  * its alias names one of them (reference core §4.10).
  */
-export interface FederatedIdentityRep {
-  identityProvider: string;
-  userId: string;
-  userName: string;
-}
-
 /** True when the realm has at least one identity provider. */
 export async function hasIdentityProviders(db: Db, realmId: string): Promise<boolean> {
   return (await db.models.IdentityProvider.findOne({ where: { realmId }, attributes: ['internalId'] })) !== null;
@@ -33,8 +30,7 @@ export async function linksOf(db: Db, realm: RealmModel, userId: string): Promis
   return rows
     .filter((r) => aliases.has(r.identityProvider))
     .sort((a, b) => (a.identityProvider < b.identityProvider ? -1 : a.identityProvider > b.identityProvider ? 1 : 0))
-    .map((r) => ({ identityProvider: r.identityProvider, userId: r.federatedUserId as string, userName: r.federatedUsername as string }))
-    .map((l) => JSON.parse(JSON.stringify(l)) as FederatedIdentityRep);
+    .map(toFederatedIdentityRepresentation);
 }
 
 /** `federatedIdentities` of the single-user representation: present only when the realm has identity providers. */

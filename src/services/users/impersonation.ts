@@ -3,9 +3,8 @@ import { requireCap } from '../../auth/permissions';
 import type { RealmModel } from '../../db/models/realm';
 import { badRequest } from '../../core/errors';
 import type { RequestContext } from '../../core/context';
-import type { UserTarget } from './credentials';
+import type { UserModel } from '../../db/models/user';
 import { recordEvent } from '../events/user-events';
-import { resolveUser } from './users';
 
 /**
  * Impersonation (reference §4.12): a user session for the target user, marked with the impersonator;
@@ -21,8 +20,7 @@ export interface ImpersonationResult {
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /** POST /admin/realms/{realm}/users/{id}/impersonation (`impersonation` role); user event IMPERSONATE. */
-export async function impersonate(ctx: RequestContext, realm: RealmModel, target: UserTarget): Promise<ImpersonationResult> {
-  const user = typeof target === 'string' ? await resolveUser(ctx, realm, target) : target;
+export async function impersonate(ctx: RequestContext, realm: RealmModel, user: UserModel): Promise<ImpersonationResult> {
   await requireCap(ctx, realm, 'impersonate');
   if (!user.enabled) throw badRequest('User is disabled');
   if (user.serviceAccountClientLink) throw badRequest('Service accounts cannot be impersonated');

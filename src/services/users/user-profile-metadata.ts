@@ -2,9 +2,8 @@ import { requireCap } from '../../auth/permissions';
 import type { RealmModel } from '../../db/models/realm';
 import { ROOT_USER_ATTRIBUTES } from '../../representations/user';
 import type { RequestContext } from '../../core/context';
-import type { UserTarget } from './credentials';
+import type { UserModel } from '../../db/models/user';
 import { type UPAttribute, TEMPORARY_ADMIN_ATTRIBUTE, userProfileConfig } from './user-profile';
-import { resolveUser } from './users';
 
 /**
  * The user profile as the admin context sees it (reference §4.15–4.16): the metadata the admin
@@ -53,12 +52,7 @@ export async function getUserProfileMetadata(ctx: RequestContext, realm: RealmMo
  * GET /admin/realms/{realm}/users/{id}/unmanagedAttributes (view-users): stored attributes the UP
  * config does not declare (non-blank values); `{}` while `unmanagedAttributePolicy` is unset.
  */
-export async function getUnmanagedAttributes(
-  ctx: RequestContext,
-  realm: RealmModel,
-  target: UserTarget,
-): Promise<Record<string, string[]>> {
-  const user = typeof target === 'string' ? await resolveUser(ctx, realm, target) : target;
+export async function getUnmanagedAttributes(ctx: RequestContext, realm: RealmModel, user: UserModel): Promise<Record<string, string[]>> {
   await requireCap(ctx, realm, 'viewUsers');
   const config = await userProfileConfig(ctx, realm);
   if (!config.unmanagedAttributePolicy) return {};

@@ -3,6 +3,7 @@ import { check, requireCap } from '../../auth/permissions';
 import type { RealmModel } from '../../db/models/realm';
 import type { UserModel } from '../../db/models/user';
 import type { RequestContext } from '../../core/context';
+import { isEmptyPage, pageOf, sqlPage } from '../../core/paging';
 import { renderUsers } from './users';
 
 /**
@@ -157,15 +158,9 @@ export async function listUsers(ctx: RequestContext, realm: RealmModel, p: UserQ
   if (mode.kind === 'none') return [];
   if (mode.kind === 'ids') users = await findByIds(ctx, realm, mode.ids);
   else {
-    const first = p.first !== undefined && p.first >= 0 ? p.first : 0;
-    const max = p.max === undefined ? 100 : p.max;
-    if (max === 0) return [];
-    users = await ctx.db.models.User.findAll({
-      where: mode.where,
-      order: [['username', 'ASC']],
-      ...(max > 0 ? { limit: max } : {}),
-      ...(first > 0 ? { offset: first } : {}),
-    });
+    const page = pageOf(p, { defaultMax: 100 });
+    if (isEmptyPage(page)) return [];
+    users = await ctx.db.models.User.findAll({ where: mode.where, order: [['username', 'ASC']], ...sqlPage(page) });
   }
   for (const u of users) ctx.loaders.userById.prime(u.id, u);
   const access = { manage: await check(ctx, realm, 'manageUsers') };

@@ -4,7 +4,8 @@ import { check, requireCap } from '../../auth/permissions';
 import type { RealmModel } from '../../db/models/realm';
 import type { UserModel } from '../../db/models/user';
 import { type HttpError, badRequest, conflict, errorC, forbidden, notFound } from '../../core/errors';
-import { isUniqueViolation } from '../../core/db-errors';
+import { write } from '../../core/db-errors';
+import { invalidate } from '../../loaders/invalidate';
 import { getLogger } from '../../logging';
 import { type UserRepExtras, toUserRepresentation } from '../../representations/user';
 import { recordAdminEvent } from '../../core/admin-events';
@@ -51,9 +52,6 @@ export async function resolveUser(ctx: RequestContext, realm: RealmModel, id: st
   if (await check(ctx, realm, 'queryUsers')) throw notFound('User not found');
   throw forbidden();
 }
-
-const userOf = (ctx: RequestContext, realm: RealmModel, target: UserModel | string) =>
-  typeof target === 'string' ? resolveUser(ctx, realm, target) : Promise.resolve(target);
 
 /** `access` of a single user representation, from the caller's capabilities (§2.8). */
 export async function userAccess(ctx: RequestContext, realm: RealmModel): Promise<Record<string, boolean>> {
@@ -112,8 +110,7 @@ export async function renderUsers(
 }
 
 /** GET /admin/realms/{realm}/users/{id}: the full representation with `access` (view-users). */
-export async function getUser(ctx: RequestContext, realm: RealmModel, target: UserModel | string): Promise<Record<string, unknown>> {
-  const user = await userOf(ctx, realm, target);
+export async function getUser(ctx: RequestContext, realm: RealmModel, user: UserModel): Promise<Record<string, unknown>> {
   await requireCap(ctx, realm, 'viewUsers');
   const federatedIdentities = await federatedIdentitiesOf(ctx, realm, user.id);
   const [rep] = await renderUsers(ctx, realm, [user], { access: await userAccess(ctx, realm), federatedIdentities });
@@ -151,38 +148,8 @@ function duplicateError(e: unknown): HttpError {
   return conflict('User exists with same username or email');
 }
 
-const isRetryable = (e: unknown) => {
-  const code = (e as { parent?: { code?: string } })?.parent?.code;
-  return code === 'ER_LOCK_DEADLOCK' || code === 'ER_LOCK_WAIT_TIMEOUT' || code === 'SQLITE_BUSY';
-};
-
-/** One write transaction; retried on deadlock, unique violations mapped to 409. */
-async function writeUser<T>(ctx: RequestContext, fn: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await ctx.db.transaction(fn);
-    } catch (e) {
-      if (isUniqueViolation(e)) throw duplicateError(e);
-      if (attempt < 4 && isRetryable(e)) continue;
-      throw e;
-    }
-  }
-}
-
-function clearUser(ctx: RequestContext, id: string): void {
-  const l = ctx.loaders;
-  for (const loader of [
-    l.userById,
-    l.attributesByUser,
-    l.requiredActionsByUser,
-    l.credentialTypesByUser,
-    l.groupIdsByUser,
-    l.roleIdsByUser,
-    l.effectiveRoleIdsByUser,
-  ]) {
-    loader.clear(id);
-  }
-}
+/** A user write: one transaction (retried on deadlock by db.transaction), a unique violation is the 409 it means. */
+const writeUser = <T>(ctx: RequestContext, fn: () => Promise<T>): Promise<T> => write(ctx, { unique: duplicateError }, fn);
 
 const asRep = (rep: unknown): UserRep => {
   if (!rep || typeof rep !== 'object' || Array.isArray(rep)) throw errorC(400, 'HTTP 400 Bad Request');
@@ -255,14 +222,13 @@ export async function createUser(
       });
     }
   });
-  clearUser(ctx, id);
+  invalidate.user(ctx.loaders, id);
   log.debug(`User ${id} created in realm ${realm.name}`);
   return id;
 }
 
 /** PUT /admin/realms/{realm}/users/{id}: merges the representation into the user (manage-users). */
-export async function updateUser(ctx: RequestContext, realm: RealmModel, target: UserModel | string, body: unknown): Promise<void> {
-  const user = await userOf(ctx, realm, target);
+export async function updateUser(ctx: RequestContext, realm: RealmModel, user: UserModel, body: unknown): Promise<void> {
   await requireCap(ctx, realm, 'manageUsers');
   const rep = asRep(body);
   const config = await userProfileConfig(ctx, realm);
@@ -342,17 +308,16 @@ export async function updateUser(ctx: RequestContext, realm: RealmModel, target:
     });
     if (rep.enabled != null && flag(rep.enabled)) await releaseUserOnEnable(ctx, realm, user.id);
   });
-  clearUser(ctx, user.id);
+  invalidate.user(ctx.loaders, user.id);
 }
 
 /** DELETE /admin/realms/{realm}/users/{id}: removes the user and everything hanging off it (manage-users). */
-export async function deleteUser(ctx: RequestContext, realm: RealmModel, target: UserModel | string): Promise<void> {
-  const user = await userOf(ctx, realm, target);
+export async function deleteUser(ctx: RequestContext, realm: RealmModel, user: UserModel): Promise<void> {
   await requireCap(ctx, realm, 'manageUsers');
   await writeUser(ctx, async () => {
     await deleteUserRows(ctx, user.id);
     await recordAdminEvent(ctx, realm, { operationType: 'DELETE', resourceType: 'USER', resourcePath: `users/${user.id}` });
   });
-  clearUser(ctx, user.id);
+  invalidate.user(ctx.loaders, user.id);
   log.debug(`User ${user.id} deleted from realm ${realm.name}`);
 }
