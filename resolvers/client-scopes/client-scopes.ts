@@ -12,7 +12,7 @@ import {
   removeRealmDefaultScope,
   updateClientScope,
 } from '../../src/services/client-scopes/client-scopes';
-import type { ScopeOwnerType } from '../../src/services/client-scopes/scope-owner';
+import { type ScopeOwnerType, findScopeOwner } from '../../src/services/client-scopes/scope-owner';
 import type { RequestContext } from '../../src/core/context';
 import { resolveRealm } from '../../src/services/realms/realms';
 import { getScopeMappings } from '../../src/services/client-scopes/scope-mappings';
@@ -78,7 +78,8 @@ export class ClientScopeResolver {
 
   @FieldResolver(() => RoleMappings, { description: 'Direct scope mappings (GET /client-scopes/{id}/scope-mappings).' })
   async scopeMappings(@Root() scope: InRealm, @Ctx() ctx: RequestContext): Promise<InRealm> {
-    return inRealm(realmOf(scope), await getScopeMappings(ctx, realmOf(scope), 'client-scopes', String(scope.id)));
+    const r = realmOf(scope);
+    return inRealm(r, await getScopeMappings(ctx, r, await findScopeOwner(ctx, r, 'client-scopes', String(scope.id))));
   }
 
   @FieldResolver(() => JSONObject, { description: 'The whole representation, exactly as the REST GET returns it.' })
@@ -145,7 +146,8 @@ export class ClientScopeResolver {
 export class ClientScopeMappingsResolver {
   @FieldResolver(() => RoleMappings, { description: 'Direct scope mappings of the client (GET /clients/{id}/scope-mappings).' })
   async scopeMappings(@Root() client: InRealm, @Ctx() ctx: RequestContext): Promise<InRealm> {
-    return inRealm(realmOf(client), await getScopeMappings(ctx, realmOf(client), 'clients', String(client.id)));
+    const r = realmOf(client);
+    return inRealm(r, await getScopeMappings(ctx, r, await findScopeOwner(ctx, r, 'clients', String(client.id))));
   }
 }
 

@@ -11,6 +11,7 @@ import {
   updateMapper,
 } from '../../src/services/client-scopes/protocol-mappers';
 import { resolveRealm } from '../../src/services/realms/realms';
+import { findScopeOwner } from '../../src/services/client-scopes/scope-owner';
 import { ScopeOwner, ownerType } from './client-scopes';
 import { ProtocolMapper } from './types';
 import { type Rep, plain } from '../types/common';
@@ -32,7 +33,8 @@ export class ProtocolMapperResolver {
     @ownerArg() owner: ScopeOwner,
     @ownerIdArg() ownerId: string,
   ): Promise<Rep[]> {
-    return listMappers(ctx, await resolveRealm(ctx, realm), ownerType(owner), ownerId);
+    const r = await resolveRealm(ctx, realm);
+    return listMappers(ctx, r, await findScopeOwner(ctx, r, ownerType(owner), ownerId));
   }
 
   @Mutation(() => ProtocolMapper, { description: 'Creates a protocol mapper (POST .../protocol-mappers/models).' })
@@ -44,8 +46,9 @@ export class ProtocolMapperResolver {
     @inputArg() input: Rep,
   ): Promise<Rep> {
     const r = await resolveRealm(ctx, realm);
-    const id = await createMapper(ctx, r, ownerType(owner), ownerId, plain<ProtocolMapperInput>(input));
-    return getMapper(ctx, r, ownerType(owner), ownerId, id);
+    const o = await findScopeOwner(ctx, r, ownerType(owner), ownerId);
+    const id = await createMapper(ctx, r, o, plain<ProtocolMapperInput>(input));
+    return getMapper(ctx, r, o, id);
   }
 
   @Mutation(() => [ProtocolMapper], {
@@ -59,8 +62,9 @@ export class ProtocolMapperResolver {
     @Arg('input', () => [MapperInput]) input: Rep[],
   ): Promise<Rep[]> {
     const r = await resolveRealm(ctx, realm);
-    await addMappers(ctx, r, ownerType(owner), ownerId, plain<ProtocolMapperInput[]>(input));
-    return listMappers(ctx, r, ownerType(owner), ownerId);
+    const o = await findScopeOwner(ctx, r, ownerType(owner), ownerId);
+    await addMappers(ctx, r, o, plain<ProtocolMapperInput[]>(input));
+    return listMappers(ctx, r, o);
   }
 
   @Mutation(() => ProtocolMapper, { description: 'Replaces a protocol mapper (PUT .../protocol-mappers/models/{id}).' })
@@ -73,8 +77,9 @@ export class ProtocolMapperResolver {
     @inputArg() input: Rep,
   ): Promise<Rep> {
     const r = await resolveRealm(ctx, realm);
-    await updateMapper(ctx, r, ownerType(owner), ownerId, id, plain<ProtocolMapperInput>(input));
-    return getMapper(ctx, r, ownerType(owner), ownerId, id);
+    const o = await findScopeOwner(ctx, r, ownerType(owner), ownerId);
+    await updateMapper(ctx, r, o, id, plain<ProtocolMapperInput>(input));
+    return getMapper(ctx, r, o, id);
   }
 
   @Mutation(() => GraphQLBoolean, { description: 'Deletes a protocol mapper (DELETE .../protocol-mappers/models/{id}).' })
@@ -85,7 +90,8 @@ export class ProtocolMapperResolver {
     @ownerIdArg() ownerId: string,
     @Arg('id', () => GraphQLID) id: string,
   ): Promise<boolean> {
-    await deleteMapper(ctx, await resolveRealm(ctx, realm), ownerType(owner), ownerId, id);
+    const r = await resolveRealm(ctx, realm);
+    await deleteMapper(ctx, r, await findScopeOwner(ctx, r, ownerType(owner), ownerId), id);
     return true;
   }
 }

@@ -3,11 +3,12 @@ import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
 import type { RequestContext } from '../../src/core/context';
 import { resolveRealm } from '../../src/services/realms/realms';
 import {
-  addScopeMappings,
+  addScopeMappingsTo,
   listScopeMappedRoles,
   removeScopeMappings,
   type ScopeRoleRep,
 } from '../../src/services/client-scopes/scope-mappings';
+import { type ScopeOwner as Owner, findScopeOwner } from '../../src/services/client-scopes/scope-owner';
 import { ScopeOwner, ownerType } from './client-scopes';
 import { type InRealm, type Rep, allInRealm, plain } from '../types/common';
 import { representationInput } from '../types/inputs';
@@ -20,7 +21,7 @@ const ownerIdArg = () => Arg('ownerId', () => GraphQLID, { description: 'The cli
 const clientArg = () => Arg('clientId', () => GraphQLID, { description: 'UUID of the client whose roles are mapped.' });
 const rolesArg = () => Arg('roles', () => [RoleInput], { description: 'Realm roles by id; client roles by name.' });
 
-type Write = (ctx: RequestContext, r: Awaited<ReturnType<typeof resolveRealm>>) => Promise<void>;
+type Write = (ctx: RequestContext, r: Awaited<ReturnType<typeof resolveRealm>>, o: Owner) => Promise<void>;
 
 /** Runs one scope-mapping write, then returns the owner's direct mappings of that container. */
 async function change(
@@ -32,8 +33,9 @@ async function change(
   write: Write,
 ): Promise<InRealm[]> {
   const r = await resolveRealm(ctx, realm);
-  await write(ctx, r);
-  return allInRealm(r, await listScopeMappedRoles(ctx, r, ownerType(owner), ownerId, clientId));
+  const o = await findScopeOwner(ctx, r, ownerType(owner), ownerId);
+  await write(ctx, r, o);
+  return allInRealm(r, await listScopeMappedRoles(ctx, r, o, clientId));
 }
 
 /** Scope-mapping writes of clients and client scopes (`POST/DELETE .../scope-mappings/realm|clients/{client}`). */
@@ -47,9 +49,7 @@ export class ScopeMappingsResolver {
     @ownerIdArg() ownerId: string,
     @rolesArg() roles: Rep[],
   ): Promise<InRealm[]> {
-    return change(ctx, realm, owner, ownerId, undefined, (c, r) =>
-      addScopeMappings(c, r, ownerType(owner), ownerId, undefined, plain<ScopeRoleRep[]>(roles)),
-    );
+    return change(ctx, realm, owner, ownerId, undefined, (c, r, o) => addScopeMappingsTo(c, r, o, undefined, plain<ScopeRoleRep[]>(roles)));
   }
 
   @Mutation(() => [Role], { description: 'Removes realm roles from the scope of a client or client scope.' })
@@ -60,8 +60,8 @@ export class ScopeMappingsResolver {
     @ownerIdArg() ownerId: string,
     @rolesArg() roles: Rep[],
   ): Promise<InRealm[]> {
-    return change(ctx, realm, owner, ownerId, undefined, (c, r) =>
-      removeScopeMappings(c, r, ownerType(owner), ownerId, undefined, plain<ScopeRoleRep[]>(roles)),
+    return change(ctx, realm, owner, ownerId, undefined, (c, r, o) =>
+      removeScopeMappings(c, r, o, undefined, plain<ScopeRoleRep[]>(roles)),
     );
   }
 
@@ -74,9 +74,7 @@ export class ScopeMappingsResolver {
     @clientArg() clientId: string,
     @rolesArg() roles: Rep[],
   ): Promise<InRealm[]> {
-    return change(ctx, realm, owner, ownerId, clientId, (c, r) =>
-      addScopeMappings(c, r, ownerType(owner), ownerId, clientId, plain<ScopeRoleRep[]>(roles)),
-    );
+    return change(ctx, realm, owner, ownerId, clientId, (c, r, o) => addScopeMappingsTo(c, r, o, clientId, plain<ScopeRoleRep[]>(roles)));
   }
 
   @Mutation(() => [Role], { description: 'Removes roles of a client from the scope of a client or client scope.' })
@@ -88,8 +86,6 @@ export class ScopeMappingsResolver {
     @clientArg() clientId: string,
     @rolesArg() roles: Rep[],
   ): Promise<InRealm[]> {
-    return change(ctx, realm, owner, ownerId, clientId, (c, r) =>
-      removeScopeMappings(c, r, ownerType(owner), ownerId, clientId, plain<ScopeRoleRep[]>(roles)),
-    );
+    return change(ctx, realm, owner, ownerId, clientId, (c, r, o) => removeScopeMappings(c, r, o, clientId, plain<ScopeRoleRep[]>(roles)));
   }
 }

@@ -3,7 +3,8 @@ import { Arg, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-g
 import { type CertificateRep, generateClientCertificate, getClientCertificate } from '../../src/services/clients/client-certificates';
 import type { RequestContext } from '../../src/core/context';
 import { resolveRealm } from '../../src/services/realms/realms';
-import { Client } from './types';
+import { resolveClient } from '../../src/services/clients/clients';
+import { Client, clientModel } from './types';
 import { ClientCertificate } from './registration-types';
 import { type InRealm, realmOf } from '../types/common';
 
@@ -14,8 +15,8 @@ const attrArg = () =>
 @Resolver(() => Client)
 export class ClientCertificateResolver {
   @FieldResolver(() => ClientCertificate, { description: 'Key info of an attribute prefix (GET /clients/{id}/certificates/{attr}).' })
-  certificate(@Root() client: InRealm, @Ctx() ctx: RequestContext, @attrArg() attr: string): Promise<CertificateRep> {
-    return getClientCertificate(ctx, realmOf(client), String(client.id), attr);
+  async certificate(@Root() client: InRealm, @Ctx() ctx: RequestContext, @attrArg() attr: string): Promise<CertificateRep> {
+    return getClientCertificate(ctx, realmOf(client), await clientModel(ctx, client), attr);
   }
 
   @Query(() => ClientCertificate, { description: "A client's key info for an attribute prefix (GET /clients/{id}/certificates/{attr})." })
@@ -25,7 +26,8 @@ export class ClientCertificateResolver {
     @Arg('clientId', () => GraphQLID, { description: 'Client UUID.' }) clientId: string,
     @attrArg() attr: string,
   ): Promise<CertificateRep> {
-    return getClientCertificate(ctx, await resolveRealm(ctx, realm), clientId, attr);
+    const r = await resolveRealm(ctx, realm);
+    return getClientCertificate(ctx, r, await resolveClient(ctx, r, clientId), attr);
   }
 
   @Mutation(() => ClientCertificate, {
@@ -38,6 +40,7 @@ export class ClientCertificateResolver {
     @Arg('clientId', () => GraphQLID, { description: 'Client UUID.' }) clientId: string,
     @attrArg() attr: string,
   ): Promise<CertificateRep> {
-    return generateClientCertificate(ctx, await resolveRealm(ctx, realm), clientId, attr);
+    const r = await resolveRealm(ctx, realm);
+    return generateClientCertificate(ctx, r, await resolveClient(ctx, r, clientId), attr);
   }
 }

@@ -3,7 +3,7 @@ import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
 import { addClientScopeLink, removeClientScopeLink, type ScopeKind } from '../../src/services/client-scopes/client-scope-links';
 import { type Credential, regenerateClientSecret } from '../../src/services/clients/client-secret';
 import { createClient, deleteClient, updateClient } from '../../src/services/clients/client-writes';
-import { getClient } from '../../src/services/clients/clients';
+import { getClient, resolveClient } from '../../src/services/clients/clients';
 import type { RequestContext } from '../../src/core/context';
 import { resolveRealm } from '../../src/services/realms/realms';
 import { Client, ClientSecret } from './types';
@@ -44,7 +44,8 @@ export class ClientWritesResolver {
 
   @Mutation(() => ClientSecret, { description: 'Generates and stores a new client secret (POST /clients/{id}/client-secret).' })
   async regenerateClientSecret(@Ctx() ctx: RequestContext, @realmArg() realm: string, @idArg() id: string): Promise<Credential> {
-    return regenerateClientSecret(ctx, await resolveRealm(ctx, realm), id);
+    const r = await resolveRealm(ctx, realm);
+    return regenerateClientSecret(ctx, r, await resolveClient(ctx, r, id));
   }
 
   @Mutation(() => GraphQLBoolean, { description: 'Links a default client scope (PUT /clients/{id}/default-client-scopes/{scopeId}).' })
@@ -90,6 +91,6 @@ export class ClientWritesResolver {
 
 async function link(ctx: RequestContext, realm: string, id: string, scopeId: string, kind: ScopeKind, add: boolean): Promise<boolean> {
   const r = await resolveRealm(ctx, realm);
-  await (add ? addClientScopeLink : removeClientScopeLink)(ctx, r, id, scopeId, kind);
+  await (add ? addClientScopeLink : removeClientScopeLink)(ctx, r, await resolveClient(ctx, r, id), scopeId, kind);
   return true;
 }

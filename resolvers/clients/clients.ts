@@ -5,9 +5,10 @@ import { getServiceAccountUser } from '../../src/services/clients/client-service
 import { getClient, listClients } from '../../src/services/clients/clients';
 import type { RequestContext } from '../../src/core/context';
 import { listMappers } from '../../src/services/client-scopes/protocol-mappers';
+import { clientScopeOwner } from '../../src/services/client-scopes/scope-owner';
 import { resolveRealm } from '../../src/services/realms/realms';
 import { getRole, listRoles } from '../../src/services/roles/roles';
-import { Client, ClientScopeLink } from './types';
+import { Client, ClientScopeLink, clientModel } from './types';
 import { type InRealm, type Rep, allInRealm, inRealm, plain, realmOf } from '../types/common';
 import { Realm } from '../realms/types';
 import { Role } from '../roles/types';
@@ -79,8 +80,8 @@ export class ClientResolver {
   }
 
   @FieldResolver(() => [JSONObject], { description: 'Protocol mappers (GET /clients/{id}/protocol-mappers/models).' })
-  protocolMappers(@Root() client: InRealm, @Ctx() ctx: RequestContext): Promise<Rep[]> {
-    return listMappers(ctx, realmOf(client), 'clients', String(client.id));
+  async protocolMappers(@Root() client: InRealm, @Ctx() ctx: RequestContext): Promise<Rep[]> {
+    return listMappers(ctx, realmOf(client), clientScopeOwner(realmOf(client), await clientModel(ctx, client)));
   }
 
   @FieldResolver(() => User, {
@@ -89,7 +90,7 @@ export class ClientResolver {
   })
   async serviceAccountUser(@Root() client: InRealm, @Ctx() ctx: RequestContext): Promise<InRealm | null> {
     if (!client.serviceAccountsEnabled) return null;
-    return inRealm(realmOf(client), await getServiceAccountUser(ctx, realmOf(client), String(client.id)));
+    return inRealm(realmOf(client), await getServiceAccountUser(ctx, realmOf(client), await clientModel(ctx, client)));
   }
 
   @FieldResolver(() => JSONObject)
@@ -98,5 +99,5 @@ export class ClientResolver {
   }
 }
 
-const scopeLinks = (ctx: RequestContext, client: InRealm, kind: ScopeKind) =>
-  listClientScopeLinks(ctx, realmOf(client), String(client.id), kind);
+const scopeLinks = async (ctx: RequestContext, client: InRealm, kind: ScopeKind) =>
+  listClientScopeLinks(ctx, realmOf(client), await clientModel(ctx, client), kind);

@@ -1,6 +1,14 @@
 import { GraphQLBoolean, GraphQLID, GraphQLString } from 'graphql';
 import { Field, ObjectType } from 'type-graphql';
+import type { RequestContext } from '../../src/core/context';
+import type { ClientModel } from '../../src/db/models/client';
+import { resolveClient } from '../../src/services/clients/clients';
+import { type InRealm, realmOf } from '../types/common';
 import { JSONObject, SafeInt } from '../types/scalars';
+
+/** The model behind a Client object, for the sub-resource services (404-or-403 rule, loader-cached). */
+export const clientModel = (ctx: RequestContext, client: InRealm): Promise<ClientModel> =>
+  resolveClient(ctx, realmOf(client), String(client.id));
 
 /**
  * A client, backed by the ClientRepresentation the clients service returns. Relations (`roles`,

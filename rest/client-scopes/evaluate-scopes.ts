@@ -6,6 +6,7 @@ import {
   type ExampleKind,
 } from '../../src/services/client-scopes/evaluate-scopes';
 import { ctxOf, json, qStr, realmOf, route } from '../http';
+import { clientOf } from '../parents';
 
 /** `/clients/:clientUuid/evaluate-scopes/...`: mappers, granted roles and example tokens for a scope parameter. */
 export const evaluateScopesRouter = Router({ mergeParams: true });
@@ -13,7 +14,7 @@ export const evaluateScopesRouter = Router({ mergeParams: true });
 evaluateScopesRouter.get(
   '/protocol-mappers',
   route(async (req, res) =>
-    json(res, await evaluateProtocolMappers(ctxOf(res), realmOf(res), req.params.clientUuid as string, qStr(req, 'scope'))),
+    json(res, await evaluateProtocolMappers(ctxOf(res), realmOf(res), await clientOf(req, res), qStr(req, 'scope'))),
   ),
 );
 
@@ -29,7 +30,7 @@ for (const [path, granted] of [
         await evaluateScopeMappings(
           ctxOf(res),
           realmOf(res),
-          req.params.clientUuid as string,
+          await clientOf(req, res),
           req.params.roleContainerId as string,
           qStr(req, 'scope'),
           granted,
@@ -49,7 +50,7 @@ for (const [path, kind] of [
     route(async (req, res) =>
       json(
         res,
-        await generateExample(ctxOf(res), realmOf(res), req.params.clientUuid as string, kind, {
+        await generateExample(ctxOf(res), realmOf(res), await clientOf(req, res), kind, {
           scope: qStr(req, 'scope'),
           userId: qStr(req, 'userId'),
           audience: qStr(req, 'audience'),

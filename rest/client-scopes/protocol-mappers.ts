@@ -1,4 +1,4 @@
-import { type Request, type Response, Router } from 'express';
+import { Router } from 'express';
 import type { ScopeOwnerType } from '../../src/services/client-scopes/scope-owner';
 import {
   addMappers,
@@ -11,52 +11,61 @@ import {
   type ProtocolMapperInput,
 } from '../../src/services/client-scopes/protocol-mappers';
 import { arrayBody, created, ctxOf, json, jsonBody, noContent, realmOf, route } from '../http';
+import { scopeOwnerOf } from './scope-owner';
 
 /**
  * `/{clients|client-scopes}/:ownerId/protocol-mappers/...` — one router factory, mounted once per
- * owner type (the seed's `{scopeOwner}` family).
+ * owner type (the seed's `{scopeOwner}` family). A body is read before the owner is resolved.
  */
 export function protocolMappersRouter(type: ScopeOwnerType): Router {
   const r = Router({ mergeParams: true });
-  const args = (req: Request, res: Response) => [ctxOf(res), realmOf(res), type, req.params.ownerId as string] as const;
   const REP = 'ProtocolMapperRepresentation';
 
   r.post(
     '/add-models',
     route(async (req, res) => {
-      await addMappers(...args(req, res), arrayBody<ProtocolMapperInput>(req, REP) ?? []);
+      const reps = arrayBody<ProtocolMapperInput>(req, REP) ?? [];
+      await addMappers(ctxOf(res), realmOf(res), await scopeOwnerOf(req, res, type), reps);
       noContent(res);
     }),
   );
   r.get(
     '/models',
-    route(async (req, res) => json(res, await listMappers(...args(req, res)))),
+    route(async (req, res) => json(res, await listMappers(ctxOf(res), realmOf(res), await scopeOwnerOf(req, res, type)))),
   );
   r.post(
     '/models',
-    route(async (req, res) => created(req, res, await createMapper(...args(req, res), jsonBody<ProtocolMapperInput>(req, REP)))),
+    route(async (req, res) => {
+      const rep = jsonBody<ProtocolMapperInput>(req, REP);
+      created(req, res, await createMapper(ctxOf(res), realmOf(res), await scopeOwnerOf(req, res, type), rep));
+    }),
   );
   r.get(
     '/models/:mapperId',
-    route(async (req, res) => json(res, await getMapper(...args(req, res), req.params.mapperId as string))),
+    route(async (req, res) =>
+      json(res, await getMapper(ctxOf(res), realmOf(res), await scopeOwnerOf(req, res, type), req.params.mapperId as string)),
+    ),
   );
   r.put(
     '/models/:mapperId',
     route(async (req, res) => {
-      await updateMapper(...args(req, res), req.params.mapperId as string, jsonBody<ProtocolMapperInput>(req, REP));
+      const rep = jsonBody<ProtocolMapperInput>(req, REP);
+      await updateMapper(ctxOf(res), realmOf(res), await scopeOwnerOf(req, res, type), req.params.mapperId as string, rep);
       noContent(res);
     }),
   );
   r.delete(
     '/models/:mapperId',
     route(async (req, res) => {
-      await deleteMapper(...args(req, res), req.params.mapperId as string);
+      await deleteMapper(ctxOf(res), realmOf(res), await scopeOwnerOf(req, res, type), req.params.mapperId as string);
       noContent(res);
     }),
   );
   r.get(
     '/protocol/:protocol',
-    route(async (req, res) => json(res, await listMappersByProtocol(...args(req, res), req.params.protocol as string))),
+    route(async (req, res) =>
+      json(res, await listMappersByProtocol(ctxOf(res), realmOf(res), await scopeOwnerOf(req, res, type), req.params.protocol as string)),
+    ),
   );
   return r;
 }

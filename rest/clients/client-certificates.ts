@@ -11,11 +11,14 @@ import {
 } from '../../src/services/clients/client-certificates';
 import { ctxOf, json, jsonBody, realmOf, route } from '../http';
 import { isMultipart, multipartFields } from '../multipart';
+import { clientOf } from '../parents';
 
-/** `/admin/realms/{realm}/clients/{id}/certificates/{attr}` — key info, generate, upload, keystore downloads. */
+/**
+ * `/admin/realms/{realm}/clients/{id}/certificates/{attr}` — key info, generate, upload, keystore
+ * downloads. A body (keystore config, multipart upload) is read before the client is resolved.
+ */
 export const clientCertificatesRouter = Router({ mergeParams: true });
 
-const uuidOf = (req: Request) => req.params.clientUuid as string;
 const attrOf = (req: Request) => req.params.attr as string;
 const FIELDS = ['keystoreFormat', 'keyAlias', 'keyPassword', 'storePassword'] as const;
 
@@ -36,31 +39,36 @@ const config = (req: Request) => jsonBody<KeyStoreConfig>(req, 'KeyStoreConfig')
 
 clientCertificatesRouter.get(
   '/:attr',
-  route(async (req, res) => json(res, await getClientCertificate(ctxOf(res), realmOf(res), uuidOf(req), attrOf(req)))),
+  route(async (req, res) => json(res, await getClientCertificate(ctxOf(res), realmOf(res), await clientOf(req, res), attrOf(req)))),
 );
 
 clientCertificatesRouter.post(
   '/:attr/generate',
-  route(async (req, res) => json(res, await generateClientCertificate(ctxOf(res), realmOf(res), uuidOf(req), attrOf(req)))),
+  route(async (req, res) => json(res, await generateClientCertificate(ctxOf(res), realmOf(res), await clientOf(req, res), attrOf(req)))),
 );
 
 clientCertificatesRouter.post(
   '/:attr/download',
-  route(async (req, res) => keystore(res, await downloadClientKeystore(ctxOf(res), realmOf(res), uuidOf(req), attrOf(req), config(req)))),
+  route(async (req, res) => {
+    const cfg = config(req);
+    keystore(res, await downloadClientKeystore(ctxOf(res), realmOf(res), await clientOf(req, res), attrOf(req), cfg));
+  }),
 );
 
 clientCertificatesRouter.post(
   '/:attr/generate-and-download',
-  route(async (req, res) =>
-    keystore(res, await generateAndDownloadClientKeystore(ctxOf(res), realmOf(res), uuidOf(req), attrOf(req), config(req))),
-  ),
+  route(async (req, res) => {
+    const cfg = config(req);
+    keystore(res, await generateAndDownloadClientKeystore(ctxOf(res), realmOf(res), await clientOf(req, res), attrOf(req), cfg));
+  }),
 );
 
 for (const action of ['upload', 'upload-certificate'] as const) {
   clientCertificatesRouter.post(
     `/:attr/${action}`,
-    route(async (req, res) =>
-      json(res, await uploadClientCertificate(ctxOf(res), realmOf(res), uuidOf(req), attrOf(req), await multipart(req), action)),
-    ),
+    route(async (req, res) => {
+      const upload = await multipart(req);
+      json(res, await uploadClientCertificate(ctxOf(res), realmOf(res), await clientOf(req, res), attrOf(req), upload, action));
+    }),
   );
 }

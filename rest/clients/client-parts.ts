@@ -1,7 +1,12 @@
 import { Router } from 'express';
 import { convertClientDescription } from '../../src/services/clients/client-description';
 import { clientInstallation } from '../../src/services/clients/client-installation';
-import { clientManagementPermissions, registerNode, testNodesAvailable, unregisterNode } from '../../src/services/clients/client-nodes';
+import {
+  clientManagementPermissions,
+  registerClientNode,
+  testNodesAvailable,
+  unregisterClientNode,
+} from '../../src/services/clients/client-nodes';
 import {
   addClientScopeLink,
   listClientScopeLinks,
@@ -11,67 +16,66 @@ import {
 import {
   getClientSecret,
   getRotatedSecret,
-  invalidateRotatedSecret,
-  newRegistrationAccessToken,
+  issueRegistrationAccessToken,
   regenerateClientSecret,
+  removeRotatedSecret,
 } from '../../src/services/clients/client-secret';
 import { getServiceAccountUser } from '../../src/services/clients/client-service-account';
 import { ctxOf, json, noContent, parseJson, rawBody, realmOf, route } from '../http';
+import { clientOf } from '../parents';
 
 /**
  * Sub-resources of `/admin/realms/{realm}/clients/{id}`: secret, registration access token,
  * service-account user, default/optional client scopes, cluster nodes, installation files,
- * management permissions. Mounted before `/clients`.
+ * management permissions. Mounted before `/clients`. The client is resolved once (`clientOf`).
  */
 export const clientPartsRouter = Router({ mergeParams: true });
 
-const id = (params: Record<string, unknown>) => String(params.clientUuid);
-
 clientPartsRouter.get(
   '/client-secret',
-  route(async (req, res) => json(res, await getClientSecret(ctxOf(res), realmOf(res), id(req.params)))),
+  route(async (req, res) => json(res, await getClientSecret(ctxOf(res), realmOf(res), await clientOf(req, res)))),
 );
 clientPartsRouter.post(
   '/client-secret',
-  route(async (req, res) => json(res, await regenerateClientSecret(ctxOf(res), realmOf(res), id(req.params)))),
+  route(async (req, res) => json(res, await regenerateClientSecret(ctxOf(res), realmOf(res), await clientOf(req, res)))),
 );
 clientPartsRouter.get(
   '/client-secret/rotated',
-  route(async (req, res) => json(res, await getRotatedSecret(ctxOf(res), realmOf(res), id(req.params)))),
+  route(async (req, res) => json(res, await getRotatedSecret(ctxOf(res), realmOf(res), await clientOf(req, res)))),
 );
 clientPartsRouter.delete(
   '/client-secret/rotated',
   route(async (req, res) => {
-    await invalidateRotatedSecret(ctxOf(res), realmOf(res), id(req.params));
+    await removeRotatedSecret(ctxOf(res), realmOf(res), await clientOf(req, res));
     noContent(res);
   }),
 );
 clientPartsRouter.post(
   '/registration-access-token',
-  route(async (req, res) => json(res, await newRegistrationAccessToken(ctxOf(res), realmOf(res), id(req.params)))),
+  route(async (req, res) => json(res, await issueRegistrationAccessToken(ctxOf(res), realmOf(res), await clientOf(req, res)))),
 );
 clientPartsRouter.get(
   '/service-account-user',
-  route(async (req, res) => json(res, await getServiceAccountUser(ctxOf(res), realmOf(res), id(req.params)))),
+  route(async (req, res) => json(res, await getServiceAccountUser(ctxOf(res), realmOf(res), await clientOf(req, res)))),
 );
 
 for (const kind of ['default', 'optional'] as ScopeKind[]) {
   const path = `/${kind}-client-scopes`;
   clientPartsRouter.get(
     path,
-    route(async (req, res) => json(res, await listClientScopeLinks(ctxOf(res), realmOf(res), id(req.params), kind))),
+    route(async (req, res) => json(res, await listClientScopeLinks(ctxOf(res), realmOf(res), await clientOf(req, res), kind))),
   );
   clientPartsRouter.put(
     `${path}/:scopeId`,
     route(async (req, res) => {
-      await addClientScopeLink(ctxOf(res), realmOf(res), id(req.params), String(req.params.scopeId), kind);
+      await addClientScopeLink(ctxOf(res), realmOf(res), await clientOf(req, res), String(req.params.scopeId), kind);
       noContent(res);
     }),
   );
   clientPartsRouter.delete(
     `${path}/:scopeId`,
     route(async (req, res) => {
-      await removeClientScopeLink(ctxOf(res), realmOf(res), id(req.params), String(req.params.scopeId), kind);
+      await removeClientScopeLink(ctxOf(res), realmOf(res), await clientOf(req, res), String(req.params.scopeId), kind);
       noContent(res);
     }),
   );
@@ -81,10 +85,10 @@ clientPartsRouter.post(
   '/nodes',
   route(async (req, res) => {
     const body = parseJson(req);
-    await registerNode(
+    await registerClientNode(
       ctxOf(res),
       realmOf(res),
-      id(req.params),
+      await clientOf(req, res),
       body && typeof body === 'object' ? (body as Record<string, unknown>) : undefined,
     );
     noContent(res);
@@ -93,23 +97,23 @@ clientPartsRouter.post(
 clientPartsRouter.delete(
   '/nodes/:node',
   route(async (req, res) => {
-    await unregisterNode(ctxOf(res), realmOf(res), id(req.params), String(req.params.node));
+    await unregisterClientNode(ctxOf(res), realmOf(res), await clientOf(req, res), String(req.params.node));
     noContent(res);
   }),
 );
 clientPartsRouter.get(
   '/test-nodes-available',
-  route(async (req, res) => json(res, await testNodesAvailable(ctxOf(res), realmOf(res), id(req.params)))),
+  route(async (req, res) => json(res, await testNodesAvailable(ctxOf(res), realmOf(res), await clientOf(req, res)))),
 );
 
-const permissions = route(async (req, res) => json(res, await clientManagementPermissions(ctxOf(res), realmOf(res), id(req.params))));
+const permissions = route(async (req, res) => clientManagementPermissions(await clientOf(req, res)));
 clientPartsRouter.get('/management/permissions', permissions);
 clientPartsRouter.put('/management/permissions', permissions);
 
 clientPartsRouter.get(
   '/installation/providers/:providerId',
   route(async (req, res) => {
-    const file = await clientInstallation(ctxOf(res), realmOf(res), id(req.params), String(req.params.providerId));
+    const file = await clientInstallation(ctxOf(res), realmOf(res), await clientOf(req, res), String(req.params.providerId));
     res.status(200).type(file.contentType).send(file.body);
   }),
 );

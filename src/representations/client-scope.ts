@@ -1,20 +1,12 @@
 import type { ClientScopeModel, ProtocolMapperModel } from '../db/models/client';
+import { toProtocolMapperRepresentation } from './protocol-mapper';
+import type { Representation } from './schema';
 
-/** Keycloak's ProtocolMapperRepresentation: id, name, protocol, protocolMapper, consentRequired, config. */
-export function toProtocolMapperRepresentation(pm: ProtocolMapperModel): Record<string, unknown> {
-  return {
-    id: pm.id,
-    name: pm.name,
-    protocol: pm.protocol,
-    protocolMapper: pm.protocolMapper,
-    consentRequired: false,
-    config: { ...(pm.config ?? {}) },
-  };
-}
+export type ClientScopeRepresentation = Representation<'ClientScopeRepresentation'>;
 
 /** Keycloak's ClientScopeRepresentation (config reference §3.1): `description` and `protocolMappers` omitted when absent/empty. */
-export function toClientScopeRepresentation(s: ClientScopeModel, mappers: ProtocolMapperModel[]): Record<string, unknown> {
-  const out: Record<string, unknown> = { id: s.id, name: s.name };
+export function toClientScopeRepresentation(s: ClientScopeModel, mappers: ProtocolMapperModel[]): ClientScopeRepresentation {
+  const out: ClientScopeRepresentation = { id: s.id, name: s.name };
   if (s.description != null) out.description = s.description;
   out.protocol = s.protocol;
   out.attributes = { ...(s.attributes ?? {}) };

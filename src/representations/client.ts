@@ -1,19 +1,14 @@
-import type { ClientModel } from '../db/models/client';
+import type { ClientModel, ProtocolMapperModel } from '../db/models/client';
+import { toProtocolMapperRepresentation } from './protocol-mapper';
+import type { Representation } from './schema';
 
-/** A protocol mapper as it appears inside a ClientRepresentation. */
-export interface ProtocolMapperRep {
-  id: string;
-  name: string;
-  protocol: string;
-  protocolMapper: string;
-  consentRequired: boolean;
-  config: Record<string, string>;
-}
+export type ClientRepresentation = Representation<'ClientRepresentation'>;
 
 export interface ClientRepExtras {
   defaultClientScopes: string[];
   optionalClientScopes: string[];
-  protocolMappers?: ProtocolMapperRep[];
+  /** The client's own protocol mappers, ordered by name. */
+  protocolMappers?: ProtocolMapperModel[];
   access?: { view: boolean; configure: boolean; manage: boolean };
 }
 
@@ -36,12 +31,12 @@ const strList = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []
  * Keycloak's ClientRepresentation (config reference §1.2) from the columns and the `settings`
  * JSON, in Keycloak's field order, nulls omitted. The secret is shown for confidential clients only.
  */
-export function toClientRepresentation(c: ClientModel, x: ClientRepExtras): Record<string, unknown> {
+export function toClientRepresentation(c: ClientModel, x: ClientRepExtras): ClientRepresentation {
   const s = c.settings ?? {};
-  const out: Record<string, unknown> = { id: c.id, clientId: c.clientId };
+  const out: ClientRepresentation = { id: c.id, clientId: c.clientId };
   if (c.name != null) out.name = c.name;
-  if (str(s.description) !== undefined) out.description = s.description;
-  for (const k of ['rootUrl', 'adminUrl', 'baseUrl']) if (str(s[k]) !== undefined) out[k] = s[k];
+  if (str(s.description) !== undefined) out.description = str(s.description);
+  for (const k of ['rootUrl', 'adminUrl', 'baseUrl'] as const) if (str(s[k]) !== undefined) out[k] = str(s[k]);
   out.surrogateAuthRequired = Boolean(s.surrogateAuthRequired ?? SETTINGS_BOOLEANS.surrogateAuthRequired);
   out.enabled = Boolean(c.enabled);
   out.alwaysDisplayInConsole = Boolean(s.alwaysDisplayInConsole ?? SETTINGS_BOOLEANS.alwaysDisplayInConsole);
@@ -68,17 +63,17 @@ export function toClientRepresentation(c: ClientModel, x: ClientRepExtras): Reco
   out.nodeReRegistrationTimeout = num(s.nodeReRegistrationTimeout, 0);
   const nodes = s.registeredNodes as Record<string, number> | undefined;
   if (nodes && Object.keys(nodes).length) out.registeredNodes = nodes;
-  if (x.protocolMappers?.length) out.protocolMappers = x.protocolMappers;
+  if (x.protocolMappers?.length) out.protocolMappers = x.protocolMappers.map(toProtocolMapperRepresentation);
   out.defaultClientScopes = x.defaultClientScopes;
   out.optionalClientScopes = x.optionalClientScopes;
   if (x.access) out.access = x.access;
-  if (str(s.origin) !== undefined) out.origin = s.origin;
+  if (str(s.origin) !== undefined) out.origin = str(s.origin);
   return out;
 }
 
 /** What a caller that may list but not view a client sees of it. */
-export function toListedOnlyClientRepresentation(c: ClientModel): Record<string, unknown> {
-  const out: Record<string, unknown> = { id: c.id, clientId: c.clientId };
+export function toListedOnlyClientRepresentation(c: ClientModel): ClientRepresentation {
+  const out: ClientRepresentation = { id: c.id, clientId: c.clientId };
   const description = str(c.settings?.description);
   if (description !== undefined) out.description = description;
   return out;

@@ -1,9 +1,11 @@
 import { Op } from 'sequelize';
-import type { ClientModel } from '../../db/models/client';
+import type { ClientModel, ClientScopeModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
-import { errorB, forbidden, notFound } from '../../core/errors';
+import { errorB } from '../../core/errors';
 import { recordAdminEvent } from '../../core/admin-events';
-import { clientAccess, resolveClient } from '../clients/clients';
+import { invalidate } from '../../loaders/invalidate';
+import { requireClientAccess } from '../clients/clients';
+import { findClientScopeOr404 } from './scope-owner';
 import type { RequestContext } from '../../core/context';
 
 /**
@@ -81,77 +83,73 @@ export async function unlinkScopeByName(ctx: RequestContext, realm: RealmModel, 
   if (scope) await ctx.db.models.ClientScopeClient.destroy({ where: { clientId: clientUuid, scopeId: scope.id } });
 }
 
-async function requireClient(ctx: RequestContext, realm: RealmModel, uuid: string, need: 'view' | 'manage'): Promise<ClientModel> {
-  const client = await resolveClient(ctx, realm, uuid);
-  if (!(await clientAccess(ctx, realm, client))[need]) throw forbidden();
-  return client;
-}
-
 /** GET /clients/{id}/default-client-scopes and optional-client-scopes: `{id, name}` of the client's protocol. */
 export async function listClientScopeLinks(
   ctx: RequestContext,
   realm: RealmModel,
-  uuid: string,
+  client: ClientModel,
   kind: ScopeKind,
 ): Promise<Array<{ id: string; name: string }>> {
-  const client = await requireClient(ctx, realm, uuid, 'view');
+  await requireClientAccess(ctx, realm, client, 'view');
   const links = await ctx.loaders.scopeLinksByClient.load(client.id);
   return links
     .filter((l) => l.defaultScope === isDefault(kind) && l.protocol === (client.protocol || 'openid-connect'))
     .map((l) => ({ id: l.id, name: l.name }));
 }
 
-async function scopeOf(ctx: RequestContext, realm: RealmModel, scopeId: string) {
-  const scope = await ctx.db.models.ClientScope.findByPk(scopeId);
-  if (!scope || scope.realmId !== realm.id) throw notFound('Client scope not found');
-  return scope;
+/** A change of one link in a transaction with its admin event (UPDATE of the client); the client's links are forgotten. */
+async function writeLink(
+  ctx: RequestContext,
+  realm: RealmModel,
+  client: ClientModel,
+  scope: ClientScopeModel,
+  kind: ScopeKind,
+  change: () => Promise<void>,
+): Promise<void> {
+  await ctx.db.transaction(async () => {
+    await change();
+    await recordAdminEvent(ctx, realm, {
+      operationType: 'UPDATE',
+      resourceType: 'CLIENT',
+      resourcePath: `clients/${client.id}/${kind}-client-scopes/${scope.id}`,
+    });
+  });
+  invalidate.scopeLinks(ctx.loaders, client.id);
 }
 
 /** PUT /clients/{id}/{default|optional}-client-scopes/{scopeId}: links the scope (already linked or other protocol: ignored). */
 export async function addClientScopeLink(
   ctx: RequestContext,
   realm: RealmModel,
-  uuid: string,
+  client: ClientModel,
   scopeId: string,
   kind: ScopeKind,
 ): Promise<void> {
-  const client = await requireClient(ctx, realm, uuid, 'manage');
-  const scope = await scopeOf(ctx, realm, scopeId);
+  await requireClientAccess(ctx, realm, client, 'manage');
+  const scope = await findClientScopeOr404(ctx, realm, scopeId);
   if (isDefault(kind) && scope.attributes?.['is.dynamic.scope'] === 'true') {
     throw errorB(400, 'invalid_request', "Can't assign a Dynamic Scope to a Client as a Default Scope");
   }
-  await ctx.db.transaction(async () => {
+  await writeLink(ctx, realm, client, scope, kind, async () => {
     if (scope.protocol === (client.protocol || 'openid-connect')) {
       await ctx.db.models.ClientScopeClient.bulkCreate([{ clientId: client.id, scopeId: scope.id, defaultScope: isDefault(kind) }], {
         ignoreDuplicates: true,
       });
     }
-    await recordAdminEvent(ctx, realm, {
-      operationType: 'UPDATE',
-      resourceType: 'CLIENT',
-      resourcePath: `clients/${client.id}/${kind}-client-scopes/${scope.id}`,
-    });
   });
-  ctx.loaders.scopeLinksByClient.clear(client.id);
 }
 
 /** DELETE /clients/{id}/{default|optional}-client-scopes/{scopeId}: unlinks the scope whatever its type. */
 export async function removeClientScopeLink(
   ctx: RequestContext,
   realm: RealmModel,
-  uuid: string,
+  client: ClientModel,
   scopeId: string,
   kind: ScopeKind,
 ): Promise<void> {
-  const client = await requireClient(ctx, realm, uuid, 'manage');
-  const scope = await scopeOf(ctx, realm, scopeId);
-  await ctx.db.transaction(async () => {
+  await requireClientAccess(ctx, realm, client, 'manage');
+  const scope = await findClientScopeOr404(ctx, realm, scopeId);
+  await writeLink(ctx, realm, client, scope, kind, async () => {
     await ctx.db.models.ClientScopeClient.destroy({ where: { clientId: client.id, scopeId: scope.id } });
-    await recordAdminEvent(ctx, realm, {
-      operationType: 'UPDATE',
-      resourceType: 'CLIENT',
-      resourcePath: `clients/${client.id}/${kind}-client-scopes/${scope.id}`,
-    });
   });
-  ctx.loaders.scopeLinksByClient.clear(client.id);
 }

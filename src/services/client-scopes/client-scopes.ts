@@ -3,13 +3,14 @@ import { Op } from 'sequelize';
 import { check, requireCap } from '../../auth/permissions';
 import type { ClientScopeModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
-import { errorA, errorB, notFound } from '../../core/errors';
-import { isUniqueViolation } from '../../core/db-errors';
-import { toClientScopeRepresentation, toScopeRef } from '../../representations/client-scope';
+import { errorA, errorB } from '../../core/errors';
+import { write } from '../../core/db-errors';
+import { invalidate } from '../../loaders/invalidate';
+import { type ClientScopeRepresentation, toClientScopeRepresentation, toScopeRef } from '../../representations/client-scope';
 import { recordAdminEvent } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
 import { mapperRows } from './protocol-mappers';
-import { resolveClientScope } from './scope-owner';
+import { findClientScopeOr404, resolveClientScope } from './scope-owner';
 
 /**
  * Client scopes (config reference §3): CRUD, the realm default/optional scope lists, and the
@@ -30,7 +31,7 @@ const NAME = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 const PROTOCOLS = new Set(['openid-connect', 'saml', 'oid4vc']);
 
 /** Representations of scopes with their mappers (one batched query). */
-async function representations(ctx: RequestContext, scopes: ClientScopeModel[]): Promise<Record<string, unknown>[]> {
+async function representations(ctx: RequestContext, scopes: ClientScopeModel[]): Promise<ClientScopeRepresentation[]> {
   const mappers = await ctx.loaders.mappersByScope.loadMany(scopes.map((s) => s.id));
   return scopes.map((s, i) => {
     const list = mappers[i];
@@ -39,7 +40,7 @@ async function representations(ctx: RequestContext, scopes: ClientScopeModel[]):
 }
 
 /** GET /{realm}/client-scopes: all scopes of the realm (ordered by name) with their mappers. */
-export async function listClientScopes(ctx: RequestContext, realm: RealmModel): Promise<Record<string, unknown>[]> {
+export async function listClientScopes(ctx: RequestContext, realm: RealmModel): Promise<ClientScopeRepresentation[]> {
   await requireCap(ctx, realm, 'queryClients');
   if (!(await check(ctx, realm, 'viewClients'))) return [];
   const scopes = await ctx.db.models.ClientScope.findAll({ where: { realmId: realm.id }, order: [['name', 'ASC']] });
@@ -48,7 +49,7 @@ export async function listClientScopes(ctx: RequestContext, realm: RealmModel): 
 }
 
 /** GET /{realm}/client-scopes/{id}. */
-export async function getClientScope(ctx: RequestContext, realm: RealmModel, id: string): Promise<Record<string, unknown>> {
+export async function getClientScope(ctx: RequestContext, realm: RealmModel, id: string): Promise<ClientScopeRepresentation> {
   const scope = await resolveClientScope(ctx, realm, id);
   await requireCap(ctx, realm, 'viewClients');
   return (await representations(ctx, [scope]))[0];
@@ -90,22 +91,17 @@ export async function createClientScope(ctx: RequestContext, realm: RealmModel, 
   const protocol = rep.protocol as string;
   const id = rep.id || randomUUID();
   const mappers = mapperRows(rep.protocolMappers ?? [], protocol, { clientScopeId: id });
-  try {
-    await ctx.db.transaction(async () => {
-      await ctx.db.models.ClientScope.create({ id, realmId: realm.id, name, protocol, description: rep.description ?? null, attributes });
-      if (mappers.length) await ctx.db.models.ProtocolMapper.bulkCreate(mappers);
-      await recordAdminEvent(ctx, realm, {
-        operationType: 'CREATE',
-        resourceType: 'CLIENT_SCOPE',
-        resourcePath: `client-scopes/${id}`,
-        representation: rep,
-      });
+  await write(ctx, { unique: () => exists(name) }, async () => {
+    await ctx.db.models.ClientScope.create({ id, realmId: realm.id, name, protocol, description: rep.description ?? null, attributes });
+    if (mappers.length) await ctx.db.models.ProtocolMapper.bulkCreate(mappers);
+    await recordAdminEvent(ctx, realm, {
+      operationType: 'CREATE',
+      resourceType: 'CLIENT_SCOPE',
+      resourcePath: `client-scopes/${id}`,
+      representation: rep,
     });
-  } catch (e) {
-    if (isUniqueViolation(e)) throw exists(name);
-    throw e;
-  }
-  ctx.loaders.clientScopeById.clear(id);
+  });
+  invalidate.clientScope(ctx.loaders, id);
   return id;
 }
 
@@ -117,7 +113,7 @@ export async function updateClientScope(ctx: RequestContext, realm: RealmModel, 
   validate(rep.name, rep.protocol ?? undefined, attributes, false);
   const name = rep.name as string;
   try {
-    await ctx.db.transaction(async () => {
+    await write(ctx, { unique: () => exists(name) }, async () => {
       scope.name = name;
       if (rep.description !== undefined && rep.description !== null) scope.description = rep.description;
       if (rep.protocol) scope.protocol = rep.protocol;
@@ -131,11 +127,11 @@ export async function updateClientScope(ctx: RequestContext, realm: RealmModel, 
       });
     });
   } catch (e) {
+    // the cached scope was changed in memory: back to the stored row
     await scope.reload().catch(() => undefined);
-    if (isUniqueViolation(e)) throw exists(name);
     throw e;
   }
-  ctx.loaders.clientScopeById.clear(id);
+  invalidate.clientScope(ctx.loaders, id);
 }
 
 /** DELETE /{realm}/client-scopes/{id}: unlinks it from realm lists and clients; the realm's last scope → 403. */
@@ -154,7 +150,7 @@ export async function deleteClientScope(ctx: RequestContext, realm: RealmModel, 
     await m.ClientScope.destroy({ where: { id } });
     await recordAdminEvent(ctx, realm, { operationType: 'DELETE', resourceType: 'CLIENT_SCOPE', resourcePath: `client-scopes/${id}` });
   });
-  ctx.loaders.clientScopeById.clear(id);
+  invalidate.clientScope(ctx.loaders, id);
 }
 
 export type RealmScopeList = 'default' | 'optional';
@@ -177,30 +173,22 @@ export async function listRealmDefaultScopes(
 
 async function realmScope(ctx: RequestContext, realm: RealmModel, scopeId: string): Promise<ClientScopeModel> {
   await requireCap(ctx, realm, 'manageRealm');
-  const scope = await ctx.loaders.clientScopeById.load(scopeId);
-  if (!scope || scope.realmId !== realm.id) throw notFound('Client scope not found');
-  return scope;
+  return findClientScopeOr404(ctx, realm, scopeId);
 }
 
 /** PUT /{realm}/default-{default|optional}-client-scopes/{id}: adds it to the list (already in either list → 409). */
 export async function addRealmDefaultScope(ctx: RequestContext, realm: RealmModel, list: RealmScopeList, scopeId: string): Promise<void> {
   const scope = await realmScope(ctx, realm, scopeId);
-  try {
-    await ctx.db.transaction(async () => {
-      await ctx.db.models.RealmDefaultClientScope.create({ realmId: realm.id, scopeId, defaultScope: list === 'default' });
-      await recordAdminEvent(ctx, realm, {
-        operationType: 'CREATE',
-        resourceType: 'CLIENT_SCOPE',
-        resourcePath: `default-${list}-client-scopes/${scopeId}`,
-        representation: toScopeRef(scope),
-      });
+  const already = () => errorB(409, 'conflict', `Client scope ${scope.name} is already a realm default scope`);
+  await write(ctx, { unique: already }, async () => {
+    await ctx.db.models.RealmDefaultClientScope.create({ realmId: realm.id, scopeId, defaultScope: list === 'default' });
+    await recordAdminEvent(ctx, realm, {
+      operationType: 'CREATE',
+      resourceType: 'CLIENT_SCOPE',
+      resourcePath: `default-${list}-client-scopes/${scopeId}`,
+      representation: toScopeRef(scope),
     });
-  } catch (e) {
-    if (isUniqueViolation(e)) {
-      throw errorB(409, 'conflict', `Client scope ${scope.name} is already a realm default scope`);
-    }
-    throw e;
-  }
+  });
 }
 
 /** DELETE /{realm}/default-{default|optional}-client-scopes/{id}: removes it from whichever list holds it. */

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { requireCap } from '../../auth/permissions';
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
 import type { RoleModel } from '../../db/models/role';
 import { notFound } from '../../core/errors';
 import { issuerOf } from '../tokens/tokens';
-import { resolveClient } from '../clients/clients';
+import { requireClientAccess } from '../clients/clients';
 import type { RequestContext } from '../../core/context';
 import { canAccessRoles, clientOwner, realmOwner, roleReps } from '../roles/role-access';
 import { audClaim, computeClaims, effectiveClientScopes, effectiveMappers, scopeRoleIds, scopeString } from '../tokens/token-claims';
@@ -16,20 +15,15 @@ import { audClaim, computeClaims, effectiveClientScopes, effectiveMappers, scope
  * tokens and userinfo computed by the same mapper engine as the token endpoint (nothing is stored).
  * All require view rights on the client.
  */
-async function viewClient(ctx: RequestContext, realm: RealmModel, clientUuid: string): Promise<ClientModel> {
-  const client = await resolveClient(ctx, realm, clientUuid);
-  await requireCap(ctx, realm, 'viewClients');
-  return client;
-}
 
 /** GET /clients/{id}/evaluate-scopes/protocol-mappers?scope=: mappers of the client and its effective scopes. */
 export async function evaluateProtocolMappers(
   ctx: RequestContext,
   realm: RealmModel,
-  clientUuid: string,
+  client: ClientModel,
   scope = '',
 ): Promise<Record<string, unknown>[]> {
-  const client = await viewClient(ctx, realm, clientUuid);
+  await requireClientAccess(ctx, realm, client, 'view');
   const scopes = await effectiveClientScopes(ctx.db, client, scope);
   const byId = new Map(scopes.map((s) => [s.id, s]));
   const mappers = await effectiveMappers(ctx.db, client, scopes);
@@ -57,12 +51,12 @@ export async function evaluateProtocolMappers(
 export async function evaluateScopeMappings(
   ctx: RequestContext,
   realm: RealmModel,
-  clientUuid: string,
+  client: ClientModel,
   roleContainerId: string,
   scope = '',
   granted = true,
 ): Promise<Record<string, unknown>[]> {
-  const client = await viewClient(ctx, realm, clientUuid);
+  await requireClientAccess(ctx, realm, client, 'view');
   let containerId: string;
   let owner: ReturnType<typeof realmOwner>;
   if (roleContainerId === realm.name) {
@@ -91,11 +85,11 @@ export type ExampleKind = 'access' | 'id' | 'userinfo';
 export async function generateExample(
   ctx: RequestContext,
   realm: RealmModel,
-  clientUuid: string,
+  client: ClientModel,
   kind: ExampleKind,
   q: { scope?: string; userId?: string; audience?: string },
 ): Promise<Record<string, unknown>> {
-  const client = await viewClient(ctx, realm, clientUuid);
+  await requireClientAccess(ctx, realm, client, 'view');
   if (!q.userId) throw notFound('No userId provided');
   const user = await ctx.loaders.userById.load(q.userId);
   if (!user || user.realmId !== realm.id) throw notFound('No user found');

@@ -2,17 +2,19 @@ import { randomUUID } from 'node:crypto';
 import type { ProtocolMapperModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
 import { type HttpError, errorA, errorB, notFound } from '../../core/errors';
-import { isUniqueViolation } from '../../core/db-errors';
-import { toProtocolMapperRepresentation } from '../../representations/client-scope';
+import { write } from '../../core/db-errors';
+import { invalidate } from '../../loaders/invalidate';
+import { type ProtocolMapperRepresentation, toProtocolMapperRepresentation } from '../../representations/protocol-mapper';
 import { recordAdminEvent } from '../../core/admin-events';
-import { type ScopeOwner, type ScopeOwnerType, resolveScopeOwner } from './scope-owner';
+import { type ScopeOwner, requireOwnerAccess } from './scope-owner';
 import type { RequestContext } from '../../core/context';
 import { configProblem, mapperType } from '../../keycloak/mapper-types';
 
 /**
  * Protocol mappers of clients and client scopes — the seed's `{scopeOwner}/{id}/protocol-mappers`
- * family, one implementation parameterised by the owner (config reference §4.1). Mapper names are
- * unique per owner and protocol (unique indexes, migration 0004).
+ * family, one implementation parameterised by the owner (config reference §4.1), which the front
+ * resolves (scope-owner.ts) and the functions here check rights on. Mapper names are unique per
+ * owner and protocol (unique indexes, migration 0004).
  */
 export interface ProtocolMapperInput {
   id?: string;
@@ -81,11 +83,6 @@ async function mappersOf(ctx: RequestContext, o: ScopeOwner): Promise<ProtocolMa
   return o.type === 'clients' ? ctx.loaders.mappersByClient.load(o.id) : ctx.loaders.mappersByScope.load(o.id);
 }
 
-function clearOwner(ctx: RequestContext, o: ScopeOwner): void {
-  if (o.type === 'clients') ctx.loaders.mappersByClient.clear(o.id);
-  else ctx.loaders.mappersByScope.clear(o.id);
-}
-
 async function findMapper(ctx: RequestContext, o: ScopeOwner, mapperId: string): Promise<ProtocolMapperModel> {
   const pm = (await mappersOf(ctx, o)).find((m) => m.id === mapperId);
   if (!pm) throw notFound('Model not found');
@@ -93,15 +90,11 @@ async function findMapper(ctx: RequestContext, o: ScopeOwner, mapperId: string):
 }
 
 const eventPath = (o: ScopeOwner, id: string) => `${o.path}/protocol-mappers/models/${id}`;
+const sameName = () => errorA(409, 'Protocol mapper exists with same name');
 
 /** GET /{scopeOwner}/{id}/protocol-mappers/models: mappers of installed types, by name. */
-export async function listMappers(
-  ctx: RequestContext,
-  realm: RealmModel,
-  type: ScopeOwnerType,
-  ownerId: string,
-): Promise<Record<string, unknown>[]> {
-  const o = await resolveScopeOwner(ctx, realm, type, ownerId, 'view');
+export async function listMappers(ctx: RequestContext, realm: RealmModel, o: ScopeOwner): Promise<ProtocolMapperRepresentation[]> {
+  await requireOwnerAccess(ctx, realm, o, 'view');
   return (await mappersOf(ctx, o)).filter((m) => mapperType(m.protocolMapper)).map(toProtocolMapperRepresentation);
 }
 
@@ -109,98 +102,73 @@ export async function listMappers(
 export async function listMappersByProtocol(
   ctx: RequestContext,
   realm: RealmModel,
-  type: ScopeOwnerType,
-  ownerId: string,
+  o: ScopeOwner,
   protocol: string,
-): Promise<Record<string, unknown>[]> {
-  return (await listMappers(ctx, realm, type, ownerId)).filter((m) => m.protocol === protocol);
+): Promise<ProtocolMapperRepresentation[]> {
+  return (await listMappers(ctx, realm, o)).filter((m) => m.protocol === protocol);
 }
 
 /** GET /{scopeOwner}/{id}/protocol-mappers/models/{mapperId}: unknown → 404 `Model not found`. */
 export async function getMapper(
   ctx: RequestContext,
   realm: RealmModel,
-  type: ScopeOwnerType,
-  ownerId: string,
+  o: ScopeOwner,
   mapperId: string,
-): Promise<Record<string, unknown>> {
-  const o = await resolveScopeOwner(ctx, realm, type, ownerId, 'view');
+): Promise<ProtocolMapperRepresentation> {
+  await requireOwnerAccess(ctx, realm, o, 'view');
   const pm = await findMapper(ctx, o, mapperId);
   if (!mapperType(pm.protocolMapper)) throw notFound('Protocol mapper provider not found');
   return toProtocolMapperRepresentation(pm);
 }
 
 /** POST /{scopeOwner}/{id}/protocol-mappers/models: creates one mapper; same name and protocol → 409. Returns the id. */
-export async function createMapper(
-  ctx: RequestContext,
-  realm: RealmModel,
-  type: ScopeOwnerType,
-  ownerId: string,
-  rep: ProtocolMapperInput,
-): Promise<string> {
-  const o = await resolveScopeOwner(ctx, realm, type, ownerId, 'manage');
+export async function createMapper(ctx: RequestContext, realm: RealmModel, o: ScopeOwner, rep: ProtocolMapperInput): Promise<string> {
+  await requireOwnerAccess(ctx, realm, o, 'manage');
   const [row] = mapperRows([rep], o.protocol, ownerKey(o));
-  try {
-    await ctx.db.transaction(async () => {
+  await write(ctx, { unique: sameName }, async () => {
+    await ctx.db.models.ProtocolMapper.create({ ...row });
+    await recordAdminEvent(ctx, realm, {
+      operationType: 'CREATE',
+      resourceType: 'PROTOCOL_MAPPER',
+      resourcePath: eventPath(o, row.id),
+      representation: rep,
+    });
+  });
+  invalidate.mappers(ctx.loaders, o.id);
+  return row.id;
+}
+
+/** POST /{scopeOwner}/{id}/protocol-mappers/add-models: adds all or none; a duplicate name → 409 `conflict`. */
+export async function addMappers(ctx: RequestContext, realm: RealmModel, o: ScopeOwner, reps: ProtocolMapperInput[]): Promise<void> {
+  await requireOwnerAccess(ctx, realm, o, 'manage');
+  const rows = mapperRows(reps, o.protocol, ownerKey(o));
+  await write(ctx, { unique: () => errorB(409, 'conflict', 'Protocol mapper name must be unique per protocol') }, async () => {
+    for (const [i, row] of rows.entries()) {
       await ctx.db.models.ProtocolMapper.create({ ...row });
       await recordAdminEvent(ctx, realm, {
         operationType: 'CREATE',
         resourceType: 'PROTOCOL_MAPPER',
         resourcePath: eventPath(o, row.id),
-        representation: rep,
+        representation: reps[i],
       });
-    });
-  } catch (e) {
-    if (isUniqueViolation(e)) throw errorA(409, 'Protocol mapper exists with same name');
-    throw e;
-  }
-  clearOwner(ctx, o);
-  return row.id;
-}
-
-/** POST /{scopeOwner}/{id}/protocol-mappers/add-models: adds all or none; a duplicate name → 409 `conflict`. */
-export async function addMappers(
-  ctx: RequestContext,
-  realm: RealmModel,
-  type: ScopeOwnerType,
-  ownerId: string,
-  reps: ProtocolMapperInput[],
-): Promise<void> {
-  const o = await resolveScopeOwner(ctx, realm, type, ownerId, 'manage');
-  const rows = mapperRows(reps, o.protocol, ownerKey(o));
-  try {
-    await ctx.db.transaction(async () => {
-      for (const [i, row] of rows.entries()) {
-        await ctx.db.models.ProtocolMapper.create({ ...row });
-        await recordAdminEvent(ctx, realm, {
-          operationType: 'CREATE',
-          resourceType: 'PROTOCOL_MAPPER',
-          resourcePath: eventPath(o, row.id),
-          representation: reps[i],
-        });
-      }
-    });
-  } catch (e) {
-    if (isUniqueViolation(e)) throw errorB(409, 'conflict', 'Protocol mapper name must be unique per protocol');
-    throw e;
-  }
-  clearOwner(ctx, o);
+    }
+  });
+  invalidate.mappers(ctx.loaders, o.id);
 }
 
 /** PUT /{scopeOwner}/{id}/protocol-mappers/models/{mapperId}: replaces name, protocol, type and config. */
 export async function updateMapper(
   ctx: RequestContext,
   realm: RealmModel,
-  type: ScopeOwnerType,
-  ownerId: string,
+  o: ScopeOwner,
   mapperId: string,
   rep: ProtocolMapperInput,
 ): Promise<void> {
-  const o = await resolveScopeOwner(ctx, realm, type, ownerId, 'manage');
+  await requireOwnerAccess(ctx, realm, o, 'manage');
   const pm = await findMapper(ctx, o, mapperId);
   const [row] = mapperRows([{ ...rep, id: pm.id }], o.protocol, ownerKey(o));
   try {
-    await ctx.db.transaction(async () => {
+    await write(ctx, { unique: sameName }, async () => {
       pm.set({ name: row.name, protocol: row.protocol, protocolMapper: row.protocolMapper, config: row.config });
       await pm.save();
       await recordAdminEvent(ctx, realm, {
@@ -210,27 +178,19 @@ export async function updateMapper(
         representation: rep,
       });
     });
-  } catch (e) {
-    clearOwner(ctx, o);
-    if (isUniqueViolation(e)) throw errorA(409, 'Protocol mapper exists with same name');
-    throw e;
+  } finally {
+    // the cached mapper was changed in memory: forget it whether or not the write went through
+    invalidate.mappers(ctx.loaders, o.id);
   }
-  clearOwner(ctx, o);
 }
 
 /** DELETE /{scopeOwner}/{id}/protocol-mappers/models/{mapperId}. */
-export async function deleteMapper(
-  ctx: RequestContext,
-  realm: RealmModel,
-  type: ScopeOwnerType,
-  ownerId: string,
-  mapperId: string,
-): Promise<void> {
-  const o = await resolveScopeOwner(ctx, realm, type, ownerId, 'manage');
+export async function deleteMapper(ctx: RequestContext, realm: RealmModel, o: ScopeOwner, mapperId: string): Promise<void> {
+  await requireOwnerAccess(ctx, realm, o, 'manage');
   const pm = await findMapper(ctx, o, mapperId);
   await ctx.db.transaction(async () => {
     await ctx.db.models.ProtocolMapper.destroy({ where: { id: pm.id } });
     await recordAdminEvent(ctx, realm, { operationType: 'DELETE', resourceType: 'PROTOCOL_MAPPER', resourcePath: eventPath(o, pm.id) });
   });
-  clearOwner(ctx, o);
+  invalidate.mappers(ctx.loaders, o.id);
 }

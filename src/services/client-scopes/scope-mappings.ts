@@ -5,7 +5,8 @@ import type { RoleModel } from '../../db/models/role';
 import { forbidden, notFound } from '../../core/errors';
 import { toMappingsRepresentation } from '../../representations/role';
 import { recordAdminEvent } from '../../core/admin-events';
-import { type ScopeOwner, type ScopeOwnerType, resolveScopeOwner } from './scope-owner';
+import { invalidate } from '../../loaders/invalidate';
+import { type ScopeOwner, type ScopeOwnerType, findScopeOwner, requireOwnerAccess } from './scope-owner';
 import { findClient } from '../clients/clients';
 import type { RequestContext } from '../../core/context';
 import { expandComposites } from '../../core/effective-roles';
@@ -33,12 +34,11 @@ interface Target {
 async function prepare(
   ctx: RequestContext,
   realm: RealmModel,
-  type: ScopeOwnerType,
-  ownerId: string,
+  owner: ScopeOwner,
   clientUuid: string | undefined,
   access: 'view' | 'manage',
 ): Promise<Target> {
-  const owner = await resolveScopeOwner(ctx, realm, type, ownerId, access);
+  await requireOwnerAccess(ctx, realm, owner, access);
   if (clientUuid === undefined) return { owner, containerId: realm.id };
   const container = await findClient(ctx, realm, clientUuid);
   if (!container) throw notFound('Could not find client');
@@ -60,13 +60,8 @@ const eventOf = (t: Target) => ({
 });
 
 /** GET /{scopeOwner}/{id}/scope-mappings: direct realm and client scope mappings (MappingsRepresentation). */
-export async function getScopeMappings(
-  ctx: RequestContext,
-  realm: RealmModel,
-  type: ScopeOwnerType,
-  ownerId: string,
-): Promise<Record<string, unknown>> {
-  const owner = await resolveScopeOwner(ctx, realm, type, ownerId, 'view');
+export async function getScopeMappings(ctx: RequestContext, realm: RealmModel, owner: ScopeOwner): Promise<Record<string, unknown>> {
+  await requireOwnerAccess(ctx, realm, owner, 'view');
   const ids = await directIds(ctx, owner);
   const roles = (await ctx.loaders.roleById.loadMany(ids))
     .filter((r): r is RoleModel => !!r && !(r instanceof Error))
@@ -87,11 +82,10 @@ export async function getScopeMappings(
 export async function listScopeMappedRoles(
   ctx: RequestContext,
   realm: RealmModel,
-  type: ScopeOwnerType,
-  ownerId: string,
+  owner: ScopeOwner,
   clientUuid?: string,
 ): Promise<Record<string, unknown>[]> {
-  const t = await prepare(ctx, realm, type, ownerId, clientUuid, 'view');
+  const t = await prepare(ctx, realm, owner, clientUuid, 'view');
   return roleReps(ctx, await rolesIn(ctx, t.containerId, await directIds(ctx, t.owner)));
 }
 
@@ -99,11 +93,10 @@ export async function listScopeMappedRoles(
 export async function listAvailableScopeRoles(
   ctx: RequestContext,
   realm: RealmModel,
-  type: ScopeOwnerType,
-  ownerId: string,
+  owner: ScopeOwner,
   clientUuid?: string,
 ): Promise<Record<string, unknown>[]> {
-  const t = await prepare(ctx, realm, type, ownerId, clientUuid, 'view');
+  const t = await prepare(ctx, realm, owner, clientUuid, 'view');
   const direct = new Set(await directIds(ctx, t.owner));
   const allowed: RoleModel[] = [];
   for (const r of await ctx.loaders.rolesByContainer.load(t.containerId)) {
@@ -119,12 +112,11 @@ export async function listAvailableScopeRoles(
 export async function listEffectiveScopeRoles(
   ctx: RequestContext,
   realm: RealmModel,
-  type: ScopeOwnerType,
-  ownerId: string,
+  owner: ScopeOwner,
   clientUuid?: string,
   brief = true,
 ): Promise<Record<string, unknown>[]> {
-  const t = await prepare(ctx, realm, type, ownerId, clientUuid, 'view');
+  const t = await prepare(ctx, realm, owner, clientUuid, 'view');
   const all = await ctx.loaders.rolesByContainer.load(t.containerId);
   const c = t.owner.client;
   if (c && (c.fullScopeAllowed || c.id === t.containerId)) return roleReps(ctx, all, brief);
@@ -160,15 +152,14 @@ async function rolesOfBody(ctx: RequestContext, realm: RealmModel, t: Target, re
 }
 
 /** POST .../scope-mappings/realm, .../clients/{client}: adds roles to the scope (idempotent). */
-export async function addScopeMappings(
+export async function addScopeMappingsTo(
   ctx: RequestContext,
   realm: RealmModel,
-  type: ScopeOwnerType,
-  ownerId: string,
+  owner: ScopeOwner,
   clientUuid: string | undefined,
   reps: ScopeRoleRep[] = [],
 ): Promise<void> {
-  const t = await prepare(ctx, realm, type, ownerId, clientUuid, 'manage');
+  const t = await prepare(ctx, realm, owner, clientUuid, 'manage');
   const roles = await rolesOfBody(ctx, realm, t, reps);
   if (!roles.length) return;
   await ctx.db.transaction(async () => {
@@ -178,19 +169,18 @@ export async function addScopeMappings(
     );
     await recordAdminEvent(ctx, realm, { operationType: 'CREATE', ...eventOf(t), representation: reps });
   });
-  ctx.loaders.scopeRoleIdsByOwner.clear(t.owner.id);
+  invalidate.scopeMappings(ctx.loaders, t.owner.id);
 }
 
 /** DELETE .../scope-mappings/realm, .../clients/{client}: removes the listed roles, or all of the container when no body. */
 export async function removeScopeMappings(
   ctx: RequestContext,
   realm: RealmModel,
-  type: ScopeOwnerType,
-  ownerId: string,
+  owner: ScopeOwner,
   clientUuid: string | undefined,
   reps?: ScopeRoleRep[],
 ): Promise<void> {
-  const t = await prepare(ctx, realm, type, ownerId, clientUuid, 'manage');
+  const t = await prepare(ctx, realm, owner, clientUuid, 'manage');
   let roles: RoleModel[];
   if (reps === undefined) {
     roles = await rolesIn(ctx, t.containerId, await directIds(ctx, t.owner));
@@ -201,5 +191,17 @@ export async function removeScopeMappings(
     await ctx.db.models.ScopeMapping.destroy({ where: { ownerId: t.owner.id, roleId: { [Op.in]: roles.map((r) => r.id) } } });
     await recordAdminEvent(ctx, realm, { operationType: 'DELETE', ...eventOf(t), representation: reps });
   });
-  ctx.loaders.scopeRoleIdsByOwner.clear(t.owner.id);
+  invalidate.scopeMappings(ctx.loaders, t.owner.id);
+}
+
+/** addScopeMappingsTo for a caller holding the owner's id (realm import): resolves the owner first. */
+export async function addScopeMappings(
+  ctx: RequestContext,
+  realm: RealmModel,
+  type: ScopeOwnerType,
+  ownerId: string,
+  clientUuid: string | undefined,
+  reps: ScopeRoleRep[] = [],
+): Promise<void> {
+  return addScopeMappingsTo(ctx, realm, await findScopeOwner(ctx, realm, type, ownerId), clientUuid, reps);
 }

@@ -7,7 +7,8 @@ import { isMasterAdminClient, resolveClient } from '../clients/clients';
 
 /**
  * The parents of the client-scope family's sub-resources: a client scope by id, and the
- * `{scopeOwner}` of protocol mappers and scope mappings (a client or a client scope).
+ * `{scopeOwner}` of protocol mappers and scope mappings (a client or a client scope). The fronts
+ * resolve the owner once (REST: rest/parents.ts); the services check the caller's rights on it.
  */
 
 /** A client scope of the realm by id, or 404 `Could not find client scope` (403 first when the caller cannot list). */
@@ -15,6 +16,13 @@ export async function resolveClientScope(ctx: RequestContext, realm: RealmModel,
   await requireCap(ctx, realm, 'queryClients');
   const scope = await ctx.loaders.clientScopeById.load(id);
   if (!scope || scope.realmId !== realm.id) throw notFound('Could not find client scope');
+  return scope;
+}
+
+/** A client scope of the realm by id, or 404 `Client scope not found` (the client-scope links and realm default lists). */
+export async function findClientScopeOr404(ctx: RequestContext, realm: RealmModel, id: string): Promise<ClientScopeModel> {
+  const scope = await ctx.loaders.clientScopeById.load(id);
+  if (!scope || scope.realmId !== realm.id) throw notFound('Client scope not found');
   return scope;
 }
 
@@ -31,21 +39,39 @@ export interface ScopeOwner {
   path: string;
 }
 
-/** Resolves the owner and checks view or manage rights on it (clients: 404 `Could not find client`; scopes: `Could not find client scope`). */
-export async function resolveScopeOwner(
+/** A resolved client as a scope owner. */
+export const clientScopeOwner = (realm: RealmModel, client: ClientModel): ScopeOwner => ({
+  type: 'clients',
+  id: client.id,
+  realm,
+  client,
+  protocol: client.protocol || 'openid-connect',
+  path: `clients/${client.id}`,
+});
+
+/** A resolved client scope as a scope owner. */
+export const scopeScopeOwner = (realm: RealmModel, scope: ClientScopeModel): ScopeOwner => ({
+  type: 'client-scopes',
+  id: scope.id,
+  realm,
+  scope,
+  protocol: scope.protocol,
+  path: `client-scopes/${scope.id}`,
+});
+
+/** Resolves the owner by id (clients: 404 `Could not find client`; scopes: `Could not find client scope`), rights not checked yet. */
+export async function findScopeOwner(ctx: RequestContext, realm: RealmModel, type: ScopeOwnerType, id: string): Promise<ScopeOwner> {
+  if (type === 'clients') return clientScopeOwner(realm, await resolveClient(ctx, realm, id));
+  return scopeScopeOwner(realm, await resolveClientScope(ctx, realm, id));
+}
+
+/** The caller's view or manage right on a resolved owner (a master admin client is never managed), or 403. */
+export async function requireOwnerAccess(
   ctx: RequestContext,
   realm: RealmModel,
-  type: ScopeOwnerType,
-  id: string,
+  owner: ScopeOwner,
   access: 'view' | 'manage',
-): Promise<ScopeOwner> {
-  if (type === 'clients') {
-    const client = await resolveClient(ctx, realm, id);
-    if (access === 'manage' && isMasterAdminClient(realm, client)) throw forbidden();
-    await requireCap(ctx, realm, access === 'view' ? 'viewClients' : 'manageClients');
-    return { type, id, realm, client, protocol: client.protocol || 'openid-connect', path: `clients/${id}` };
-  }
-  const scope = await resolveClientScope(ctx, realm, id);
+): Promise<void> {
+  if (access === 'manage' && owner.client && isMasterAdminClient(realm, owner.client)) throw forbidden();
   await requireCap(ctx, realm, access === 'view' ? 'viewClients' : 'manageClients');
-  return { type, id, realm, scope, protocol: scope.protocol, path: `client-scopes/${id}` };
 }

@@ -1,13 +1,13 @@
 import { createPublicKey, type JsonWebKey } from 'node:crypto';
 import { keyId } from '../../auth/keys';
-import { requireCap } from '../../auth/permissions';
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
-import { type HttpError, errorB, errorC, forbidden, notFound } from '../../core/errors';
+import { type HttpError, errorB, errorC, notFound } from '../../core/errors';
 import { getLogger } from '../../logging';
 import { activeKey, realmKeys } from '../tokens/realm-keys';
 import { recordAdminEvent } from '../../core/admin-events';
-import { clientAccess, resolveClient } from './clients';
+import { invalidate } from '../../loaders/invalidate';
+import { requireClientAccess } from './clients';
 import type { RequestContext } from '../../core/context';
 import {
   KEYSTORE_FORMATS,
@@ -91,14 +91,6 @@ function jwksSigningKey(jwks: string): CertificateRep | undefined {
   return undefined;
 }
 
-async function clientFor(ctx: RequestContext, realm: RealmModel, uuid: string, write: boolean): Promise<ClientModel> {
-  const client = await resolveClient(ctx, realm, uuid);
-  if (write) {
-    if (!(await clientAccess(ctx, realm, client)).manage) throw forbidden();
-  } else await requireCap(ctx, realm, 'viewClients');
-  return client;
-}
-
 /** Replaces the four attributes of `attr` (and, for OIDC, the JWKS-string settings) in one transaction with an admin event. */
 async function store(
   ctx: RequestContext,
@@ -132,7 +124,7 @@ async function store(
       representation: shown,
     });
   });
-  ctx.loaders.clientById.clear(client.id);
+  invalidate.client(ctx.loaders, client.id);
 }
 
 const NO_JWKS = { 'use.jwks.string': null, 'jwks.string': null };
@@ -142,10 +134,10 @@ const jwksReset = (client: ClientModel) => (client.protocol === OIDC ? NO_JWKS :
 export async function getClientCertificate(
   ctx: RequestContext,
   realm: RealmModel,
-  clientUuid: string,
+  client: ClientModel,
   attr: string,
 ): Promise<CertificateRep> {
-  const client = await clientFor(ctx, realm, clientUuid, false);
+  await requireClientAccess(ctx, realm, client, 'view');
   const a = attributesOf(client);
   if (client.protocol === OIDC && a['use.jwks.string'] === 'true' && a['jwks.string']) {
     try {
@@ -161,10 +153,10 @@ export async function getClientCertificate(
 export async function generateClientCertificate(
   ctx: RequestContext,
   realm: RealmModel,
-  clientUuid: string,
+  client: ClientModel,
   attr: string,
 ): Promise<CertificateRep> {
-  const client = await clientFor(ctx, realm, clientUuid, true);
+  await requireClientAccess(ctx, realm, client, 'manage');
   const pair = await generateKeyAndCertificate(client.clientId);
   const info = { privateKey: pair.privateKey.toString('base64'), certificate: pair.certificate.toString('base64') };
   await store(ctx, realm, client, attr, 'generate', info, jwksReset(client));
@@ -213,11 +205,11 @@ async function keystoreOf(
 export async function downloadClientKeystore(
   ctx: RequestContext,
   realm: RealmModel,
-  clientUuid: string,
+  client: ClientModel,
   attr: string,
   config: KeyStoreConfig,
 ): Promise<Buffer> {
-  const client = await clientFor(ctx, realm, clientUuid, false);
+  await requireClientAccess(ctx, realm, client, 'view');
   formatOf(config);
   const info = readInfo(client, attr);
   if (!info.privateKey && !info.certificate) throw notFound('keypair not generated for client');
@@ -234,11 +226,11 @@ export async function downloadClientKeystore(
 export async function generateAndDownloadClientKeystore(
   ctx: RequestContext,
   realm: RealmModel,
-  clientUuid: string,
+  client: ClientModel,
   attr: string,
   config: KeyStoreConfig,
 ): Promise<Buffer> {
-  const client = await clientFor(ctx, realm, clientUuid, true);
+  await requireClientAccess(ctx, realm, client, 'manage');
   formatOf(config);
   if (config.keyPassword == null) throw passwordMissing('key', 'generation and download');
   if (config.storePassword == null) throw passwordMissing('store', 'generation and download');
@@ -300,12 +292,12 @@ function uploadedInfo(upload: CertificateUpload): { info: CertificateRep; jwks?:
 export async function uploadClientCertificate(
   ctx: RequestContext,
   realm: RealmModel,
-  clientUuid: string,
+  client: ClientModel,
   attr: string,
   upload: CertificateUpload,
   action: 'upload' | 'upload-certificate' = 'upload',
 ): Promise<CertificateRep> {
-  const client = await clientFor(ctx, realm, clientUuid, true);
+  await requireClientAccess(ctx, realm, client, 'manage');
   const { info, jwks } = uploadedInfo(upload);
   if (jwks !== undefined && client.protocol === OIDC) {
     await store(ctx, realm, client, attr, action, {}, { 'use.jwks.string': 'true', 'jwks.string': jwks });

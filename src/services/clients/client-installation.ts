@@ -1,8 +1,8 @@
 import { Op } from 'sequelize';
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
-import { forbidden, notFound } from '../../core/errors';
-import { clientAccess, resolveClient } from './clients';
+import { notFound } from '../../core/errors';
+import { requireClientAccess } from './clients';
 import type { RequestContext } from '../../core/context';
 
 /**
@@ -214,9 +214,13 @@ async function isAudienceTarget(ctx: RequestContext, realm: RealmModel, client: 
 }
 
 /** GET /clients/{id}/installation/providers/{providerId}: the generated file (view-clients); unknown → 404. */
-export async function clientInstallation(ctx: RequestContext, realm: RealmModel, uuid: string, providerId: string): Promise<Installation> {
-  const client = await resolveClient(ctx, realm, uuid);
-  if (!(await clientAccess(ctx, realm, client)).view) throw forbidden();
+export async function clientInstallation(
+  ctx: RequestContext,
+  realm: RealmModel,
+  client: ClientModel,
+  providerId: string,
+): Promise<Installation> {
+  await requireClientAccess(ctx, realm, client, 'view');
   const provider = PROVIDERS[providerId];
   if (!provider) throw notFound('Unknown Provider');
   const hasRoles = (await ctx.db.models.Role.count({ where: { clientId: client.id } })) > 0;

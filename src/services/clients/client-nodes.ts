@@ -1,9 +1,10 @@
+import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
 import { errorC, featureNotEnabled, notFound } from '../../core/errors';
 import { recordAdminEvent } from '../../core/admin-events';
-import { manageableClient } from './client-writes';
-import { resolveClient } from './clients';
+import { requireClientAccess, resolveClient } from './clients';
 import type { RequestContext } from '../../core/context';
+import { saveClient } from './client-writes';
 
 /**
  * Cluster nodes of a client (config reference §1.9, nodes part): `registeredNodes` (node → epoch
@@ -20,46 +21,50 @@ const RESERVED = /[:/?#@!$&()*+,;=[\]\\<>%"' ]/;
 const nodesOf = (s: Record<string, unknown>) => ({ ...((s.registeredNodes as Record<string, number> | undefined) ?? {}) });
 
 /** POST /clients/{id}/nodes `{node}`: registers a node with the current time (manage-clients). */
-export async function registerNode(
+export async function registerClientNode(
   ctx: RequestContext,
   realm: RealmModel,
-  uuid: string,
+  client: ClientModel,
   body: Record<string, unknown> | undefined,
 ): Promise<void> {
-  const client = await manageableClient(ctx, realm, uuid);
+  await requireClientAccess(ctx, realm, client, 'manage');
   const node = typeof body?.node === 'string' ? body.node : '';
   if (!node) throw errorC(400, 'Node not found in params');
   const bad = node.match(RESERVED);
   if (bad) throw errorC(400, `Character '${bad[0]}' not allowed.`);
   const nodes = nodesOf(client.settings);
   nodes[node] = Math.floor(Date.now() / 1000);
-  await ctx.db.transaction(async () => {
-    await ctx.db.models.Client.update({ settings: { ...client.settings, registeredNodes: nodes } }, { where: { id: client.id } });
-    await recordAdminEvent(ctx, realm, {
+  await saveClient(
+    ctx,
+    realm,
+    client,
+    { settings: { ...client.settings, registeredNodes: nodes } },
+    {
       operationType: 'ACTION',
       resourceType: 'CLUSTER_NODE',
       resourcePath: `clients/${client.id}/nodes`,
       representation: { node },
-    });
-  });
-  ctx.loaders.clientById.clear(client.id);
+    },
+  );
 }
 
 /** DELETE /clients/{id}/nodes/{node}: unregisters a node; unknown → 404 `Client does not have node `. */
-export async function unregisterNode(ctx: RequestContext, realm: RealmModel, uuid: string, node: string): Promise<void> {
-  const client = await manageableClient(ctx, realm, uuid);
+export async function unregisterClientNode(ctx: RequestContext, realm: RealmModel, client: ClientModel, node: string): Promise<void> {
+  await requireClientAccess(ctx, realm, client, 'manage');
   const nodes = nodesOf(client.settings);
   if (!(node in nodes)) throw notFound('Client does not have node ');
   delete nodes[node];
-  await ctx.db.transaction(async () => {
-    await ctx.db.models.Client.update({ settings: { ...client.settings, registeredNodes: nodes } }, { where: { id: client.id } });
-    await recordAdminEvent(ctx, realm, {
+  await saveClient(
+    ctx,
+    realm,
+    client,
+    { settings: { ...client.settings, registeredNodes: nodes } },
+    {
       operationType: 'DELETE',
       resourceType: 'CLUSTER_NODE',
       resourcePath: `clients/${client.id}/nodes/${node}`,
-    });
-  });
-  ctx.loaders.clientById.clear(client.id);
+    },
+  );
 }
 
 async function ping(url: string): Promise<boolean> {
@@ -72,8 +77,8 @@ async function ping(url: string): Promise<boolean> {
 }
 
 /** GET /clients/{id}/test-nodes-available: pings `<adminUrl>/k_test_available` of each node (manage-clients). */
-export async function testNodesAvailable(ctx: RequestContext, realm: RealmModel, uuid: string): Promise<GlobalRequestResult> {
-  const client = await manageableClient(ctx, realm, uuid);
+export async function testNodesAvailable(ctx: RequestContext, realm: RealmModel, client: ClientModel): Promise<GlobalRequestResult> {
+  await requireClientAccess(ctx, realm, client, 'manage');
   const adminUrl = typeof client.settings.adminUrl === 'string' ? client.settings.adminUrl : '';
   const result: GlobalRequestResult = {};
   if (!adminUrl) return result;
@@ -91,8 +96,22 @@ export async function testNodesAvailable(ctx: RequestContext, realm: RealmModel,
   return result;
 }
 
-/** GET/PUT /clients/{id}/management/permissions: 501, FGAP v1 is not enabled. */
-export async function clientManagementPermissions(ctx: RequestContext, realm: RealmModel, uuid: string): Promise<never> {
-  await resolveClient(ctx, realm, uuid);
+/** GET/PUT /clients/{id}/management/permissions (once the client is resolved): 501, FGAP v1 is not enabled. */
+export function clientManagementPermissions(_client: ClientModel): never {
   throw featureNotEnabled();
+}
+
+/** registerClientNode for a caller holding the client UUID (GraphQL admin-extras; resolves it with the 404-or-403 rule). */
+export async function registerNode(
+  ctx: RequestContext,
+  realm: RealmModel,
+  uuid: string,
+  body: Record<string, unknown> | undefined,
+): Promise<void> {
+  return registerClientNode(ctx, realm, await resolveClient(ctx, realm, uuid), body);
+}
+
+/** unregisterClientNode for a caller holding the client UUID (GraphQL admin-extras). */
+export async function unregisterNode(ctx: RequestContext, realm: RealmModel, uuid: string, node: string): Promise<void> {
+  return unregisterClientNode(ctx, realm, await resolveClient(ctx, realm, uuid), node);
 }

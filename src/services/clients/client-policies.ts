@@ -4,6 +4,14 @@ import { badRequest, notFound } from '../../core/errors';
 import { recordAdminEvent } from '../../core/admin-events';
 import { CONDITION_IDS, EXECUTOR_IDS, globalProfiles } from '../../keycloak/client-policies-data';
 import type { RequestContext } from '../../core/context';
+import { invalidate } from '../../loaders/invalidate';
+import {
+  type ClientPolicyRepresentation,
+  type ClientProfileRepresentation,
+  toClientPolicyConditionRepresentation,
+  toClientPolicyRepresentation,
+  toClientProfileRepresentation,
+} from '../../representations/client-policy';
 
 /**
  * Client policies and profiles (config reference §10.1): stored per realm in the realm settings
@@ -13,12 +21,12 @@ import type { RequestContext } from '../../core/context';
  */
 type Json = Record<string, unknown>;
 export interface ClientProfiles {
-  profiles: Json[];
-  globalProfiles?: Json[];
+  profiles: ClientProfileRepresentation[];
+  globalProfiles?: ClientProfileRepresentation[];
 }
 export interface ClientPolicies {
-  policies: Json[];
-  globalPolicies?: Json[];
+  policies: ClientPolicyRepresentation[];
+  globalPolicies?: ClientPolicyRepresentation[];
 }
 
 const list = (v: unknown): Json[] => (Array.isArray(v) ? (v as Json[]) : []);
@@ -35,29 +43,6 @@ function sameJson(a: unknown, b: unknown): boolean {
     return keys.length === other.length && keys.every((k) => sameJson(a[k], b[k]));
   }
   return a === b;
-}
-
-/** A profile as Keycloak serialises it: name, description, executors `{executor, configuration}`; nulls omitted. */
-function normalizeProfile(p: Json): Json {
-  const out: Json = {};
-  if (p.name != null) out.name = p.name;
-  if (p.description != null) out.description = p.description;
-  if (p.executors != null) {
-    out.executors = list(p.executors).map((e) => {
-      const x: Json = {};
-      if (e?.executor != null) x.executor = e.executor;
-      if (e?.configuration != null) x.configuration = e.configuration;
-      return x;
-    });
-  }
-  return out;
-}
-
-function normalizeCondition(c: Json): Json {
-  const x: Json = {};
-  if (c?.condition != null) x.condition = c.condition;
-  if (c?.configuration != null) x.configuration = c.configuration;
-  return x;
 }
 
 function storedProfiles(realm: RealmModel): Json[] {
@@ -84,13 +69,14 @@ function validExecutor(e: Json): boolean {
 }
 
 /** Validates proposed profiles as Keycloak does; returns the list to store. */
-export function validateProfiles(body: Json): Json[] {
+export function validateProfiles(body: Json): ClientProfileRepresentation[] {
   const proposed = list(body.profiles);
   if (proposed.some((p) => typeof p?.name !== 'string' || p.name === '')) throw badRequest('client profile without its name not allowed.');
   if (new Set(proposed.map((p) => p.name)).size !== proposed.length) throw badRequest('proposed client profile name duplicated.');
   const global = globalProfiles();
   const sentGlobal = list(body.globalProfiles);
-  if (sentGlobal.length && !sameJson(sentGlobal.map(normalizeProfile), global)) throw badRequest('Global profiles cannot be updated');
+  if (sentGlobal.length && !sameJson(sentGlobal.map(toClientProfileRepresentation), global))
+    throw badRequest('Global profiles cannot be updated');
   const globalNames = new Set(global.map((g) => g.name));
   for (const p of proposed) {
     if (globalNames.has(p.name)) throw badRequest(`Proposed profile name '${p.name}' is duplicated as a global profile`);
@@ -100,11 +86,11 @@ export function validateProfiles(body: Json): Json[] {
       throw badRequest('proposed client profile contains the executor, which does not have valid provider, or has invalid configuration.');
     }
   }
-  return proposed.map(normalizeProfile);
+  return proposed.map(toClientProfileRepresentation);
 }
 
 /** Validates proposed policies against the realm's and the global profiles; returns the list to store. */
-export function validatePolicies(body: Json, realmProfiles: Json[]): Json[] {
+export function validatePolicies(body: Json, realmProfiles: Json[]): ClientPolicyRepresentation[] {
   if (list(body.globalPolicies).length) throw badRequest('Global policies cannot be updated');
   const proposed = list(body.policies);
   if (new Set(proposed.map((p) => p?.name ?? null)).size !== proposed.length) throw badRequest('proposed client policy name duplicated');
@@ -118,19 +104,20 @@ export function validatePolicies(body: Json, realmProfiles: Json[]): Json[] {
       if (c.configuration !== undefined && c.configuration !== null && !isObject(c.configuration)) {
         throw badRequest(`Invalid ${id} configuration - the configuration must be a JSON object`);
       }
-      return normalizeCondition(c);
+      return toClientPolicyConditionRepresentation(c);
     });
     const profiles = Array.isArray(p.profiles) ? (p.profiles as unknown[]).map(String) : [];
     if (new Set(profiles).size !== profiles.length) throw badRequest(`Policy ${name} contains duplicated profiles`);
     for (const profile of profiles) {
       if (!profileNames.has(profile)) throw badRequest(`Policy ${name} contains invalid profile ${profile}`);
     }
-    const out: Json = { name };
-    if (p.description != null) out.description = p.description;
-    out.enabled = p.enabled === true || p.enabled === 'true';
-    out.conditions = conditions;
-    out.profiles = profiles;
-    return out;
+    return toClientPolicyRepresentation({
+      name,
+      description: p.description,
+      enabled: p.enabled === true || p.enabled === 'true',
+      conditions,
+      profiles,
+    });
   });
 }
 
@@ -160,8 +147,7 @@ async function writeSettings(ctx: RequestContext, realm: RealmModel, change: (se
     realm.settings = fresh.settings;
     await recordAdminEvent(ctx, fresh, { operationType: 'UPDATE', resourceType: 'REALM', resourcePath: path, representation: rep });
   });
-  ctx.loaders.realmByName.clear(realm.name);
-  ctx.loaders.realmById.clear(realm.id);
+  invalidate.realm(ctx.loaders, realm);
 }
 
 /** PUT /{realm}/client-policies/profiles: validates and replaces the realm's profiles (manage-realm). */
@@ -195,5 +181,5 @@ export async function importClientPolicies(ctx: RequestContext, realm: RealmMode
   if (isObject(rep.clientPolicies)) settings.clientPolicies = { policies: validatePolicies(rep.clientPolicies, profiles) };
   realm.settings = settings;
   await realm.save();
-  ctx.loaders.realmById.clear(realm.id);
+  invalidate.realm(ctx.loaders, realm);
 }

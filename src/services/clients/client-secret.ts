@@ -2,13 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
-import { errorC, forbidden, notFound } from '../../core/errors';
+import { errorC, notFound } from '../../core/errors';
 import { activeKey, realmKeys } from '../tokens/realm-keys';
-import { recordAdminEvent } from '../../core/admin-events';
-import { generateSecret, nowSeconds } from './client-input';
-import { manageableClient } from './client-writes';
-import { clientAccess, clientRepresentations, resolveClient } from './clients';
+import type { ClientRepresentation } from '../../representations/client';
+import { ROTATED, ROTATED_EXPIRES, generateSecret, nowSeconds } from './client-input';
+import { clientRepresentations, requireClientAccess, resolveClient } from './clients';
 import type { RequestContext } from '../../core/context';
+import { saveClient } from './client-writes';
 
 /**
  * Client secret (config reference §1.5) and registration access token (§1.6). Rotation: when the
@@ -21,8 +21,6 @@ export interface Credential {
   type: 'secret';
   value?: string;
 }
-
-import { ROTATED, ROTATED_EXPIRES } from './client-input';
 
 const ROTATED_CREATED = 'client.secret.rotated.creation.time';
 const EXPIRES = 'client.secret.expiration.time';
@@ -48,23 +46,17 @@ export function rotationPolicy(realm: RealmModel): { expiration: number; rotated
   return undefined;
 }
 
-async function viewableClient(ctx: RequestContext, realm: RealmModel, uuid: string): Promise<ClientModel> {
-  const client = await resolveClient(ctx, realm, uuid);
-  if (!(await clientAccess(ctx, realm, client)).view) throw forbidden();
-  return client;
-}
-
 const credential = (value: string | null | undefined): Credential => (value ? { type: 'secret', value } : { type: 'secret' });
 
 /** GET /clients/{id}/client-secret: `{type: "secret", value}` (view-clients). */
-export async function getClientSecret(ctx: RequestContext, realm: RealmModel, uuid: string): Promise<Credential> {
-  const client = await viewableClient(ctx, realm, uuid);
+export async function getClientSecret(ctx: RequestContext, realm: RealmModel, client: ClientModel): Promise<Credential> {
+  await requireClientAccess(ctx, realm, client, 'view');
   return credential(client.publicClient || client.bearerOnly ? null : client.secret);
 }
 
 /** POST /clients/{id}/client-secret: stores and returns a new secret (manage-clients); rotates under a policy. */
-export async function regenerateClientSecret(ctx: RequestContext, realm: RealmModel, uuid: string): Promise<Credential> {
-  const client = await manageableClient(ctx, realm, uuid);
+export async function regenerateClientSecret(ctx: RequestContext, realm: RealmModel, client: ClientModel): Promise<Credential> {
+  await requireClientAccess(ctx, realm, client, 'manage');
   const attrs = attrsOf(client);
   const secret = generateSecret(String(client.settings.clientAuthenticatorType ?? 'client-secret'), attrs);
   const now = nowSeconds();
@@ -76,48 +68,56 @@ export async function regenerateClientSecret(ctx: RequestContext, realm: RealmMo
     attrs[EXPIRES] = String(now + policy.expiration);
   }
   attrs[CREATED] = String(now);
-  await ctx.db.transaction(async () => {
-    await ctx.db.models.Client.update({ secret, settings: { ...client.settings, attributes: attrs } }, { where: { id: client.id } });
-    await recordAdminEvent(ctx, realm, {
+  await saveClient(
+    ctx,
+    realm,
+    client,
+    { secret, settings: { ...client.settings, attributes: attrs } },
+    {
       operationType: 'ACTION',
       resourceType: 'CLIENT',
       resourcePath: `clients/${client.id}/client-secret`,
-    });
-  });
-  ctx.loaders.clientById.clear(client.id);
+    },
+  );
   return { type: 'secret', value: secret };
 }
 
 /** GET /clients/{id}/client-secret/rotated: the rotated secret, or 404 `Client does not have a rotated secret`. */
-export async function getRotatedSecret(ctx: RequestContext, realm: RealmModel, uuid: string): Promise<Credential> {
-  const client = await viewableClient(ctx, realm, uuid);
+export async function getRotatedSecret(ctx: RequestContext, realm: RealmModel, client: ClientModel): Promise<Credential> {
+  await requireClientAccess(ctx, realm, client, 'view');
   const rotated = attrsOf(client)[ROTATED];
   if (!rotated) throw notFound('Client does not have a rotated secret');
   return { type: 'secret', value: rotated };
 }
 
 /** DELETE /clients/{id}/client-secret/rotated: forgets the rotated secret (idempotent). */
-export async function invalidateRotatedSecret(ctx: RequestContext, realm: RealmModel, uuid: string): Promise<void> {
-  const client = await manageableClient(ctx, realm, uuid);
+export async function removeRotatedSecret(ctx: RequestContext, realm: RealmModel, client: ClientModel): Promise<void> {
+  await requireClientAccess(ctx, realm, client, 'manage');
   const attrs = attrsOf(client);
   for (const k of [ROTATED, ROTATED_CREATED, ROTATED_EXPIRES]) delete attrs[k];
-  await ctx.db.transaction(async () => {
-    await ctx.db.models.Client.update({ settings: { ...client.settings, attributes: attrs } }, { where: { id: client.id } });
-    await recordAdminEvent(ctx, realm, {
+  await saveClient(
+    ctx,
+    realm,
+    client,
+    { settings: { ...client.settings, attributes: attrs } },
+    {
       operationType: 'ACTION',
       resourceType: 'CLIENT',
       resourcePath: `clients/${client.id}/client-secret/rotated`,
-    });
-  });
-  ctx.loaders.clientById.clear(client.id);
+    },
+  );
 }
 
 /**
  * POST /clients/{id}/registration-access-token: a new HS512-signed token (its `jti` stored on the
  * client, invalidating the previous one); returns the ClientRepresentation with `registrationAccessToken`.
  */
-export async function newRegistrationAccessToken(ctx: RequestContext, realm: RealmModel, uuid: string): Promise<Record<string, unknown>> {
-  const client = await manageableClient(ctx, realm, uuid);
+export async function issueRegistrationAccessToken(
+  ctx: RequestContext,
+  realm: RealmModel,
+  client: ClientModel,
+): Promise<ClientRepresentation> {
+  await requireClientAccess(ctx, realm, client, 'manage');
   const key = activeKey(await realmKeys(ctx.db, realm.id), 'HS512');
   if (!key?.secret) throw errorC(500, 'No active HMAC key');
   const jti = randomBytes(16).toString('hex');
@@ -133,16 +133,28 @@ export async function newRegistrationAccessToken(ctx: RequestContext, realm: Rea
   })
     .setProtectedHeader({ alg: 'HS512', typ: 'JWT', kid: key.kid })
     .sign(key.secret);
-  await ctx.db.transaction(async () => {
-    await ctx.db.models.Client.update({ settings: { ...client.settings, registrationAccessTokenJti: jti } }, { where: { id: client.id } });
-    await recordAdminEvent(ctx, realm, {
+  await saveClient(
+    ctx,
+    realm,
+    client,
+    { settings: { ...client.settings, registrationAccessTokenJti: jti } },
+    {
       operationType: 'ACTION',
       resourceType: 'CLIENT',
       resourcePath: `clients/${client.id}/registration-access-token`,
-    });
-  });
-  ctx.loaders.clientById.clear(client.id);
+    },
+  );
   const fresh = await ctx.loaders.clientById.load(client.id);
   const [rep] = await clientRepresentations(ctx, realm, [fresh as ClientModel]);
   return { ...rep, registrationAccessToken: token };
+}
+
+/** removeRotatedSecret for a caller holding the client UUID (GraphQL admin-extras; resolves it with the 404-or-403 rule). */
+export async function invalidateRotatedSecret(ctx: RequestContext, realm: RealmModel, uuid: string): Promise<void> {
+  return removeRotatedSecret(ctx, realm, await resolveClient(ctx, realm, uuid));
+}
+
+/** issueRegistrationAccessToken for a caller holding the client UUID (GraphQL admin-extras). */
+export async function newRegistrationAccessToken(ctx: RequestContext, realm: RealmModel, uuid: string): Promise<ClientRepresentation> {
+  return issueRegistrationAccessToken(ctx, realm, await resolveClient(ctx, realm, uuid));
 }

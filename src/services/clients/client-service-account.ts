@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
-import { errorB, errorC, forbidden } from '../../core/errors';
+import { errorB, errorC } from '../../core/errors';
 import { deleteUserRows } from '../../core/cascade';
-import { clientAccess, resolveClient } from './clients';
+import { invalidate } from '../../loaders/invalidate';
+import { requireClientAccess } from './clients';
 import { linkScopeByName, unlinkScopeByName } from '../client-scopes/client-scope-links';
 import type { RequestContext } from '../../core/context';
 import { renderUsers } from '../users/users';
@@ -46,7 +47,7 @@ export async function ensureServiceAccount(
   if (defaultRoleId) await m.UserRoleMapping.create({ userId: id, roleId: defaultRoleId });
   const groups = await m.RealmDefaultGroup.findAll({ where: { realmId: realm.id }, attributes: ['groupId'] });
   if (groups.length) await m.UserGroupMembership.bulkCreate(groups.map((g) => ({ userId: id, groupId: g.groupId })));
-  ctx.loaders.serviceAccountByClient.clear(client.id);
+  invalidate.client(ctx.loaders, client.id);
   return id;
 }
 
@@ -56,8 +57,8 @@ export async function deleteServiceAccountUser(ctx: RequestContext, clientUuid: 
   const user = await m.User.findOne({ where: { serviceAccountClientLink: clientUuid }, attributes: ['id'] });
   if (!user) return;
   await deleteUserRows(ctx, user.id);
-  ctx.loaders.userById.clear(user.id);
-  ctx.loaders.serviceAccountByClient.clear(clientUuid);
+  invalidate.user(ctx.loaders, user.id);
+  invalidate.client(ctx.loaders, clientUuid);
 }
 
 /** Disables service accounts: user deleted, `service_account` scope unlinked. Inside a transaction. */
@@ -69,13 +70,12 @@ export async function removeServiceAccount(ctx: RequestContext, realm: RealmMode
 /** Renames the service-account user after a clientId change. Inside a transaction. */
 export async function renameServiceAccount(ctx: RequestContext, clientUuid: string, newClientId: string): Promise<void> {
   await ctx.db.models.User.update({ username: serviceAccountUsername(newClientId) }, { where: { serviceAccountClientLink: clientUuid } });
-  ctx.loaders.serviceAccountByClient.clear(clientUuid);
+  invalidate.client(ctx.loaders, clientUuid);
 }
 
 /** GET /clients/{id}/service-account-user: the UserRepresentation; 400 when service accounts are off. */
-export async function getServiceAccountUser(ctx: RequestContext, realm: RealmModel, uuid: string): Promise<Record<string, unknown>> {
-  const client = await resolveClient(ctx, realm, uuid);
-  if (!(await clientAccess(ctx, realm, client)).view) throw forbidden();
+export async function getServiceAccountUser(ctx: RequestContext, realm: RealmModel, client: ClientModel): Promise<Record<string, unknown>> {
+  await requireClientAccess(ctx, realm, client, 'view');
   return serviceAccountUserOf(ctx, realm, client);
 }
 

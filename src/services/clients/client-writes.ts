@@ -1,15 +1,16 @@
 import { hasAny } from '../../auth/permissions';
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
-import { type HttpError, conflict, errorB, forbidden } from '../../core/errors';
-import { isUniqueViolation } from '../../core/db-errors';
+import { conflict, errorB, forbidden } from '../../core/errors';
+import { write } from '../../core/db-errors';
+import { invalidate } from '../../loaders/invalidate';
 import { getLogger } from '../../logging';
-import { recordAdminEvent } from '../../core/admin-events';
+import { type AdminEventInput, recordAdminEvent } from '../../core/admin-events';
 import { type ClientRep, mapperRows, mergeClientRow, newClientRow, rowOf, validateClientUrls, type ClientRow } from './client-input';
 import { deleteClientUsage } from '../../core/cascade';
 import { attachRealmDefaultScopes, replaceScopeLinks } from '../client-scopes/client-scope-links';
 import { deleteServiceAccountUser, ensureServiceAccount, removeServiceAccount, renameServiceAccount } from './client-service-account';
-import { clientAccess, resolveClient } from './clients';
+import { requireClientAccess, resolveClient } from './clients';
 import type { RequestContext } from '../../core/context';
 import { deleteClientRows } from '../../core/cascade';
 
@@ -78,11 +79,6 @@ async function syncMappers(ctx: RequestContext, client: { id: string; protocol: 
   if (added.length) await m.ProtocolMapper.bulkCreate(added);
 }
 
-/** Unique violations of a client write → Keycloak's 409. */
-function duplicate(e: unknown, message: string): unknown {
-  return isUniqueViolation(e) ? conflict(message) : e;
-}
-
 /** POST /{realm}/clients: creates a client (create-client or manage-clients). Returns the new UUID. */
 export async function createClient(ctx: RequestContext, realm: RealmModel, rep: ClientRep): Promise<string> {
   if (!(await hasAny(ctx, realm, 'create-client', 'manage-clients'))) throw forbidden();
@@ -91,36 +87,48 @@ export async function createClient(ctx: RequestContext, realm: RealmModel, rep: 
   const m = ctx.db.models;
   const taken = () => conflict(`Client ${row.clientId} already exists`);
   if (await m.Client.findOne({ where: { realmId: realm.id, clientId: row.clientId }, attributes: ['id'] })) throw taken();
-  try {
-    await ctx.db.transaction(async () => {
-      if (await m.Client.findByPk(row.id, { attributes: ['id'] })) throw taken();
-      await m.Client.create({ id: row.id, realmId: realm.id, realmClient: false, ...columns(row) });
-      await attachRealmDefaultScopes(ctx, realm, row.id, row.protocol);
-      if (rep.defaultClientScopes != null || rep.optionalClientScopes != null) {
-        await replaceScopeLinks(ctx, realm, row.id, row.protocol, strList(rep.defaultClientScopes), strList(rep.optionalClientScopes));
-      }
-      await createMappers(ctx, mapperRows(rep.protocolMappers, row.id, row.protocol));
-      if (row.serviceAccountsEnabled) await ensureServiceAccount(ctx, realm, row);
-      await recordAdminEvent(ctx, realm, {
-        operationType: 'CREATE',
-        resourceType: 'CLIENT',
-        resourcePath: `clients/${row.id}`,
-        representation: { ...eventRep(rep), id: row.id },
-      });
+  await write(ctx, { unique: taken }, async () => {
+    if (await m.Client.findByPk(row.id, { attributes: ['id'] })) throw taken();
+    await m.Client.create({ id: row.id, realmId: realm.id, realmClient: false, ...columns(row) });
+    await attachRealmDefaultScopes(ctx, realm, row.id, row.protocol);
+    if (rep.defaultClientScopes != null || rep.optionalClientScopes != null) {
+      await replaceScopeLinks(ctx, realm, row.id, row.protocol, strList(rep.defaultClientScopes), strList(rep.optionalClientScopes));
+    }
+    await createMappers(ctx, mapperRows(rep.protocolMappers, row.id, row.protocol));
+    if (row.serviceAccountsEnabled) await ensureServiceAccount(ctx, realm, row);
+    await recordAdminEvent(ctx, realm, {
+      operationType: 'CREATE',
+      resourceType: 'CLIENT',
+      resourcePath: `clients/${row.id}`,
+      representation: { ...eventRep(rep), id: row.id },
     });
-  } catch (e) {
-    throw duplicate(e, `Client ${row.clientId} already exists`);
-  }
-  ctx.loaders.clientById.clear(row.id);
+  });
+  invalidate.client(ctx.loaders, row.id);
   log.debug(`Client ${row.clientId} created in realm ${realm.name}`);
   return row.id;
 }
 
+/**
+ * Writes columns of a client (its settings JSON, a new secret) and the admin event of the change in
+ * one transaction, then forgets the cached client: the write of the secret, node and token endpoints.
+ */
+export async function saveClient(
+  ctx: RequestContext,
+  realm: RealmModel,
+  client: ClientModel,
+  values: { settings: Record<string, unknown>; secret?: string },
+  event: AdminEventInput,
+): Promise<void> {
+  await ctx.db.transaction(async () => {
+    await ctx.db.models.Client.update(values, { where: { id: client.id } });
+    await recordAdminEvent(ctx, realm, event);
+  });
+  invalidate.client(ctx.loaders, client.id);
+}
+
 /** A client the caller may configure, or 404/403. */
-export async function manageableClient(ctx: RequestContext, realm: RealmModel, uuid: string): Promise<ClientModel> {
-  const client = await resolveClient(ctx, realm, uuid);
-  if (!(await clientAccess(ctx, realm, client)).manage) throw forbidden();
-  return client;
+async function manageableClient(ctx: RequestContext, realm: RealmModel, uuid: string): Promise<ClientModel> {
+  return requireClientAccess(ctx, realm, await resolveClient(ctx, realm, uuid), 'manage');
 }
 
 /** PUT /{realm}/clients/{id}: merges the representation into the client (manage-clients). */
@@ -130,31 +138,25 @@ export async function updateClient(ctx: RequestContext, realm: RealmModel, uuid:
   const row = mergeClientRow(before, rep);
   validateClientUrls(row);
   const m = ctx.db.models;
-  try {
-    await ctx.db.transaction(async () => {
-      await m.Client.update(columns(row), { where: { id: client.id } });
-      if (row.protocol !== before.protocol) await attachRealmDefaultScopes(ctx, realm, client.id, row.protocol);
-      if (rep.defaultClientScopes != null || rep.optionalClientScopes != null) {
-        await replaceScopeLinks(ctx, realm, client.id, row.protocol, strList(rep.defaultClientScopes), strList(rep.optionalClientScopes));
-      }
-      if (rep.protocolMappers != null) await syncMappers(ctx, { id: client.id, protocol: row.protocol }, rep.protocolMappers);
-      if (row.clientId !== before.clientId) await renameServiceAccount(ctx, client.id, row.clientId);
-      if (row.serviceAccountsEnabled) await ensureServiceAccount(ctx, realm, row);
-      else if (rep.serviceAccountsEnabled === false || rep.serviceAccountsEnabled === 'false')
-        await removeServiceAccount(ctx, realm, client.id);
-      await recordAdminEvent(ctx, realm, {
-        operationType: 'UPDATE',
-        resourceType: 'CLIENT',
-        resourcePath: `clients/${client.id}`,
-        representation: eventRep(rep),
-      });
+  await write(ctx, { unique: () => conflict('Client already exists') }, async () => {
+    await m.Client.update(columns(row), { where: { id: client.id } });
+    if (row.protocol !== before.protocol) await attachRealmDefaultScopes(ctx, realm, client.id, row.protocol);
+    if (rep.defaultClientScopes != null || rep.optionalClientScopes != null) {
+      await replaceScopeLinks(ctx, realm, client.id, row.protocol, strList(rep.defaultClientScopes), strList(rep.optionalClientScopes));
+    }
+    if (rep.protocolMappers != null) await syncMappers(ctx, { id: client.id, protocol: row.protocol }, rep.protocolMappers);
+    if (row.clientId !== before.clientId) await renameServiceAccount(ctx, client.id, row.clientId);
+    if (row.serviceAccountsEnabled) await ensureServiceAccount(ctx, realm, row);
+    else if (rep.serviceAccountsEnabled === false || rep.serviceAccountsEnabled === 'false')
+      await removeServiceAccount(ctx, realm, client.id);
+    await recordAdminEvent(ctx, realm, {
+      operationType: 'UPDATE',
+      resourceType: 'CLIENT',
+      resourcePath: `clients/${client.id}`,
+      representation: eventRep(rep),
     });
-  } catch (e) {
-    throw duplicate(e, 'Client already exists') as HttpError;
-  }
-  ctx.loaders.clientById.clear(client.id);
-  ctx.loaders.scopeLinksByClient.clear(client.id);
-  ctx.loaders.mappersByClient.clear(client.id);
+  });
+  invalidate.client(ctx.loaders, client.id);
 }
 
 /** DELETE /{realm}/clients/{id}: removes the client and everything hanging off it (manage-clients). */
@@ -167,6 +169,6 @@ export async function deleteClient(ctx: RequestContext, realm: RealmModel, uuid:
     await deleteClientRows(ctx.db, client.id);
     await recordAdminEvent(ctx, realm, { operationType: 'DELETE', resourceType: 'CLIENT', resourcePath: `clients/${client.id}` });
   });
-  ctx.loaders.clientById.clear(client.id);
+  invalidate.client(ctx.loaders, client.id);
   log.debug(`Client ${client.clientId} deleted from realm ${realm.name}`);
 }

@@ -3,7 +3,8 @@ import { MASTER, check } from '../../auth/permissions';
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
 import { forbidden, notFound } from '../../core/errors';
-import { toClientRepresentation, toListedOnlyClientRepresentation, type ProtocolMapperRep } from '../../representations/client';
+import { isEmptyPage, pageOf, slicePage, sqlPage } from '../../core/paging';
+import { type ClientRepresentation, toClientRepresentation, toListedOnlyClientRepresentation } from '../../representations/client';
 import type { RequestContext } from '../../core/context';
 
 /**
@@ -39,12 +40,23 @@ export async function resolveClient(ctx: RequestContext, realm: RealmModel, uuid
   throw forbidden();
 }
 
+/** The caller's `view` or `manage` right on a resolved client, or 403 (manage: never on a master admin client). */
+export async function requireClientAccess(
+  ctx: RequestContext,
+  realm: RealmModel,
+  client: ClientModel,
+  need: 'view' | 'manage',
+): Promise<ClientModel> {
+  if (!(await clientAccess(ctx, realm, client))[need]) throw forbidden();
+  return client;
+}
+
 /** Full representations of many clients with a fixed number of queries (scope links, scopes, mappers). */
 export async function clientRepresentations(
   ctx: RequestContext,
   realm: RealmModel,
   clients: ClientModel[],
-): Promise<Record<string, unknown>[]> {
+): Promise<ClientRepresentation[]> {
   if (!clients.length) return [];
   const m = ctx.db.models;
   const ids = clients.map((c) => c.id);
@@ -68,20 +80,10 @@ export async function clientRepresentations(
         .filter((s) => s && s.protocol === (c.protocol || 'openid-connect'))
         .map((s) => s?.name as string)
         .sort();
-    const protocolMappers: ProtocolMapperRep[] = mappers
-      .filter((pm) => pm.clientId === c.id)
-      .map((pm) => ({
-        id: pm.id,
-        name: pm.name,
-        protocol: pm.protocol,
-        protocolMapper: pm.protocolMapper,
-        consentRequired: false,
-        config: pm.config ?? {},
-      }));
     return toClientRepresentation(c, {
       defaultClientScopes: names(true),
       optionalClientScopes: names(false),
-      protocolMappers,
+      protocolMappers: mappers.filter((pm) => pm.clientId === c.id),
       access: access.get(c.id),
     });
   });
@@ -120,49 +122,46 @@ function parseQuery(q: string): Record<string, string> {
   return out;
 }
 
-const page = <T>(rows: T[], first?: number, max?: number): T[] => {
-  const f = first !== undefined && first >= 0 ? first : 0;
-  return max !== undefined && max >= 0 ? rows.slice(f, f + max) : rows.slice(f);
-};
-
-/** GET /{realm}/clients: by exact clientId, substring (`search=true`), attribute query `q`, or all; ordered by clientId. */
-export async function listClients(ctx: RequestContext, realm: RealmModel, query: ClientListQuery = {}): Promise<Record<string, unknown>[]> {
+/**
+ * GET /{realm}/clients: by exact clientId (not paged), substring (`search=true`), attribute query
+ * `q`, or all; ordered by clientId. Paging: no default size, a negative `max` = all, `max=0` = none.
+ */
+export async function listClients(ctx: RequestContext, realm: RealmModel, query: ClientListQuery = {}): Promise<ClientRepresentation[]> {
   if (!(await check(ctx, realm, 'queryClients'))) throw forbidden();
   const Client = ctx.db.models.Client;
-  const first = query.first !== undefined && query.first >= 0 ? query.first : undefined;
-  const max = query.max !== undefined && query.max >= 0 ? query.max : undefined;
+  const page = pageOf(query, { negativeMax: 'all' });
   let rows: ClientModel[];
-  if (query.q !== undefined && query.q !== '') {
+  if (query.clientId && !(query.q !== undefined && query.q !== '') && !query.search) {
+    rows = await Client.findAll({ where: { realmId: realm.id, clientId: query.clientId } });
+  } else if (isEmptyPage(page)) {
+    rows = [];
+  } else if (query.q !== undefined && query.q !== '') {
     const wanted = Object.entries(parseQuery(query.q));
     const all = await Client.findAll({ where: { realmId: realm.id }, order: [['clientId', 'ASC']] });
     const attrs = (c: ClientModel) =>
       ({ ...(c.settings?.attributes ?? {}), realm_client: String(Boolean(c.realmClient)) }) as Record<string, string>;
-    rows = page(
+    rows = slicePage(
       all.filter((c) => wanted.every(([k, v]) => attrs(c)[k] === v)),
-      first,
-      max,
+      page,
     );
   } else if (!query.clientId) {
-    rows = await Client.findAll({ where: { realmId: realm.id }, order: [['clientId', 'ASC']], offset: first, limit: max });
-  } else if (query.search) {
+    rows = await Client.findAll({ where: { realmId: realm.id }, order: [['clientId', 'ASC']], ...sqlPage(page) });
+  } else {
     const like = `%${query.clientId.toLowerCase()}%`;
     rows = await Client.findAll({
       where: { realmId: realm.id, [Op.and]: [sqlWhere(fn('LOWER', col('client_id')), { [Op.like]: like })] },
       order: [['clientId', 'ASC']],
-      offset: first,
-      limit: max,
+      ...sqlPage(page),
     });
-  } else {
-    rows = await Client.findAll({ where: { realmId: realm.id, clientId: query.clientId } });
   }
   if (await check(ctx, realm, 'viewClients')) return clientRepresentations(ctx, realm, rows);
   return query.viewableOnly ? [] : rows.map(toListedOnlyClientRepresentation);
 }
 
 /** GET /{realm}/clients/{id}: the full ClientRepresentation with the caller's `access`. */
-export async function getClient(ctx: RequestContext, realm: RealmModel, uuid: string): Promise<Record<string, unknown>> {
+export async function getClient(ctx: RequestContext, realm: RealmModel, uuid: string): Promise<ClientRepresentation> {
   const client = await resolveClient(ctx, realm, uuid);
-  if (!(await check(ctx, realm, 'viewClients'))) throw forbidden();
+  await requireClientAccess(ctx, realm, client, 'view');
   const [rep] = await clientRepresentations(ctx, realm, [client]);
   return rep;
 }
