@@ -17,7 +17,19 @@ import {
   moveExecution,
   updateExecution,
 } from '../../src/services/authentication/executions';
-import { type FlowInput, copyFlow, createFlow, deleteFlow, getFlow, listFlows, updateFlow } from '../../src/services/authentication/flows';
+import {
+  type FlowInput,
+  copyFlow,
+  createFlow,
+  deleteFlow,
+  flowNotFound,
+  flowWithIdNotFound,
+  getFlow,
+  listFlows,
+  updateFlow,
+} from '../../src/services/authentication/flows';
+import { type AuthRight, resolveExecution, resolveFlow } from '../../src/services/authentication/common';
+import type { HttpError } from '../../src/core/errors';
 import {
   type RequiredActionInput,
   deleteRequiredAction,
@@ -32,6 +44,10 @@ import { type InRealm, type Rep, plain, realmOf } from '../types/common';
 import { representationInput } from '../types/inputs';
 import { Realm } from '../realms/types';
 import { JSONObject, SafeInt } from '../types/scalars';
+
+/** The flow with this id: 403 without the right, then the endpoint's 404 (as `/flows/{id}`). */
+const flowWithId = (ctx: RequestContext, realm: RealmModel, id: string, right: AuthRight, notFound: () => HttpError) =>
+  resolveFlow(ctx, realm, { id }, right, notFound);
 
 /** GraphQL over authentication management: the same services (and errors) as `/{realm}/authentication`. */
 @ObjectType({ description: 'An execution inside a flow representation (Keycloak AuthenticationExecutionExportRepresentation).' })
@@ -137,7 +153,8 @@ export class AuthenticationResolver {
 
   @Query(() => AuthenticationFlow, { description: 'A flow by id (GET /authentication/flows/{id}).' })
   async authenticationFlow(@Ctx() ctx: RequestContext, @realmArg() r: string, @idArg() id: string): Promise<Rep> {
-    return getFlow(ctx, await realm(ctx, r), id);
+    const rm = await realm(ctx, r);
+    return getFlow(ctx, rm, await flowWithId(ctx, rm, id, 'view', flowWithIdNotFound));
   }
 
   @Query(() => [AuthenticationExecutionInfo], { description: 'GET /authentication/flows/{flowAlias}/executions.' })
@@ -153,7 +170,7 @@ export class AuthenticationResolver {
   @Mutation(() => AuthenticationFlow, { description: 'POST /authentication/flows.' })
   async createAuthenticationFlow(@Ctx() ctx: RequestContext, @realmArg() r: string, @Arg('input', () => FlowIn) input: Rep): Promise<Rep> {
     const rm = await realm(ctx, r);
-    return getFlow(ctx, rm, await createFlow(ctx, rm, plain<FlowInput>(input)));
+    return getFlow(ctx, rm, await flowWithId(ctx, rm, await createFlow(ctx, rm, plain<FlowInput>(input)), 'view', flowWithIdNotFound));
   }
 
   @Mutation(() => AuthenticationFlow, { description: 'PUT /authentication/flows/{id}.' })
@@ -163,12 +180,14 @@ export class AuthenticationResolver {
     @idArg() id: string,
     @Arg('input', () => FlowIn) input: Rep,
   ): Promise<Rep> {
-    return updateFlow(ctx, await realm(ctx, r), id, plain<FlowInput>(input));
+    const rm = await realm(ctx, r);
+    return updateFlow(ctx, rm, await flowWithId(ctx, rm, id, 'manage', flowWithIdNotFound), plain<FlowInput>(input), id);
   }
 
   @Mutation(() => GraphQLBoolean, { description: 'DELETE /authentication/flows/{id}.' })
   async deleteAuthenticationFlow(@Ctx() ctx: RequestContext, @realmArg() r: string, @idArg() id: string): Promise<boolean> {
-    await deleteFlow(ctx, await realm(ctx, r), id);
+    const rm = await realm(ctx, r);
+    await deleteFlow(ctx, rm, await flowWithId(ctx, rm, id, 'manage', flowNotFound), id);
     return true;
   }
 
@@ -180,7 +199,7 @@ export class AuthenticationResolver {
     @Arg('newName', () => GraphQLString) newName: string,
   ): Promise<Rep> {
     const rm = await realm(ctx, r);
-    return getFlow(ctx, rm, await copyFlow(ctx, rm, flowAlias, { newName }));
+    return getFlow(ctx, rm, await flowWithId(ctx, rm, await copyFlow(ctx, rm, flowAlias, { newName }), 'view', flowWithIdNotFound));
   }
 
   @Mutation(() => GraphQLID, { description: 'POST /authentication/flows/{flowAlias}/executions/execution; returns the execution id.' })
@@ -205,7 +224,7 @@ export class AuthenticationResolver {
   ): Promise<Rep> {
     const rm = await realm(ctx, r);
     const body = plain<Record<string, string>>({ alias, type, provider, description });
-    return getFlow(ctx, rm, await addSubFlow(ctx, rm, flowAlias, body));
+    return getFlow(ctx, rm, await flowWithId(ctx, rm, await addSubFlow(ctx, rm, flowAlias, body), 'view', flowWithIdNotFound));
   }
 
   @Mutation(() => GraphQLBoolean, { description: 'PUT /authentication/flows/{flowAlias}/executions.' })
@@ -221,7 +240,8 @@ export class AuthenticationResolver {
 
   @Mutation(() => GraphQLBoolean, { description: 'DELETE /authentication/executions/{id}.' })
   async deleteAuthenticationExecution(@Ctx() ctx: RequestContext, @realmArg() r: string, @idArg() id: string): Promise<boolean> {
-    await deleteExecution(ctx, await realm(ctx, r), id);
+    const rm = await realm(ctx, r);
+    await deleteExecution(ctx, rm, await resolveExecution(ctx, rm, id), id);
     return true;
   }
 
@@ -232,7 +252,8 @@ export class AuthenticationResolver {
     @idArg() id: string,
     @Arg('direction', () => PriorityMove) d: PriorityMove,
   ): Promise<boolean> {
-    await moveExecution(ctx, await realm(ctx, r), id, d);
+    const rm = await realm(ctx, r);
+    await moveExecution(ctx, rm, await resolveExecution(ctx, rm, id), d, id);
     return true;
   }
 

@@ -8,6 +8,7 @@ import {
   getIdentityProvider,
   listIdentityProviders,
   requireIdpAccess,
+  resolveIdentityProvider,
   updateIdentityProvider,
 } from '../../src/services/identity-providers/identity-providers';
 import { importIdentityProviderConfig } from '../../src/services/identity-providers/idp-import-config';
@@ -102,7 +103,7 @@ export class IdentityProviderResolver {
   @Query(() => IdentityProvider, { description: 'One identity provider (GET /identity-provider/instances/{alias}).' })
   async identityProvider(@Ctx() ctx: RequestContext, @realmArg() realm: string, @aliasArg() alias: string): Promise<InRealm> {
     const r = await resolveRealm(ctx, realm);
-    return inRealm(r, await getIdentityProvider(ctx, r, alias));
+    return inRealm(r, getIdentityProvider(await resolveIdentityProvider(ctx, r, alias, 'view')));
   }
 
   @FieldResolver(() => [IdentityProviderMapper], { description: 'Mappers of the provider (GET .../mappers), batched.' })
@@ -113,7 +114,7 @@ export class IdentityProviderResolver {
 
   @FieldResolver(() => JSONObject, { description: 'Mapper types this provider supports, keyed by id (GET .../mapper-types).' })
   async mapperTypes(@Root() idp: InRealm, @Ctx() ctx: RequestContext): Promise<Rep> {
-    return listIdpMapperTypes(ctx, realmOf(idp), String(idp.alias));
+    return listIdpMapperTypes(await resolveIdentityProvider(ctx, realmOf(idp), String(idp.alias), 'view'));
   }
 
   @FieldResolver(() => JSONObject, { description: 'The whole representation, exactly as the REST GET returns it.' })
@@ -129,7 +130,7 @@ export class IdentityProviderResolver {
   ): Promise<InRealm> {
     const r = await resolveRealm(ctx, realm);
     const alias = await addIdentityProvider(ctx, r, plain(input));
-    return inRealm(r, await getIdentityProvider(ctx, r, alias));
+    return inRealm(r, getIdentityProvider(await resolveIdentityProvider(ctx, r, alias, 'view')));
   }
 
   @Mutation(() => IdentityProvider, { description: 'Replaces an identity provider (PUT /identity-provider/instances/{alias}).' })
@@ -141,15 +142,17 @@ export class IdentityProviderResolver {
   ): Promise<InRealm> {
     const r = await resolveRealm(ctx, realm);
     const body = plain<Rep>(input);
-    await updateIdentityProvider(ctx, r, alias, body);
-    return inRealm(r, await getIdentityProvider(ctx, r, typeof body.alias === 'string' && body.alias ? body.alias : alias));
+    await updateIdentityProvider(ctx, r, await resolveIdentityProvider(ctx, r, alias, 'manage'), body, alias);
+    const now = typeof body.alias === 'string' && body.alias ? body.alias : alias;
+    return inRealm(r, getIdentityProvider(await resolveIdentityProvider(ctx, r, now, 'view')));
   }
 
   @Mutation(() => GraphQLBoolean, {
     description: 'Deletes an identity provider, its mappers and users’ links (DELETE .../instances/{alias}).',
   })
   async deleteIdentityProvider(@Ctx() ctx: RequestContext, @realmArg() realm: string, @aliasArg() alias: string): Promise<boolean> {
-    await deleteIdentityProvider(ctx, await resolveRealm(ctx, realm), alias);
+    const r = await resolveRealm(ctx, realm);
+    await deleteIdentityProvider(ctx, r, await resolveIdentityProvider(ctx, r, alias, 'manage'), alias);
     return true;
   }
 
@@ -177,7 +180,8 @@ export class IdentityProviderMapperResolver {
     @Arg('input', () => MapperInput) input: Rep,
   ): Promise<Rep> {
     const r = await resolveRealm(ctx, realm);
-    return getIdpMapper(ctx, r, alias, await addIdpMapper(ctx, r, alias, plain(input)));
+    const id = await addIdpMapper(ctx, r, await resolveIdentityProvider(ctx, r, alias, 'manage'), plain(input));
+    return getIdpMapper(ctx, await resolveIdentityProvider(ctx, r, alias, 'view'), id);
   }
 
   @Mutation(() => IdentityProviderMapper, { description: 'Updates a mapper (PUT .../instances/{alias}/mappers/{id}).' })
@@ -189,8 +193,8 @@ export class IdentityProviderMapperResolver {
     @Arg('input', () => MapperInput) input: Rep,
   ): Promise<Rep> {
     const r = await resolveRealm(ctx, realm);
-    await updateIdpMapper(ctx, r, alias, id, plain(input));
-    return getIdpMapper(ctx, r, alias, id);
+    await updateIdpMapper(ctx, r, await resolveIdentityProvider(ctx, r, alias, 'manage'), id, plain(input), alias);
+    return getIdpMapper(ctx, await resolveIdentityProvider(ctx, r, alias, 'view'), id);
   }
 
   @Mutation(() => GraphQLBoolean, { description: 'Deletes a mapper (DELETE .../instances/{alias}/mappers/{id}).' })
@@ -200,7 +204,8 @@ export class IdentityProviderMapperResolver {
     @aliasArg() alias: string,
     @Arg('id', () => GraphQLID) id: string,
   ): Promise<boolean> {
-    await deleteIdpMapper(ctx, await resolveRealm(ctx, realm), alias, id);
+    const r = await resolveRealm(ctx, realm);
+    await deleteIdpMapper(ctx, r, await resolveIdentityProvider(ctx, r, alias, 'manage'), id, alias);
     return true;
   }
 }

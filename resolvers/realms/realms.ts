@@ -1,15 +1,8 @@
 import { GraphQLBoolean, GraphQLString } from 'graphql';
 import { Arg, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { RequestContext } from '../../src/core/context';
-import {
-  createRealm,
-  deleteRealm,
-  getRealm,
-  listRealms,
-  realmRepresentation,
-  resolveRealm,
-  updateRealm,
-} from '../../src/services/realms/realms';
+import { realmRepresentation } from '../../src/services/realms/realm-representation';
+import { createRealm, deleteRealm, getRealm, listRealms, resolveRealm, updateRealm } from '../../src/services/realms/realms';
 import { type InRealm, type Rep, inRealm } from '../types/common';
 import { Realm } from './types';
 import { JSONObject } from '../types/scalars';

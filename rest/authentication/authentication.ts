@@ -1,4 +1,6 @@
-import { Router, type Request } from 'express';
+import { Router, type Request, type Response } from 'express';
+import type { AuthExecutionModel, AuthFlowModel } from '../../src/db/models/authentication';
+import type { HttpError } from '../../src/core/errors';
 import { cannotParse } from '../../src/core/errors';
 import {
   type ConfigInput,
@@ -20,14 +22,32 @@ import {
   moveExecution,
   updateExecution,
 } from '../../src/services/authentication/executions';
-import { type FlowInput, copyFlow, createFlow, deleteFlow, getFlow, listFlows, updateFlow } from '../../src/services/authentication/flows';
-import { stringMap } from '../../src/services/authentication/common';
-import { created, ctxOf, json, jsonBody, noContent, parseJson, realmOf, requestPath, route } from '../http';
+import {
+  type FlowInput,
+  copyFlow,
+  createFlow,
+  deleteFlow,
+  flowNotFound,
+  flowWithIdNotFound,
+  getFlow,
+  listFlows,
+  updateFlow,
+} from '../../src/services/authentication/flows';
+import { type AuthRight, resolveExecution, resolveFlow, stringMap } from '../../src/services/authentication/common';
+import { created, ctxOf, json, jsonBody, noContent, once, parseJson, realmOf, requestPath, route } from '../http';
 
 /** `/{realm}/authentication`: flows, executions, authenticator configs and provider lists (config reference §9.2–§9.7). */
 export const authenticationRouter = Router({ mergeParams: true });
 const r = authenticationRouter;
 const p = (req: Request, name: string) => req.params[name] as string;
+
+/** The flow of `/flows/{id}`, resolved once per request: 403 without the right, then the endpoint's 404. */
+const flowOf = (req: Request, res: Response, right: AuthRight, notFound: () => HttpError): Promise<AuthFlowModel> =>
+  once(res, `flow:${p(req, 'id')}`, () => resolveFlow(ctxOf(res), realmOf(res), { id: p(req, 'id') }, right, notFound));
+
+/** The execution of `/executions/{id}`, resolved once per request: 403 without manage-realm, then 404 `Illegal execution`. */
+const executionOf = (req: Request, res: Response): Promise<AuthExecutionModel> =>
+  once(res, `execution:${p(req, 'id')}`, () => resolveExecution(ctxOf(res), realmOf(res), p(req, 'id')));
 
 /** A `Map<String,String>` body: `{}` when empty; anything but an object → 400. */
 export function mapBody(req: Request): Record<string, string> {
@@ -80,12 +100,12 @@ r.post(
 );
 r.get(
   '/executions/:id',
-  route(async (req, res) => json(res, await getExecution(ctxOf(res), realmOf(res), p(req, 'id')))),
+  route(async (req, res) => json(res, getExecution(await executionOf(req, res)))),
 );
 r.delete(
   '/executions/:id',
   route(async (req, res) => {
-    await deleteExecution(ctxOf(res), realmOf(res), p(req, 'id'));
+    await deleteExecution(ctxOf(res), realmOf(res), await executionOf(req, res), p(req, 'id'));
     noContent(res);
   }),
 );
@@ -103,7 +123,7 @@ for (const direction of ['raise', 'lower'] as const) {
   r.post(
     `/executions/:id/${direction}-priority`,
     route(async (req, res) => {
-      await moveExecution(ctxOf(res), realmOf(res), p(req, 'id'), direction);
+      await moveExecution(ctxOf(res), realmOf(res), await executionOf(req, res), direction, p(req, 'id'));
       noContent(res);
     }),
   );
@@ -149,16 +169,20 @@ r.post(
 );
 r.get(
   '/flows/:id',
-  route(async (req, res) => json(res, await getFlow(ctxOf(res), realmOf(res), p(req, 'id')))),
+  route(async (req, res) => json(res, await getFlow(ctxOf(res), realmOf(res), await flowOf(req, res, 'view', flowWithIdNotFound)))),
 );
 r.put(
   '/flows/:id',
-  route(async (req, res) => json(res, await updateFlow(ctxOf(res), realmOf(res), p(req, 'id'), jsonBody<FlowInput>(req, FLOW)))),
+  route(async (req, res) => {
+    const body = jsonBody<FlowInput>(req, FLOW);
+    const flow = await flowOf(req, res, 'manage', flowWithIdNotFound);
+    json(res, await updateFlow(ctxOf(res), realmOf(res), flow, body, p(req, 'id')));
+  }),
 );
 r.delete(
   '/flows/:id',
   route(async (req, res) => {
-    await deleteFlow(ctxOf(res), realmOf(res), p(req, 'id'));
+    await deleteFlow(ctxOf(res), realmOf(res), await flowOf(req, res, 'manage', flowNotFound), p(req, 'id'));
     noContent(res);
   }),
 );

@@ -1,5 +1,7 @@
-import { type Request, Router } from 'express';
+import { type Request, type Response, Router } from 'express';
+import type { IdentityProviderModel } from '../../src/db/models/identity-provider';
 import {
+  type IdpAccess,
   addIdentityProvider,
   deleteIdentityProvider,
   getIdentityProvider,
@@ -7,6 +9,7 @@ import {
   identityProviderManagementPermissions,
   listIdentityProviders,
   reloadIdentityProviderKeys,
+  resolveIdentityProvider,
   updateIdentityProvider,
 } from '../../src/services/identity-providers/identity-providers';
 import {
@@ -22,7 +25,7 @@ import {
   listIdpMappers,
   updateIdpMapper,
 } from '../../src/services/identity-providers/idp-mappers';
-import { created, ctxOf, json, jsonBody, noContent, parseJson, qBool, qInt, qStr, realmOf, route } from '../http';
+import { created, ctxOf, json, jsonBody, noContent, once, parseJson, qBool, qInt, qStr, realmOf, route } from '../http';
 import { isMultipart, multipartFields } from '../multipart';
 
 /**
@@ -34,6 +37,13 @@ export const identityProvidersRouter = Router({ mergeParams: true });
 const REP = 'IdentityProviderRepresentation';
 const MAPPER = 'IdentityProviderMapperRepresentation';
 const alias = (params: Record<string, unknown>) => String(params.alias);
+
+/**
+ * The provider of `/instances/{alias}/...`, resolved once per request: 403 without the access the
+ * endpoint needs, then 404 `HTTP 404 Not Found`.
+ */
+const idpOf = (req: Request, res: Response, access: IdpAccess): Promise<IdentityProviderModel> =>
+  once(res, `identity-provider:${alias(req.params)}`, () => resolveIdentityProvider(ctxOf(res), realmOf(res), alias(req.params), access));
 
 identityProvidersRouter.get(
   '/providers/:providerId',
@@ -77,19 +87,20 @@ identityProvidersRouter.post(
 );
 identityProvidersRouter.get(
   '/instances/:alias',
-  route(async (req, res) => json(res, await getIdentityProvider(ctxOf(res), realmOf(res), alias(req.params)))),
+  route(async (req, res) => json(res, getIdentityProvider(await idpOf(req, res, 'view')))),
 );
 identityProvidersRouter.put(
   '/instances/:alias',
   route(async (req, res) => {
-    await updateIdentityProvider(ctxOf(res), realmOf(res), alias(req.params), jsonBody(req, REP));
+    const body = jsonBody(req, REP);
+    await updateIdentityProvider(ctxOf(res), realmOf(res), await idpOf(req, res, 'manage'), body, alias(req.params));
     noContent(res);
   }),
 );
 identityProvidersRouter.delete(
   '/instances/:alias',
   route(async (req, res) => {
-    await deleteIdentityProvider(ctxOf(res), realmOf(res), alias(req.params));
+    await deleteIdentityProvider(ctxOf(res), realmOf(res), await idpOf(req, res, 'manage'), alias(req.params));
     noContent(res);
   }),
 );
@@ -97,13 +108,13 @@ identityProvidersRouter.delete(
 identityProvidersRouter.get(
   '/instances/:alias/export',
   route(async (req, res) => {
-    const file = await exportIdentityProvider(ctxOf(res), realmOf(res), alias(req.params));
+    const file = await exportIdentityProvider(ctxOf(res), realmOf(res), await idpOf(req, res, 'view'));
     res.status(200).type(file.contentType).send(file.body);
   }),
 );
 identityProvidersRouter.get(
   '/instances/:alias/reload-keys',
-  route(async (req, res) => json(res, await reloadIdentityProviderKeys(ctxOf(res), realmOf(res), alias(req.params)))),
+  route(async (req, res) => json(res, reloadIdentityProviderKeys(await idpOf(req, res, 'manage')))),
 );
 const permissions = route(async () => identityProviderManagementPermissions());
 identityProvidersRouter.get('/instances/:alias/management/permissions', permissions);
@@ -111,31 +122,36 @@ identityProvidersRouter.put('/instances/:alias/management/permissions', permissi
 
 identityProvidersRouter.get(
   '/instances/:alias/mapper-types',
-  route(async (req, res) => json(res, await listIdpMapperTypes(ctxOf(res), realmOf(res), alias(req.params)))),
+  route(async (req, res) => json(res, listIdpMapperTypes(await idpOf(req, res, 'view')))),
 );
 identityProvidersRouter.get(
   '/instances/:alias/mappers',
-  route(async (req, res) => json(res, await listIdpMappers(ctxOf(res), realmOf(res), alias(req.params)))),
+  route(async (req, res) => json(res, await listIdpMappers(ctxOf(res), await idpOf(req, res, 'view')))),
 );
 identityProvidersRouter.post(
   '/instances/:alias/mappers',
-  route(async (req, res) => created(req, res, await addIdpMapper(ctxOf(res), realmOf(res), alias(req.params), jsonBody(req, MAPPER)))),
+  route(async (req, res) => {
+    const body = jsonBody(req, MAPPER);
+    created(req, res, await addIdpMapper(ctxOf(res), realmOf(res), await idpOf(req, res, 'manage'), body));
+  }),
 );
 identityProvidersRouter.get(
   '/instances/:alias/mappers/:id',
-  route(async (req, res) => json(res, await getIdpMapper(ctxOf(res), realmOf(res), alias(req.params), String(req.params.id)))),
+  route(async (req, res) => json(res, await getIdpMapper(ctxOf(res), await idpOf(req, res, 'view'), String(req.params.id)))),
 );
 identityProvidersRouter.put(
   '/instances/:alias/mappers/:id',
   route(async (req, res) => {
-    await updateIdpMapper(ctxOf(res), realmOf(res), alias(req.params), String(req.params.id), jsonBody(req, MAPPER));
+    const body = jsonBody(req, MAPPER);
+    const idp = await idpOf(req, res, 'manage');
+    await updateIdpMapper(ctxOf(res), realmOf(res), idp, String(req.params.id), body, alias(req.params));
     noContent(res);
   }),
 );
 identityProvidersRouter.delete(
   '/instances/:alias/mappers/:id',
   route(async (req, res) => {
-    await deleteIdpMapper(ctxOf(res), realmOf(res), alias(req.params), String(req.params.id));
+    await deleteIdpMapper(ctxOf(res), realmOf(res), await idpOf(req, res, 'manage'), String(req.params.id), alias(req.params));
     noContent(res);
   }),
 );

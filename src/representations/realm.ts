@@ -1,4 +1,5 @@
 import type { RealmModel } from '../db/models/realm';
+import type { RoleModel } from '../db/models/role';
 import { defaultRealmSettings } from '../keycloak/realm-defaults';
 
 /** Fields of RealmRepresentation that are accepted on input (settings, structure, legacy names). */
@@ -85,6 +86,18 @@ export interface DefaultRoleRep {
   containerId: string;
 }
 
+/** The realm's default role (`default-roles-<realm>`) as the realm representation embeds it. */
+export function toDefaultRoleRepresentation(role: RoleModel, realm: RealmModel): DefaultRoleRep {
+  return {
+    id: role.id,
+    name: role.name,
+    ...(role.description ? { description: role.description } : {}),
+    composite: true,
+    clientRole: false,
+    containerId: realm.id,
+  };
+}
+
 /** Full realm representation (GET /admin/realms/{realm}); secrets of smtpServer masked. */
 export function toRealmRepresentation(
   realm: RealmModel,
@@ -115,5 +128,21 @@ export function toBriefRealmRepresentation(realm: RealmModel): Record<string, un
   if (s.displayName) out.displayName = s.displayName;
   if (s.displayNameHtml) out.displayNameHtml = s.displayNameHtml;
   out.enabled = realm.enabled;
+  return out;
+}
+
+/**
+ * The reduced realm representation an admin without view-realm gets (GET /admin/realms/{realm}):
+ * display names, locales, brute-force flag; `registrationEmailAsUsername` only for user viewers.
+ */
+export function toReducedRealmRepresentation(realm: RealmModel, viewUsers: boolean): Record<string, unknown> {
+  const s = realm.settings;
+  const out: Record<string, unknown> = { realm: realm.name };
+  if (s.displayName) out.displayName = s.displayName;
+  if (s.displayNameHtml) out.displayNameHtml = s.displayNameHtml;
+  out.supportedLocales = s.supportedLocales ?? [];
+  out.bruteForceProtected = s.bruteForceProtected ?? false;
+  if (s.defaultLocale) out.defaultLocale = s.defaultLocale;
+  if (viewUsers) out.registrationEmailAsUsername = s.registrationEmailAsUsername ?? false;
   return out;
 }

@@ -1,15 +1,24 @@
 import { Op } from 'sequelize';
 import { requireAny } from '../../auth/permissions';
-import type { AuthExecutionModel, AuthFlowModel, AuthenticatorConfigModel } from '../../db/models/authentication';
+import type { AuthExecutionModel, AuthFlowModel } from '../../db/models/authentication';
 import type { RealmModel } from '../../db/models/realm';
-import { errorC } from '../../core/errors';
+import { type HttpError, errorC } from '../../core/errors';
 import { type OperationType, recordAdminEvent } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
+import {
+  type AuthenticatorConfigRep,
+  type FlowRep,
+  type FlowTree,
+  toConfigRepresentation,
+  toFlowRepresentation,
+} from '../../representations/authentication';
+
+export type { FlowTree };
 
 /**
  * Shared parts of authentication management (config reference §9): Keycloak's permission sets,
- * lookups, the realm's flow tree loaded in three queries and walked in memory, the JSON
- * representations, and the admin-event helper. Used by authentication-*.ts.
+ * lookups, the realm's flow tree loaded in three queries and walked in memory (rendered by
+ * src/representations/authentication.ts), and the admin-event helper. Used by authentication-*.ts.
  */
 export type Rep = Record<string, unknown>;
 
@@ -22,19 +31,14 @@ const ROLES = {
   viewClientAuthenticators: ['view-realm', 'manage-realm', 'query-clients', 'view-clients', 'manage-clients'],
 } as const;
 
+export type AuthRight = keyof typeof ROLES;
+
 /** Throws 403 unless the caller holds the right (reference: `auth.realm().require...`). */
-export function requireAuthRight(ctx: RequestContext, realm: RealmModel, right: keyof typeof ROLES): Promise<void> {
+export function requireAuthRight(ctx: RequestContext, realm: RealmModel, right: AuthRight): Promise<void> {
   return requireAny(ctx, realm, ...ROLES[right]);
 }
 
-const RESERVED = /[:/?#@!$&()*+,;=[\]\\]/;
-
-/** Keycloak's ReservedCharValidator: 400 `Character 'x' not allowed.` (null passes). */
-export function checkReservedChars(value: unknown): void {
-  if (typeof value !== 'string') return;
-  const bad = value.match(RESERVED);
-  if (bad) throw errorC(400, `Character '${bad[0]}' not allowed.`);
-}
+export { checkReservedChars } from '../../core/reserved-chars';
 
 /** A flow of the realm by alias (unique index), or null. */
 export function flowByAlias(ctx: RequestContext, realm: RealmModel, alias: string): Promise<AuthFlowModel | null> {
@@ -54,16 +58,31 @@ export async function executionById(ctx: RequestContext, realm: RealmModel, id: 
   return exe;
 }
 
+/**
+ * The flow of `/flows/{id}/...` or `/flows/{alias}/...`, the parent those endpoints take: 403
+ * without the right, then the endpoint's own not-found error (Keycloak's messages differ by endpoint).
+ */
+export async function resolveFlow(
+  ctx: RequestContext,
+  realm: RealmModel,
+  by: { id: string } | { alias: string },
+  right: AuthRight,
+  notFound: () => HttpError,
+): Promise<AuthFlowModel> {
+  await requireAuthRight(ctx, realm, right);
+  const flow = 'id' in by ? await flowById(ctx, realm, by.id) : await flowByAlias(ctx, realm, by.alias);
+  if (!flow) throw notFound();
+  return flow;
+}
+
+/** The execution of `/executions/{id}/...` (manage-realm, as Keycloak), or 404 `Illegal execution`. */
+export async function resolveExecution(ctx: RequestContext, realm: RealmModel, id: string): Promise<AuthExecutionModel> {
+  await requireAuthRight(ctx, realm, 'manage');
+  return executionById(ctx, realm, id);
+}
+
 /** Executions sorted as Keycloak lists them: by priority (ties by id, stable). */
 export const byPriority = (a: AuthExecutionModel, b: AuthExecutionModel) => a.priority - b.priority || (a.id < b.id ? -1 : 1);
-
-/** The realm's flows, executions and configs, indexed for walking trees in memory. */
-export interface FlowTree {
-  flows: AuthFlowModel[];
-  flowById: Map<string, AuthFlowModel>;
-  children: Map<string, AuthExecutionModel[]>;
-  configById: Map<string, AuthenticatorConfigModel>;
-}
 
 /** Loads the realm's flow tree in three queries (flows, executions, the configs they link). */
 export async function loadFlowTree(ctx: RequestContext, realm: RealmModel): Promise<FlowTree> {
@@ -106,61 +125,13 @@ export function subtreeFlowIds(tree: FlowTree, roots: string[]): string[] {
 export async function exportAuthentication(
   ctx: RequestContext,
   realm: RealmModel,
-): Promise<{ authenticationFlows: Rep[]; authenticatorConfig: Rep[] }> {
+): Promise<{ authenticationFlows: FlowRep[]; authenticatorConfig: AuthenticatorConfigRep[] }> {
   const tree = await loadFlowTree(ctx, realm);
   const configs = await ctx.db.models.AuthenticatorConfig.findAll({ where: { realmId: realm.id }, order: [['alias', 'ASC']] });
   return {
     authenticationFlows: tree.flows.map((f) => toFlowRepresentation(f, tree)),
     authenticatorConfig: configs.map(toConfigRepresentation),
   };
-}
-
-/** AuthenticationExecutionExportRepresentation (inside a flow representation). */
-function toExportRepresentation(e: AuthExecutionModel, tree: FlowTree): Rep {
-  const out: Rep = {};
-  const config = e.configId ? tree.configById.get(e.configId) : undefined;
-  if (config?.alias) out.authenticatorConfig = config.alias;
-  if (e.authenticator) out.authenticator = e.authenticator;
-  out.authenticatorFlow = e.authenticatorFlow;
-  const sub = e.subFlowId ? tree.flowById.get(e.subFlowId) : undefined;
-  if (sub) out.flowAlias = sub.alias;
-  out.priority = e.priority;
-  out.userSetupAllowed = false;
-  out.requirement = e.requirement;
-  out.autheticatorFlow = e.authenticatorFlow;
-  return out;
-}
-
-/** AuthenticationFlowRepresentation with its executions (sorted by priority). */
-export function toFlowRepresentation(flow: AuthFlowModel, tree: FlowTree): Rep {
-  const out: Rep = { id: flow.id, alias: flow.alias };
-  if (flow.description !== null && flow.description !== undefined) out.description = flow.description;
-  out.providerId = flow.providerId;
-  out.topLevel = flow.topLevel;
-  out.builtIn = flow.builtIn;
-  out.authenticationExecutions = (tree.children.get(flow.id) ?? []).map((e) => toExportRepresentation(e, tree));
-  return out;
-}
-
-/** AuthenticationExecutionRepresentation (GET /executions/{id}). */
-export function toExecutionRepresentation(e: AuthExecutionModel): Rep {
-  const out: Rep = { id: e.id };
-  if (e.authenticator) out.authenticator = e.authenticator;
-  if (e.configId) out.authenticatorConfig = e.configId;
-  out.authenticatorFlow = e.authenticatorFlow;
-  if (e.subFlowId) out.flowId = e.subFlowId;
-  out.parentFlow = e.parentFlowId;
-  out.priority = e.priority;
-  out.requirement = e.requirement;
-  return out;
-}
-
-/** AuthenticatorConfigRepresentation. */
-export function toConfigRepresentation(c: AuthenticatorConfigModel): Rep {
-  const out: Rep = { id: c.id };
-  if (c.alias !== null) out.alias = c.alias;
-  out.config = c.config ?? {};
-  return out;
 }
 
 /** The next priority in a flow: the last execution's priority + 1, or 0 for an empty flow. */
@@ -171,6 +142,26 @@ export async function nextPriority(ctx: RequestContext, flowId: string): Promise
     attributes: ['priority'],
   });
   return last ? last.priority + 1 : 0;
+}
+
+/**
+ * raise-priority / lower-priority: swaps the priority of `rows[i]` (rows in their listed order) with
+ * its neighbour above or below and saves both. False when there is no neighbour (nothing changes).
+ */
+export async function swapWithNeighbour(
+  rows: Array<{ priority: number; save(): Promise<unknown> }>,
+  i: number,
+  direction: 'raise' | 'lower',
+): Promise<boolean> {
+  const other = rows[direction === 'raise' ? i - 1 : i + 1];
+  if (i < 0 || !other) return false;
+  const me = rows[i];
+  const tmp = other.priority;
+  other.priority = me.priority;
+  me.priority = tmp;
+  await other.save();
+  await me.save();
+  return true;
 }
 
 /** Records an admin event with a path under `authentication/` (Keycloak's request-URI paths). */

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { RealmModel } from '../../db/models/realm';
 import { errorA, errorC } from '../../core/errors';
-import { isUniqueViolation } from '../../core/db-errors';
-import { type Rep, authEvent, checkReservedChars, executionById, requireAuthRight, stringMap, toConfigRepresentation } from './common';
+import { write } from '../../core/db-errors';
+import { type AuthenticatorConfigRep, toConfigRepresentation } from '../../representations/authentication';
+import { type Rep, authEvent, checkReservedChars, executionById, requireAuthRight, stringMap } from './common';
 import {
   AUTHENTICATORS,
   type AuthenticatorProvider,
@@ -59,7 +60,7 @@ export async function createExecutionConfig(
   const id = randomUUID();
   const previous = exe.configId;
   try {
-    await ctx.db.transaction(async () => {
+    await write(ctx, { unique: () => exists(alias) }, async () => {
       await m.AuthenticatorConfig.create({ id, realmId: realm.id, alias, config: configMap(rep.config) });
       exe.configId = id;
       await exe.save();
@@ -68,7 +69,6 @@ export async function createExecutionConfig(
     });
   } catch (e) {
     await exe.reload().catch(() => undefined);
-    if (isUniqueViolation(e)) throw exists(alias);
     throw e;
   }
   return id;
@@ -81,7 +81,7 @@ async function configById(ctx: RequestContext, realm: RealmModel, id: string) {
 }
 
 /** GET /{realm}/authentication/config/{id}: `{id, alias, config}`. */
-export async function getAuthenticatorConfig(ctx: RequestContext, realm: RealmModel, id: string): Promise<Rep> {
+export async function getAuthenticatorConfig(ctx: RequestContext, realm: RealmModel, id: string): Promise<AuthenticatorConfigRep> {
   await requireAuthRight(ctx, realm, 'view');
   return toConfigRepresentation(await configById(ctx, realm, id));
 }
@@ -92,17 +92,12 @@ export async function updateAuthenticatorConfig(ctx: RequestContext, realm: Real
   checkReservedChars(rep.alias);
   const config = await configById(ctx, realm, id);
   const alias = typeof rep.alias === 'string' ? rep.alias : null;
-  try {
-    await ctx.db.transaction(async () => {
-      config.alias = alias;
-      config.config = configMap(rep.config);
-      await config.save();
-      await authEvent(ctx, realm, 'UPDATE', 'AUTHENTICATOR_CONFIG', `config/${id}`, masked(rep, id));
-    });
-  } catch (e) {
-    if (isUniqueViolation(e)) throw exists(String(alias));
-    throw e;
-  }
+  await write(ctx, { unique: () => exists(String(alias)) }, async () => {
+    config.alias = alias;
+    config.config = configMap(rep.config);
+    await config.save();
+    await authEvent(ctx, realm, 'UPDATE', 'AUTHENTICATOR_CONFIG', `config/${id}`, masked(rep, id));
+  });
 }
 
 /** DELETE /{realm}/authentication/config/{id}: unlinks it from every execution and deletes it. */

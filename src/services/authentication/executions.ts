@@ -2,10 +2,15 @@ import { randomUUID } from 'node:crypto';
 import type { AuthExecutionModel, AuthFlowModel } from '../../db/models/authentication';
 import type { RealmModel } from '../../db/models/realm';
 import { errorA, errorC } from '../../core/errors';
-import { isUniqueViolation } from '../../core/db-errors';
+import { write } from '../../core/db-errors';
+import {
+  type ExecutionInfoRep,
+  type ExecutionRep,
+  toExecutionInfoRepresentations,
+  toExecutionRepresentation,
+} from '../../representations/authentication';
 import { nextOrd } from '../../keycloak/auth-flow-defaults';
 import {
-  type FlowTree,
   type Rep,
   authEvent,
   byPriority,
@@ -15,10 +20,10 @@ import {
   loadFlowTree,
   nextPriority,
   requireAuthRight,
-  toExecutionRepresentation,
+  swapWithNeighbour,
 } from './common';
-import { deleteFlowTrees, renameBindings } from './flows';
-import { REQUIREMENTS, type Requirement, findConfigurableProvider, providersForFlowType } from '../../keycloak/authenticator-providers';
+import { deleteFlowTrees, flowNotFound, renameBindings } from './flows';
+import { REQUIREMENTS, type Requirement, providersForFlowType } from '../../keycloak/authenticator-providers';
 import type { RequestContext } from '../../core/context';
 
 /**
@@ -26,52 +31,13 @@ import type { RequestContext } from '../../core/context';
  * levels, indexes and requirement choices, requirement/priority updates, adding executions and
  * sub-flows, reading, deleting and moving executions. Built-in flows refuse structural changes.
  */
-const SUB_FLOW_CHOICES: Record<string, Requirement[]> = {
-  'basic-flow': ['REQUIRED', 'ALTERNATIVE', 'DISABLED', 'CONDITIONAL'],
-  'form-flow': ['REQUIRED', 'DISABLED'],
-  'client-flow': ['ALTERNATIVE', 'REQUIRED', 'DISABLED'],
-};
-
-function infoRows(tree: FlowTree, flowId: string, level: number, out: Rep[]): void {
-  (tree.children.get(flowId) ?? []).forEach((e, index) => {
-    const base: Rep = { id: e.id, requirement: e.requirement, level, index, priority: e.priority };
-    if (e.authenticatorFlow) {
-      const sub = e.subFlowId ? tree.flowById.get(e.subFlowId) : undefined;
-      if (!sub) return;
-      const rep: Rep = { ...base, displayName: sub.alias, requirementChoices: [...(SUB_FLOW_CHOICES[sub.providerId] ?? [])] };
-      if (sub.description !== null) rep.description = sub.description;
-      rep.configurable = false;
-      rep.authenticationFlow = true;
-      if (sub.providerId === 'form-flow') {
-        if (e.authenticator) rep.providerId = e.authenticator;
-        if (e.configId) rep.authenticationConfig = e.configId;
-      }
-      rep.flowId = sub.id;
-      out.push(rep);
-      infoRows(tree, sub.id, level + 1, out);
-      return;
-    }
-    const provider = findConfigurableProvider(e.authenticator ?? '');
-    if (!provider) throw errorC(404, 'Could not find authenticator provider');
-    const rep: Rep = { ...base, displayName: provider.displayName, configurable: provider.configurable };
-    rep.requirementChoices = [...provider.requirementChoices];
-    const config = e.configId ? tree.configById.get(e.configId) : undefined;
-    if (provider.configurable && config?.alias) rep.alias = config.alias;
-    rep.providerId = e.authenticator;
-    if (e.configId) rep.authenticationConfig = e.configId;
-    out.push(rep);
-  });
-}
-
 /** GET /{realm}/authentication/flows/{alias}/executions: depth-first list (three queries for the whole tree). */
-export async function listExecutions(ctx: RequestContext, realm: RealmModel, alias: string): Promise<Rep[]> {
+export async function listExecutions(ctx: RequestContext, realm: RealmModel, alias: string): Promise<ExecutionInfoRep[]> {
   await requireAuthRight(ctx, realm, 'view');
   const tree = await loadFlowTree(ctx, realm);
   const flow = tree.flows.find((f) => f.alias === alias);
-  if (!flow) throw errorC(404, 'Flow not found');
-  const out: Rep[] = [];
-  infoRows(tree, flow.id, 0, out);
-  return out;
+  if (!flow) throw flowNotFound();
+  return toExecutionInfoRepresentations(tree, flow.id);
 }
 
 function requirementOf(value: unknown): Requirement {
@@ -103,19 +69,14 @@ export async function updateExecution(ctx: RequestContext, realm: RealmModel, al
   const displayName = typeof rep.displayName === 'string' && rep.displayName ? rep.displayName : sub.alias;
   const other = await flowByAlias(ctx, realm, displayName);
   if (other && other.id !== sub.id) throw taken();
-  try {
-    await ctx.db.transaction(async () => {
-      const oldAlias = sub.alias;
-      sub.alias = displayName;
-      if (rep.description !== undefined) sub.description = (rep.description as string | null) ?? '';
-      await sub.save();
-      if (oldAlias !== displayName) await renameBindings(ctx, realm, oldAlias, displayName);
-      await authEvent(ctx, realm, 'UPDATE', 'AUTH_EXECUTION', path, rep);
-    });
-  } catch (e) {
-    if (isUniqueViolation(e)) throw taken();
-    throw e;
-  }
+  await write(ctx, { unique: taken }, async () => {
+    const oldAlias = sub.alias;
+    sub.alias = displayName;
+    if (rep.description !== undefined) sub.description = (rep.description as string | null) ?? '';
+    await sub.save();
+    if (oldAlias !== displayName) await renameBindings(ctx, realm, oldAlias, displayName);
+    await authEvent(ctx, realm, 'UPDATE', 'AUTH_EXECUTION', path, rep);
+  });
 }
 
 const parsePriority = (v: unknown): number | undefined => (typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : undefined);
@@ -170,28 +131,23 @@ export async function addSubFlow(ctx: RequestContext, realm: RealmModel, alias: 
   const type = body.type || 'basic-flow';
   const flowId = randomUUID();
   const exeId = randomUUID();
-  try {
-    await ctx.db.transaction(async () => {
-      const m = ctx.db.models;
-      const description = body.description ?? '';
-      await m.AuthFlow.create({ id: flowId, realmId: realm.id, alias: subAlias, description, providerId: type, ord: nextOrd() });
-      await m.AuthExecution.create({
-        id: exeId,
-        realmId: realm.id,
-        parentFlowId: parent.id,
-        authenticator: type === 'form-flow' ? (body.provider ?? null) : null,
-        authenticatorFlow: true,
-        subFlowId: flowId,
-        requirement: 'DISABLED',
-        priority: parsePriority(body.priority) ?? (await nextPriority(ctx, parent.id)),
-        configId: null,
-      });
-      await authEvent(ctx, realm, 'CREATE', 'AUTH_EXECUTION_FLOW', `flows/${alias}/executions/flow`, { ...body, id: exeId });
+  await write(ctx, { unique: taken }, async () => {
+    const m = ctx.db.models;
+    const description = body.description ?? '';
+    await m.AuthFlow.create({ id: flowId, realmId: realm.id, alias: subAlias, description, providerId: type, ord: nextOrd() });
+    await m.AuthExecution.create({
+      id: exeId,
+      realmId: realm.id,
+      parentFlowId: parent.id,
+      authenticator: type === 'form-flow' ? (body.provider ?? null) : null,
+      authenticatorFlow: true,
+      subFlowId: flowId,
+      requirement: 'DISABLED',
+      priority: parsePriority(body.priority) ?? (await nextPriority(ctx, parent.id)),
+      configId: null,
     });
-  } catch (e) {
-    if (isUniqueViolation(e)) throw taken();
-    throw e;
-  }
+    await authEvent(ctx, realm, 'CREATE', 'AUTH_EXECUTION_FLOW', `flows/${alias}/executions/flow`, { ...body, id: exeId });
+  });
   return flowId;
 }
 
@@ -230,10 +186,9 @@ export async function addExecution(ctx: RequestContext, realm: RealmModel, rep: 
   return id;
 }
 
-/** GET /{realm}/authentication/executions/{id} (manage-realm, as Keycloak). */
-export async function getExecution(ctx: RequestContext, realm: RealmModel, id: string): Promise<Rep> {
-  await requireAuthRight(ctx, realm, 'manage');
-  return toExecutionRepresentation(await executionById(ctx, realm, id));
+/** GET /{realm}/authentication/executions/{id} (the execution resolved with manage-realm, as Keycloak). */
+export function getExecution(exe: AuthExecutionModel): ExecutionRep {
+  return toExecutionRepresentation(exe);
 }
 
 async function parentOf(ctx: RequestContext, realm: RealmModel, exe: AuthExecutionModel, builtInMessage: string): Promise<AuthFlowModel> {
@@ -243,10 +198,8 @@ async function parentOf(ctx: RequestContext, realm: RealmModel, exe: AuthExecuti
   return parent;
 }
 
-/** DELETE /{realm}/authentication/executions/{id}: with its sub-flow (deep) and its config. */
-export async function deleteExecution(ctx: RequestContext, realm: RealmModel, id: string): Promise<void> {
-  await requireAuthRight(ctx, realm, 'manage');
-  const exe = await executionById(ctx, realm, id);
+/** DELETE /{realm}/authentication/executions/{id} (resolved, manage): with its sub-flow (deep) and its config. */
+export async function deleteExecution(ctx: RequestContext, realm: RealmModel, exe: AuthExecutionModel, id = exe.id): Promise<void> {
   const message = 'It is illegal to remove execution from a built in flow';
   await parentOf(ctx, realm, exe, message);
   await ctx.db.transaction(async () => {
@@ -261,22 +214,25 @@ export async function deleteExecution(ctx: RequestContext, realm: RealmModel, id
   });
 }
 
-/** POST /{realm}/authentication/executions/{id}/raise-priority | lower-priority: swaps with the neighbour. */
-export async function moveExecution(ctx: RequestContext, realm: RealmModel, id: string, direction: 'raise' | 'lower'): Promise<void> {
-  await requireAuthRight(ctx, realm, 'manage');
-  const exe = await executionById(ctx, realm, id);
+/** POST /{realm}/authentication/executions/{id}/raise-priority | lower-priority (resolved, manage): swaps with the neighbour. */
+export async function moveExecution(
+  ctx: RequestContext,
+  realm: RealmModel,
+  exe: AuthExecutionModel,
+  direction: 'raise' | 'lower',
+  id = exe.id,
+): Promise<void> {
   const parent = await parentOf(ctx, realm, exe, 'It is illegal to modify execution in a built in flow');
   await ctx.db.transaction(async () => {
     const siblings = (await ctx.db.models.AuthExecution.findAll({ where: { parentFlowId: parent.id } })).sort(byPriority);
-    const i = siblings.findIndex((s) => s.id === exe.id);
-    const other = siblings[direction === 'raise' ? i - 1 : i + 1];
-    if (i < 0 || !other) return;
-    const me = siblings[i];
-    const tmp = other.priority;
-    other.priority = me.priority;
-    me.priority = tmp;
-    await other.save();
-    await me.save();
+    if (
+      !(await swapWithNeighbour(
+        siblings,
+        siblings.findIndex((s) => s.id === exe.id),
+        direction,
+      ))
+    )
+      return;
     await authEvent(ctx, realm, 'UPDATE', 'AUTH_EXECUTION', `executions/${id}/${direction}-priority`);
   });
 }

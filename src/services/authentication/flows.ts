@@ -3,20 +3,21 @@ import { Op } from 'sequelize';
 import type { AuthFlowModel } from '../../db/models/authentication';
 import type { RealmModel } from '../../db/models/realm';
 import { errorA, errorC } from '../../core/errors';
-import { isUniqueViolation } from '../../core/db-errors';
+import { write } from '../../core/db-errors';
+import { invalidate } from '../../loaders/invalidate';
 import { FLOW_BINDINGS, nextOrd } from '../../keycloak/auth-flow-defaults';
+import type { FlowRep } from '../../representations/authentication';
 import {
   type FlowTree,
   type Rep,
   authEvent,
   checkReservedChars,
   flowByAlias,
-  flowById,
   loadFlowTree,
   requireAuthRight,
   subtreeFlowIds,
-  toFlowRepresentation,
 } from './common';
+import { toFlowRepresentation } from '../../representations/authentication';
 import type { RequestContext } from '../../core/context';
 
 /**
@@ -36,17 +37,17 @@ const SAML_ECP = 'saml ecp';
 const emptyAlias = (op: 'create' | 'update') => errorA(409, `Failed to ${op} flow with empty alias name`);
 
 /** GET /{realm}/authentication/flows: top-level flows except `saml ecp`, in creation order. */
-export async function listFlows(ctx: RequestContext, realm: RealmModel): Promise<Rep[]> {
+export async function listFlows(ctx: RequestContext, realm: RealmModel): Promise<FlowRep[]> {
   await requireAuthRight(ctx, realm, 'viewFlows');
   const tree = await loadFlowTree(ctx, realm);
   return tree.flows.filter((f) => f.topLevel && f.alias !== SAML_ECP).map((f) => toFlowRepresentation(f, tree));
 }
 
-/** GET /{realm}/authentication/flows/{id}: 404 `Could not find flow with id`. */
-export async function getFlow(ctx: RequestContext, realm: RealmModel, id: string): Promise<Rep> {
-  await requireAuthRight(ctx, realm, 'view');
-  const flow = await flowById(ctx, realm, id);
-  if (!flow) throw errorC(404, 'Could not find flow with id');
+/** 404 `Could not find flow with id` (GET and PUT /flows/{id}). */
+export const flowWithIdNotFound = () => errorC(404, 'Could not find flow with id');
+
+/** GET /{realm}/authentication/flows/{id} (the flow resolved with view access). */
+export async function getFlow(ctx: RequestContext, realm: RealmModel, flow: AuthFlowModel): Promise<FlowRep> {
   return toFlowRepresentation(flow, await loadFlowTree(ctx, realm));
 }
 
@@ -69,15 +70,10 @@ export async function createFlow(ctx: RequestContext, realm: RealmModel, rep: Fl
     builtIn: rep.builtIn === true,
     ord: nextOrd(),
   };
-  try {
-    await ctx.db.transaction(async () => {
-      await ctx.db.models.AuthFlow.create(row);
-      await authEvent(ctx, realm, 'CREATE', 'AUTH_FLOW', `flows/${id}`, { ...rep, id, description: row.description });
-    });
-  } catch (e) {
-    if (isUniqueViolation(e)) throw exists();
-    throw e;
-  }
+  await write(ctx, { unique: exists }, async () => {
+    await ctx.db.models.AuthFlow.create(row);
+    await authEvent(ctx, realm, 'CREATE', 'AUTH_FLOW', `flows/${id}`, { ...rep, id, description: row.description });
+  });
   return id;
 }
 
@@ -95,15 +91,20 @@ export async function renameBindings(ctx: RequestContext, realm: RealmModel, fro
   fresh.settings = settings;
   await fresh.save();
   realm.settings = settings;
-  ctx.loaders.realmByName.clear(realm.name);
-  ctx.loaders.realmById.clear(realm.id);
+  invalidate.realm(ctx.loaders, realm);
 }
 
-/** PUT /{realm}/authentication/flows/{id}: alias, description and the flags the body carries. Returns the updated flow. */
-export async function updateFlow(ctx: RequestContext, realm: RealmModel, id: string, rep: FlowInput): Promise<Rep> {
-  await requireAuthRight(ctx, realm, 'manage');
-  const flow = await flowById(ctx, realm, id);
-  if (!flow) throw errorC(404, 'Could not find flow with id');
+/**
+ * PUT /{realm}/authentication/flows/{id} (the flow resolved with manage access; `id` as the path
+ * names it): alias, description and the flags the body carries. Returns the updated flow.
+ */
+export async function updateFlow(
+  ctx: RequestContext,
+  realm: RealmModel,
+  flow: AuthFlowModel,
+  rep: FlowInput,
+  id = flow.id,
+): Promise<FlowRep> {
   const alias = rep.alias;
   if (typeof alias !== 'string' || !alias) throw emptyAlias('update');
   checkReservedChars(alias);
@@ -112,7 +113,7 @@ export async function updateFlow(ctx: RequestContext, realm: RealmModel, id: str
   if (other && other.id !== flow.id) throw taken();
   const oldAlias = flow.alias;
   try {
-    await ctx.db.transaction(async () => {
+    await write(ctx, { unique: taken }, async () => {
       flow.alias = alias;
       if (rep.description !== undefined) flow.description = rep.description;
       if (rep.providerId) flow.providerId = rep.providerId;
@@ -124,7 +125,6 @@ export async function updateFlow(ctx: RequestContext, realm: RealmModel, id: str
     });
   } catch (e) {
     await flow.reload().catch(() => undefined);
-    if (isUniqueViolation(e)) throw taken();
     throw e;
   }
   return toFlowRepresentation(flow, await loadFlowTree(ctx, realm));
@@ -175,11 +175,11 @@ export async function deleteFlowTrees(
   await m.AuthFlow.destroy({ where: { id: flowIds } });
 }
 
-/** DELETE /{realm}/authentication/flows/{id}: deep delete; built-in → 400 `Can't delete built in flow`. */
-export async function deleteFlow(ctx: RequestContext, realm: RealmModel, id: string): Promise<void> {
-  await requireAuthRight(ctx, realm, 'manage');
-  const flow = await flowById(ctx, realm, id);
-  if (!flow) throw errorC(404, 'Flow not found');
+/** 404 `Flow not found` (DELETE /flows/{id}, GET /flows/{alias}/executions). */
+export const flowNotFound = () => errorC(404, 'Flow not found');
+
+/** DELETE /{realm}/authentication/flows/{id} (resolved with manage access): deep delete; built-in → 400 `Can't delete built in flow`. */
+export async function deleteFlow(ctx: RequestContext, realm: RealmModel, flow: AuthFlowModel, id = flow.id): Promise<void> {
   await ctx.db.transaction(async () => {
     const tree = await loadFlowTree(ctx, realm);
     await deleteFlowTrees(ctx, realm, tree, [flow.id], "Can't delete built in flow");
@@ -195,7 +195,7 @@ export async function copyFlow(ctx: RequestContext, realm: RealmModel, alias: st
   if (!newName) throw emptyAlias('create');
   if (await flowByAlias(ctx, realm, newName)) throw nameTaken();
   const source = await flowByAlias(ctx, realm, alias);
-  if (!source) throw errorC(404, 'Flow not found');
+  if (!source) throw flowNotFound();
   const tree = await loadFlowTree(ctx, realm);
   const flows: Rep[] = [];
   const executions: Rep[] = [];
@@ -231,18 +231,13 @@ export async function copyFlow(ctx: RequestContext, realm: RealmModel, alias: st
     where: { realmId: realm.id, alias: configs.map((c) => c.alias as string).filter(Boolean) },
   });
   if (takenConfigs.length) throw errorA(409, `Authentication execution configuration ${takenConfigs[0].alias} already exists`);
-  try {
-    await ctx.db.transaction(async () => {
-      const m = ctx.db.models;
-      await m.AuthFlow.bulkCreate(flows);
-      if (configs.length) await m.AuthenticatorConfig.bulkCreate(configs);
-      if (executions.length) await m.AuthExecution.bulkCreate(executions);
-      await authEvent(ctx, realm, 'CREATE', 'AUTH_FLOW', `flows/${alias}/copy`, { newName, id: newId });
-    });
-  } catch (e) {
-    if (isUniqueViolation(e)) throw nameTaken();
-    throw e;
-  }
+  await write(ctx, { unique: nameTaken }, async () => {
+    const m = ctx.db.models;
+    await m.AuthFlow.bulkCreate(flows);
+    if (configs.length) await m.AuthenticatorConfig.bulkCreate(configs);
+    if (executions.length) await m.AuthExecution.bulkCreate(executions);
+    await authEvent(ctx, realm, 'CREATE', 'AUTH_FLOW', `flows/${alias}/copy`, { newName, id: newId });
+  });
   return newId;
 }
 

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { RequiredActionModel } from '../../db/models/component';
 import type { RealmModel } from '../../db/models/realm';
 import { errorB, errorC } from '../../core/errors';
-import { isUniqueViolation } from '../../core/db-errors';
-import { type Rep, authEvent, requireAuthRight, stringMap } from './common';
+import { write } from '../../core/db-errors';
+import { type RequiredActionRep, requiredActionOrder, toRequiredActionRepresentation } from '../../representations/required-action';
+import { type Rep, authEvent, requireAuthRight, stringMap, swapWithNeighbour } from './common';
 import { REQUIRED_ACTION_PROVIDERS, type RequiredActionProviderInfo } from '../../keycloak/authenticator-providers';
 import type { RequestContext } from '../../core/context';
 
@@ -21,24 +22,12 @@ export interface RequiredActionInput {
   config?: Record<string, unknown> | null;
 }
 
-/** Keycloak's order: priority, then name (case-insensitive). */
-const order = (a: RequiredActionModel, b: RequiredActionModel) =>
-  a.priority - b.priority || a.name.toLowerCase().localeCompare(b.name.toLowerCase());
-
-/** RequiredActionProviderRepresentation. */
-export const toRequiredActionRepresentation = (a: RequiredActionModel): Rep => ({
-  alias: a.alias,
-  name: a.name,
-  providerId: a.providerId,
-  enabled: a.enabled,
-  defaultAction: a.defaultAction,
-  priority: a.priority,
-  config: a.config ?? {},
-});
-
-async function sorted(ctx: RequestContext, realm: RealmModel): Promise<RequiredActionModel[]> {
-  return (await ctx.db.models.RequiredAction.findAll({ where: { realmId: realm.id } })).sort(order);
+/** The realm's required actions in Keycloak's order (priority, then name). */
+export async function sortedRequiredActions(ctx: RequestContext, realm: RealmModel): Promise<RequiredActionModel[]> {
+  return (await ctx.db.models.RequiredAction.findAll({ where: { realmId: realm.id } })).sort(requiredActionOrder);
 }
+
+const sorted = sortedRequiredActions;
 
 async function byAlias(ctx: RequestContext, realm: RealmModel, alias: string, message: string): Promise<RequiredActionModel> {
   const action = await ctx.db.models.RequiredAction.findOne({ where: { realmId: realm.id, alias } });
@@ -50,13 +39,13 @@ const NOT_FOUND = 'Failed to find required action';
 const duplicate = () => errorB(409, 'conflict', 'A Required Action Provider with given alias already exists.');
 
 /** GET /{realm}/authentication/required-actions. */
-export async function listRequiredActions(ctx: RequestContext, realm: RealmModel): Promise<Rep[]> {
+export async function listRequiredActions(ctx: RequestContext, realm: RealmModel): Promise<RequiredActionRep[]> {
   await requireAuthRight(ctx, realm, 'viewRequiredActions');
   return (await sorted(ctx, realm)).map(toRequiredActionRepresentation);
 }
 
 /** GET /{realm}/authentication/required-actions/{alias}: 404 `Failed to find required action`. */
-export async function getRequiredAction(ctx: RequestContext, realm: RealmModel, alias: string): Promise<Rep> {
+export async function getRequiredAction(ctx: RequestContext, realm: RealmModel, alias: string): Promise<RequiredActionRep> {
   await requireAuthRight(ctx, realm, 'view');
   return toRequiredActionRepresentation(await byAlias(ctx, realm, alias, NOT_FOUND));
 }
@@ -65,21 +54,16 @@ export async function getRequiredAction(ctx: RequestContext, realm: RealmModel, 
 export async function updateRequiredAction(ctx: RequestContext, realm: RealmModel, alias: string, rep: RequiredActionInput): Promise<void> {
   await requireAuthRight(ctx, realm, 'manage');
   const action = await byAlias(ctx, realm, alias, NOT_FOUND);
-  try {
-    await ctx.db.transaction(async () => {
-      if (rep.name) action.name = rep.name;
-      if (rep.alias) action.alias = rep.alias;
-      action.defaultAction = rep.defaultAction === true;
-      action.enabled = rep.enabled === true;
-      action.priority = typeof rep.priority === 'number' ? rep.priority : 0;
-      action.config = stringMap(rep.config);
-      await action.save();
-      await authEvent(ctx, realm, 'UPDATE', 'REQUIRED_ACTION', `required-actions/${alias}`, rep);
-    });
-  } catch (e) {
-    if (isUniqueViolation(e)) throw duplicate();
-    throw e;
-  }
+  await write(ctx, { unique: duplicate }, async () => {
+    if (rep.name) action.name = rep.name;
+    if (rep.alias) action.alias = rep.alias;
+    action.defaultAction = rep.defaultAction === true;
+    action.enabled = rep.enabled === true;
+    action.priority = typeof rep.priority === 'number' ? rep.priority : 0;
+    action.config = stringMap(rep.config);
+    await action.save();
+    await authEvent(ctx, realm, 'UPDATE', 'REQUIRED_ACTION', `required-actions/${alias}`, rep);
+  });
 }
 
 /** DELETE /{realm}/authentication/required-actions/{alias}: 404 `Failed to find required action.`. */
@@ -103,15 +87,14 @@ export async function moveRequiredAction(
   await byAlias(ctx, realm, alias, `${NOT_FOUND}.`);
   await ctx.db.transaction(async () => {
     const all = await sorted(ctx, realm);
-    const i = all.findIndex((a) => a.alias === alias);
-    const other = all[direction === 'raise' ? i - 1 : i + 1];
-    if (i < 0 || !other) return;
-    const me = all[i];
-    const tmp = other.priority;
-    other.priority = me.priority;
-    me.priority = tmp;
-    await other.save();
-    await me.save();
+    if (
+      !(await swapWithNeighbour(
+        all,
+        all.findIndex((a) => a.alias === alias),
+        direction,
+      ))
+    )
+      return;
     await authEvent(ctx, realm, 'UPDATE', 'REQUIRED_ACTION', `required-actions/${alias}/${direction}-priority`);
   });
 }
@@ -131,27 +114,22 @@ export async function registerRequiredAction(ctx: RequestContext, realm: RealmMo
   const provider = REQUIRED_ACTION_PROVIDERS.find((p) => p.providerId === body.providerId);
   if (!provider) throw errorC(400, 'Required Action Provider with given providerId not found');
   const id = randomUUID();
-  try {
-    await ctx.db.transaction(async () => {
-      const all = await sorted(ctx, realm);
-      if (all.some((a) => a.alias === provider.providerId)) throw duplicate();
-      await ctx.db.models.RequiredAction.create({
-        id,
-        realmId: realm.id,
-        alias: provider.providerId,
-        name: body.name || provider.name,
-        providerId: provider.providerId,
-        enabled: true,
-        defaultAction: false,
-        priority: all.length ? all[all.length - 1].priority + 1 : 0,
-        config: {},
-      });
-      await authEvent(ctx, realm, 'CREATE', 'REQUIRED_ACTION', 'register-required-action', { ...body, id });
+  await write(ctx, { unique: duplicate }, async () => {
+    const all = await sorted(ctx, realm);
+    if (all.some((a) => a.alias === provider.providerId)) throw duplicate();
+    await ctx.db.models.RequiredAction.create({
+      id,
+      realmId: realm.id,
+      alias: provider.providerId,
+      name: body.name || provider.name,
+      providerId: provider.providerId,
+      enabled: true,
+      defaultAction: false,
+      priority: all.length ? all[all.length - 1].priority + 1 : 0,
+      config: {},
     });
-  } catch (e) {
-    if (isUniqueViolation(e)) throw duplicate();
-    throw e;
-  }
+    await authEvent(ctx, realm, 'CREATE', 'REQUIRED_ACTION', 'register-required-action', { ...body, id });
+  });
 }
 
 /** The registered action and its provider, when the provider is configurable; else null. */

@@ -5,11 +5,12 @@ import { requireCap } from '../../auth/permissions';
 import type { ComponentModel } from '../../db/models/component';
 import type { RealmModel } from '../../db/models/realm';
 import { errorB, errorC, notFound } from '../../core/errors';
-import { isUniqueViolation } from '../../core/db-errors';
+import { write } from '../../core/db-errors';
+import type { ComponentRep } from '../../representations/component';
 import { invalidateRealmKeys } from '../tokens/realm-keys';
 import type { ComponentTypeRep } from '../clients/client-registration-policy';
 import { type ComponentDraft, type ComponentFactory, componentFactory, componentTypesOf } from './types';
-import { type ComponentInput, createConfig, eventRepresentation, mergeConfig, parentIdOf, toComponentRepresentation } from './input';
+import { type ComponentInput, componentRepresentation, createConfig, eventRepresentation, mergeConfig, parentIdOf } from './input';
 import { recordAdminEvent } from '../../core/admin-events';
 import { deleteUserRows } from '../../core/cascade';
 import type { RequestContext } from '../../core/context';
@@ -51,7 +52,7 @@ export interface ComponentFilter {
 }
 
 /** GET /{realm}/components?parent&type&name: no parent nor type → all; only type → children of the realm. */
-export async function listComponents(ctx: RequestContext, realm: RealmModel, f: ComponentFilter = {}): Promise<Record<string, unknown>[]> {
+export async function listComponents(ctx: RequestContext, realm: RealmModel, f: ComponentFilter = {}): Promise<ComponentRep[]> {
   await requireCap(ctx, realm, 'viewRealm');
   const where: WhereOptions = { realmId: realm.id };
   if (f.parent !== undefined || f.type !== undefined) Object.assign(where, { parentId: parentIdOf(realm, f.parent) });
@@ -59,14 +60,14 @@ export async function listComponents(ctx: RequestContext, realm: RealmModel, f: 
   if (f.name !== undefined) Object.assign(where, { name: f.name });
   if (f.providerId !== undefined) Object.assign(where, { providerId: f.providerId });
   const rows = await ctx.db.models.Component.findAll({ where, order: [['id', 'ASC']] });
-  return rows.map(toComponentRepresentation);
+  return rows.map(componentRepresentation);
 }
 
 /** GET /{realm}/components/{id}: 404 first, then view-realm. */
-export async function getComponent(ctx: RequestContext, realm: RealmModel, id: string): Promise<Record<string, unknown>> {
+export async function getComponent(ctx: RequestContext, realm: RealmModel, id: string): Promise<ComponentRep> {
   const c = await findComponent(ctx, realm, id);
   await requireCap(ctx, realm, 'viewRealm');
-  return toComponentRepresentation(c);
+  return componentRepresentation(c);
 }
 
 const afterWrite = (realm: RealmModel, ...types: string[]) => {
@@ -92,21 +93,16 @@ export async function createComponent(ctx: RequestContext, realm: RealmModel, re
   await factory.validate?.(draft);
   const children = (factory.children?.(draft) ?? []).map((c) => ({ ...c, id: randomUUID(), realmId: realm.id }));
   const { realm: _realm, ...row } = draft;
-  try {
-    await ctx.db.transaction(async () => {
-      await ctx.db.models.Component.create({ ...row, realmId: realm.id });
-      if (children.length) await ctx.db.models.Component.bulkCreate(children);
-      await recordAdminEvent(ctx, realm, {
-        operationType: 'CREATE',
-        resourceType: 'COMPONENT',
-        resourcePath: `components/${draft.id}`,
-        representation: eventRepresentation(rep, factory),
-      });
+  await write(ctx, { unique: duplicate }, async () => {
+    await ctx.db.models.Component.create({ ...row, realmId: realm.id });
+    if (children.length) await ctx.db.models.Component.bulkCreate(children);
+    await recordAdminEvent(ctx, realm, {
+      operationType: 'CREATE',
+      resourceType: 'COMPONENT',
+      resourcePath: `components/${draft.id}`,
+      representation: eventRepresentation(rep, factory),
     });
-  } catch (e) {
-    if (isUniqueViolation(e)) throw duplicate();
-    throw e;
-  }
+  });
   afterWrite(realm, draft.providerType);
   ctx.log.info(`Created component ${draft.id} (${draft.providerType}/${draft.providerId}) in realm ${realm.name}`);
   return draft.id;

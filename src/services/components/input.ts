@@ -1,13 +1,14 @@
 import type { ComponentModel } from '../../db/models/component';
 import type { RealmModel } from '../../db/models/realm';
 import { cannotParse, errorC } from '../../core/errors';
+import { type ComponentRep, SECRET_MASK, toComponentRepresentation } from '../../representations/component';
 import type { ComponentFactory } from './config';
 import { componentFactory, declaredProperties } from './types';
 
 /**
  * ComponentRepresentation in and out (config reference §6.2–6.3): request body checking with
- * Jackson's messages, config value normalisation, secret masking on read
- * (`StripSecretsUtils.stripComponent`) and the masked copy recorded in admin events.
+ * Jackson's messages, config value normalisation, the read representation with the provider's
+ * declared properties (src/representations/component.ts) and the masked copy recorded in admin events.
  */
 export interface ComponentInput {
   id?: string | null;
@@ -20,7 +21,7 @@ export interface ComponentInput {
   config?: Record<string, Array<string | null> | null> | null;
 }
 
-export const SECRET_MASK = '**********';
+export { SECRET_MASK };
 const FIELDS = new Set(['id', 'name', 'parentId', 'providerId', 'providerType', 'subType', 'config']);
 
 /** Line and column (1-based) just after a field name in the raw JSON text, as Jackson reports it. */
@@ -96,41 +97,16 @@ export function mergeConfig(
   return out;
 }
 
-/** The config as a read shows it: declared secrets masked (vault references kept), undeclared keys removed. */
-export function maskedConfig(factory: ComponentFactory, config: Record<string, string[]>): Record<string, string[]> {
-  const declared = declaredProperties(factory);
-  const out: Record<string, string[]> = {};
-  for (const [k, values] of Object.entries(config ?? {})) {
-    const p = declared.get(k);
-    if (!p) continue;
-    out[k] = p.secret
-      ? values.length
-        ? values.map((v) => (/^\$\{vault\.[^}]+\}$/.test(v) ? v : SECRET_MASK))
-        : [SECRET_MASK]
-      : [...values];
-  }
-  return out;
-}
-
 /** Realm id for `parentId`: absent → the realm; the realm's name is accepted for its id (Keycloak's master id is "master"). */
 export function parentIdOf(realm: RealmModel, parentId: string | null | undefined): string {
   if (!parentId || parentId === realm.name) return realm.id;
   return parentId;
 }
 
-/** ComponentRepresentation of a stored component; a provider the server does not know → without config. */
-export function toComponentRepresentation(c: ComponentModel): Record<string, unknown> {
-  const rep: Record<string, unknown> = {
-    id: c.id,
-    name: c.name,
-    providerId: c.providerId,
-    providerType: c.providerType,
-    parentId: c.parentId,
-  };
-  if (c.subType !== null && c.subType !== undefined) rep.subType = c.subType;
+/** ComponentRepresentation of a stored component with its provider's declared properties (unknown provider → without config). */
+export function componentRepresentation(c: ComponentModel): ComponentRep {
   const factory = componentFactory(c.providerType, c.providerId);
-  if (factory) rep.config = maskedConfig(factory, c.config ?? {});
-  return rep;
+  return toComponentRepresentation(c, factory && declaredProperties(factory));
 }
 
 /** Config keys whose values are secrets though no provider declares them (generated key material). */

@@ -4,17 +4,21 @@ import { requireAny } from '../../auth/permissions';
 import type { IdentityProviderModel } from '../../db/models/identity-provider';
 import type { RealmModel } from '../../db/models/realm';
 import { errorA, errorC, featureNotEnabled } from '../../core/errors';
-import { isUniqueViolation } from '../../core/db-errors';
+import { write } from '../../core/db-errors';
+import { pageOf, sqlPage } from '../../core/paging';
+import { checkReservedChars } from '../../core/reserved-chars';
 import { recordAdminEvent } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
 import { identityProviderType, providerFactoryRepresentation } from '../../keycloak/identity-provider-types';
 import {
-  type Rep,
+  type IdentityProviderRep,
   SECRET_MASK,
   configOf,
   toBriefIdentityProviderRepresentation,
   toIdentityProviderRepresentation,
-} from './idp-representation';
+} from '../../representations/identity-provider';
+
+type Rep = IdentityProviderRep;
 
 /**
  * Identity providers of a realm (config reference §8.1–8.2): list with search and paging, create,
@@ -46,7 +50,7 @@ export async function findIdentityProvider(
   return byId && byId.realmId === realm.id ? byId : null;
 }
 
-/** Checks access, then resolves `instances/{alias}` (404 `HTTP 404 Not Found`). */
+/** Checks access, then resolves `instances/{alias}` (404 `HTTP 404 Not Found`): the parent the `instances/{alias}/...` services take. */
 export async function resolveIdentityProvider(
   ctx: RequestContext,
   realm: RealmModel,
@@ -81,34 +85,31 @@ export async function listIdentityProviders(ctx: RequestContext, realm: RealmMod
   const and: WhereOptions[] = [{ realmId: realm.id }];
   if (o.search?.trim()) and.push(searchCondition(ctx, o.search));
   if (o.realmOnly) and.push({ organizationId: null });
-  const max = o.max ?? 100;
   const rows = await ctx.db.models.IdentityProvider.findAll({
     where: { [Op.and]: and },
     order: [['alias', 'ASC']],
-    ...(o.first !== undefined && o.first > 0 ? { offset: o.first } : {}),
-    ...(max >= 0 ? { limit: max } : {}),
+    ...sqlPage(pageOf(o, { defaultMax: 100, negativeMax: 'all' })),
   });
   return rows.map(o.brief ? toBriefIdentityProviderRepresentation : toIdentityProviderRepresentation);
 }
 
-/** GET /{realm}/identity-provider/instances/{alias}: alias or internal id. */
-export async function getIdentityProvider(ctx: RequestContext, realm: RealmModel, aliasOrId: string): Promise<Rep> {
-  return toIdentityProviderRepresentation(await resolveIdentityProvider(ctx, realm, aliasOrId, 'view'));
+/** GET /{realm}/identity-provider/instances/{alias}: the provider resolved with view access. */
+export function getIdentityProvider(idp: IdentityProviderModel): Rep {
+  return toIdentityProviderRepresentation(idp);
 }
 
 /** `Empty Space not allowed.` / `Character 'x' not allowed.` (Keycloak's ReservedCharValidator). */
 export function validateAlias(alias: unknown): void {
   if (typeof alias !== 'string') return;
   if (/\s/.test(alias)) throw errorC(400, 'Empty Space not allowed.');
-  const bad = alias.match(/[:/?#@!$&()*+,;=[\]\\]/);
-  if (bad) throw errorC(400, `Character '${bad[0]}' not allowed.`);
+  checkReservedChars(alias);
 }
 
 const flag = (v: unknown, fallback = false) => (v === undefined || v === null ? fallback : v === true || v === 'true');
 const text = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v : null);
 
 /** The stored columns of a representation (RepresentationToModel.toModel): unknown provider id → 400. */
-function columnsOf(rep: Rep): Omit<Rep, 'internalId' | 'realmId'> {
+function columnsOf(rep: Rep) {
   if (!identityProviderType(rep.providerId)) throw errorA(400, `Invalid identity provider id [${String(rep.providerId ?? null)}`);
   const config = configOf(rep.config);
   let hideOnLogin = flag(rep.hideOnLogin);
@@ -117,8 +118,8 @@ function columnsOf(rep: Rep): Omit<Rep, 'internalId' | 'realmId'> {
     delete config.hideOnLoginPage;
   }
   return {
-    alias: rep.alias,
-    providerId: rep.providerId,
+    alias: rep.alias as string,
+    providerId: rep.providerId as string,
     displayName: text(rep.displayName),
     enabled: flag(rep.enabled, true),
     trustEmail: flag(rep.trustEmail),
@@ -140,7 +141,11 @@ const exists = (alias: unknown) => errorA(409, `Identity Provider ${String(alias
  * The broker login flows a provider names must exist in the realm (Keycloak raises
  * `No available authentication flow with alias: <alias>`; it answers 500, idserver 400).
  */
-async function checkBrokerFlows(ctx: RequestContext, realm: RealmModel, columns: Rep): Promise<void> {
+async function checkBrokerFlows(
+  ctx: RequestContext,
+  realm: RealmModel,
+  columns: { firstBrokerLoginFlowAlias: string | null; postBrokerLoginFlowAlias: string | null },
+): Promise<void> {
   const aliases = [columns.firstBrokerLoginFlowAlias, columns.postBrokerLoginFlowAlias].filter((a): a is string => typeof a === 'string');
   if (!aliases.length) return;
   const found = await ctx.db.models.AuthFlow.findAll({ where: { realmId: realm.id, alias: aliases }, attributes: ['alias'] });
@@ -159,21 +164,16 @@ export async function createIdentityProvider(ctx: RequestContext, realm: RealmMo
   if (typeof rep.alias !== 'string' || rep.alias === '') throw errorA(400, 'Invalid request');
   const alias = rep.alias;
   const internalId = typeof rep.internalId === 'string' && rep.internalId ? rep.internalId : randomUUID();
-  try {
-    await ctx.db.transaction(async () => {
-      await checkBrokerFlows(ctx, realm, columns);
-      await ctx.db.models.IdentityProvider.create({ ...columns, internalId, realmId: realm.id });
-      await recordAdminEvent(ctx, realm, {
-        operationType: 'CREATE',
-        resourceType: 'IDENTITY_PROVIDER',
-        resourcePath: `identity-provider/instances/${alias}`,
-        representation: { ...rep, internalId, hideOnLogin: columns.hideOnLogin },
-      });
+  await write(ctx, { unique: () => exists(alias) }, async () => {
+    await checkBrokerFlows(ctx, realm, columns);
+    await ctx.db.models.IdentityProvider.create({ ...columns, internalId, realmId: realm.id });
+    await recordAdminEvent(ctx, realm, {
+      operationType: 'CREATE',
+      resourceType: 'IDENTITY_PROVIDER',
+      resourcePath: `identity-provider/instances/${alias}`,
+      representation: { ...rep, internalId, hideOnLogin: columns.hideOnLogin },
     });
-  } catch (e) {
-    if (isUniqueViolation(e)) throw exists(alias);
-    throw e;
-  }
+  });
   return alias;
 }
 
@@ -184,23 +184,30 @@ export async function addIdentityProvider(ctx: RequestContext, realm: RealmModel
 }
 
 /**
- * PUT /{realm}/identity-provider/instances/{alias}: the provider is rebuilt from the body (absent
- * flags fall back to their defaults, config replaced; `clientSecret` `**********` keeps the stored
- * secret); the internal id is kept; a new alias re-keys users' links; duplicate alias → 409.
+ * PUT /{realm}/identity-provider/instances/{alias} (the provider resolved with manage access; `named`
+ * is the alias or id of the request path, as the admin event records it): the provider is rebuilt
+ * from the body (absent flags fall back to their defaults, config replaced; `clientSecret`
+ * `**********` keeps the stored secret); the internal id is kept; a new alias re-keys users' links;
+ * duplicate alias → 409.
  */
-export async function updateIdentityProvider(ctx: RequestContext, realm: RealmModel, aliasOrId: string, rep: Rep): Promise<void> {
-  const idp = await resolveIdentityProvider(ctx, realm, aliasOrId, 'manage');
+export async function updateIdentityProvider(
+  ctx: RequestContext,
+  realm: RealmModel,
+  idp: IdentityProviderModel,
+  rep: Rep,
+  named = idp.alias,
+): Promise<void> {
   const oldAlias = idp.alias;
   const alias = typeof rep.alias === 'string' && rep.alias !== '' ? rep.alias : oldAlias;
   if (alias !== oldAlias) validateAlias(alias);
   const columns = columnsOf({ ...rep, alias });
-  const config = columns.config as Record<string, string>;
+  const config = columns.config;
   if (config.clientSecret === SECRET_MASK) {
     if (idp.config.clientSecret !== undefined) config.clientSecret = idp.config.clientSecret;
     else delete config.clientSecret;
   }
   try {
-    await ctx.db.transaction(async () => {
+    await write(ctx, { unique: () => exists(alias) }, async () => {
       await checkBrokerFlows(ctx, realm, columns);
       idp.set(columns);
       await idp.save();
@@ -213,26 +220,29 @@ export async function updateIdentityProvider(ctx: RequestContext, realm: RealmMo
       await recordAdminEvent(ctx, realm, {
         operationType: 'UPDATE',
         resourceType: 'IDENTITY_PROVIDER',
-        resourcePath: `identity-provider/instances/${aliasOrId}`,
+        resourcePath: `identity-provider/instances/${named}`,
         representation: rep,
       });
     });
   } catch (e) {
     await idp.reload().catch(() => undefined);
-    if (isUniqueViolation(e)) throw exists(alias);
     throw e;
   }
 }
 
-/** DELETE /{realm}/identity-provider/instances/{alias}: removes it, its mappers and users' links to it. */
-export async function deleteIdentityProvider(ctx: RequestContext, realm: RealmModel, aliasOrId: string): Promise<void> {
-  const idp = await resolveIdentityProvider(ctx, realm, aliasOrId, 'manage');
+/** DELETE /{realm}/identity-provider/instances/{alias} (resolved with manage access): removes it, its mappers and users' links to it. */
+export async function deleteIdentityProvider(
+  ctx: RequestContext,
+  realm: RealmModel,
+  idp: IdentityProviderModel,
+  named = idp.alias,
+): Promise<void> {
   await ctx.db.transaction(async () => {
     await removeIdentityProviderRows(ctx, realm, idp);
     await recordAdminEvent(ctx, realm, {
       operationType: 'DELETE',
       resourceType: 'IDENTITY_PROVIDER',
-      resourcePath: `identity-provider/instances/${aliasOrId}`,
+      resourcePath: `identity-provider/instances/${named}`,
     });
   });
 }
@@ -250,9 +260,8 @@ export async function identityProviderManagementPermissions(): Promise<never> {
   throw featureNotEnabled();
 }
 
-/** GET .../instances/{alias}/reload-keys (manage): no key cache to refresh here, so `false`. */
-export async function reloadIdentityProviderKeys(ctx: RequestContext, realm: RealmModel, aliasOrId: string): Promise<boolean> {
-  await resolveIdentityProvider(ctx, realm, aliasOrId, 'manage');
+/** GET .../instances/{alias}/reload-keys (resolved with manage access): no key cache to refresh here, so `false`. */
+export function reloadIdentityProviderKeys(_idp: IdentityProviderModel): boolean {
   return false;
 }
 
@@ -263,7 +272,11 @@ export async function identityProviderAliases(ctx: { db: RequestContext['db'] },
 }
 
 /** GET /{realm}/identity-provider/providers/{provider_id} (view): the factory; unknown id → 400 `HTTP 400 Bad Request`. */
-export async function getIdentityProviderFactory(ctx: RequestContext, realm: RealmModel, providerId: string): Promise<Rep> {
+export async function getIdentityProviderFactory(
+  ctx: RequestContext,
+  realm: RealmModel,
+  providerId: string,
+): Promise<Record<string, unknown>> {
   await requireIdpAccess(ctx, realm, 'view');
   const type = identityProviderType(providerId);
   if (!type) throw errorC(400, 'HTTP 400 Bad Request');

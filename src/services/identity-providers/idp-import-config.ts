@@ -1,10 +1,11 @@
 import { XMLParser } from 'fast-xml-parser';
+import type { IdentityProviderModel } from '../../db/models/identity-provider';
 import type { RealmModel } from '../../db/models/realm';
 import { errorA, errorC } from '../../core/errors';
 import { activeKey, realmKeys } from '../tokens/realm-keys';
 import type { RequestContext } from '../../core/context';
 import { identityProviderType } from '../../keycloak/identity-provider-types';
-import { requireIdpAccess, resolveIdentityProvider, validateAlias } from './identity-providers';
+import { requireIdpAccess, validateAlias } from './identity-providers';
 
 /**
  * `POST /identity-provider/import-config` (config reference §8.2): downloads a provider's metadata
@@ -165,15 +166,14 @@ export async function importIdentityProviderConfigFile(
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /**
- * GET .../instances/{alias}/export (view): SAML → this realm as SP of that IdP (`application/xml`);
+ * GET .../instances/{alias}/export (the provider resolved with view access): SAML → this realm as SP of that IdP (`application/xml`);
  * other providers → 404 `Could not export public broker configuration for identity provider [<id>].`
  */
 export async function exportIdentityProvider(
   ctx: RequestContext,
   realm: RealmModel,
-  alias: string,
+  idp: IdentityProviderModel,
 ): Promise<{ contentType: string; body: string }> {
-  const idp = await resolveIdentityProvider(ctx, realm, alias, 'view');
   if (idp.providerId !== 'saml') {
     throw errorA(404, `Could not export public broker configuration for identity provider [${idp.providerId}].`);
   }

@@ -11,7 +11,8 @@ import { groupRepresentations } from '../groups/group-queries';
 import { listIdentityProviders } from '../identity-providers/identity-providers';
 import { allTexts } from '../realms/localization';
 import { addExportedRoleNames, exportScopeMappings } from './realm-import-clients';
-import { realmRepresentation } from '../realms/realms';
+import { realmRepresentation } from '../realms/realm-representation';
+import { requiredActionOrder, toRequiredActionRepresentation } from '../../representations/required-action';
 import { renderUsers } from '../users/users';
 
 /**
@@ -51,16 +52,7 @@ async function components(ctx: RequestContext, realm: RealmModel): Promise<Recor
 
 async function requiredActions(ctx: RequestContext, realm: RealmModel): Promise<Rep[]> {
   const rows = await ctx.db.models.RequiredAction.findAll({ where: { realmId: realm.id } });
-  rows.sort((a, b) => a.priority - b.priority || a.name.toLowerCase().localeCompare(b.name.toLowerCase()));
-  return rows.map((r) => ({
-    alias: r.alias,
-    name: r.name,
-    providerId: r.providerId,
-    enabled: r.enabled,
-    defaultAction: r.defaultAction,
-    priority: r.priority,
-    config: r.config ?? {},
-  }));
+  return rows.sort(requiredActionOrder).map(toRequiredActionRepresentation);
 }
 
 /** Roles with `composites` by name (`{realm: [...], client: {clientId: [...]}}`), two queries for all. */

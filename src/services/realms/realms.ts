@@ -6,21 +6,18 @@ import { MASTER, adminRoles, check, masterRealmRoles, requireCap, requireRealmRe
 import type { Db } from '../../db';
 import type { RealmModel } from '../../db/models/realm';
 import { type HttpError, badRequest, conflict, errorA, errorC, forbidden, notFound } from '../../core/errors';
-import { isUniqueViolation } from '../../core/db-errors';
+import { write } from '../../core/db-errors';
+import { invalidate } from '../../loaders/invalidate';
+import { checkReservedChars } from '../../core/reserved-chars';
 import { getLogger } from '../../logging';
-import {
-  KNOWN_REALM_FIELDS,
-  SETTINGS_FIELDS,
-  toBriefRealmRepresentation,
-  toRealmRepresentation,
-  type DefaultRoleRep,
-} from '../../representations/realm';
+import { KNOWN_REALM_FIELDS, SETTINGS_FIELDS, toBriefRealmRepresentation, toReducedRealmRepresentation } from '../../representations/realm';
 import { recordAdminEvent, recordAdminEventInCallerRealm } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
 import { validatePolicies, validateProfiles } from '../clients/client-policies';
 import { checkEventListeners } from '../events/events';
 import { systemContext } from '../../core/context';
-import { groupPath, setDefaultGroupsByPath } from '../groups/group-paths';
+import { setDefaultGroupsByPath } from '../groups/group-paths';
+import { realmRepresentation } from './realm-representation';
 import { ALL_REALM_ROLES } from '../../keycloak/realm-defaults';
 import { importRealmContent } from '../import-export/realm-import';
 import { importPlan } from '../import-export/realm-import-clients';
@@ -28,8 +25,6 @@ import { prepareRealmKeys, setupRealm } from './realm-setup';
 import { parsePasswordPolicy } from '../users/password-policy';
 
 const log = getLogger('idserver.services.realms');
-
-const RESERVED = /[:/?#@!$&()*+,;=[\]\\]/;
 
 /** Resolves a realm by name for a request: 404 `Realm not found.` (checked before permissions). */
 export async function resolveRealm(ctx: RequestContext, name: string): Promise<RealmModel> {
@@ -39,46 +34,11 @@ export async function resolveRealm(ctx: RequestContext, name: string): Promise<R
   return realm;
 }
 
-async function defaultRoleRep(ctx: RequestContext, realm: RealmModel): Promise<DefaultRoleRep | undefined> {
-  const id = realm.settings.defaultRoleId as string | undefined;
-  const role = id ? await ctx.loaders.roleById.load(id) : null;
-  if (!role) return undefined;
-  return {
-    id: role.id,
-    name: role.name,
-    ...(role.description ? { description: role.description } : {}),
-    composite: true,
-    clientRole: false,
-    containerId: realm.id,
-  };
-}
-
-async function defaultGroupPaths(ctx: RequestContext, realm: RealmModel): Promise<string[]> {
-  const rows = await ctx.db.models.RealmDefaultGroup.findAll({ where: { realmId: realm.id } });
-  return Promise.all(rows.map((r) => groupPath(ctx, r.groupId)));
-}
-
-/** Full representation of a realm. */
-export async function realmRepresentation(ctx: RequestContext, realm: RealmModel) {
-  return toRealmRepresentation(realm, {
-    defaultRole: await defaultRoleRep(ctx, realm),
-    defaultGroups: await defaultGroupPaths(ctx, realm),
-  });
-}
-
 /** GET /admin/realms/{realm}: full rep for realm viewers, reduced rep for other admins, else 403. */
 export async function getRealm(ctx: RequestContext, realm: RealmModel): Promise<Record<string, unknown>> {
   if (await check(ctx, realm, 'viewRealm')) return realmRepresentation(ctx, realm);
   if (!(await check(ctx, realm, 'anyAdmin'))) throw forbidden();
-  const s = realm.settings;
-  const out: Record<string, unknown> = { realm: realm.name };
-  if (s.displayName) out.displayName = s.displayName;
-  if (s.displayNameHtml) out.displayNameHtml = s.displayNameHtml;
-  out.supportedLocales = s.supportedLocales ?? [];
-  out.bruteForceProtected = s.bruteForceProtected ?? false;
-  if (s.defaultLocale) out.defaultLocale = s.defaultLocale;
-  if (await check(ctx, realm, 'viewUsers')) out.registrationEmailAsUsername = s.registrationEmailAsUsername ?? false;
-  return out;
+  return toReducedRealmRepresentation(realm, await check(ctx, realm, 'viewUsers'));
 }
 
 /** GET /admin/realms: realms the caller may see (full, brief, or name only); 403 when none. */
@@ -119,10 +79,7 @@ export async function createRealm(ctx: RequestContext, rep: unknown): Promise<Re
   const r = rep as Record<string, unknown>;
   const name = typeof r.realm === 'string' ? r.realm : '';
   if (!name.trim()) throw badRequest('Realm name cannot be empty');
-  for (const v of [name, typeof r.id === 'string' ? r.id : '']) {
-    const bad = v.match(RESERVED);
-    if (bad) throw errorC(400, `Character '${bad[0]}' not allowed.`);
-  }
+  for (const v of [name, typeof r.id === 'string' ? r.id : '']) checkReservedChars(v);
   const settings = settingsFrom(r, unreadable);
   checkEventListeners(r.eventsListeners);
   const enabled = r.enabled === true || r.enabled === 'true';
@@ -130,27 +87,21 @@ export async function createRealm(ctx: RequestContext, rep: unknown): Promise<Re
   const plan = importPlan(r);
   // Key providers in the representation are the realm's keys; otherwise the generated defaults.
   const keys = plan.hasKeyProviders ? [] : await prepareRealmKeys(name);
-  let realm: RealmModel;
-  try {
-    realm = await ctx.db.transaction(async () => {
-      const id = typeof r.id === 'string' && r.id ? r.id : undefined;
-      const created = await setupRealm(ctx.db, { id, name, enabled, settings, keys, skip: plan.skip });
-      await importRealmContent(systemContext(ctx.db, ctx.baseUrl), created, r);
-      if (ctx.actor && !(await masterRealmRoles(ctx)).has('admin'))
-        await grantCreatorRoles(ctx.db, created, ctx.actor.userId, ctx.actor.realmId);
-      await recordAdminEventInCallerRealm(ctx, {
-        operationType: 'CREATE',
-        resourceType: 'REALM',
-        resourcePath: name,
-        representation: r,
-      });
-      return created;
+  const realm = await write(ctx, { unique: () => conflict(`Realm ${name} already exists`) }, async () => {
+    const id = typeof r.id === 'string' && r.id ? r.id : undefined;
+    const created = await setupRealm(ctx.db, { id, name, enabled, settings, keys, skip: plan.skip });
+    await importRealmContent(systemContext(ctx.db, ctx.baseUrl), created, r);
+    if (ctx.actor && !(await masterRealmRoles(ctx)).has('admin'))
+      await grantCreatorRoles(ctx.db, created, ctx.actor.userId, ctx.actor.realmId);
+    await recordAdminEventInCallerRealm(ctx, {
+      operationType: 'CREATE',
+      resourceType: 'REALM',
+      resourcePath: name,
+      representation: r,
     });
-  } catch (e) {
-    if (isUniqueViolation(e)) throw conflict(`Realm ${name} already exists`);
-    throw e;
-  }
-  ctx.loaders.realmByName.clear(name);
+    return created;
+  });
+  invalidate.realm(ctx.loaders, realm);
   log.info(`Realm ${name} created`);
   return realm;
 }
@@ -177,8 +128,7 @@ export async function updateRealm(ctx: RequestContext, realm: RealmModel, rep: R
   if (newName !== undefined) {
     if (realm.name === MASTER) throw badRequest("Can't rename master realm");
     if (!newName.trim()) throw badRequest('Realm name cannot be empty');
-    const bad = newName.match(RESERVED);
-    if (bad) throw errorC(400, `Character '${bad[0]}' not allowed.`);
+    checkReservedChars(newName);
   }
   if (settings.passwordPolicy !== undefined) parsePasswordPolicy(settings.passwordPolicy);
   const login = settings.accessCodeLifespanLogin;
@@ -187,49 +137,42 @@ export async function updateRealm(ctx: RequestContext, realm: RealmModel, rep: R
     throw badRequest('AccessCodeLifespanLogin or AccessCodeLifespanUserAction cannot be 0');
   }
   const oldName = realm.name;
-  try {
-    await ctx.db.transaction(async () => {
-      const fresh = await ctx.db.models.Realm.findByPk(realm.id);
-      if (!fresh) throw notFound('Realm not found.');
-      const merged = { ...fresh.settings, ...settings };
-      // Client profiles and policies in the body replace the stored ones, validated as their own endpoints do.
-      if (settings.clientProfiles !== undefined)
-        merged.clientProfiles = { profiles: validateProfiles(settings.clientProfiles as Record<string, unknown>) };
-      if (settings.clientPolicies !== undefined) {
-        const profiles = (merged.clientProfiles as { profiles?: Record<string, unknown>[] } | undefined)?.profiles ?? [];
-        merged.clientPolicies = { policies: validatePolicies(settings.clientPolicies as Record<string, unknown>, profiles) };
+  await write(ctx, { unique: () => conflict('Realm with same name exists') }, async () => {
+    const fresh = await ctx.db.models.Realm.findByPk(realm.id);
+    if (!fresh) throw notFound('Realm not found.');
+    const merged = { ...fresh.settings, ...settings };
+    // Client profiles and policies in the body replace the stored ones, validated as their own endpoints do.
+    if (settings.clientProfiles !== undefined)
+      merged.clientProfiles = { profiles: validateProfiles(settings.clientProfiles as Record<string, unknown>) };
+    if (settings.clientPolicies !== undefined) {
+      const profiles = (merged.clientProfiles as { profiles?: Record<string, unknown>[] } | undefined)?.profiles ?? [];
+      merged.clientPolicies = { policies: validatePolicies(settings.clientPolicies as Record<string, unknown>, profiles) };
+    }
+    if (settings.attributes && typeof settings.attributes === 'object') merged.attributes = { ...(settings.attributes as object) };
+    if (settings.smtpServer && (settings.smtpServer as Record<string, unknown>).password === '**********') {
+      (merged.smtpServer as Record<string, unknown>).password = (
+        fresh.settings.smtpServer as Record<string, unknown> | undefined
+      )?.password;
+    }
+    fresh.settings = merged;
+    if (rep.enabled !== undefined && rep.enabled !== null) fresh.enabled = rep.enabled === true || rep.enabled === 'true';
+    if (newName) {
+      fresh.name = newName;
+      const master = await ctx.db.models.Realm.findOne({ where: { name: MASTER } });
+      if (master) {
+        await ctx.db.models.Client.update(
+          { clientId: `${newName}-realm`, name: `${newName} Realm` },
+          { where: { realmId: master.id, clientId: `${oldName}-realm` } },
+        );
       }
-      if (settings.attributes && typeof settings.attributes === 'object') merged.attributes = { ...(settings.attributes as object) };
-      if (settings.smtpServer && (settings.smtpServer as Record<string, unknown>).password === '**********') {
-        (merged.smtpServer as Record<string, unknown>).password = (
-          fresh.settings.smtpServer as Record<string, unknown> | undefined
-        )?.password;
-      }
-      fresh.settings = merged;
-      if (rep.enabled !== undefined && rep.enabled !== null) fresh.enabled = rep.enabled === true || rep.enabled === 'true';
-      if (newName) {
-        fresh.name = newName;
-        const master = await ctx.db.models.Realm.findOne({ where: { name: MASTER } });
-        if (master) {
-          await ctx.db.models.Client.update(
-            { clientId: `${newName}-realm`, name: `${newName} Realm` },
-            { where: { realmId: master.id, clientId: `${oldName}-realm` } },
-          );
-        }
-      }
-      await fresh.save();
-      if (Array.isArray(rep.defaultGroups)) {
-        await setDefaultGroupsByPath(ctx, fresh, rep.defaultGroups as string[]);
-      }
-      await recordAdminEvent(ctx, fresh, { operationType: 'UPDATE', resourceType: 'REALM', representation: rep });
-    });
-  } catch (e) {
-    if (isUniqueViolation(e)) throw conflict('Realm with same name exists');
-    throw e;
-  }
-  ctx.loaders.realmByName.clear(oldName);
-  if (newName) ctx.loaders.realmByName.clear(newName);
-  ctx.loaders.realmById.clear(realm.id);
+    }
+    await fresh.save();
+    if (Array.isArray(rep.defaultGroups)) {
+      await setDefaultGroupsByPath(ctx, fresh, rep.defaultGroups as string[]);
+    }
+    await recordAdminEvent(ctx, fresh, { operationType: 'UPDATE', resourceType: 'REALM', representation: rep });
+  });
+  invalidate.realm(ctx.loaders, { id: realm.id, name: oldName }, newName);
 }
 
 /** DELETE /admin/realms/{realm}: removes the realm, all its rows and its `<realm>-realm` client in master. */
@@ -244,7 +187,7 @@ export async function deleteRealm(ctx: RequestContext, realm: RealmModel): Promi
     await ctx.db.models.Realm.destroy({ where: { id: realm.id } });
     await recordAdminEventInCallerRealm(ctx, { operationType: 'DELETE', resourceType: 'REALM', resourcePath: realm.name });
   });
-  ctx.loaders.realmByName.clear(realm.name);
+  invalidate.realm(ctx.loaders, realm);
   log.info(`Realm ${realm.name} deleted`);
 }
 

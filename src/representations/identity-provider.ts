@@ -1,15 +1,17 @@
-import type { IdentityProviderModel, IdpMapperModel } from '../../db/models/identity-provider';
-import { cannotParse } from '../../core/errors';
+import type { IdentityProviderModel, IdpMapperModel } from '../db/models/identity-provider';
+import { cannotParse } from '../core/errors';
+import type { Representation } from './schema';
 
 /**
  * Identity provider representations (config reference §8.1): model → IdentityProviderRepresentation
  * (full with `syncMode` defaulted and `clientSecret` masked, or brief), model → mapper
  * representation, and the config-map normalisation applied to request bodies.
  */
+export type IdentityProviderRep = Representation<'IdentityProviderRepresentation'>;
+export type IdpMapperRep = Representation<'IdentityProviderMapperRepresentation'>;
+
 export const SECRET_MASK = '**********';
 const isVaultRef = (v: string) => /^\$\{vault\.[^}]+\}$/.test(v);
-
-export type Rep = Record<string, unknown>;
 
 /**
  * A request's config map as Keycloak's Map<String,String>: scalars become strings, null and ''
@@ -19,7 +21,7 @@ export function configOf(input: unknown): Record<string, string> {
   if (input === undefined || input === null) return {};
   if (typeof input !== 'object' || Array.isArray(input)) throw cannotParse('mapping');
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(input as Rep)) {
+  for (const [k, v] of Object.entries(input as Record<string, unknown>)) {
     if (v === null || v === undefined) continue;
     if (typeof v === 'object') throw cannotParse('mapping');
     const s = String(v);
@@ -29,7 +31,7 @@ export function configOf(input: unknown): Record<string, string> {
 }
 
 /** Booleans that are always serialised (primitive fields of the Java representation). */
-function flags(p: IdentityProviderModel): Rep {
+function flags(p: IdentityProviderModel): IdentityProviderRep {
   return {
     enabled: p.enabled,
     updateProfileFirstLoginMode: 'on',
@@ -43,11 +45,11 @@ function flags(p: IdentityProviderModel): Rep {
 }
 
 /** Full representation as GET returns it: secrets masked, `syncMode` LEGACY when unset. */
-export function toIdentityProviderRepresentation(p: IdentityProviderModel): Rep {
+export function toIdentityProviderRepresentation(p: IdentityProviderModel): IdentityProviderRep {
   const config: Record<string, string> = { ...p.config };
   if (config.syncMode === undefined) config.syncMode = 'LEGACY';
   if (config.clientSecret !== undefined && !isVaultRef(config.clientSecret)) config.clientSecret = SECRET_MASK;
-  const out: Rep = { alias: p.alias };
+  const out: IdentityProviderRep = { alias: p.alias };
   if (p.displayName) out.displayName = p.displayName;
   Object.assign(out, { internalId: p.internalId, providerId: p.providerId }, flags(p));
   if (p.firstBrokerLoginFlowAlias) out.firstBrokerLoginFlowAlias = p.firstBrokerLoginFlowAlias;
@@ -58,13 +60,13 @@ export function toIdentityProviderRepresentation(p: IdentityProviderModel): Rep 
 }
 
 /** Brief representation (`briefRepresentation=true`): identity, flags and an empty config. */
-export function toBriefIdentityProviderRepresentation(p: IdentityProviderModel): Rep {
-  const out: Rep = { alias: p.alias };
+export function toBriefIdentityProviderRepresentation(p: IdentityProviderModel): IdentityProviderRep {
+  const out: IdentityProviderRep = { alias: p.alias };
   if (p.displayName) out.displayName = p.displayName;
   return { ...out, internalId: p.internalId, providerId: p.providerId, ...flags(p), config: {} };
 }
 
 /** IdentityProviderMapperRepresentation. */
-export function toIdpMapperRepresentation(m: IdpMapperModel, alias: string): Rep {
+export function toIdpMapperRepresentation(m: IdpMapperModel, alias: string): IdpMapperRep {
   return { id: m.id, name: m.name, identityProviderAlias: alias, identityProviderMapper: m.mapperType, config: { ...m.config } };
 }
