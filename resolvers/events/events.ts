@@ -12,6 +12,7 @@ import {
 } from '../../src/services/events/events';
 import { resolveRealm } from '../../src/services/realms/realms';
 import { executeActionsEmail, sendVerifyEmail } from '../../src/services/events/user-emails';
+import { resolveUser } from '../../src/services/users/users';
 import { type InRealm, type Rep, plain, realmOf } from '../types/common';
 import { representationInput } from '../types/inputs';
 import { Realm } from '../realms/types';
@@ -163,7 +164,8 @@ export class RealmEventsResolver {
     @Arg('lifespan', () => GraphQLInt, { nullable: true, description: 'Seconds until the link expires.' }) lifespan?: number,
   ): Promise<boolean> {
     const realm = await resolveRealm(ctx, name);
-    await executeActionsEmail(ctx, realm, userId, actions, plain({ clientId, redirectUri, lifespan }));
+    const user = await resolveUser(ctx, realm, userId);
+    await executeActionsEmail(ctx, realm, user, actions, plain({ clientId, redirectUri, lifespan }));
     return true;
   }
 
@@ -177,7 +179,7 @@ export class RealmEventsResolver {
     @Arg('lifespan', () => GraphQLInt, opt) lifespan?: number,
   ): Promise<boolean> {
     const realm = await resolveRealm(ctx, name);
-    await sendVerifyEmail(ctx, realm, userId, plain({ clientId, redirectUri, lifespan }));
+    await sendVerifyEmail(ctx, realm, await resolveUser(ctx, realm, userId), plain({ clientId, redirectUri, lifespan }));
     return true;
   }
 

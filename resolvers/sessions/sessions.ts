@@ -2,7 +2,9 @@ import { GraphQLBoolean, GraphQLID, GraphQLInt, GraphQLString } from 'graphql';
 import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
 import { bruteForceStatus, clearAllLoginFailures, clearUserLoginFailures } from '../../src/services/sessions/brute-force';
 import type { RequestContext } from '../../src/core/context';
+import { resolveClient } from '../../src/services/clients/clients';
 import { resolveRealm } from '../../src/services/realms/realms';
+import { resolveUser } from '../../src/services/users/users';
 import type { GlobalRequestResult as Result } from '../../src/services/sessions/revocation';
 import {
   clientSessionCount,
@@ -33,7 +35,8 @@ const resultOut = (r: Result) => ({ successRequests: r.successRequests ?? [], fa
 export class UserSessionsResolver {
   @FieldResolver(() => [UserSession], { description: 'Active online sessions (GET /users/{id}/sessions).' })
   async sessions(@Root() user: InRealm, @Ctx() ctx: RequestContext): Promise<Rep[]> {
-    return listUserSessions(ctx, realmOf(user), String(user.id));
+    const realm = realmOf(user);
+    return listUserSessions(ctx, realm, await resolveUser(ctx, realm, String(user.id)));
   }
 
   @FieldResolver(() => [UserSession], { description: 'Offline sessions holding a client (GET /users/{id}/offline-sessions/{clientUuid}).' })
@@ -42,7 +45,8 @@ export class UserSessionsResolver {
     @Ctx() ctx: RequestContext,
     @Arg('clientId', () => GraphQLID, { description: 'Client UUID.' }) clientId: string,
   ): Promise<Rep[]> {
-    return listUserOfflineSessions(ctx, realmOf(user), String(user.id), clientId);
+    const realm = realmOf(user);
+    return listUserOfflineSessions(ctx, realm, await resolveUser(ctx, realm, String(user.id)), clientId);
   }
 
   @FieldResolver(() => BruteForceStatus, { description: 'Brute-force status (GET /attack-detection/brute-force/users/{id}).' })
@@ -79,7 +83,8 @@ export class ClientSessionsResolver {
     @Arg('first', () => GraphQLInt, opt) first?: number,
     @Arg('max', () => GraphQLInt, opt) max?: number,
   ): Promise<Rep[]> {
-    return listClientSessions(ctx, realmOf(client), String(client.id), Boolean(offline), {
+    const realm = realmOf(client);
+    return listClientSessions(ctx, realm, await resolveClient(ctx, realm, String(client.id)), Boolean(offline), {
       first: first ?? undefined,
       max: max ?? undefined,
     });
@@ -91,7 +96,8 @@ export class ClientSessionsResolver {
     @Ctx() ctx: RequestContext,
     @Arg('offline', () => GraphQLBoolean, opt) offline?: boolean,
   ): Promise<number> {
-    return (await clientSessionCount(ctx, realmOf(client), String(client.id), Boolean(offline))).count;
+    const realm = realmOf(client);
+    return (await clientSessionCount(ctx, realm, await resolveClient(ctx, realm, String(client.id)), Boolean(offline))).count;
   }
 }
 
@@ -106,7 +112,8 @@ export class SessionMutationsResolver {
     @Arg('realm', () => GraphQLString) realm: string,
     @Arg('id', () => GraphQLID) id: string,
   ): Promise<boolean> {
-    await logoutUser(ctx, await resolveRealm(ctx, realm), id);
+    const r = await resolveRealm(ctx, realm);
+    await logoutUser(ctx, r, await resolveUser(ctx, r, id));
     return true;
   }
 
@@ -138,7 +145,8 @@ export class SessionMutationsResolver {
     @Arg('clientId', () => GraphQLID, { nullable: true, description: 'Client UUID; all clients when absent.' }) clientId?: string,
   ): Promise<Rep> {
     const r = await resolveRealm(ctx, realm);
-    return resultOut(clientId ? await pushClientRevocation(ctx, r, clientId) : await pushRevocation(ctx, r));
+    if (!clientId) return resultOut(await pushRevocation(ctx, r));
+    return resultOut(await pushClientRevocation(ctx, r, await resolveClient(ctx, r, clientId)));
   }
 
   @Mutation(() => GraphQLBoolean, {

@@ -20,6 +20,16 @@ function qList(req: Request, name: string): string[] | undefined {
   return (Array.isArray(v) ? v : [v]).map(String);
 }
 
+/** The query of a listing: repeatable parameters, single ones, and `first`/`max` (not an integer → JAX-RS's 404). */
+function listQuery<L extends string, S extends string>(req: Request, lists: L[], strings: S[]) {
+  return {
+    ...(Object.fromEntries(lists.map((n) => [n, qList(req, n)])) as Record<L, string[] | undefined>),
+    ...(Object.fromEntries(strings.map((n) => [n, qStr(req, n)])) as Record<S, string | undefined>),
+    first: qInt(req, 'first'),
+    max: qInt(req, 'max'),
+  };
+}
+
 eventsRouter.get(
   '/config',
   route(async (_req, res) => json(res, await getEventsConfig(ctxOf(res), realmOf(res)))),
@@ -38,17 +48,11 @@ eventsRouter.get(
   route(async (req, res) =>
     json(
       res,
-      await listEvents(ctxOf(res), realmOf(res), {
-        type: qList(req, 'type'),
-        client: qStr(req, 'client'),
-        user: qStr(req, 'user'),
-        ipAddress: qStr(req, 'ipAddress'),
-        dateFrom: qStr(req, 'dateFrom'),
-        dateTo: qStr(req, 'dateTo'),
-        first: qInt(req, 'first'),
-        max: qInt(req, 'max'),
-        direction: qStr(req, 'direction'),
-      }),
+      await listEvents(
+        ctxOf(res),
+        realmOf(res),
+        listQuery(req, ['type'], ['client', 'user', 'ipAddress', 'dateFrom', 'dateTo', 'direction']),
+      ),
     ),
   ),
 );
@@ -66,20 +70,15 @@ adminEventsRouter.get(
   route(async (req, res) =>
     json(
       res,
-      await listAdminEvents(ctxOf(res), realmOf(res), {
-        operationTypes: qList(req, 'operationTypes'),
-        resourceTypes: qList(req, 'resourceTypes'),
-        authRealm: qStr(req, 'authRealm'),
-        authClient: qStr(req, 'authClient'),
-        authUser: qStr(req, 'authUser'),
-        authIpAddress: qStr(req, 'authIpAddress'),
-        resourcePath: qStr(req, 'resourcePath'),
-        dateFrom: qStr(req, 'dateFrom'),
-        dateTo: qStr(req, 'dateTo'),
-        first: qInt(req, 'first'),
-        max: qInt(req, 'max'),
-        direction: qStr(req, 'direction'),
-      }),
+      await listAdminEvents(
+        ctxOf(res),
+        realmOf(res),
+        listQuery(
+          req,
+          ['operationTypes', 'resourceTypes'],
+          ['authRealm', 'authClient', 'authUser', 'authIpAddress', 'resourcePath', 'dateFrom', 'dateTo', 'direction'],
+        ),
+      ),
     ),
   ),
 );

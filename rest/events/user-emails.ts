@@ -1,13 +1,10 @@
 import { Router } from 'express';
-import type { UserModel } from '../../src/db/models/user';
 import { executeActionsEmail, sendVerifyEmail, type EmailParams } from '../../src/services/events/user-emails';
 import { ctxOf, noContent, parseJson, qInt, qStr, realmOf, route } from '../http';
-import { resolveUserParam } from '../users/users';
+import { userOf } from '../parents';
 
 /** `/admin/realms/{realm}/users/{userId}/execute-actions-email` and `/send-verify-email` (reference §4.14). */
 export const userEmailsRouter = Router({ mergeParams: true });
-
-const userOf = (res: { locals: Record<string, unknown> }) => res.locals.user as UserModel;
 
 const params = (req: Parameters<typeof qStr>[0]): EmailParams => ({
   clientId: qStr(req, 'client_id'),
@@ -17,18 +14,18 @@ const params = (req: Parameters<typeof qStr>[0]): EmailParams => ({
 
 userEmailsRouter.put(
   '/users/:userId/execute-actions-email',
-  resolveUserParam('userId'),
   route(async (req, res) => {
-    await executeActionsEmail(ctxOf(res), realmOf(res), userOf(res), () => parseJson(req), params(req));
+    const user = await userOf(req, res);
+    await executeActionsEmail(ctxOf(res), realmOf(res), user, () => parseJson(req), params(req));
     noContent(res);
   }),
 );
 
 userEmailsRouter.put(
   '/users/:userId/send-verify-email',
-  resolveUserParam('userId'),
   route(async (req, res) => {
-    await sendVerifyEmail(ctxOf(res), realmOf(res), userOf(res), params(req));
+    const user = await userOf(req, res);
+    await sendVerifyEmail(ctxOf(res), realmOf(res), user, params(req));
     noContent(res);
   }),
 );

@@ -1,21 +1,23 @@
 import { Op, QueryTypes, type WhereOptions, literal } from 'sequelize';
 import { requireCap } from '../../auth/permissions';
 import type { Db } from '../../db';
-import type { AdminEventModel, EventModel } from '../../db/models/event';
 import type { RealmModel } from '../../db/models/realm';
 import { cannotParse, errorB, errorC } from '../../core/errors';
 import { getLogger } from '../../logging';
 import { validateRepresentation } from '../../representations/schema';
 import { recordAdminEvent } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
+import { isEmptyPage, pageOf, sqlPage } from '../../core/paging';
+import { invalidate } from '../../loaders/invalidate';
 import {
-  DEFAULT_ENABLED_EVENT_TYPES,
-  EVENT_LISTENERS,
-  EVENT_TYPE_SET,
-  GLOBAL_EVENT_LISTENERS,
-  OPERATION_TYPES,
-  RESOURCE_TYPES,
-} from '../../keycloak/event-types';
+  type AdminEventRepresentation,
+  type EventRepresentation,
+  type EventsConfigRepresentation,
+  toAdminEventRepresentation,
+  toEventRepresentation,
+  toEventsConfigRepresentation,
+} from '../../representations/event';
+import { EVENT_LISTENERS, EVENT_TYPE_SET, GLOBAL_EVENT_LISTENERS, OPERATION_TYPES, RESOURCE_TYPES } from '../../keycloak/event-types';
 
 /**
  * Events (reference §7): listing and deleting user events and admin events with every filter,
@@ -87,53 +89,33 @@ function timeRange(q: { dateFrom?: string; dateTo?: string }): WhereOptions | un
   return Object.getOwnPropertySymbols(range).length ? range : undefined;
 }
 
-function page(q: { first?: number; max?: number; direction?: string }) {
-  const dir = q.direction?.toLowerCase();
-  if (q.direction !== undefined && dir !== 'asc' && dir !== 'desc') {
+/** Newest first unless `direction=asc`; anything but asc/desc is Keycloak's 400. */
+function orderOf(direction: string | undefined): Array<[string, string]> {
+  const dir = direction?.toLowerCase();
+  if (direction !== undefined && dir !== 'asc' && dir !== 'desc') {
     throw errorC(400, 'Invalid value for sortDirection, expected value is asc or desc');
   }
   const order = dir === 'asc' ? 'ASC' : 'DESC';
-  return {
-    offset: q.first !== undefined && q.first >= 0 ? q.first : 0,
-    limit: q.max !== undefined && q.max >= 0 ? q.max : 100,
-    order: [
-      ['time', order],
-      ['id', order],
-    ] as Array<[string, string]>,
-  };
+  return [
+    ['time', order],
+    ['id', order],
+  ];
 }
 
-/** Keycloak's EventRepresentation (field order as measured). */
-export function toEventRepresentation(e: EventModel): Record<string, unknown> {
-  const out: Record<string, unknown> = { id: e.id, time: Number(e.time), type: e.type, realmId: e.realmId };
-  if (e.clientId != null) out.clientId = e.clientId;
-  if (e.userId != null) out.userId = e.userId;
-  if (e.sessionId != null) out.sessionId = e.sessionId;
-  if (e.ipAddress != null) out.ipAddress = e.ipAddress;
-  if (e.error != null) out.error = e.error;
-  out.details = e.details ?? {};
-  return out;
-}
-
-/** Keycloak's AdminEventRepresentation; `representation` is the request body as a JSON string. */
-export function toAdminEventRepresentation(e: AdminEventModel): Record<string, unknown> {
-  const auth: Record<string, unknown> = {};
-  if (e.authRealmId != null) auth.realmId = e.authRealmId;
-  if (e.authClientId != null) auth.clientId = e.authClientId;
-  if (e.authUserId != null) auth.userId = e.authUserId;
-  if (e.ipAddress != null) auth.ipAddress = e.ipAddress;
-  const out: Record<string, unknown> = { id: e.id, time: Number(e.time), realmId: e.realmId, authDetails: auth };
-  out.operationType = e.operationType;
-  out.resourceType = e.resourceType;
-  if (e.resourcePath != null) out.resourcePath = e.resourcePath;
-  if (e.representation != null) out.representation = e.representation;
-  if (e.error != null) out.error = e.error;
-  if (e.details && Object.keys(e.details).length) out.details = e.details;
-  return out;
+/**
+ * What both listings share: the `dateFrom`/`dateTo` range (checked first), the order (then) and the
+ * page: 100 rows when `max` is absent or negative; null for `max=0`, an empty page.
+ */
+function listing(q: EventQuery | AdminEventQuery, where: Record<string | symbol, unknown>) {
+  const time = timeRange(q);
+  if (time) where.time = time;
+  const order = orderOf(q.direction);
+  const page = pageOf(q, { defaultMax: 100, negativeMax: 'default' });
+  return isEmptyPage(page) ? null : { where: where as WhereOptions, order, ...sqlPage(page) };
 }
 
 /** GET /admin/realms/{realm}/events: user events, newest first, every filter of §7.3 (view-events). */
-export async function listEvents(ctx: RequestContext, realm: RealmModel, q: EventQuery = {}): Promise<Record<string, unknown>[]> {
+export async function listEvents(ctx: RequestContext, realm: RealmModel, q: EventQuery = {}): Promise<EventRepresentation[]> {
   await requireCap(ctx, realm, 'viewEvents');
   const types = enumValues(q.type, EVENT_TYPE_SET);
   const where: Record<string, unknown> = { realmId: realm.id };
@@ -141,12 +123,8 @@ export async function listEvents(ctx: RequestContext, realm: RealmModel, q: Even
   if (q.client) where.clientId = q.client;
   if (q.user) where.userId = q.user;
   if (q.ipAddress) where.ipAddress = q.ipAddress;
-  const time = timeRange(q);
-  if (time) where.time = time;
-  const p = page(q);
-  if (p.limit === 0) return [];
-  const rows = await ctx.db.models.Event.findAll({ where, ...p });
-  return rows.map(toEventRepresentation);
+  const find = listing(q, where);
+  return find ? (await ctx.db.models.Event.findAll(find)).map(toEventRepresentation) : [];
 }
 
 /** `resourcePath` filter: `*` matches any characters (LIKE with `!` as escape, portable to SQLite and MySQL). */
@@ -157,7 +135,11 @@ function pathCondition(db: Db, path: string) {
 }
 
 /** GET /admin/realms/{realm}/admin-events: admin events, newest first, every filter of §7.4 (view-events). */
-export async function listAdminEvents(ctx: RequestContext, realm: RealmModel, q: AdminEventQuery = {}): Promise<Record<string, unknown>[]> {
+export async function listAdminEvents(
+  ctx: RequestContext,
+  realm: RealmModel,
+  q: AdminEventQuery = {},
+): Promise<AdminEventRepresentation[]> {
   await requireCap(ctx, realm, 'viewEvents');
   const ops = enumValues(q.operationTypes, OPERATION_TYPES);
   const resources = enumValues(q.resourceTypes, RESOURCE_TYPES);
@@ -169,12 +151,8 @@ export async function listAdminEvents(ctx: RequestContext, realm: RealmModel, q:
   if (q.authUser) where.authUserId = q.authUser;
   if (q.authIpAddress) where.ipAddress = q.authIpAddress;
   if (q.resourcePath) Object.assign(where, pathCondition(ctx.db, q.resourcePath));
-  const time = timeRange(q);
-  if (time) where.time = time;
-  const p = page(q);
-  if (p.limit === 0) return [];
-  const rows = await ctx.db.models.AdminEvent.findAll({ where, ...p });
-  return rows.map(toAdminEventRepresentation);
+  const find = listing(q, where);
+  return find ? (await ctx.db.models.AdminEvent.findAll(find)).map(toAdminEventRepresentation) : [];
 }
 
 /** DELETE /admin/realms/{realm}/events: deletes every stored user event of the realm (manage-events). */
@@ -191,24 +169,10 @@ export async function clearAdminEvents(ctx: RequestContext, realm: RealmModel): 
 
 const flag = (v: unknown) => v === true || v === 'true';
 
-/** The RealmEventsConfigRepresentation of a realm's settings. */
-export function eventsConfigOf(realm: RealmModel): Record<string, unknown> {
-  const s = realm.settings;
-  const out: Record<string, unknown> = { eventsEnabled: flag(s.eventsEnabled) };
-  const expiration = Number(s.eventsExpiration ?? 0);
-  if (expiration > 0) out.eventsExpiration = expiration;
-  out.eventsListeners = Array.isArray(s.eventsListeners) ? s.eventsListeners : ['jboss-logging'];
-  const types = Array.isArray(s.enabledEventTypes) ? s.enabledEventTypes : [];
-  out.enabledEventTypes = types.length ? types : [...DEFAULT_ENABLED_EVENT_TYPES];
-  out.adminEventsEnabled = flag(s.adminEventsEnabled);
-  out.adminEventsDetailsEnabled = flag(s.adminEventsDetailsEnabled);
-  return out;
-}
-
 /** GET /admin/realms/{realm}/events/config (view-events). */
-export async function getEventsConfig(ctx: RequestContext, realm: RealmModel): Promise<Record<string, unknown>> {
+export async function getEventsConfig(ctx: RequestContext, realm: RealmModel): Promise<EventsConfigRepresentation> {
   await requireCap(ctx, realm, 'viewEvents');
-  return eventsConfigOf(realm);
+  return toEventsConfigRepresentation(realm);
 }
 
 /** Unknown listener → 400 `Unknown event listener`; a global one → 400 (also used by realm create/update). */
@@ -228,7 +192,7 @@ export function checkEventListeners(listeners: unknown): void {
 export async function updateEventsConfig(ctx: RequestContext, realm: RealmModel, body: unknown): Promise<void> {
   await requireCap(ctx, realm, 'manageEvents');
   if (body === undefined || body === null) throw cannotParse('mapping');
-  const rep = validateRepresentation<Record<string, unknown>>('RealmEventsConfigRepresentation', body);
+  const rep = validateRepresentation<EventsConfigRepresentation>('RealmEventsConfigRepresentation', body);
   checkEventListeners(rep.eventsListeners);
   const wasEnabled = flag(realm.settings.adminEventsEnabled);
   await ctx.db.transaction(async () => {
@@ -252,8 +216,7 @@ export async function updateEventsConfig(ctx: RequestContext, realm: RealmModel,
     });
     realm.settings = s;
   });
-  ctx.loaders.realmByName.clear(realm.name);
-  ctx.loaders.realmById.clear(realm.id);
+  invalidate.realm(ctx.loaders, realm);
 }
 
 export interface PurgeOptions {

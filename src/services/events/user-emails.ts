@@ -8,7 +8,6 @@ import { actionTokenLink, createActionToken } from './action-tokens';
 import { recordAdminEvent } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
 import { formatLifespan, sendMail, smtpSettingsOf } from './email';
-import { resolveUser } from '../users/users';
 
 /**
  * E-mails sent by an admin to a user (reference §4.14): execute-actions-email and
@@ -56,9 +55,6 @@ async function verifyParams(ctx: RequestContext, realm: RealmModel, user: UserMo
   return { email: user.email, clientId, lifespan };
 }
 
-const userOf = (ctx: RequestContext, realm: RealmModel, target: UserModel | string) =>
-  typeof target === 'string' ? resolveUser(ctx, realm, target) : Promise.resolve(target);
-
 const actionEvent = (ctx: RequestContext, realm: RealmModel, user: UserModel, sub: string) =>
   ctx.db.transaction(() =>
     recordAdminEvent(ctx, realm, { operationType: 'ACTION', resourceType: 'USER', resourcePath: `users/${user.id}/${sub}` }),
@@ -66,16 +62,16 @@ const actionEvent = (ctx: RequestContext, realm: RealmModel, user: UserModel, su
 
 /**
  * PUT /admin/realms/{realm}/users/{id}/execute-actions-email (manage-users): mails a link to perform
- * the required actions. `readActions` yields the body (parsed after the permission check, as Keycloak).
+ * the required actions. The user is resolved by the front (its 404/403 comes first); `readActions`
+ * yields the body (parsed after the permission check, as Keycloak).
  */
 export async function executeActionsEmail(
   ctx: RequestContext,
   realm: RealmModel,
-  target: UserModel | string,
+  user: UserModel,
   readActions: unknown | (() => unknown),
   params: EmailParams = {},
 ): Promise<void> {
-  const user = await userOf(ctx, realm, target);
   await requireCap(ctx, realm, 'manageUsers');
   const body = typeof readActions === 'function' ? (readActions as () => unknown)() : readActions;
   if (body !== undefined && body !== null && (!Array.isArray(body) || body.some((a) => typeof a !== 'string')))
@@ -113,13 +109,7 @@ export async function executeActionsEmail(
 }
 
 /** PUT /admin/realms/{realm}/users/{id}/send-verify-email (manage-users): mails an e-mail verification link. */
-export async function sendVerifyEmail(
-  ctx: RequestContext,
-  realm: RealmModel,
-  target: UserModel | string,
-  params: EmailParams = {},
-): Promise<void> {
-  const user = await userOf(ctx, realm, target);
+export async function sendVerifyEmail(ctx: RequestContext, realm: RealmModel, user: UserModel, params: EmailParams = {}): Promise<void> {
   await requireCap(ctx, realm, 'manageUsers');
   const { email, clientId, lifespan } = await verifyParams(ctx, realm, user, params);
   const { token } = await createActionToken(ctx, realm, {

@@ -10,6 +10,9 @@ import { recordAdminEvent } from '../../core/admin-events';
 import { clock } from '../../core/clock';
 import type { RequestContext } from '../../core/context';
 import { recordEvent } from '../events/user-events';
+import { type BruteForceStatus, toBruteForceStatus } from '../../representations/session';
+
+export type { BruteForceStatus };
 
 /**
  * Brute-force detection (reference §8): one `login_failure` row per user, updated under a row lock
@@ -21,8 +24,6 @@ const log = getLogger('idserver.services.brute-force');
 
 export const DISABLED_REASON = 'disabledReason';
 export const PERMANENT_LOCKOUT = 'permanentLockout';
-/** Java's Long.MAX_VALUE: `failedLoginNotBefore` of a permanently locked user. */
-export const LONG_MAX = 9223372036854775807n;
 
 const flag = (v: unknown) => v === true || v === 'true';
 const num = (realm: RealmModel, key: string, dflt: number) => {
@@ -72,16 +73,12 @@ export async function lockoutOf(db: Db, realm: RealmModel, user: UserModel): Pro
   return row && Math.floor(clock.now() / 1000) < Number(row.failedLoginNotBefore) ? 'temporary' : null;
 }
 
-const retryable = (e: unknown) => {
-  const p = (e as { parent?: { code?: string } })?.parent;
-  return (
-    p?.code === 'ER_LOCK_DEADLOCK' ||
-    p?.code === 'ER_LOCK_WAIT_TIMEOUT' ||
-    p?.code === 'SQLITE_BUSY' ||
-    (e as { name?: string })?.name === 'SequelizeUniqueConstraintError'
-  );
-};
-
+/**
+ * The user's failure record, locked for this transaction. A missing row is created with INSERT IGNORE
+ * (`ignoreDuplicates`), so two first failures racing to create it never raise a unique violation: the
+ * loser's insert is a no-op and it then waits on the winner's lock. On MySQL the two gap locks of that
+ * race may deadlock instead; the outermost `db.transaction` runs the loser again (src/db/index.ts).
+ */
 async function lockedRow(db: Db, realm: RealmModel, userId: string): Promise<LoginFailureModel> {
   const lock = Transaction.LOCK.UPDATE;
   const m = db.models.LoginFailure;
@@ -139,47 +136,37 @@ export async function recordLoginFailure(
 ): Promise<void> {
   if (!bruteForceProtected(realm)) return;
   const s = settingsOf(realm);
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const out = await db.transaction(async () => {
-        const row = await lockedRow(db, realm, user.id);
-        const o = applyFailure(s, row, ip, clock.now());
-        await row.save();
-        if (o.permanent) {
-          await db.models.User.update({ enabled: false }, { where: { id: user.id } });
-          await db.models.UserAttribute.destroy({ where: { userId: user.id, name: DISABLED_REASON } });
-          await db.models.UserAttribute.create({ id: randomUUID(), userId: user.id, name: DISABLED_REASON, value: PERMANENT_LOCKOUT });
-        }
-        return { ...o, numFailures: row.numFailures, notBefore: row.failedLoginNotBefore };
-      });
-      const base = { clientId, userId: user.id, ipAddress: ip };
-      if (out.temporary) {
-        await recordEvent(db, realm, {
-          ...base,
-          type: 'USER_DISABLED_BY_TEMPORARY_LOCKOUT',
-          details: {
-            reason: out.quick ? 'quick_login_failure' : 'brute_force_attack',
-            num_failures: String(out.numFailures),
-            not_before: String(out.notBefore),
-          },
-        });
-      }
-      if (out.permanent) {
-        user.enabled = false;
-        await recordEvent(db, realm, {
-          ...base,
-          type: 'USER_DISABLED_BY_PERMANENT_LOCKOUT',
-          details: { reason: 'brute_force_attack', num_failures: String(out.numFailures) },
-        });
-      }
-      return;
-    } catch (e) {
-      if (attempt < 8 && retryable(e)) {
-        await new Promise((r) => setTimeout(r, 5 + Math.random() * 20 * attempt));
-        continue;
-      }
-      throw e;
+  // One transaction, retried as a whole by db.transaction when it loses a lock race (never a partial count).
+  const out = await db.transaction(async () => {
+    const row = await lockedRow(db, realm, user.id);
+    const o = applyFailure(s, row, ip, clock.now());
+    await row.save();
+    if (o.permanent) {
+      await db.models.User.update({ enabled: false }, { where: { id: user.id } });
+      await db.models.UserAttribute.destroy({ where: { userId: user.id, name: DISABLED_REASON } });
+      await db.models.UserAttribute.create({ id: randomUUID(), userId: user.id, name: DISABLED_REASON, value: PERMANENT_LOCKOUT });
     }
+    return { ...o, numFailures: row.numFailures, notBefore: row.failedLoginNotBefore };
+  });
+  const base = { clientId, userId: user.id, ipAddress: ip };
+  if (out.temporary) {
+    await recordEvent(db, realm, {
+      ...base,
+      type: 'USER_DISABLED_BY_TEMPORARY_LOCKOUT',
+      details: {
+        reason: out.quick ? 'quick_login_failure' : 'brute_force_attack',
+        num_failures: String(out.numFailures),
+        not_before: String(out.notBefore),
+      },
+    });
+  }
+  if (out.permanent) {
+    user.enabled = false;
+    await recordEvent(db, realm, {
+      ...base,
+      type: 'USER_DISABLED_BY_PERMANENT_LOCKOUT',
+      details: { reason: 'brute_force_attack', num_failures: String(out.numFailures) },
+    });
   }
 }
 
@@ -189,43 +176,14 @@ export async function recordLoginSuccess(db: Db, realm: RealmModel, user: UserMo
   await db.models.LoginFailure.destroy({ where: { userId: user.id } });
 }
 
-const ZERO = {
-  numFailures: 0,
-  disabled: false,
-  lastIPFailure: 'n/a',
-  lastFailure: 0,
-  failedLoginNotBefore: 0,
-  numTemporaryLockouts: 0,
-  numSecondaryAuthFailures: 0,
-};
-
-export type BruteForceStatus = Omit<typeof ZERO, 'failedLoginNotBefore'> & { failedLoginNotBefore: number | bigint };
-
 /** GET /{realm}/attack-detection/brute-force/users/{userId}: the user's status map (zero record for unknown ids). */
 export async function bruteForceStatus(ctx: RequestContext, realm: RealmModel, userId: string): Promise<BruteForceStatus> {
   await requireCap(ctx, realm, 'viewUsers');
-  if (!bruteForceProtected(realm)) return { ...ZERO };
+  if (!bruteForceProtected(realm)) return toBruteForceStatus(null, 0, false);
   const user = await ctx.db.models.User.findOne({ where: { id: userId, realmId: realm.id } });
-  if (!user) return { ...ZERO };
+  if (!user) return toBruteForceStatus(null, 0, false);
   const row = await ctx.db.models.LoginFailure.findByPk(user.id);
-  const out: BruteForceStatus = { ...ZERO };
-  if (row) {
-    Object.assign(out, {
-      numFailures: row.numFailures,
-      numTemporaryLockouts: row.numTemporaryLockouts,
-      lastFailure: Number(row.lastFailure),
-      lastIPFailure: row.lastIpFailure ?? 'n/a',
-    });
-    if (Math.floor(clock.now() / 1000) < Number(row.failedLoginNotBefore)) {
-      out.disabled = true;
-      out.failedLoginNotBefore = Number(row.failedLoginNotBefore);
-    }
-  }
-  if (await permanentlyLocked(ctx.db, user)) {
-    out.disabled = true;
-    out.failedLoginNotBefore = LONG_MAX;
-  }
-  return out;
+  return toBruteForceStatus(row, Math.floor(clock.now() / 1000), await permanentlyLocked(ctx.db, user));
 }
 
 /** DELETE /{realm}/attack-detection/brute-force/users/{userId}: clears the user's login failures. */

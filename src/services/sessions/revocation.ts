@@ -21,7 +21,7 @@ const TIMEOUT_MS = 3000;
 
 /** The client's admin URL with `${authBaseUrl}`/`${authAdminUrl}` expanded and relative URLs resolved against rootUrl. */
 export function managementUrl(ctx: RequestContext, client: ClientModel): string | undefined {
-  const s = client.settings as Record<string, unknown>;
+  const s = client.settings;
   let url = typeof s.adminUrl === 'string' ? s.adminUrl.trim() : '';
   if (!url) return undefined;
   url = url.replace(/\$\{authBaseUrl\}|\$\{authAdminUrl\}/g, ctx.baseUrl);

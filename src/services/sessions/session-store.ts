@@ -8,6 +8,7 @@ import type { UserModel } from '../../db/models/user';
 import { isUniqueViolation } from '../../core/db-errors';
 import { getLogger } from '../../logging';
 import { nowSeconds } from '../../core/clock';
+import { type SessionRepOptions, type UserSessionRepresentation, toUserSessionRepresentation } from '../../representations/session';
 
 /**
  * The session store (reference §9, §4.13): user sessions (online or offline) and their client
@@ -168,19 +169,12 @@ export async function purgeExpiredSessions(db: Db, realm: RealmModel, batch = 20
   return removed;
 }
 
-export interface SessionRepOptions {
-  /** Only this client in `clients`, and `lastAccess` from its client session (offline listings). */
-  onlyClient?: string;
-  /** `lastAccess` from this client's client session, `clients` complete. */
-  lastAccessOf?: string;
-}
-
-/** UserSessionRepresentations of many sessions with a fixed number of queries. */
+/** UserSessionRepresentations of many sessions with a fixed number of queries (GET /users/{id}/sessions, /clients/{id}/user-sessions ...). */
 export async function sessionRepresentations(
   db: Db,
   sessions: UserSessionModel[],
   opts: SessionRepOptions = {},
-): Promise<Record<string, unknown>[]> {
+): Promise<UserSessionRepresentation[]> {
   if (!sessions.length) return [];
   const m = db.models;
   const links = await m.ClientSession.findAll({ where: { userSessionId: { [Op.in]: sessions.map((s) => s.id) } } });
@@ -190,23 +184,17 @@ export async function sessionRepresentations(
     clientIds.length ? m.Client.findAll({ where: { id: { [Op.in]: clientIds } }, attributes: ['id', 'clientId'] }) : [],
     m.User.findAll({ where: { id: { [Op.in]: userIds } }, attributes: ['id', 'username'] }),
   ]);
-  const clientName = new Map(clients.map((c) => [c.id, c.clientId]));
+  const clientNames = new Map(clients.map((c) => [c.id, c.clientId]));
   const username = new Map(users.map((u) => [u.id, u.username]));
-  return sessions.map((s) => {
-    const mine = links.filter((l) => l.userSessionId === s.id && clientName.has(l.clientId));
-    const shown = opts.onlyClient ? mine.filter((l) => l.clientId === opts.onlyClient) : mine;
-    const timed = opts.onlyClient ?? opts.lastAccessOf;
-    const last = timed ? (mine.find((l) => l.clientId === timed)?.timestamp ?? s.lastAccess) : s.lastAccess;
-    return {
-      id: s.id,
-      username: username.get(s.userId) ?? null,
-      userId: s.userId,
-      ipAddress: s.ipAddress,
-      start: s.started * 1000,
-      lastAccess: last * 1000,
-      rememberMe: Boolean(s.rememberMe),
-      clients: Object.fromEntries(shown.map((l) => [l.clientId, clientName.get(l.clientId)])),
-      transientUser: false,
-    };
-  });
+  return sessions.map((s) =>
+    toUserSessionRepresentation(
+      s,
+      {
+        username: username.get(s.userId) ?? null,
+        links: links.filter((l) => l.userSessionId === s.id && clientNames.has(l.clientId)),
+        clientNames,
+      },
+      opts,
+    ),
+  );
 }

@@ -5,21 +5,22 @@ import type { UserSessionModel } from '../../db/models/component';
 import type { RealmModel } from '../../db/models/realm';
 import { forbidden, notFound } from '../../core/errors';
 import { recordAdminEvent } from '../../core/admin-events';
-import { clientAccess, findClient, resolveClient } from '../clients/clients';
+import { clientAccess, findClient } from '../clients/clients';
 import { nowSeconds } from '../../core/clock';
 import type { RequestContext } from '../../core/context';
 import { type GlobalRequestResult, notifyClients } from './revocation';
 import { activeSessionWhere, removeSessions, sessionRepresentations, sessionTimeouts } from './session-store';
 import { recordEvent } from '../events/user-events';
-import { resolveUser } from '../users/users';
+import type { UserModel } from '../../db/models/user';
+import { type PageQuery, isEmptyPage, pageOf } from '../../core/paging';
+import { invalidate } from '../../loaders/invalidate';
+import { type ClientSessionStatRepresentation, type UserSessionRepresentation, toClientSessionStat } from '../../representations/session';
 
 /**
  * Session administration (reference §4.13, §9, config §1.9): the sessions of a user and of a
  * client, logout of a user, of one session and of the whole realm, session statistics and
  * revocation pushes. Only active sessions are listed or counted.
  */
-type Rep = Record<string, unknown>;
-
 /** SQL condition (alias `us`) for active sessions of the realm, online or offline, with its replacements. */
 function activeSql(realm: RealmModel, offline: boolean, now: number, p: string): { sql: string; repl: Record<string, unknown> } {
   const { idle, max } = sessionTimeouts(realm, offline);
@@ -62,9 +63,8 @@ async function backchannelLogout(ctx: RequestContext, realm: RealmModel, clientI
   await notifyClients(ctx, realm, clients, 'LOGOUT', nowSeconds());
 }
 
-/** GET /{realm}/users/{id}/sessions: the user's active online sessions. */
-export async function listUserSessions(ctx: RequestContext, realm: RealmModel, userId: string): Promise<Rep[]> {
-  const user = await resolveUser(ctx, realm, userId);
+/** GET /{realm}/users/{id}/sessions: the user's active online sessions (the user resolved by the front). */
+export async function listUserSessions(ctx: RequestContext, realm: RealmModel, user: UserModel): Promise<UserSessionRepresentation[]> {
   await requireCap(ctx, realm, 'viewUsers');
   const sessions = await ctx.db.models.UserSession.findAll({
     where: { ...activeSessionWhere(realm, false), userId: user.id },
@@ -76,9 +76,16 @@ export async function listUserSessions(ctx: RequestContext, realm: RealmModel, u
   return sessionRepresentations(ctx.db, sessions);
 }
 
-/** GET /{realm}/users/{id}/offline-sessions/{clientUuid}: the user's offline sessions holding that client. */
-export async function listUserOfflineSessions(ctx: RequestContext, realm: RealmModel, userId: string, clientUuid: string): Promise<Rep[]> {
-  const user = await resolveUser(ctx, realm, userId);
+/**
+ * GET /{realm}/users/{id}/offline-sessions/{clientUuid}: the user's offline sessions holding that client.
+ * The client is looked up here, after the capability check, with its own 404 `Client not found`.
+ */
+export async function listUserOfflineSessions(
+  ctx: RequestContext,
+  realm: RealmModel,
+  user: UserModel,
+  clientUuid: string,
+): Promise<UserSessionRepresentation[]> {
   await requireCap(ctx, realm, 'viewUsers');
   const client = await findClient(ctx, realm, clientUuid);
   if (!client) throw notFound('Client not found');
@@ -103,8 +110,7 @@ export async function listUserOfflineSessions(ctx: RequestContext, realm: RealmM
 }
 
 /** POST /{realm}/users/{id}/logout: sets the user's notBefore and removes its online sessions. */
-export async function logoutUser(ctx: RequestContext, realm: RealmModel, userId: string): Promise<void> {
-  const user = await resolveUser(ctx, realm, userId);
+export async function logoutUser(ctx: RequestContext, realm: RealmModel, user: UserModel): Promise<void> {
   await requireCap(ctx, realm, 'manageUsers');
   const m = ctx.db.models;
   const now = nowSeconds();
@@ -123,7 +129,7 @@ export async function logoutUser(ctx: RequestContext, realm: RealmModel, userId:
     await recordAdminEvent(ctx, realm, { operationType: 'ACTION', resourceType: 'USER', resourcePath: `users/${user.id}/logout` });
     return online;
   });
-  ctx.loaders.userById.clear(user.id);
+  invalidate.user(ctx.loaders, user.id);
   await logoutEvents(ctx, realm, sessions);
   await backchannelLogout(ctx, realm, clientIds);
 }
@@ -162,35 +168,34 @@ export async function logoutAll(ctx: RequestContext, realm: RealmModel): Promise
     await m.UserSession.destroy({ where: { realmId: realm.id } });
   });
   realm.settings = { ...realm.settings, notBefore: now };
-  const result = await notifyClients(ctx, realm, await m.Client.findAll({ where: { realmId: realm.id } }), 'LOGOUT', now);
-  await recordAdminEvent(ctx, realm, {
-    operationType: 'ACTION',
-    resourceType: 'REALM',
-    resourcePath: 'logout-all',
-    representation: result,
-  });
-  return result;
+  invalidate.realm(ctx.loaders, realm);
+  return notifyAllClients(ctx, realm, 'logout-all', 'LOGOUT', now);
 }
 
 /** POST /{realm}/push-revocation: pushes the realm's notBefore to every client with an admin URL. */
 export async function pushRevocation(ctx: RequestContext, realm: RealmModel): Promise<GlobalRequestResult> {
   await requireCap(ctx, realm, 'manageRealm');
+  return notifyAllClients(ctx, realm, 'push-revocation', 'PUSH_NOT_BEFORE', Number(realm.settings.notBefore ?? 0));
+}
+
+/** Sends the action to every client of the realm and records it as the realm's ACTION admin event at `path`. */
+async function notifyAllClients(
+  ctx: RequestContext,
+  realm: RealmModel,
+  path: 'logout-all' | 'push-revocation',
+  action: 'LOGOUT' | 'PUSH_NOT_BEFORE',
+  notBefore: number,
+): Promise<GlobalRequestResult> {
   const clients = await ctx.db.models.Client.findAll({ where: { realmId: realm.id } });
-  const result = await notifyClients(ctx, realm, clients, 'PUSH_NOT_BEFORE', Number(realm.settings.notBefore ?? 0));
-  await recordAdminEvent(ctx, realm, {
-    operationType: 'ACTION',
-    resourceType: 'REALM',
-    resourcePath: 'push-revocation',
-    representation: result,
-  });
+  const result = await notifyClients(ctx, realm, clients, action, notBefore);
+  await recordAdminEvent(ctx, realm, { operationType: 'ACTION', resourceType: 'REALM', resourcePath: path, representation: result });
   return result;
 }
 
 /** POST /{realm}/clients/{id}/push-revocation: pushes the not-before policy to the client's admin URL. */
-export async function pushClientRevocation(ctx: RequestContext, realm: RealmModel, clientUuid: string): Promise<GlobalRequestResult> {
-  const client = await resolveClient(ctx, realm, clientUuid);
+export async function pushClientRevocation(ctx: RequestContext, realm: RealmModel, client: ClientModel): Promise<GlobalRequestResult> {
   if (!(await clientAccess(ctx, realm, client)).manage) throw forbidden();
-  const notBefore = Math.max(Number(realm.settings.notBefore ?? 0), Number((client.settings as Rep).notBefore ?? 0));
+  const notBefore = Math.max(Number(realm.settings.notBefore ?? 0), Number(client.settings.notBefore ?? 0));
   const result = await notifyClients(ctx, realm, [client], 'PUSH_NOT_BEFORE', notBefore);
   await recordAdminEvent(ctx, realm, {
     operationType: 'ACTION',
@@ -202,7 +207,7 @@ export async function pushClientRevocation(ctx: RequestContext, realm: RealmMode
 }
 
 /** GET /{realm}/client-session-stats: `[{id, clientId, active, offline}]` (counts as strings) of clients with sessions. */
-export async function clientSessionStats(ctx: RequestContext, realm: RealmModel): Promise<Rep[]> {
+export async function clientSessionStats(ctx: RequestContext, realm: RealmModel): Promise<ClientSessionStatRepresentation[]> {
   await requireCap(ctx, realm, 'viewRealm');
   const now = nowSeconds();
   const on = activeSql(realm, false, now, 'on');
@@ -222,30 +227,31 @@ export async function clientSessionStats(ctx: RequestContext, realm: RealmModel)
     if (Number(r.offline)) s.offline += Number(r.n);
     else s.active += Number(r.n);
   }
-  return [...stats.values()]
-    .sort((a, b) => a.clientId.localeCompare(b.clientId))
-    .map((s) => ({ id: s.id, clientId: s.clientId, active: String(s.active), offline: String(s.offline) }));
+  return [...stats.values()].sort((a, b) => a.clientId.localeCompare(b.clientId)).map(toClientSessionStat);
 }
 
-async function viewableClient(ctx: RequestContext, realm: RealmModel, clientUuid: string): Promise<ClientModel> {
-  const client = await resolveClient(ctx, realm, clientUuid);
-  await requireCap(ctx, realm, 'viewClients');
-  return client;
+/** `FROM ... WHERE` of the client's active (online or offline) sessions, with its replacements. */
+function ofClient(realm: RealmModel, client: ClientModel, offline: boolean): { sql: string; repl: Record<string, unknown> } {
+  const act = activeSql(realm, offline, nowSeconds(), 'a');
+  return {
+    sql: `FROM client_session cs JOIN user_session us ON us.id = cs.user_session_id WHERE cs.client_id = :client AND cs.offline = :off AND ${act.sql}`,
+    repl: { client: client.id, off: offline ? 1 : 0, ...act.repl },
+  };
 }
 
 /** GET /{realm}/clients/{id}/session-count and /offline-session-count: `{count}` of active sessions with the client. */
 export async function clientSessionCount(
   ctx: RequestContext,
   realm: RealmModel,
-  clientUuid: string,
+  client: ClientModel,
   offline = false,
 ): Promise<{ count: number }> {
-  const client = await viewableClient(ctx, realm, clientUuid);
-  const act = activeSql(realm, offline, nowSeconds(), 'a');
-  const [row] = await ctx.db.sequelize.query<{ n: number | string }>(
-    `SELECT COUNT(*) AS n FROM client_session cs JOIN user_session us ON us.id = cs.user_session_id WHERE cs.client_id = :client AND cs.offline = :off AND ${act.sql}`,
-    { type: QueryTypes.SELECT, replacements: { client: client.id, off: offline ? 1 : 0, ...act.repl } },
-  );
+  await requireCap(ctx, realm, 'viewClients');
+  const of = ofClient(realm, client, offline);
+  const [row] = await ctx.db.sequelize.query<{ n: number | string }>(`SELECT COUNT(*) AS n ${of.sql}`, {
+    type: QueryTypes.SELECT,
+    replacements: of.repl,
+  });
   return { count: Number(row?.n ?? 0) };
 }
 
@@ -253,20 +259,18 @@ export async function clientSessionCount(
 export async function listClientSessions(
   ctx: RequestContext,
   realm: RealmModel,
-  clientUuid: string,
+  client: ClientModel,
   offline = false,
-  page: { first?: number; max?: number } = {},
-): Promise<Rep[]> {
-  const client = await viewableClient(ctx, realm, clientUuid);
-  const first = Math.max(0, page.first ?? 0);
-  const max = page.max === undefined || page.max < 0 ? 100 : page.max;
-  if (max === 0) return [];
-  const act = activeSql(realm, offline, nowSeconds(), 'a');
-  const ids = await ctx.db.sequelize.query<{ id: string }>(
-    `SELECT us.id FROM client_session cs JOIN user_session us ON us.id = cs.user_session_id
-     WHERE cs.client_id = :client AND cs.offline = :off AND ${act.sql} ORDER BY us.started, us.id LIMIT :max OFFSET :first`,
-    { type: QueryTypes.SELECT, replacements: { client: client.id, off: offline ? 1 : 0, max, first, ...act.repl } },
-  );
+  q: PageQuery = {},
+): Promise<UserSessionRepresentation[]> {
+  await requireCap(ctx, realm, 'viewClients');
+  const page = pageOf(q, { defaultMax: 100, negativeMax: 'default' });
+  if (isEmptyPage(page)) return [];
+  const of = ofClient(realm, client, offline);
+  const ids = await ctx.db.sequelize.query<{ id: string }>(`SELECT us.id ${of.sql} ORDER BY us.started, us.id LIMIT :max OFFSET :first`, {
+    type: QueryTypes.SELECT,
+    replacements: { ...of.repl, max: page.limit, first: page.offset },
+  });
   if (!ids.length) return [];
   const sessions = await ctx.db.models.UserSession.findAll({ where: { id: { [Op.in]: ids.map((r) => r.id) } } });
   const order = new Map(ids.map((r, i) => [r.id, i]));

@@ -9,7 +9,7 @@ import { lockoutOf, recordLoginFailure, recordLoginSuccess } from '../sessions/b
 import { clock } from '../../core/clock';
 import { passwordExpired } from '../users/password-policy';
 import { effectiveRoleIdsForUsers } from '../../core/effective-roles';
-import { createSession, findActiveSession, touchSession } from '../sessions/session-store';
+import { type NewSession, createSession, findActiveSession, touchSession } from '../sessions/session-store';
 import { activeKey, realmKeys } from './realm-keys';
 import type { TokenEvent } from './token-events';
 import { type TokenRequest, type TokenResponse, grantedScope, issue, oauth, setting } from './tokens';
@@ -55,13 +55,34 @@ async function updatePasswordEnabled(db: Db, realm: RealmModel): Promise<boolean
 
 const offlineRequested = (scope: string) => scope.split(' ').includes('offline_access');
 
-export async function passwordGrant(
-  db: Db,
-  realm: RealmModel,
-  client: ClientModel,
-  req: TokenRequest,
-  ev: TokenEvent,
+/** One grant of the token endpoint: the realm, the authenticated client, the request and its user event. */
+export interface GrantCall {
+  db: Db;
+  realm: RealmModel;
+  client: ClientModel;
+  req: TokenRequest;
+  ev: TokenEvent;
+}
+
+/** A login (password or client_credentials): a new session, its tokens, and the success event with their ids. */
+async function loggedIn(
+  { db, realm, client, req, ev }: GrantCall,
+  user: UserModel,
+  scope: string,
+  session: Pick<NewSession, 'offline' | 'notes'>,
+  withRefresh: boolean,
 ): Promise<TokenResponse> {
+  const s = await createSession(db, realm, { user, client, ipAddress: req.ipAddress, authMethod: 'openid-connect', ...session });
+  ev.sessionId = s.id;
+  const res = await issue({ db, realm, client, user, session: s, scope, req }, withRefresh);
+  for (const [k, v] of Object.entries({ ...ids(res), scope })) ev.detail(k, v);
+  await ev.success();
+  return res;
+}
+
+/** grant_type=password: the user's credentials, brute-force detection, required actions, offline access. */
+export async function passwordGrant(g: GrantCall): Promise<TokenResponse> {
+  const { db, realm, client, req, ev } = g;
   ev.detail('auth_method', 'openid-connect').detail('grant_type', 'password').detail('client_auth_method', 'client-secret');
   if (!client.directAccessGrantsEnabled)
     throw await ev.fail('not_allowed', oauth(400, 'unauthorized_client', 'Client not allowed for direct access grants'));
@@ -94,21 +115,12 @@ export async function passwordGrant(
   if (offline && !(await mayGoOffline(db, realm, user)))
     throw await ev.fail('not_allowed', oauth(400, 'not_allowed', 'Offline tokens not allowed for the user or client'));
   await recordLoginSuccess(db, realm, user);
-  const session = await createSession(db, realm, { user, client, ipAddress: req.ipAddress, offline, authMethod: 'openid-connect' });
-  ev.sessionId = session.id;
-  const res = await issue(db, realm, client, user, session, scope, req, true);
-  for (const [k, v] of Object.entries({ ...ids(res), scope })) ev.detail(k, v);
-  await ev.success();
-  return res;
+  return loggedIn(g, user, scope, { offline }, true);
 }
 
-export async function clientCredentialsGrant(
-  db: Db,
-  realm: RealmModel,
-  client: ClientModel,
-  req: TokenRequest,
-  ev: TokenEvent,
-): Promise<TokenResponse> {
+/** grant_type=client_credentials: the client's service-account user. */
+export async function clientCredentialsGrant(g: GrantCall): Promise<TokenResponse> {
+  const { db, realm, client, req, ev } = g;
   ev.detail('grant_type', 'client_credentials').detail('client_auth_method', 'client-secret');
   if (client.publicClient)
     throw await ev.fail('invalid_client', oauth(400, 'unauthorized_client', 'Public client not allowed to retrieve service account'));
@@ -119,28 +131,12 @@ export async function clientCredentialsGrant(
   if (!user?.enabled) throw await ev.fail('user_disabled', oauth(400, 'invalid_request', 'User for this service account is disabled'));
   ev.detail('username', user.username);
   const scope = await grantedScope(db, client, req.form.scope);
-  const session = await createSession(db, realm, {
-    user,
-    client,
-    ipAddress: req.ipAddress,
-    offline: false,
-    authMethod: 'openid-connect',
-    notes: { clientId: client.clientId },
-  });
-  ev.sessionId = session.id;
-  const res = await issue(db, realm, client, user, session, scope, req, false);
-  for (const [k, v] of Object.entries({ ...ids(res), scope })) ev.detail(k, v);
-  await ev.success();
-  return res;
+  return loggedIn(g, user, scope, { offline: false, notes: { clientId: client.clientId } }, false);
 }
 
-export async function refreshGrant(
-  db: Db,
-  realm: RealmModel,
-  client: ClientModel,
-  req: TokenRequest,
-  ev: TokenEvent,
-): Promise<TokenResponse> {
+/** grant_type=refresh_token: a live session of the token's user, refreshed. */
+export async function refreshGrant(g: GrantCall): Promise<TokenResponse> {
+  const { db, realm, client, req, ev } = g;
   ev.detail('grant_type', 'refresh_token').detail('client_auth_method', 'client-secret');
   const invalid = () => oauth(400, 'invalid_grant', 'Invalid refresh token');
   const token = req.form.refresh_token;
@@ -175,7 +171,7 @@ export async function refreshGrant(
     throw await ev.fail('invalid_token', oauth(400, 'invalid_grant', 'Stale token'));
   await touchSession(db, session, client.id);
   const scope = String(claims.scope ?? '');
-  const res = await issue(db, realm, client, user, session, scope, req, true);
+  const res = await issue({ db, realm, client, user, session, scope, req }, true);
   const fresh = ids(res);
   ev.detail('token_id', fresh.token_id).detail('updated_refresh_token_id', fresh.refresh_token_id).detail('scope', scope);
   await ev.success();

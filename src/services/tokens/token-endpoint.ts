@@ -1,9 +1,9 @@
 import type { Db } from '../../db';
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
-import { errorC } from '../../core/errors';
 import { acceptsSecret } from '../clients/client-input';
 import { clientCredentialsGrant, passwordGrant, refreshGrant } from './grants';
+import { publicRealm } from './oidc-metadata';
 import { EVENT_OF_GRANT, TokenEvent, clientErrorCode } from './token-events';
 import { type TokenRequest, type TokenResponse, oauth } from './tokens';
 
@@ -24,8 +24,7 @@ async function authenticateClient(db: Db, realm: RealmModel, req: TokenRequest):
 
 /** POST /realms/{realm}/protocol/openid-connect/token. */
 export async function tokenEndpoint(db: Db, req: TokenRequest): Promise<TokenResponse> {
-  const realm = await db.models.Realm.findOne({ where: { name: req.realm } });
-  if (!realm) throw errorC(404, 'Realm does not exist');
+  const realm = await publicRealm(db, req.realm);
   const grant = req.form.grant_type;
   if (!grant) throw oauth(400, 'invalid_request', 'Missing form parameter: grant_type');
   if (!realm.enabled) throw oauth(400, 'invalid_request', 'Realm not enabled');
@@ -38,13 +37,14 @@ export async function tokenEndpoint(db: Db, req: TokenRequest): Promise<TokenRes
     if (EVENT_OF_GRANT[grant]) await ev.error(clientErrorCode(e));
     throw e;
   }
+  const call = { db, realm, client, req, ev };
   switch (grant) {
     case 'password':
-      return passwordGrant(db, realm, client, req, ev);
+      return passwordGrant(call);
     case 'client_credentials':
-      return clientCredentialsGrant(db, realm, client, req, ev);
+      return clientCredentialsGrant(call);
     case 'refresh_token':
-      return refreshGrant(db, realm, client, req, ev);
+      return refreshGrant(call);
     default:
       throw oauth(400, 'unsupported_grant_type', 'Unsupported grant_type');
   }

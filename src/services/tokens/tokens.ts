@@ -76,19 +76,22 @@ async function signRefresh(db: Db, realm: RealmModel, claims: JWTPayload): Promi
   return new SignJWT(claims).setProtectedHeader({ alg: 'HS512', typ: 'JWT', kid: key.kid }).sign(key.secret);
 }
 
+/** What the tokens of one grant are issued for: the client, the user, the session (if any) and the granted scope. */
+export interface Issuance {
+  db: Db;
+  realm: RealmModel;
+  client: ClientModel;
+  user: UserModel;
+  session?: UserSessionModel;
+  scope: string;
+  req: TokenRequest;
+}
+
 /**
  * Claims of a non-lightweight access token and of the ID token, computed by the mapper engine
  * (src/services/token-claims.ts) from the protocol mappers of the client and its effective scopes.
  */
-async function mappedClaims(
-  db: Db,
-  realm: RealmModel,
-  client: ClientModel,
-  user: UserModel,
-  session: UserSessionModel | undefined,
-  scope: string,
-  req: TokenRequest,
-) {
+async function mappedClaims({ db, realm, client, user, session, scope, req }: Issuance) {
   const notes: Record<string, string> = { ...((session?.notes as Record<string, string> | undefined) ?? {}) };
   if (user.serviceAccountClientLink === client.id) {
     Object.assign(notes, {
@@ -104,25 +107,14 @@ async function mappedClaims(
 const atHash = (token: string) => createHash('sha256').update(token).digest().subarray(0, 16).toString('base64url');
 
 /** Signs the tokens of a grant; the refresh token's type and lifetime follow the session (online, offline). */
-export async function issue(
-  db: Db,
-  realm: RealmModel,
-  client: ClientModel,
-  user: UserModel,
-  session: UserSessionModel | undefined,
-  scope: string,
-  req: TokenRequest,
-  withRefresh: boolean,
-): Promise<TokenResponse> {
+export async function issue(t: Issuance, withRefresh: boolean): Promise<TokenResponse> {
+  const { db, realm, client, user, session, scope, req } = t;
   const sessionId = session?.id;
   const iat = now();
   const iss = issuerOf(req.baseUrl, realm.name);
-  const lifespan = Number(
-    (client.settings.attributes as Record<string, string> | undefined)?.['access.token.lifespan'] ??
-      setting(realm, 'accessTokenLifespan', 300),
-  );
-  const lightweight =
-    (client.settings.attributes as Record<string, string> | undefined)?.['client.use.lightweight.access.token.enabled'] === 'true';
+  const attributes = (client.settings.attributes ?? {}) as Record<string, string>;
+  const lifespan = Number(attributes['access.token.lifespan'] ?? setting(realm, 'accessTokenLifespan', 300));
+  const lightweight = attributes['client.use.lightweight.access.token.enabled'] === 'true';
   const base: JWTPayload = {
     exp: iat + lifespan,
     iat,
@@ -133,8 +125,7 @@ export async function issue(
     ...(sessionId ? { sid: sessionId } : {}),
     scope,
   };
-  const mapped =
-    lightweight && !scope.split(' ').includes('openid') ? undefined : await mappedClaims(db, realm, client, user, session, scope, req);
+  const mapped = lightweight && !scope.split(' ').includes('openid') ? undefined : await mappedClaims(t);
   const claims = lightweight || !mapped ? base : { ...base, ...audClaim(mapped.accessAud), ...mapped.access, scope };
   const access_token = await signAccess(db, realm, claims);
   const offline = Boolean(session?.offline);
@@ -163,7 +154,7 @@ export async function issue(
     });
   }
   if (scope.split(' ').includes('openid')) {
-    const idClaims = mapped ?? (await mappedClaims(db, realm, client, user, session, scope, req));
+    const idClaims = mapped ?? (await mappedClaims(t));
     const aud = audClaim([client.clientId, ...idClaims.idAud.filter((a) => a !== client.clientId)]);
     res.id_token = await signAccess(db, realm, {
       exp: iat + lifespan,

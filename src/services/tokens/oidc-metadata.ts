@@ -1,0 +1,69 @@
+import type { KeyObject } from 'node:crypto';
+import type { Db } from '../../db';
+import type { RealmModel } from '../../db/models/realm';
+import { errorC } from '../../core/errors';
+import { realmKeys } from './realm-keys';
+import { issuerOf } from './tokens';
+
+/**
+ * What the public OIDC endpoints of a realm publish (reference §2): the realm by name, its JSON Web
+ * Key Set and its OpenID discovery document.
+ */
+
+/** The realm of a public endpoint (`/realms/{realm}/...`): 404 `Realm does not exist`. */
+export async function publicRealm(db: Db, name: string): Promise<RealmModel> {
+  const realm = await db.models.Realm.findOne({ where: { name } });
+  if (!realm) throw errorC(404, 'Realm does not exist');
+  return realm;
+}
+
+/** GET /realms/{realm}/protocol/openid-connect/certs: every public key a client may need (RSA, EC, OKP; secrets never). */
+export async function realmJwks(db: Db, name: string): Promise<{ keys: Record<string, unknown>[] }> {
+  const realm = await publicRealm(db, name);
+  const keys = (await realmKeys(db, realm.id)).filter((k) => k.type !== 'OCT' && k.status !== 'DISABLED' && k.publicKey);
+  return {
+    keys: keys.map((k) => {
+      const { kty, n, e, crv, x, y } = (k.publicKey as KeyObject).export({ format: 'jwk' }) as Record<string, string>;
+      return {
+        kid: k.kid,
+        kty,
+        alg: k.algorithm,
+        use: k.use === 'SIG' ? 'sig' : 'enc',
+        ...(k.certificate ? { x5c: [k.certificate] } : {}),
+        ...(kty === 'RSA' ? { n, e } : { crv, x, ...(y ? { y } : {}) }),
+      };
+    }),
+  };
+}
+
+/** GET /realms/{realm}/.well-known/openid-configuration: the OpenID discovery document. */
+export async function discoveryDocument(db: Db, name: string, baseUrl: string): Promise<Record<string, unknown>> {
+  const realm = await publicRealm(db, name);
+  const iss = issuerOf(baseUrl, realm.name);
+  const oidc = `${iss}/protocol/openid-connect`;
+  return {
+    issuer: iss,
+    authorization_endpoint: `${oidc}/auth`,
+    token_endpoint: `${oidc}/token`,
+    jwks_uri: `${oidc}/certs`,
+    grant_types_supported: ['password', 'client_credentials', 'refresh_token'],
+    response_types_supported: ['code', 'none', 'id_token', 'token', 'id_token token', 'code id_token', 'code token', 'code id_token token'],
+    subject_types_supported: ['public', 'pairwise'],
+    id_token_signing_alg_values_supported: ['RS256'],
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    scopes_supported: [
+      'openid',
+      'profile',
+      'email',
+      'address',
+      'phone',
+      'offline_access',
+      'roles',
+      'web-origins',
+      'acr',
+      'basic',
+      'microprofile-jwt',
+    ],
+    claims_supported: ['aud', 'sub', 'iss', 'auth_time', 'name', 'given_name', 'family_name', 'preferred_username', 'email', 'acr'],
+  };
+}
