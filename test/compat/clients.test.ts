@@ -15,14 +15,17 @@ afterAll(() => ts.close());
 
 describe('@keycloak/keycloak-admin-client clients', () => {
   let id: string;
-
-  test('create, findOne, find, update', async () => {
+  // Every test below works on this client: created here, not by the first test, so each test runs on its own.
+  beforeAll(async () => {
     ({ id } = await kc.clients.create({
       clientId: 'compat-app',
       protocol: 'openid-connect',
       publicClient: false,
       serviceAccountsEnabled: true,
     }));
+  });
+
+  test('create, findOne, find, update', async () => {
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     const c = await kc.clients.findOne({ id });
     expect(c).toMatchObject({

@@ -32,9 +32,12 @@ const login = (username: string, password: string) =>
 
 describe('admin client: credentials and links', () => {
   let id: string;
+  // Every test below works on this user: created here, not by the first test, so each test runs on its own.
+  beforeAll(async () => {
+    ({ id } = await kc.users.create({ username: 'carol', email: 'carol@example.org', firstName: 'C', lastName: 'D', enabled: true }));
+  });
 
   test('resetPassword, getCredentials, labels, moves, delete', async () => {
-    ({ id } = await kc.users.create({ username: 'carol', email: 'carol@example.org', firstName: 'C', lastName: 'D', enabled: true }));
     await expect(kc.users.resetPassword({ id, credential: { type: 'password', value: 'short', temporary: false } })).rejects.toThrow(
       /minimum length 8|invalidPasswordMinLengthMessage/,
     );

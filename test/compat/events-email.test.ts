@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createRealmUser } from '../helpers/realm-users';
+import { createUser } from '../helpers/fixtures';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { type KcAdminClient, type KcAdminClientClass, masterAdminClient } from '../helpers/admin-client';
 import { type TestSmtp, startSmtp } from '../helpers/smtp';
@@ -105,7 +105,7 @@ describe('admin client: events and e-mail', () => {
   });
 
   test('realms.testSMTPConnection', async () => {
-    await createRealmUser(ts, R, 'smtpadmin', { roles: ['manage-realm'], password: 'pw' });
+    await createUser(ts, R, 'smtpadmin', { roles: ['manage-realm'], password: 'pw' });
     const local = new Client({ baseUrl, realmName: R });
     await local.auth({ username: 'smtpadmin', password: 'pw', grantType: 'password', clientId: 'admin-cli' });
     smtp.messages.length = 0;

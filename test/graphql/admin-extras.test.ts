@@ -1,5 +1,5 @@
 import type { AdminApi, TestServer } from '../helpers/server';
-import { realmAdminApi } from '../helpers/realm-users';
+import { realmAdmin } from '../helpers/fixtures';
 import { gqlClient, ok, startWithRealm } from './gql';
 
 let ts: TestServer;
@@ -69,7 +69,7 @@ describe('GraphQL: the remaining admin writes', () => {
 
   test('the same permission rules as REST', async () => {
     const id = await newClient('guarded');
-    await realmAdminApi(ts, R, 'viewer', ['view-clients', 'view-users']);
+    await realmAdmin(ts, R, 'viewer', ['view-clients', 'view-users']);
     const asViewer = gqlClient(ts, { realm: R, username: 'viewer', password: 'pw' });
     const denied = await asViewer('mutation($id: ID!) { registerClientNode(realm: "extras", id: $id, node: "n") }', { id });
     expect(denied.errors?.[0].extensions).toMatchObject({ code: 'FORBIDDEN', http: { status: 403 } });

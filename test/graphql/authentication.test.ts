@@ -1,5 +1,6 @@
+import { createLoginUser } from '../helpers/fixtures';
 import type { AdminApi, TestServer } from '../helpers/server';
-import { createLoginUser, gqlClient, type Json, ok, startWithRealm } from './gql';
+import { gqlClient, type Json, ok, startWithRealm } from './gql';
 
 /** GraphQL over authentication management: the same data and errors as REST. */
 let ts: TestServer;

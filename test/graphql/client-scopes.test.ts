@@ -1,4 +1,4 @@
-import { realmAdminApi } from '../helpers/realm-users';
+import { realmAdmin } from '../helpers/fixtures';
 import type { AdminApi, TestServer } from '../helpers/server';
 import { gqlClient, type Json, ok, startWithRealm } from './gql';
 
@@ -171,7 +171,7 @@ describe('client scopes over GraphQL', () => {
     );
     expect(bad.errors?.[0].message).toBe('Unexpected name "a b" for ClientScope');
     expect(bad.errors?.[0].extensions.http?.status).toBe(400);
-    await realmAdminApi(ts, R, 'gql-viewer', ['view-clients']);
+    await realmAdmin(ts, R, 'gql-viewer', ['view-clients']);
     const viewer = gqlClient(ts, { realm: R, username: 'gql-viewer', password: 'pw' });
     const denied = await viewer(
       `mutation($r: String!) { createClientScope(realm: $r, input: { name: "v", protocol: "openid-connect" }) { id } }`,

@@ -1,4 +1,4 @@
-import { realmAdminApi } from '../helpers/realm-users';
+import { createClient, realmAdmin } from '../helpers/fixtures';
 import type { AdminApi, TestServer } from '../helpers/server';
 import { gqlClient, ok, startWithRealm } from './gql';
 
@@ -18,8 +18,6 @@ const CLIENT = `id clientId name publicClient serviceAccountsEnabled secret redi
   defaultClientScopes { id name } optionalClientScopes { id name } protocolMappers serviceAccountUser { id username }`;
 
 describe('graphql clients', () => {
-  let id: string;
-
   test('createClient returns what GET /clients/{id} returns, with nested relations', async () => {
     const { createClient: c } = ok(
       await gql(`mutation($c: ClientInput!) { createClient(realm: "${R}", input: $c) { ${CLIENT} } }`, {
@@ -39,8 +37,7 @@ describe('graphql clients', () => {
         },
       }),
     );
-    id = c.id;
-    const rest = (await api.get(`${base}/clients/${id}`)).body;
+    const rest = (await api.get(`${base}/clients/${c.id}`)).body;
     expect(c.representation).toEqual(rest);
     expect(c).toMatchObject({
       clientId: 'gql-app',
@@ -65,13 +62,15 @@ describe('graphql clients', () => {
   });
 
   test('duplicate clientId → 409 in extensions; data unchanged', async () => {
-    const res = await gql(`mutation { createClient(realm: "${R}", input: {clientId: "gql-app"}) { id } }`);
-    expect(res.errors?.[0].message).toBe('Client gql-app already exists');
+    await createClient(api, R, { clientId: 'gql-dup' });
+    const res = await gql(`mutation { createClient(realm: "${R}", input: {clientId: "gql-dup"}) { id } }`);
+    expect(res.errors?.[0].message).toBe('Client gql-dup already exists');
     expect(res.errors?.[0].extensions.http?.status).toBe(409);
-    expect((await api.get(`${base}/clients?clientId=gql-app`)).body).toHaveLength(1);
+    expect((await api.get(`${base}/clients?clientId=gql-dup`)).body).toHaveLength(1);
   });
 
   test('updateClient, regenerateClientSecret, scope links, deleteClient', async () => {
+    const id = await createClient(api, R, { clientId: 'gql-upd', serviceAccountsEnabled: true });
     const { updateClient: u } = ok(
       await gql(
         `mutation { updateClient(realm: "${R}", id: "${id}", input: {name: "Renamed", attributes: {a: "1"}}) { name attributes } }`,
@@ -105,7 +104,7 @@ describe('graphql clients', () => {
   });
 
   test('permissions: a view-clients caller cannot create, update or delete', async () => {
-    await realmAdminApi(ts, R, 'gviewer', ['view-clients']);
+    await realmAdmin(ts, R, 'gviewer', ['view-clients']);
     const viewer = gqlClient(ts, { realm: R, username: 'gviewer', password: 'pw' });
     const res = await viewer(`mutation { createClient(realm: "${R}", input: {clientId: "nope"}) { id } }`);
     expect(res.errors?.[0].extensions.http?.status).toBe(403);

@@ -1,4 +1,4 @@
-import { realmAdminApi } from '../helpers/realm-users';
+import { realmAdmin } from '../helpers/fixtures';
 import type { AdminApi, TestServer } from '../helpers/server';
 import { gqlClient, type Json, ok, startWithRealm } from './gql';
 
@@ -73,7 +73,7 @@ describe('components, keys and serverinfo over GraphQL', () => {
       i: { name: 'x', providerId: 'nope', providerType: KP },
     });
     expect(bad.errors?.[0]).toMatchObject({ message: 'Invalid provider type or no such provider', extensions: { http: { status: 400 } } });
-    await realmAdminApi(ts, R, 'gql-viewer', ['view-users']);
+    await realmAdmin(ts, R, 'gql-viewer', ['view-users']);
     const viewer = gqlClient(ts, { realm: R, username: 'gql-viewer', password: 'pw' });
     const denied = await viewer(`query($r: String!) { realm(name: $r) { keys { active } } }`, { r: R });
     expect(denied.errors?.[0].extensions.http?.status).toBe(403);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { realmAdminApi } from '../helpers/realm-users';
+import { realmAdmin } from '../helpers/fixtures';
 import { type AdminApi, type TestServer, startTestServer } from '../helpers/server';
 import { type TestSmtp, startSmtp } from '../helpers/smtp';
 import { gqlClient, ok } from './gql';
@@ -113,7 +113,7 @@ describe('graphql events', () => {
     const bad = await gql(`mutation { executeActionsEmail(realm: "${R}", userId: "${id}", actions: ["NOPE"]) }`);
     expect(bad.errors?.[0]).toMatchObject({ message: 'Provided invalid required actions', extensions: { http: { status: 400 } } });
 
-    const viewer = await realmAdminApi(ts, R, 'smtpadmin', ['manage-realm']);
+    const viewer = await realmAdmin(ts, R, 'smtpadmin', ['manage-realm']);
     expect(viewer).toBeDefined();
     const asAdmin = gqlClient(ts, { realm: R, username: 'smtpadmin', password: 'pw' });
     const sent = await asAdmin(`mutation($s: JSONObject!) { testSmtpConnection(realm: "${R}", settings: $s) }`, {

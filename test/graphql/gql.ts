@@ -1,7 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { hashPassword } from '../../src/auth/passwords';
-import { type AdminApi, type TestServer, startTestServer } from '../helpers/server';
+import { realmServer } from '../helpers/fixtures';
+import type { AdminApi, TestServer } from '../helpers/server';
+
+/** Kept here for the suites that import it with the GraphQL helpers; the fixture lives in helpers/fixtures. */
+export { createLoginUser } from '../helpers/fixtures';
 
 export interface GqlError {
   message: string;
@@ -33,39 +35,8 @@ export function ok<T>(r: GqlResult<T>): T {
   return r.data;
 }
 
-/** Creates an enabled user with a password directly in the database (no roles), e.g. a caller without admin rights. */
-export async function createLoginUser(ts: TestServer, realmName: string, username: string, password: string): Promise<string> {
-  const realm = await ts.db.models.Realm.findOne({ where: { name: realmName } });
-  if (!realm) throw new Error(`no realm ${realmName}`);
-  const id = randomUUID();
-  await ts.db.models.User.create({
-    id,
-    realmId: realm.id,
-    username,
-    email: null,
-    emailConstraint: id,
-    enabled: true,
-    emailVerified: false,
-    createdTimestamp: Date.now(),
-    notBefore: 0,
-  });
-  await ts.db.models.Credential.create({
-    id: randomUUID(),
-    userId: id,
-    type: 'password',
-    userLabel: null,
-    ...(await hashPassword(password)),
-    priority: 10,
-    createdDate: Date.now(),
-  });
-  return id;
-}
-
 /** A fresh test server with an enabled realm `realm`, the master admin's REST api and a GraphQL client. */
 export async function startWithRealm(realm: string): Promise<{ ts: TestServer; api: AdminApi; gql: ReturnType<typeof gqlClient> }> {
-  const ts = await startTestServer();
-  const api = await ts.api();
-  const created = await api.post('/admin/realms', { realm, enabled: true });
-  if (created.status !== 201) throw new Error(`creating realm ${realm}: ${created.status}`);
+  const { ts, api } = await realmServer(realm);
   return { ts, api, gql: gqlClient(ts) };
 }

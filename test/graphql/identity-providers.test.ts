@@ -1,4 +1,4 @@
-import { realmAdminApi } from '../helpers/realm-users';
+import { realmAdmin } from '../helpers/fixtures';
 import type { AdminApi, TestServer } from '../helpers/server';
 import { gqlClient, type Json, ok, startWithRealm } from './gql';
 
@@ -113,7 +113,7 @@ describe('identity providers over GraphQL', () => {
   });
 
   test('a caller without identity-provider roles gets 403', async () => {
-    await realmAdminApi(ts, R, 'gql-noidp', ['view-realm']);
+    await realmAdmin(ts, R, 'gql-noidp', ['view-realm']);
     const other = gqlClient(ts, { realm: R, username: 'gql-noidp', password: 'pw' });
     const res = await other(`query($r: String!) { realm(name: $r) { identityProviders { alias } } }`, { r: R });
     expect(res.errors?.[0].extensions.http?.status).toBe(403);

@@ -1,4 +1,4 @@
-import { realmAdminApi } from '../helpers/realm-users';
+import { realmAdmin } from '../helpers/fixtures';
 import type { AdminApi, TestServer } from '../helpers/server';
 import { gqlClient, type Json, ok, startWithRealm } from './gql';
 
@@ -37,7 +37,7 @@ describe('localization over GraphQL', () => {
     const res = await gql(`mutation($r: String!) { deleteLocalizationText(realm: $r, locale: "en", key: "nope") }`, { r: R });
     expect(res.errors?.[0].message).toBe('Localization text not found');
     expect(res.errors?.[0].extensions.http?.status).toBe(404);
-    await realmAdminApi(ts, R, 'gql-viewer', ['view-users']);
+    await realmAdmin(ts, R, 'gql-viewer', ['view-users']);
     const viewer = gqlClient(ts, { realm: R, username: 'gql-viewer', password: 'pw' });
     const denied = await viewer(`mutation($r: String!) { setLocalizationText(realm: $r, locale: "en", key: "k", text: "t") }`, { r: R });
     expect(denied.errors?.[0].extensions.http?.status).toBe(403);

@@ -1,6 +1,7 @@
+import { createLoginUser } from '../helpers/fixtures';
 import request from 'supertest';
 import { startTestServer, type AdminApi, type TestServer } from '../helpers/server';
-import { createLoginUser, gqlClient, ok } from './gql';
+import { gqlClient, ok } from './gql';
 
 let ts: TestServer;
 let api: AdminApi;

@@ -1,6 +1,7 @@
+import { createLoginUser } from '../helpers/fixtures';
 import request from 'supertest';
 import { startTestServer, type AdminApi, type TestServer } from '../helpers/server';
-import { createLoginUser, gqlClient, ok } from './gql';
+import { gqlClient, ok } from './gql';
 
 /** Credentials, consents, identity links and impersonation through GraphQL agree with REST. */
 let ts: TestServer;

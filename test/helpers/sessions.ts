@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { clock } from '../../src/core/clock';
+import { clientUuid, createRealm, createUser } from './fixtures';
 import type { AdminApi, TestServer } from './server';
 
 /** Helpers of the session, brute-force and login-event suites: a realm with users, logins, a movable clock. */
@@ -33,32 +34,17 @@ export async function sessionFixture(
   settings: Record<string, unknown> = {},
 ): Promise<SessionFixture> {
   const admin = await ts.api();
-  const created = await admin.post('/admin/realms', { realm, enabled: true, ...settings });
-  if (created.status !== 201) throw new Error(`realm: ${created.status} ${JSON.stringify(created.body)}`);
+  await createRealm(admin, realm, settings);
   const users: Record<string, string> = {};
-  for (const u of usernames) {
-    const res = await admin.post(`/admin/realms/${realm}/users`, {
-      username: u,
-      email: `${u}@example.org`,
-      firstName: u,
-      lastName: 'Test',
-      enabled: true,
-      credentials: [{ type: 'password', value: `${u}-pw`, temporary: false }],
-    });
-    if (res.status !== 201) throw new Error(`user: ${res.status} ${JSON.stringify(res.body)}`);
-    users[u] = String(res.headers.location).split('/').pop() as string;
-  }
+  for (const u of usernames)
+    users[u] = await createUser(ts, realm, u, { password: `${u}-pw`, firstName: u, lastName: 'Test', defaultRoles: true });
   const grant = (form: Record<string, string>) =>
     request(ts.app).post(`/realms/${realm}/protocol/openid-connect/token`).type('form').send(form);
   return {
     admin,
     realm,
     users,
-    async clientUuid(clientId) {
-      const r = await ts.db.models.Realm.findOne({ where: { name: realm } });
-      const c = await ts.db.models.Client.findOne({ where: { realmId: r?.id, clientId } });
-      return String(c?.id);
-    },
+    clientUuid: (clientId) => clientUuid(admin, realm, clientId),
     login: (username, extra = {}) =>
       grant({ grant_type: 'password', client_id: 'admin-cli', username, password: `${username}-pw`, ...extra }),
     grant,

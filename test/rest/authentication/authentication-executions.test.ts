@@ -1,5 +1,5 @@
-import { realmAdminApi } from '../../helpers/realm-users';
-import { startTestServer, type AdminApi, type TestServer } from '../../helpers/server';
+import { realmAdmin, realmServer } from '../../helpers/fixtures';
+import type { AdminApi, TestServer } from '../../helpers/server';
 
 let ts: TestServer;
 let api: AdminApi;
@@ -10,9 +10,7 @@ type Row = Record<string, unknown>;
 const rows = async (flow: string): Promise<Row[]> => (await api.get(`${base}/flows/${encodeURIComponent(flow)}/executions`)).body;
 
 beforeAll(async () => {
-  ts = await startTestServer();
-  api = await ts.api();
-  expect((await api.post('/admin/realms', { realm: R, enabled: true })).status).toBe(201);
+  ({ ts, api } = await realmServer(R));
   expect((await api.post(`${base}/flows/browser/copy`, { newName: 'exec-test' })).status).toBe(201);
 });
 afterAll(() => ts.close());
@@ -263,19 +261,19 @@ describe('providers and descriptions', () => {
 
 describe('permissions, admin events and SQL', () => {
   test('view-realm reads but cannot write; query-clients lists flows only; no role → 403; no token → 401', async () => {
-    const viewer = await realmAdminApi(ts, R, 'auth-viewer', ['view-realm']);
+    const viewer = await realmAdmin(ts, R, 'auth-viewer', ['view-realm']);
     expect((await viewer.get(`${base}/flows`)).status).toBe(200);
     expect((await viewer.get(`${base}/flows/browser/executions`)).status).toBe(200);
     expect((await viewer.post(`${base}/flows`, { alias: 'v', topLevel: true })).status).toBe(403);
     expect((await viewer.post(`${base}/flows/exec-test/executions/execution`, { provider: 'auth-cookie' })).status).toBe(403);
     const cookie = (await rows('browser'))[0];
     expect((await viewer.get(`${base}/executions/${cookie.id}`)).status).toBe(403);
-    const querier = await realmAdminApi(ts, R, 'auth-querier', ['query-clients']);
+    const querier = await realmAdmin(ts, R, 'auth-querier', ['query-clients']);
     expect((await querier.get(`${base}/flows`)).status).toBe(200);
     expect((await querier.get(`${base}/client-authenticator-providers`)).status).toBe(200);
     expect((await querier.get(`${base}/flows/browser/executions`)).status).toBe(403);
     expect((await querier.get(`${base}/authenticator-providers`)).status).toBe(403);
-    const nobody = await realmAdminApi(ts, R, 'auth-nobody', []);
+    const nobody = await realmAdmin(ts, R, 'auth-nobody', []);
     expect((await nobody.get(`${base}/flows`)).status).toBe(403);
     const anon = await (await import('supertest')).default(ts.app).get(`${base}/flows`);
     expect(anon.status).toBe(401);

@@ -1,5 +1,5 @@
-import { realmAdminApi } from '../../helpers/realm-users';
-import { startTestServer, type AdminApi, type TestServer } from '../../helpers/server';
+import { realmAdmin, realmServer } from '../../helpers/fixtures';
+import type { AdminApi, TestServer } from '../../helpers/server';
 
 let ts: TestServer;
 let api: AdminApi;
@@ -9,9 +9,7 @@ type Row = Record<string, unknown>;
 const list = async (): Promise<Row[]> => (await api.get(`${base}/required-actions`)).body;
 
 beforeAll(async () => {
-  ts = await startTestServer();
-  api = await ts.api();
-  expect((await api.post('/admin/realms', { realm: R, enabled: true })).status).toBe(201);
+  ({ ts, api } = await realmServer(R));
 });
 afterAll(() => ts.close());
 
@@ -134,16 +132,16 @@ describe('required actions', () => {
   });
 
   test('permissions: query-users lists, view-realm reads, only manage-realm writes', async () => {
-    const querier = await realmAdminApi(ts, R, 'ra-querier', ['query-users']);
+    const querier = await realmAdmin(ts, R, 'ra-querier', ['query-users']);
     expect((await querier.get(`${base}/required-actions`)).status).toBe(200);
     expect((await querier.get(`${base}/required-actions/VERIFY_EMAIL`)).status).toBe(403);
-    const viewer = await realmAdminApi(ts, R, 'ra-viewer', ['view-realm']);
+    const viewer = await realmAdmin(ts, R, 'ra-viewer', ['view-realm']);
     expect((await viewer.get(`${base}/required-actions/VERIFY_EMAIL`)).status).toBe(200);
     expect((await viewer.get(`${base}/unregistered-required-actions`)).status).toBe(200);
     expect((await viewer.delete(`${base}/required-actions/VERIFY_EMAIL`)).status).toBe(403);
     expect((await viewer.post(`${base}/required-actions/VERIFY_EMAIL/raise-priority`)).status).toBe(403);
     expect((await viewer.post(`${base}/register-required-action`, { providerId: 'UPDATE_PROFILE' })).status).toBe(403);
-    const manager = await realmAdminApi(ts, R, 'ra-manager', ['manage-realm']);
+    const manager = await realmAdmin(ts, R, 'ra-manager', ['manage-realm']);
     expect((await manager.post(`${base}/required-actions/VERIFY_EMAIL/raise-priority`)).status).toBe(204);
   });
 

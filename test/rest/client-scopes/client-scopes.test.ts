@@ -1,5 +1,5 @@
-import { realmAdminApi } from '../../helpers/realm-users';
-import { startTestServer, type AdminApi, type TestServer } from '../../helpers/server';
+import { realmAdmin, realmServer } from '../../helpers/fixtures';
+import type { AdminApi, TestServer } from '../../helpers/server';
 
 let ts: TestServer;
 let api: AdminApi;
@@ -7,9 +7,7 @@ const R = 'scoperealm';
 const base = `/admin/realms/${R}`;
 
 beforeAll(async () => {
-  ts = await startTestServer();
-  api = await ts.api();
-  expect((await api.post('/admin/realms', { realm: R, enabled: true })).status).toBe(201);
+  ({ ts, api } = await realmServer(R));
 });
 afterAll(() => ts.close());
 
@@ -188,9 +186,9 @@ describe('client scopes', () => {
   });
 
   test('permissions: view-clients reads, manage-clients writes, others 403', async () => {
-    const viewer = await realmAdminApi(ts, R, 'scope-viewer', ['view-clients']);
-    const nobody = await realmAdminApi(ts, R, 'scope-nobody', ['view-users']);
-    const querier = await realmAdminApi(ts, R, 'scope-querier', ['query-clients']);
+    const viewer = await realmAdmin(ts, R, 'scope-viewer', ['view-clients']);
+    const nobody = await realmAdmin(ts, R, 'scope-nobody', ['view-users']);
+    const querier = await realmAdmin(ts, R, 'scope-querier', ['query-clients']);
     expect((await viewer.get(`${base}/client-scopes`)).body.length).toBeGreaterThan(10);
     expect((await querier.get(`${base}/client-scopes`)).body).toEqual([]);
     expect((await nobody.get(`${base}/client-scopes`)).status).toBe(403);

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import request from 'supertest';
 import { TOP_LEVEL } from '../../../src/db/models/group';
-import { createRealmUser } from '../../helpers/realm-users';
-import { startTestServer, type AdminApi, type TestServer } from '../../helpers/server';
+import { createUser, realmServer } from '../../helpers/fixtures';
+import type { AdminApi, TestServer } from '../../helpers/server';
 
 /**
  * Evaluate scopes and the mapper engine: example tokens for a concrete user (attributes, roles via
@@ -26,9 +26,7 @@ const mapper = (name: string, protocolMapper: string, config: Record<string, str
 });
 
 beforeAll(async () => {
-  ts = await startTestServer();
-  api = await ts.api();
-  expect((await api.post('/admin/realms', { realm: R, enabled: true })).status).toBe(201);
+  ({ ts, api } = await realmServer(R));
   const m = ts.db.models;
   const realm = await m.Realm.findOne({ where: { name: R } });
   if (!realm) throw new Error('no realm');
@@ -57,7 +55,7 @@ beforeAll(async () => {
   const role = async (name: string) => (await api.get(`${base}/roles/${name}`)).body;
   expect((await api.post(`${base}/roles/top/composites`, [await role('leaf')])).status).toBe(204);
   // User eve: attributes, realm role `top` (composite), client role, default roles, member of /parent/child.
-  userId = await createRealmUser(ts, R, 'eve', { password: 'pw', email: 'eve@example.org', emailVerified: true });
+  userId = await createUser(ts, R, 'eve', { password: 'pw', email: 'eve@example.org', emailVerified: true });
   await m.User.update({ firstName: 'Eve', lastName: 'Adams' }, { where: { id: userId } });
   await m.UserAttribute.bulkCreate([
     // Ids in creation order: values of a multivalued attribute keep their order.

@@ -1,5 +1,5 @@
-import { realmAdminApi } from '../../helpers/realm-users';
-import { startTestServer, type AdminApi, type TestServer } from '../../helpers/server';
+import { realmAdmin, realmServer } from '../../helpers/fixtures';
+import type { AdminApi, TestServer } from '../../helpers/server';
 
 let ts: TestServer;
 let api: AdminApi;
@@ -8,9 +8,7 @@ const base = `/admin/realms/${R}`;
 const owners: Record<string, string> = {};
 
 beforeAll(async () => {
-  ts = await startTestServer();
-  api = await ts.api();
-  expect((await api.post('/admin/realms', { realm: R, enabled: true })).status).toBe(201);
+  ({ ts, api } = await realmServer(R));
   const scope = await api.post(`${base}/client-scopes`, { name: 'mapper-owner', protocol: 'openid-connect' });
   owners['client-scopes'] = scope.headers.location.split('/').pop() as string;
   owners.clients = (await api.get(`${base}/clients?clientId=account`)).body[0].id;
@@ -117,12 +115,12 @@ describe.each(['clients', 'client-scopes'])('protocol mappers of %s', (type) => 
   });
 
   test('permissions: view-clients may read, not write', async () => {
-    const viewer = await realmAdminApi(ts, R, `pm-viewer-${type}`, ['view-clients']);
+    const viewer = await realmAdmin(ts, R, `pm-viewer-${type}`, ['view-clients']);
     expect((await viewer.get(`${path()}/models`)).status).toBe(200);
     const res = await viewer.post(`${path()}/models`, attrMapper('v'));
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ error: 'HTTP 403 Forbidden' });
-    const nobody = await realmAdminApi(ts, R, `pm-nobody-${type}`, ['view-users']);
+    const nobody = await realmAdmin(ts, R, `pm-nobody-${type}`, ['view-users']);
     expect((await nobody.get(`${path()}/models`)).status).toBe(403);
   });
 });

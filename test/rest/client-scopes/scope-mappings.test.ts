@@ -1,5 +1,5 @@
-import { realmAdminApi } from '../../helpers/realm-users';
-import { startTestServer, type AdminApi, type TestServer } from '../../helpers/server';
+import { realmAdmin, realmServer } from '../../helpers/fixtures';
+import type { AdminApi, TestServer } from '../../helpers/server';
 
 let ts: TestServer;
 let api: AdminApi;
@@ -10,9 +10,7 @@ let account: string;
 const roles: Record<string, { id: string; name: string }> = {};
 
 beforeAll(async () => {
-  ts = await startTestServer();
-  api = await ts.api();
-  expect((await api.post('/admin/realms', { realm: R, enabled: true })).status).toBe(201);
+  ({ ts, api } = await realmServer(R));
   for (const name of ['sm-top', 'sm-leaf', 'sm-other']) {
     expect((await api.post(`${base}/roles`, { name })).status).toBe(201);
     const r = (await api.get(`${base}/roles/${name}`)).body;
@@ -77,10 +75,10 @@ describe.each(['clients', 'client-scopes'])('scope mappings of %s', (type) => {
   });
 
   test('permissions and the escalation guard', async () => {
-    const viewer = await realmAdminApi(ts, R, `sm-viewer-${type}`, ['view-clients']);
+    const viewer = await realmAdmin(ts, R, `sm-viewer-${type}`, ['view-clients']);
     expect((await viewer.get(`${path()}/realm`)).status).toBe(200);
     expect((await viewer.post(`${path()}/realm`, [{ id: roles['sm-other'].id }])).status).toBe(403);
-    const manager = await realmAdminApi(ts, R, `sm-manager-${type}`, ['manage-clients']);
+    const manager = await realmAdmin(ts, R, `sm-manager-${type}`, ['manage-clients']);
     expect((await manager.post(`${path()}/realm`, [{ id: roles['sm-other'].id }])).status).toBe(204);
     const rm = (await api.get(`${base}/clients?clientId=realm-management`)).body[0].id;
     const guarded = await manager.post(`${path()}/clients/${rm}`, [{ name: 'manage-users' }]);

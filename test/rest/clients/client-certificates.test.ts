@@ -4,8 +4,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type request from 'supertest';
-import { type AdminApi, type TestServer, startTestServer } from '../../helpers/server';
-import { realmAdminApi } from '../../helpers/realm-users';
+import type { AdminApi, TestServer } from '../../helpers/server';
+import { realmAdmin, realmServer } from '../../helpers/fixtures';
 
 /**
  * `/clients/{id}/certificates/{attr}`: key info, generate, upload (PEM, public key, JWKS, PKCS12,
@@ -19,12 +19,7 @@ const base = `/admin/realms/${R}`;
 let realmId: string;
 
 beforeAll(async () => {
-  ts = await startTestServer();
-  api = await ts.api();
-  expect(
-    (await api.post('/admin/realms', { realm: R, enabled: true, adminEventsEnabled: true, adminEventsDetailsEnabled: true })).status,
-  ).toBe(201);
-  realmId = (await ts.db.models.Realm.findOne({ where: { name: R } }))?.id as string;
+  ({ ts, api, realmId } = await realmServer(R, { adminEventsEnabled: true, adminEventsDetailsEnabled: true }));
   dir = mkdtempSync(join(tmpdir(), 'idserver-certs-'));
 });
 afterAll(async () => {
@@ -541,7 +536,7 @@ describe('permissions', () => {
   test('view-clients may read and download; writes need manage-clients; no client role → 403', async () => {
     const id = await newClient('perm-client');
     await api.post(`${base}/clients/${id}/certificates/jwt.credential/generate`).expect(200);
-    const viewer = await realmAdminApi(ts, R, 'cert-viewer', ['view-clients']);
+    const viewer = await realmAdmin(ts, R, 'cert-viewer', ['view-clients']);
     expect((await viewer.get(`${base}/clients/${id}/certificates/jwt.credential`)).status).toBe(200);
     const dl = await viewer.post(`${base}/clients/${id}/certificates/jwt.credential/download`, {
       format: 'JKS',
@@ -564,7 +559,7 @@ describe('permissions', () => {
       .attach('file', Buffer.from('x'), 'x.pem');
     expect(up.status).toBe(403);
 
-    const nobody = await realmAdminApi(ts, R, 'cert-nobody', ['view-users']);
+    const nobody = await realmAdmin(ts, R, 'cert-nobody', ['view-users']);
     expect((await nobody.get(`${base}/clients/${id}/certificates/jwt.credential`)).status).toBe(403);
     expect((await nobody.get(`${base}/clients/${randomUUID()}/certificates/jwt.credential`)).status).toBe(403);
     expect((await viewer.get(`${base}/clients/${randomUUID()}/certificates/jwt.credential`)).status).toBe(404);

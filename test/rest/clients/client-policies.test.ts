@@ -1,5 +1,5 @@
-import { realmAdminApi } from '../../helpers/realm-users';
-import { startTestServer, type AdminApi, type TestServer } from '../../helpers/server';
+import { realmAdmin, realmServer } from '../../helpers/fixtures';
+import type { AdminApi, TestServer } from '../../helpers/server';
 
 /** Client policies and profiles (config reference §10.1) against the real server and database. */
 let ts: TestServer;
@@ -8,9 +8,7 @@ const R = 'cpolrealm';
 const base = `/admin/realms/${R}/client-policies`;
 
 beforeAll(async () => {
-  ts = await startTestServer();
-  api = await ts.api();
-  expect((await api.post('/admin/realms', { realm: R, enabled: true, adminEventsEnabled: true })).status).toBe(201);
+  ({ ts, api } = await realmServer(R, { adminEventsEnabled: true }));
 });
 afterAll(() => ts.close());
 
@@ -173,13 +171,13 @@ describe('client policies', () => {
   test('writes record admin events; permissions: view-realm reads, manage-realm writes', async () => {
     const events = (await api.get(`/admin/realms/${R}/admin-events?resourceTypes=REALM`)).body as Array<Record<string, unknown>>;
     expect(events.map((e) => e.resourcePath)).toEqual(expect.arrayContaining(['client-policies/profiles', 'client-policies/policies']));
-    const viewer = await realmAdminApi(ts, R, 'cp-viewer', ['view-realm']);
+    const viewer = await realmAdmin(ts, R, 'cp-viewer', ['view-realm']);
     expect((await viewer.get(`${base}/policies`)).status).toBe(200);
     expect((await viewer.get(`${base}/profiles`)).status).toBe(200);
     const denied = await viewer.put(`${base}/policies`, { policies: [] });
     expect(denied.status).toBe(403);
     expect(denied.body).toEqual({ error: 'HTTP 403 Forbidden' });
-    const other = await realmAdminApi(ts, R, 'cp-other', ['view-users']);
+    const other = await realmAdmin(ts, R, 'cp-other', ['view-users']);
     expect((await other.get(`${base}/profiles`)).status).toBe(403);
     expect((await api.get('/admin/realms/nosuch/client-policies/policies')).body).toEqual({ error: 'Realm not found.' });
     expect((await api.get(`${base}/policies`)).body.policies).toHaveLength(2);

@@ -1,5 +1,5 @@
-import { type AdminApi, type TestServer, startTestServer } from '../../helpers/server';
-import { realmAdminApi } from '../../helpers/realm-users';
+import type { AdminApi, TestServer } from '../../helpers/server';
+import { realmAdmin, realmServer } from '../../helpers/fixtures';
 
 /** `GET /client-registration-policy/providers`: the policy providers with their config properties. */
 let ts: TestServer;
@@ -8,9 +8,7 @@ const R = 'regpolicy';
 const url = `/admin/realms/${R}/client-registration-policy/providers`;
 
 beforeAll(async () => {
-  ts = await startTestServer();
-  api = await ts.api();
-  expect((await api.post('/admin/realms', { realm: R, enabled: true })).status).toBe(201);
+  ({ ts, api } = await realmServer(R));
 });
 afterAll(() => ts.close());
 
@@ -67,9 +65,9 @@ test('every provider of the default policies, with properties filled for the rea
 });
 
 test('any realm admin role may read it; none → 403; unknown realm → 404', async () => {
-  const viewer = await realmAdminApi(ts, R, 'rp-viewer', ['view-clients']);
+  const viewer = await realmAdmin(ts, R, 'rp-viewer', ['view-clients']);
   expect((await viewer.get(url)).status).toBe(200);
-  const impersonator = await realmAdminApi(ts, R, 'rp-imp', ['impersonation']);
+  const impersonator = await realmAdmin(ts, R, 'rp-imp', ['impersonation']);
   const res = await impersonator.get(url);
   expect(res.status).toBe(403);
   expect(res.body).toEqual({ error: 'HTTP 403 Forbidden' });

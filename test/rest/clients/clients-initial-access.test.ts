@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
-import { type AdminApi, type TestServer, startTestServer } from '../../helpers/server';
-import { realmAdminApi } from '../../helpers/realm-users';
+import type { AdminApi, TestServer } from '../../helpers/server';
+import { realmAdmin, realmServer } from '../../helpers/fixtures';
 import { activeKey, realmKeys } from '../../../src/services/tokens/realm-keys';
 
 /** `/clients-initial-access`: create (201 + Location + body with the token), list without tokens, delete. */
@@ -12,12 +12,7 @@ const base = `/admin/realms/${R}/clients-initial-access`;
 let realmId: string;
 
 beforeAll(async () => {
-  ts = await startTestServer();
-  api = await ts.api();
-  expect(
-    (await api.post('/admin/realms', { realm: R, enabled: true, adminEventsEnabled: true, adminEventsDetailsEnabled: true })).status,
-  ).toBe(201);
-  realmId = (await ts.db.models.Realm.findOne({ where: { name: R } }))?.id as string;
+  ({ ts, api, realmId } = await realmServer(R, { adminEventsEnabled: true, adminEventsDetailsEnabled: true }));
 });
 afterAll(() => ts.close());
 
@@ -118,15 +113,15 @@ describe('GET and DELETE', () => {
   });
 
   test('permissions: view-clients lists; create/delete need manage-clients; unknown realm 404', async () => {
-    const viewer = await realmAdminApi(ts, R, 'ia-viewer', ['view-clients']);
+    const viewer = await realmAdmin(ts, R, 'ia-viewer', ['view-clients']);
     expect((await viewer.get(base)).status).toBe(200);
     const post = await viewer.post(base, { count: 1 });
     expect(post.status).toBe(403);
     expect(post.body).toEqual({ error: 'HTTP 403 Forbidden' });
     expect((await viewer.delete(`${base}/${randomUUID()}`)).status).toBe(403);
-    const manager = await realmAdminApi(ts, R, 'ia-manager', ['manage-clients']);
+    const manager = await realmAdmin(ts, R, 'ia-manager', ['manage-clients']);
     expect((await manager.post(base, { count: 1 })).status).toBe(201);
-    const nobody = await realmAdminApi(ts, R, 'ia-nobody', ['view-users']);
+    const nobody = await realmAdmin(ts, R, 'ia-nobody', ['view-users']);
     expect((await nobody.get(base)).status).toBe(403);
     expect((await api.get('/admin/realms/nope/clients-initial-access')).body).toEqual({ error: 'Realm not found.' });
   });

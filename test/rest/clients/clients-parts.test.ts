@@ -1,6 +1,7 @@
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import request from 'supertest';
-import { startTestServer, type AdminApi, type TestServer } from '../../helpers/server';
+import { createClient, realmServer } from '../../helpers/fixtures';
+import type { AdminApi, TestServer } from '../../helpers/server';
 
 /** Client sub-resources: secret, registration token, scopes, nodes, installation, converter (config reference §1.5–1.12). */
 let ts: TestServer;
@@ -9,17 +10,11 @@ const R = 'cp';
 const base = `/admin/realms/${R}`;
 
 beforeAll(async () => {
-  ts = await startTestServer();
-  api = await ts.api();
-  expect((await api.post('/admin/realms', { realm: R, enabled: true })).status).toBe(201);
+  ({ ts, api } = await realmServer(R));
 });
 afterAll(() => ts.close());
 
-async function create(body: Record<string, unknown>): Promise<string> {
-  const res = await api.post(`${base}/clients`, body);
-  expect(res.status).toBe(201);
-  return String(res.headers.location).split('/').pop() as string;
-}
+const create = (body: Record<string, unknown>) => createClient(api, R, body);
 
 const token = (clientId: string, secret: string) =>
   request(ts.app)

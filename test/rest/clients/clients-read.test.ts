@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { ADMIN, startTestServer, type AdminApi, type TestServer } from '../../helpers/server';
-import { realmAdminApi } from '../../helpers/realm-users';
+import { ADMIN, type AdminApi, type TestServer } from '../../helpers/server';
+import { realmAdmin, realmServer } from '../../helpers/fixtures';
 
 let ts: TestServer;
 let api: AdminApi;
@@ -9,15 +9,12 @@ const base = `/admin/realms/${R}`;
 let realmId: string;
 
 beforeAll(async () => {
-  ts = await startTestServer();
-  api = await ts.api();
-  expect((await api.post('/admin/realms', { realm: R, enabled: true })).status).toBe(201);
-  realmId = (await ts.db.models.Realm.findOne({ where: { name: R } }))?.id as string;
+  ({ ts, api, realmId } = await realmServer(R));
 });
 afterAll(() => ts.close());
 
 /** A realm user holding the named `realm-management` roles, logged in through admin-cli. */
-const realmAdmin = (username: string, roles: string[]) => realmAdminApi(ts, R, username, roles);
+const adminWith = (username: string, roles: string[]) => realmAdmin(ts, R, username, roles);
 
 const BUILT_IN = ['account', 'account-console', 'admin-cli', 'broker', 'realm-management', 'security-admin-console'];
 
@@ -158,7 +155,7 @@ describe('GET /clients/{id}', () => {
 
 describe('client permissions', () => {
   test('query-clients sees only id and clientId; view-clients sees everything; others get 403', async () => {
-    const querier = await realmAdmin('client-querier', ['query-clients']);
+    const querier = await adminWith('client-querier', ['query-clients']);
     const list = await querier.get(`${base}/clients?clientId=account`);
     expect(list.status).toBe(200);
     expect(list.body).toEqual([{ id: expect.any(String), clientId: 'account' }]);
@@ -166,12 +163,12 @@ describe('client permissions', () => {
     expect((await querier.get(`${base}/clients/${list.body[0].id}`)).status).toBe(403);
     expect((await querier.get(`${base}/clients/${randomUUID()}`)).status).toBe(404);
 
-    const viewer = await realmAdmin('client-viewer', ['view-clients']);
+    const viewer = await adminWith('client-viewer', ['view-clients']);
     const one = await viewer.get(`${base}/clients/${list.body[0].id}`);
     expect(one.status).toBe(200);
     expect(one.body.access).toEqual({ view: true, configure: false, manage: false });
 
-    const stranger = await realmAdmin('stranger', ['view-users']);
+    const stranger = await adminWith('stranger', ['view-users']);
     const denied = await stranger.get(`${base}/clients`);
     expect(denied.status).toBe(403);
     expect(denied.body).toEqual({ error: 'HTTP 403 Forbidden' });

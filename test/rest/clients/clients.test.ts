@@ -1,6 +1,6 @@
 import request from 'supertest';
-import { realmAdminApi } from '../../helpers/realm-users';
-import { startTestServer, type AdminApi, type TestServer } from '../../helpers/server';
+import { createClient, realmAdmin, realmServer } from '../../helpers/fixtures';
+import type { AdminApi, TestServer } from '../../helpers/server';
 
 /** Clients: create with Keycloak's defaults, get, partial update, delete with cascades (config reference §1.1–1.4). */
 let ts: TestServer;
@@ -9,17 +9,11 @@ const R = 'cw';
 const base = `/admin/realms/${R}`;
 
 beforeAll(async () => {
-  ts = await startTestServer();
-  api = await ts.api();
-  expect((await api.post('/admin/realms', { realm: R, enabled: true })).status).toBe(201);
+  ({ ts, api } = await realmServer(R));
 });
 afterAll(() => ts.close());
 
-async function create(body: Record<string, unknown>): Promise<string> {
-  const res = await api.post(`${base}/clients`, body);
-  expect(res.status).toBe(201);
-  return String(res.headers.location).split('/').pop() as string;
-}
+const create = (body: Record<string, unknown>) => createClient(api, R, body);
 
 describe('POST /clients', () => {
   test('201 with Location and no body; the §14.1 worked example', async () => {
@@ -284,9 +278,9 @@ describe('DELETE /clients/{id}', () => {
 
 describe('permissions', () => {
   test('create-client may create; view-clients may not; query-clients sees 403 on writes', async () => {
-    const creator = await realmAdminApi(ts, R, 'creator', ['create-client']);
+    const creator = await realmAdmin(ts, R, 'creator', ['create-client']);
     expect((await creator.post(`${base}/clients`, { clientId: 'by-creator' })).status).toBe(201);
-    const viewer = await realmAdminApi(ts, R, 'viewer', ['view-clients']);
+    const viewer = await realmAdmin(ts, R, 'viewer', ['view-clients']);
     expect((await viewer.post(`${base}/clients`, { clientId: 'by-viewer' })).status).toBe(403);
     const [c] = (await api.get(`${base}/clients?clientId=by-creator`)).body;
     const put = await viewer.put(`${base}/clients/${c.id}`, { name: 'x' });

@@ -1,6 +1,6 @@
 import request from 'supertest';
-import { realmAdminApi } from '../../helpers/realm-users';
-import { startTestServer, type AdminApi, type TestServer } from '../../helpers/server';
+import { realmAdmin, realmServer } from '../../helpers/fixtures';
+import type { AdminApi, TestServer } from '../../helpers/server';
 
 /** `/admin/realms/{realm}/components` (config reference §6, §14.4, §13). */
 let ts: TestServer;
@@ -14,10 +14,7 @@ const MAPPER = 'org.keycloak.storage.ldap.mappers.LDAPStorageMapper';
 const POLICY = 'org.keycloak.services.clientregistration.policy.ClientRegistrationPolicy';
 
 beforeAll(async () => {
-  ts = await startTestServer();
-  api = await ts.api();
-  expect((await api.post('/admin/realms', { realm: R, enabled: true })).status).toBe(201);
-  realmId = (await api.get(`/admin/realms/${R}`)).body.id;
+  ({ ts, api, realmId } = await realmServer(R));
 });
 afterAll(() => ts.close());
 
@@ -292,9 +289,9 @@ describe('bounded SQL', () => {
 
 describe('permissions and admin events', () => {
   test('view-realm reads, manage-realm writes, others 403, no token 401', async () => {
-    const viewer = await realmAdminApi(ts, R, 'comp-viewer', ['view-realm']);
-    const nobody = await realmAdminApi(ts, R, 'comp-nobody', ['view-users']);
-    const manager = await realmAdminApi(ts, R, 'comp-manager', ['manage-realm']);
+    const viewer = await realmAdmin(ts, R, 'comp-viewer', ['view-realm']);
+    const nobody = await realmAdmin(ts, R, 'comp-nobody', ['view-users']);
+    const manager = await realmAdmin(ts, R, 'comp-manager', ['manage-realm']);
     const [one] = (await viewer.get(`${base}?type=${KP}`)).body as Comp[];
     expect((await viewer.get(`${base}/${one.id}`)).status).toBe(200);
     expect((await viewer.get(`${base}/${one.id}/sub-component-types?type=${KP}`)).status).toBe(200);

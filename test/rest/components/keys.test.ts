@@ -1,9 +1,9 @@
 import { X509Certificate, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import request from 'supertest';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
-import { createRealmUser, realmAdminApi } from '../../helpers/realm-users';
+import { createUser, realmAdmin, realmServer } from '../../helpers/fixtures';
 import type { KeysMetadata } from '../../../src/services/components/keys';
-import { startTestServer, type AdminApi, type TestServer } from '../../helpers/server';
+import type { AdminApi, TestServer } from '../../helpers/server';
 
 /** `GET /admin/realms/{realm}/keys` (config reference §7, §14.3) and key providers written through /components. */
 let ts: TestServer;
@@ -13,10 +13,8 @@ const P = `/admin/realms/${R}`;
 const KP = 'org.keycloak.keys.KeyProvider';
 
 beforeAll(async () => {
-  ts = await startTestServer();
-  api = await ts.api();
-  expect((await api.post('/admin/realms', { realm: R, enabled: true })).status).toBe(201);
-  await createRealmUser(ts, R, 'signer', { password: 'pw' });
+  ({ ts, api } = await realmServer(R));
+  await createUser(ts, R, 'signer', { password: 'pw' });
 });
 afterAll(() => ts.close());
 
@@ -66,9 +64,9 @@ describe('GET /keys of a new realm (§14.3)', () => {
   });
 
   test('needs view-realm', async () => {
-    const viewer = await realmAdminApi(ts, R, 'keys-viewer', ['view-realm']);
+    const viewer = await realmAdmin(ts, R, 'keys-viewer', ['view-realm']);
     expect((await viewer.get(`${P}/keys`)).status).toBe(200);
-    const other = await realmAdminApi(ts, R, 'keys-other', ['view-clients']);
+    const other = await realmAdmin(ts, R, 'keys-other', ['view-clients']);
     expect((await other.get(`${P}/keys`)).status).toBe(403);
     expect((await request(ts.app).get(`${P}/keys`)).status).toBe(401);
     expect((await api.get('/admin/realms/nope/keys')).status).toBe(404);

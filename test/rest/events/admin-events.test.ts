@@ -1,3 +1,4 @@
+import { clientUuid, realmIdOf, userId } from '../../helpers/fixtures';
 import { type AdminApi, type TestServer, startTestServer } from '../../helpers/server';
 
 /**
@@ -30,10 +31,9 @@ async function adminEvents(realm = R): Promise<Ev[]> {
 beforeAll(async () => {
   ts = await startTestServer();
   api = await ts.api();
-  const master = await ts.db.models.Realm.findOne({ where: { name: 'master' } });
-  masterId = master?.id as string;
-  adminId = (await ts.db.models.User.findOne({ where: { realmId: masterId, username: 'admin' } }))?.id as string;
-  adminCliId = (await ts.db.models.Client.findOne({ where: { realmId: masterId, clientId: 'admin-cli' } }))?.id as string;
+  masterId = await realmIdOf(api, 'master');
+  adminId = await userId(api, 'master', 'admin');
+  adminCliId = await clientUuid(api, 'master', 'admin-cli');
   await ok(api.put('/admin/realms/master/events/config', { adminEventsEnabled: true, adminEventsDetailsEnabled: true }));
 });
 afterAll(() => ts.close());

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import request from 'supertest';
-import { realmAdminApi } from '../../helpers/realm-users';
+import { createdId, realmAdmin } from '../../helpers/fixtures';
 import { type AdminApi, type TestServer, startTestServer } from '../../helpers/server';
 import { type ReceivedMail, type TestSmtp, startSmtp } from '../../helpers/smtp';
 
@@ -26,11 +26,7 @@ const smtpSettings = () => ({
   envelopeFrom: 'bounces@idserver.test',
 });
 
-async function createUser(body: Record<string, unknown>): Promise<string> {
-  const res = await api.post(U, body);
-  expect(res.status).toBe(201);
-  return String(res.headers.location).split('/').pop() as string;
-}
+const createUser = async (body: Record<string, unknown>) => createdId(await api.post(U, body), String(body.username));
 
 async function addClient(clientId: string, settings: Record<string, unknown>, enabled = true): Promise<void> {
   const realm = await ts.db.models.Realm.findOne({ where: { name: R } });
@@ -151,7 +147,7 @@ describe('PUT /users/{id}/execute-actions-email', () => {
     expect((await api.put(`${U}/${randomUUID()}/execute-actions-email`).send([])).body).toEqual({ error: 'User not found' });
     const bad = await api.put(`${U}/${ids.alice}/execute-actions-email`).set('Content-Type', 'application/json').send('{"a":1}');
     expect(bad.status).toBe(400);
-    const viewer = await realmAdminApi(ts, R, 'viewer', ['view-users']);
+    const viewer = await realmAdmin(ts, R, 'viewer', ['view-users']);
     expect((await viewer.put(`${U}/${ids.alice}/execute-actions-email`).send([])).status).toBe(403);
     expect((await viewer.put(`${U}/${ids.alice}/send-verify-email`)).status).toBe(403);
   });
@@ -255,7 +251,7 @@ describe('mail failures and SMTP settings', () => {
 describe('POST /testSMTPConnection', () => {
   let admin: AdminApi;
   beforeAll(async () => {
-    admin = await realmAdminApi(ts, R, 'realmadmin', ['manage-realm']);
+    admin = await realmAdmin(ts, R, 'realmadmin', ['manage-realm']);
   });
 
   test("sends a test message to the caller's e-mail → 204", async () => {
@@ -298,7 +294,7 @@ describe('POST /testSMTPConnection', () => {
     expect(noMail.body).toEqual({ errorMessage: 'Failed to send email' });
     const noFrom = await admin.post(`/admin/realms/${R}/testSMTPConnection`, { host: '127.0.0.1', port: String(smtp.port) });
     expect(noFrom.body).toEqual({ errorMessage: 'Failed to send email' });
-    const viewer = await realmAdminApi(ts, R, 'realmviewer', ['view-realm']);
+    const viewer = await realmAdmin(ts, R, 'realmviewer', ['view-realm']);
     expect((await viewer.post(`/admin/realms/${R}/testSMTPConnection`, smtpSettings())).status).toBe(403);
     expect(smtp.messages).toHaveLength(0);
   });

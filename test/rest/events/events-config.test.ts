@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_ENABLED_EVENT_TYPES } from '../../../src/keycloak/event-types';
 import { purgeExpiredEvents } from '../../../src/services/events/events';
-import { realmAdminApi } from '../../helpers/realm-users';
+import { realmAdmin } from '../../helpers/fixtures';
 import { type AdminApi, type TestServer, startTestServer } from '../../helpers/server';
 
 /** GET/PUT /events/config (reference §7.6) and the expiration of old events. */
@@ -94,13 +94,13 @@ describe('events/config', () => {
   });
 
   test('permissions: view-events reads, manage-events writes', async () => {
-    const viewer = await realmAdminApi(ts, R, 'cfgviewer', ['view-events']);
+    const viewer = await realmAdmin(ts, R, 'cfgviewer', ['view-events']);
     expect((await viewer.get(C)).status).toBe(200);
     expect((await viewer.put(C, { eventsEnabled: true })).status).toBe(403);
-    const manager = await realmAdminApi(ts, R, 'cfgmanager', ['manage-events']);
+    const manager = await realmAdmin(ts, R, 'cfgmanager', ['manage-events']);
     expect((await manager.put(C, { eventsEnabled: true, adminEventsEnabled: true })).status).toBe(204);
-    const realmAdmin = await realmAdminApi(ts, R, 'cfgrealm', ['manage-realm']);
-    expect((await realmAdmin.get(C)).status).toBe(403);
+    const realmLevelAdmin = await realmAdmin(ts, R, 'cfgrealm', ['manage-realm']);
+    expect((await realmLevelAdmin.get(C)).status).toBe(403);
   });
 });
 

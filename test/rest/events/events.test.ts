@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { realmAdminApi } from '../../helpers/realm-users';
+import { realmAdmin } from '../../helpers/fixtures';
 import { type AdminApi, type TestServer, startTestServer } from '../../helpers/server';
 
 /**
@@ -233,12 +233,12 @@ describe('GET /events', () => {
   });
 
   test('permissions: view-events reads, manage-events deletes', async () => {
-    const viewer = await realmAdminApi(ts, R, 'evviewer', ['view-events']);
+    const viewer = await realmAdmin(ts, R, 'evviewer', ['view-events']);
     expect((await viewer.get(`${E}?max=1`)).status).toBe(200);
     expect((await viewer.get(`${A}?max=1`)).status).toBe(200);
     expect((await viewer.delete(E)).status).toBe(403);
     expect((await viewer.delete(A)).status).toBe(403);
-    const realmViewer = await realmAdminApi(ts, R, 'rviewer', ['view-realm']);
+    const realmViewer = await realmAdmin(ts, R, 'rviewer', ['view-realm']);
     expect((await realmViewer.get(E)).status).toBe(403);
     expect((await realmViewer.get(A)).status).toBe(403);
     expect((await api.get('/admin/realms/nope/events')).body).toEqual({ error: 'Realm not found.' });

@@ -1,6 +1,6 @@
 import { decodeJwt } from 'jose';
 import { startTestServer, type TestServer } from '../../helpers/server';
-import { serviceAccountClient } from '../../helpers/clients';
+import { realmIdOf, serviceAccountClient } from '../../helpers/fixtures';
 import { type SessionFixture, sessionFixture } from '../../helpers/sessions';
 
 let ts: TestServer;
@@ -12,7 +12,7 @@ const A = `/admin/realms/${R}`;
 beforeAll(async () => {
   ts = await startTestServer();
   f = await sessionFixture(ts, R, ['alice', 'bob']);
-  realmId = String((await ts.db.models.Realm.findOne({ where: { name: R } }))?.id);
+  realmId = await realmIdOf(f.admin, R);
 });
 afterAll(() => ts.close());
 

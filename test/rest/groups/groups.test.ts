@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { startTestServer, type AdminApi, type TestServer } from '../../helpers/server';
-import { createRealmUser } from '../../helpers/realm-users';
+import { createGroup, createRealm, createUser } from '../../helpers/fixtures';
 
 let ts: TestServer;
 let api: AdminApi;
@@ -14,21 +14,15 @@ beforeAll(async () => {
 });
 afterAll(() => ts.close());
 
-async function mkRealm(realm: string): Promise<void> {
-  expect((await api.post('/admin/realms', { realm, enabled: true })).status).toBe(201);
-}
+const mkRealm = (realm: string) => createRealm(api, realm);
+const mkGroup = (realm: string, name: string, parentId?: string, extra: Record<string, unknown> = {}) =>
+  createGroup(api, realm, name, parentId, extra);
 
-async function mkGroup(realm: string, name: string, parentId?: string, extra: Record<string, unknown> = {}): Promise<string> {
-  const path = parentId ? `/admin/realms/${realm}/groups/${parentId}/children` : `/admin/realms/${realm}/groups`;
-  const res = await api.post(path, { name, ...extra });
-  expect(res.status).toBe(201);
-  return idOf(res.headers.location);
-}
-
-/** A user in `realm` with a password and the given realm-management roles (inserted directly). */
+/** A user in `realm` with a password and the given realm-management roles. */
 const mkUser = (realm: string, username: string, roles: string[] = [], password = 'pw') =>
-  createRealmUser(ts, realm, username, { roles, password });
+  createUser(ts, realm, username, { roles, password });
 
+/** All group rows of a realm, children included: what "nothing written" after a refused write means. */
 const groupRows = async (realm: string) => {
   const r = await ts.db.models.Realm.findOne({ where: { name: realm } });
   return ts.db.models.Group.count({ where: { realmId: r?.id } });

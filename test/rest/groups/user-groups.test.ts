@@ -1,32 +1,25 @@
 import { randomUUID } from 'node:crypto';
-import { startTestServer, type AdminApi, type TestServer } from '../../helpers/server';
-import { createRealmUser } from '../../helpers/realm-users';
+import type { AdminApi, TestServer } from '../../helpers/server';
+import { createGroup, createUser, realmServer } from '../../helpers/fixtures';
 
 let ts: TestServer;
 let api: AdminApi;
 
 const R = '/admin/realms/ug';
-const idOf = (location: string) => location.split('/').pop() as string;
 
-async function mkGroup(name: string, parentId?: string, extra: Record<string, unknown> = {}, realm = 'ug'): Promise<string> {
-  const path = parentId ? `/admin/realms/${realm}/groups/${parentId}/children` : `/admin/realms/${realm}/groups`;
-  const res = await api.post(path, { name, ...extra });
-  expect(res.status).toBe(201);
-  return idOf(res.headers.location);
-}
+const mkGroup = (name: string, parentId?: string, extra: Record<string, unknown> = {}, realm = 'ug') =>
+  createGroup(api, realm, name, parentId, extra);
 
-/** A user in `realm` with a password and the given realm-management roles (inserted directly). */
-const mkUser = (realm: string, username: string, roles: string[] = []) => createRealmUser(ts, realm, username, { roles });
+/** A user in `realm` with a password and the given realm-management roles. */
+const mkUser = (realm: string, username: string, roles: string[] = []) => createUser(ts, realm, username, { roles });
 
-const memberships = (userId: string) => ts.db.models.UserGroupMembership.count({ where: { userId } });
+const memberships = async (userId: string) => (await api.get(`${R}/users/${userId}/groups/count`)).body.count as number;
 
 let user: string;
 const g: Record<string, string> = {};
 
 beforeAll(async () => {
-  ts = await startTestServer();
-  api = await ts.api();
-  expect((await api.post('/admin/realms', { realm: 'ug', enabled: true })).status).toBe(201);
+  ({ ts, api } = await realmServer('ug'));
   user = await mkUser('ug', 'dora');
   g.zeta = await mkGroup('zeta', undefined, { description: 'last', attributes: { k: ['v'] } });
   g.alpha = await mkGroup('alpha');
@@ -99,10 +92,8 @@ describe('listing', () => {
   });
 
   test('briefRepresentation=false adds attributes and role names', async () => {
-    const m = ts.db.models;
-    const realm = await m.Realm.findOne({ where: { name: 'ug' } });
-    const role = await m.Role.findOne({ where: { containerId: realm?.id, clientId: null, name: 'offline_access' } });
-    await m.GroupRoleMapping.create({ groupId: g.zeta, roleId: role?.id });
+    const role = (await api.get(`${R}/roles/offline_access`)).body;
+    expect((await api.post(`${R}/groups/${g.zeta}/role-mappings/realm`, [role])).status).toBe(204);
     const res = await api.get(`${R}/users/${user}/groups?briefRepresentation=false`);
     expect(res.body[2]).toEqual({
       id: g.zeta,

@@ -1,5 +1,6 @@
 import { type Server, createServer } from 'node:http';
-import { startTestServer, type AdminApi, type TestServer } from '../../helpers/server';
+import { realmServer } from '../../helpers/fixtures';
+import type { AdminApi, TestServer } from '../../helpers/server';
 
 /** Identity provider mappers, mapper types, import-config and export (config reference §8.2–8.4). */
 let ts: TestServer;
@@ -31,9 +32,7 @@ const OIDC_DISCOVERY = {
 };
 
 beforeAll(async () => {
-  ts = await startTestServer();
-  api = await ts.api();
-  expect((await api.post('/admin/realms', { realm: R, enabled: true, adminEventsEnabled: true })).status).toBe(201);
+  ({ ts, api } = await realmServer(R, { adminEventsEnabled: true }));
   for (const [alias, providerId] of [
     ['kc', 'keycloak-oidc'],
     ['sml', 'saml'],

@@ -1,4 +1,4 @@
-import { realmAdminApi } from '../../helpers/realm-users';
+import { realmAdmin } from '../../helpers/fixtures';
 import { startTestServer, type AdminApi, type TestServer } from '../../helpers/server';
 
 /** Identity provider instances (config reference §8.1–8.2): CRUD, search, secrets, permissions, cascades. */
@@ -277,9 +277,9 @@ describe('identity provider instances', () => {
 
   test('permissions: view-identity-providers reads, manage-identity-providers writes, others 403', async () => {
     await api.post(`${base}/instances`, { alias: 'guarded', providerId: 'github' });
-    const viewer = await realmAdminApi(ts, R, 'idp-viewer', ['view-identity-providers']);
-    const manager = await realmAdminApi(ts, R, 'idp-manager', ['manage-identity-providers']);
-    const realmAdmin = await realmAdminApi(ts, R, 'realm-viewer', ['view-realm', 'manage-realm']);
+    const viewer = await realmAdmin(ts, R, 'idp-viewer', ['view-identity-providers']);
+    const manager = await realmAdmin(ts, R, 'idp-manager', ['manage-identity-providers']);
+    const realmLevelAdmin = await realmAdmin(ts, R, 'realm-viewer', ['view-realm', 'manage-realm']);
     expect((await viewer.get(`${base}/instances`)).status).toBe(200);
     expect((await viewer.get(`${base}/instances/guarded`)).status).toBe(200);
     expect((await viewer.get(`${base}/instances/guarded/mappers`)).status).toBe(200);
@@ -288,8 +288,8 @@ describe('identity provider instances', () => {
     expect((await viewer.put(`${base}/instances/guarded`, { alias: 'guarded', providerId: 'github' })).status).toBe(403);
     expect((await viewer.delete(`${base}/instances/guarded`)).status).toBe(403);
     expect((await viewer.post(`${base}/import-config`, { providerId: 'oidc', fromUrl: 'http://x' })).status).toBe(403);
-    expect((await realmAdmin.get(`${base}/instances`)).status).toBe(403);
-    expect((await realmAdmin.get(`${base}/instances/guarded`)).status).toBe(403);
+    expect((await realmLevelAdmin.get(`${base}/instances`)).status).toBe(403);
+    expect((await realmLevelAdmin.get(`${base}/instances/guarded`)).status).toBe(403);
     expect((await manager.get(`${base}/instances/guarded`)).status).toBe(200);
     expect((await manager.post(`${base}/instances`, { alias: 'by-manager', providerId: 'github' })).status).toBe(201);
     expect((await manager.delete(`${base}/instances/by-manager`)).status).toBe(204);

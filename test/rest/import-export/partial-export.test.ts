@@ -1,4 +1,4 @@
-import { realmAdminApi } from '../../helpers/realm-users';
+import { realmAdmin } from '../../helpers/fixtures';
 import { startTestServer, type AdminApi, type TestServer } from '../../helpers/server';
 
 /** POST /{realm}/partial-export (core reference §3.14) and a round trip through partialImport. */
@@ -92,9 +92,9 @@ describe('partial export', () => {
   });
 
   test('permissions: manage-realm, plus view-clients / view-users for the flags', async () => {
-    const viewer = await realmAdminApi(ts, R, 'pe-viewer', ['view-realm']);
+    const viewer = await realmAdmin(ts, R, 'pe-viewer', ['view-realm']);
     expect((await viewer.post(`${base}/partial-export`)).status).toBe(403);
-    const realmOnly = await realmAdminApi(ts, R, 'pe-realm', ['manage-realm']);
+    const realmOnly = await realmAdmin(ts, R, 'pe-realm', ['manage-realm']);
     expect((await realmOnly.post(`${base}/partial-export`)).status).toBe(200);
     const denied = await realmOnly.post(`${base}/partial-export?exportClients=true`);
     expect(denied.status).toBe(403);

@@ -1,5 +1,5 @@
-import { realmAdminApi } from '../../helpers/realm-users';
-import { startTestServer, type AdminApi, type TestServer } from '../../helpers/server';
+import { realmAdmin, realmServer } from '../../helpers/fixtures';
+import type { AdminApi, TestServer } from '../../helpers/server';
 
 /** POST /{realm}/partialImport (core reference §3.13) against the real server and database. */
 let ts: TestServer;
@@ -8,9 +8,7 @@ const R = 'pimport';
 const base = `/admin/realms/${R}`;
 
 beforeAll(async () => {
-  ts = await startTestServer();
-  api = await ts.api();
-  expect((await api.post('/admin/realms', { realm: R, enabled: true, adminEventsEnabled: true })).status).toBe(201);
+  ({ ts, api } = await realmServer(R, { adminEventsEnabled: true }));
   expect((await api.post(`${base}/users`, { username: 'existing', enabled: true })).status).toBe(201);
 });
 afterAll(() => ts.close());
@@ -231,12 +229,12 @@ describe('partial import', () => {
   });
 
   test('permissions: manage-realm is required', async () => {
-    const users = await realmAdminApi(ts, R, 'pi-users', ['manage-users']);
+    const users = await realmAdmin(ts, R, 'pi-users', ['manage-users']);
     const res = await users.post(`${base}/partialImport`, { users: [{ username: 'sneaky' }] });
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ error: 'HTTP 403 Forbidden' });
-    const realmAdmin = await realmAdminApi(ts, R, 'pi-realm', ['manage-realm']);
-    const ok = await realmAdmin.post(`${base}/partialImport`, { users: [{ username: 'allowed' }] });
+    const realmLevelAdmin = await realmAdmin(ts, R, 'pi-realm', ['manage-realm']);
+    const ok = await realmLevelAdmin.post(`${base}/partialImport`, { users: [{ username: 'allowed' }] });
     expect(ok.status).toBe(200);
     expect((await api.post('/admin/realms/nosuch/partialImport', {})).body).toEqual({ error: 'Realm not found.' });
   });

@@ -1,6 +1,6 @@
 import request from 'supertest';
-import { realmAdminApi } from '../../helpers/realm-users';
-import { startTestServer, type AdminApi, type TestServer } from '../../helpers/server';
+import { realmAdmin, realmServer } from '../../helpers/fixtures';
+import type { AdminApi, TestServer } from '../../helpers/server';
 
 /** Realm localization texts (config reference §10.4) against the real server and database. */
 let ts: TestServer;
@@ -9,11 +9,7 @@ const R = 'l10nrealm';
 const base = `/admin/realms/${R}/localization`;
 
 beforeAll(async () => {
-  ts = await startTestServer();
-  api = await ts.api();
-  expect(
-    (await api.post('/admin/realms', { realm: R, enabled: true, adminEventsEnabled: true, adminEventsDetailsEnabled: true })).status,
-  ).toBe(201);
+  ({ ts, api } = await realmServer(R, { adminEventsEnabled: true, adminEventsDetailsEnabled: true }));
 });
 afterAll(() => ts.close());
 
@@ -115,7 +111,7 @@ describe('realm localization', () => {
   });
 
   test('permissions: reads need an admin role, writes manage-realm; unknown realm 404 first; no token 401', async () => {
-    const viewer = await realmAdminApi(ts, R, 'l10n-viewer', ['view-users']);
+    const viewer = await realmAdmin(ts, R, 'l10n-viewer', ['view-users']);
     expect((await viewer.get(base)).status).toBe(200);
     expect((await viewer.get(`${base}/en/hello`)).text).toBe('Hello!');
     const denied = await viewer.post(`${base}/en`, { hello: 'x' });
@@ -123,7 +119,7 @@ describe('realm localization', () => {
     expect(denied.body).toEqual({ error: 'HTTP 403 Forbidden' });
     expect((await viewer.delete(`${base}/en`)).status).toBe(403);
     expect((await api.get(`${base}/en/hello`)).text).toBe('Hello!');
-    const nobody = await realmAdminApi(ts, R, 'l10n-nobody', []);
+    const nobody = await realmAdmin(ts, R, 'l10n-nobody', []);
     expect((await nobody.get(base)).status).toBe(403);
     expect((await api.get('/admin/realms/nosuch/localization')).body).toEqual({ error: 'Realm not found.' });
     expect((await request(ts.app).get(base)).status).toBe(401);

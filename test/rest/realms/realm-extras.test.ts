@@ -1,6 +1,6 @@
 import request from 'supertest';
-import { realmAdminApi } from '../../helpers/realm-users';
-import { ADMIN, startTestServer, type AdminApi, type TestServer } from '../../helpers/server';
+import { realmAdmin, realmServer } from '../../helpers/fixtures';
+import { ADMIN, type AdminApi, type TestServer } from '../../helpers/server';
 
 /** credential-registrators, users-management-permissions and the console's whoami. */
 let ts: TestServer;
@@ -9,9 +9,7 @@ const R = 'extrasrealm';
 const base = `/admin/realms/${R}`;
 
 beforeAll(async () => {
-  ts = await startTestServer();
-  api = await ts.api();
-  expect((await api.post('/admin/realms', { realm: R, enabled: true })).status).toBe(201);
+  ({ ts, api } = await realmServer(R));
   // The admin console's client only has the browser flow; tests log in with the password grant.
   await ts.db.models.Client.update({ directAccessGrantsEnabled: true }, { where: { clientId: 'security-admin-console' } });
 });
@@ -32,9 +30,9 @@ describe('credential registrators', () => {
   });
 
   test('needs view-realm', async () => {
-    const users = await realmAdminApi(ts, R, 'cr-users', ['view-users']);
+    const users = await realmAdmin(ts, R, 'cr-users', ['view-users']);
     expect((await users.get(`${base}/credential-registrators`)).status).toBe(403);
-    const viewer = await realmAdminApi(ts, R, 'cr-viewer', ['view-realm']);
+    const viewer = await realmAdmin(ts, R, 'cr-viewer', ['view-realm']);
     expect((await viewer.get(`${base}/credential-registrators`)).status).toBe(200);
   });
 });
@@ -47,7 +45,7 @@ describe('users-management-permissions', () => {
     expect(get.body).toEqual(body);
     const put = await api.put(`${base}/users-management-permissions`, { enabled: true });
     expect(put.status).toBe(501);
-    const nobody = await realmAdminApi(ts, R, 'ump-nobody', []);
+    const nobody = await realmAdmin(ts, R, 'ump-nobody', []);
     expect((await nobody.get(`${base}/users-management-permissions`)).status).toBe(501);
     expect((await api.get('/admin/realms/nosuch/users-management-permissions')).status).toBe(404);
     expect((await request(ts.app).get(`${base}/users-management-permissions`)).status).toBe(401);
@@ -76,7 +74,7 @@ describe('whoami', () => {
       { directAccessGrantsEnabled: true },
       { where: { realmId: realm?.id, clientId: 'security-admin-console' } },
     );
-    await realmAdminApi(ts, R, 'who-admin', ['view-users', 'manage-clients']);
+    await realmAdmin(ts, R, 'who-admin', ['view-users', 'manage-clients']);
     const token = await consoleToken(R, 'who-admin', 'pw');
     const res = await request(ts.app).get(`/admin/${R}/console/whoami?currentRealm=${R}`).set('Authorization', `Bearer ${token}`);
     expect(res.status).toBe(200);
@@ -95,7 +93,7 @@ describe('whoami', () => {
     expect(unknown.status).toBe(404);
     expect(unknown.body).toEqual({ error: 'Realm not found' });
     expect((await request(ts.app).get(`/admin/${R}/console/whoami`).set('Authorization', `Bearer ${token}`)).status).toBe(401);
-    await realmAdminApi(ts, R, 'who-nobody', []);
+    await realmAdmin(ts, R, 'who-nobody', []);
     const none = await request(ts.app)
       .get(`/admin/${R}/console/whoami`)
       .set('Authorization', `Bearer ${await consoleToken(R, 'who-nobody', 'pw')}`);

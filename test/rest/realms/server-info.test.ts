@@ -1,6 +1,6 @@
 import request from 'supertest';
-import { realmAdminApi } from '../../helpers/realm-users';
-import { startTestServer, type AdminApi, type TestServer } from '../../helpers/server';
+import { realmAdmin, realmServer } from '../../helpers/fixtures';
+import type { AdminApi, TestServer } from '../../helpers/server';
 
 /** `GET /admin/serverinfo` (config reference §11 and its minimal compatible checklist). */
 let ts: TestServer;
@@ -9,9 +9,7 @@ let api: AdminApi;
 let info: Record<string, any>;
 
 beforeAll(async () => {
-  ts = await startTestServer();
-  api = await ts.api();
-  expect((await api.post('/admin/realms', { realm: 'inforealm', enabled: true })).status).toBe(201);
+  ({ ts, api } = await realmServer('inforealm'));
   const res = await api.get('/admin/serverinfo');
   expect(res.status).toBe(200);
   info = res.body;
@@ -105,9 +103,9 @@ describe('serverinfo content', () => {
 
 describe('who may read it', () => {
   test('any admin of any realm: 200; a user without admin roles: 403; no token: 401', async () => {
-    const realmAdmin = await realmAdminApi(ts, 'inforealm', 'info-viewer', ['view-users']);
-    expect((await realmAdmin.get('/admin/serverinfo')).status).toBe(200);
-    const plain = await realmAdminApi(ts, 'inforealm', 'info-plain', []);
+    const realmLevelAdmin = await realmAdmin(ts, 'inforealm', 'info-viewer', ['view-users']);
+    expect((await realmLevelAdmin.get('/admin/serverinfo')).status).toBe(200);
+    const plain = await realmAdmin(ts, 'inforealm', 'info-plain', []);
     const denied = await plain.get('/admin/serverinfo');
     expect([denied.status, denied.body]).toEqual([403, { error: 'HTTP 403 Forbidden' }]);
     expect((await request(ts.app).get('/admin/serverinfo')).status).toBe(401);

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Op } from 'sequelize';
 import { hashPassword } from '../../../src/auth/passwords';
 import { TOP_LEVEL } from '../../../src/db/models/group';
-import { startTestServer, type AdminApi, type TestServer } from '../../helpers/server';
-import { createRealmUser, realmAdminApi } from '../../helpers/realm-users';
+import type { AdminApi, TestServer } from '../../helpers/server';
+import { createUser, realmAdmin, realmServer } from '../../helpers/fixtures';
 
 let ts: TestServer;
 let api: AdminApi;
@@ -14,10 +14,7 @@ let account: string;
 let rm: string;
 
 beforeAll(async () => {
-  ts = await startTestServer();
-  api = await ts.api();
-  expect((await api.post('/admin/realms', { realm: R, enabled: true })).status).toBe(201);
-  realmId = (await ts.db.models.Realm.findOne({ where: { name: R } }))?.id as string;
+  ({ ts, api, realmId } = await realmServer(R));
   account = (await ts.db.models.Client.findOne({ where: { realmId, clientId: 'account' } }))?.id as string;
   rm = (await ts.db.models.Client.findOne({ where: { realmId, clientId: 'realm-management' } }))?.id as string;
   for (const name of ['alpha', 'beta', 'gamma', 'parent-role', 'child-role', 'composite-top', 'composite-leaf']) {
@@ -39,10 +36,10 @@ async function role(name: string, clientUuid?: string): Promise<RoleRep> {
   return { id: res.body.id, name: res.body.name };
 }
 
-const user = (username: string, password?: string) => createRealmUser(ts, R, username, { password });
+const user = (username: string, password?: string) => createUser(ts, R, username, { password });
 
 /** A realm user holding the named `realm-management` roles, logged in through admin-cli. */
-const realmAdmin = (username: string, roles: string[]) => realmAdminApi(ts, R, username, roles);
+const adminWith = (username: string, roles: string[]) => realmAdmin(ts, R, username, roles);
 
 async function group(name: string, parentId = TOP_LEVEL): Promise<string> {
   const id = randomUUID();
@@ -242,7 +239,7 @@ describe('effective roles through groups and parent groups', () => {
 
 describe('permissions and the privilege-escalation guard', () => {
   test('manage-users cannot grant realm-admin or manage-realm, but can grant plain roles and what it holds', async () => {
-    const admin = await realmAdmin('user-manager', ['manage-users']);
+    const admin = await adminWith('user-manager', ['manage-users']);
     const target = await user('target');
     const realmAdminRole = await role('realm-admin', rm);
     const manageRealm = await role('manage-realm', rm);
@@ -279,11 +276,11 @@ describe('permissions and the privilege-escalation guard', () => {
   });
 
   test('a realm-admin holder and the master admin may grant realm-admin', async () => {
-    const admin = await realmAdmin('full-admin', ['realm-admin']);
-    const t1 = await user('t1');
+    const admin = await adminWith('full-admin', ['realm-admin']);
+    const t1 = await user('target1');
     const realmAdminRole = await role('realm-admin', rm);
     expect((await admin.post(`${base}/users/${t1}/role-mappings/clients/${rm}`, [realmAdminRole])).status).toBe(204);
-    const t2 = await user('t2');
+    const t2 = await user('target2');
     expect((await api.post(`${base}/users/${t2}/role-mappings/clients/${rm}`, [realmAdminRole])).status).toBe(204);
     expect(names((await api.get(`${base}/users/${t2}/role-mappings/clients/${rm}/composite`)).body)).toContain('manage-realm');
   });
@@ -342,7 +339,7 @@ describe('permissions and the privilege-escalation guard', () => {
   });
 
   test('view-users may read mappings but not change them; without query-users an unknown user is 403', async () => {
-    const viewer = await realmAdmin('mapping-viewer', ['view-users']);
+    const viewer = await adminWith('mapping-viewer', ['view-users']);
     const target = await user('viewed');
     expect((await viewer.get(`${base}/users/${target}/role-mappings`)).status).toBe(200);
     expect((await viewer.get(`${base}/users/${target}/role-mappings/realm/composite`)).status).toBe(200);
@@ -352,7 +349,7 @@ describe('permissions and the privilege-escalation guard', () => {
     expect((await viewer.get(`${base}/groups/${g}/role-mappings`)).status).toBe(200);
     expect((await viewer.delete(`${base}/groups/${g}/role-mappings/realm`)).status).toBe(403);
 
-    const outsider = await realmAdmin('outsider', ['view-realm']);
+    const outsider = await adminWith('outsider', ['view-realm']);
     const unknown = await outsider.get(`${base}/users/${randomUUID()}/role-mappings`);
     expect(unknown.status).toBe(403);
     expect(unknown.body).toEqual({ error: 'HTTP 403 Forbidden' });

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Op } from 'sequelize';
 import { TOP_LEVEL } from '../../../src/db/models/group';
-import { startTestServer, type AdminApi, type TestServer } from '../../helpers/server';
-import { realmAdminApi } from '../../helpers/realm-users';
+import type { AdminApi, TestServer } from '../../helpers/server';
+import { realmAdmin, realmServer } from '../../helpers/fixtures';
 
 let ts: TestServer;
 let api: AdminApi;
@@ -11,15 +11,12 @@ const base = `/admin/realms/${R}`;
 let realmId: string;
 
 beforeAll(async () => {
-  ts = await startTestServer();
-  api = await ts.api();
-  expect((await api.post('/admin/realms', { realm: R, enabled: true })).status).toBe(201);
-  realmId = (await ts.db.models.Realm.findOne({ where: { name: R } }))?.id as string;
+  ({ ts, api, realmId } = await realmServer(R));
 });
 afterAll(() => ts.close());
 
 /** A user of the realm holding the named `realm-management` roles, logged in through admin-cli. */
-const realmAdmin = (username: string, roles: string[]) => realmAdminApi(ts, R, username, roles);
+const adminWith = (username: string, roles: string[]) => realmAdmin(ts, R, username, roles);
 
 async function plainUser(username: string): Promise<string> {
   const id = randomUUID();
@@ -462,7 +459,7 @@ describe('roles by id', () => {
 
 describe('permissions of realm-local admins', () => {
   test('view-realm may read realm roles but not write them; unknown name with no rights is 403 before 404', async () => {
-    const viewer = await realmAdmin('realm-viewer', ['view-realm']);
+    const viewer = await adminWith('realm-viewer', ['view-realm']);
     expect((await viewer.get(`${base}/roles`)).status).toBe(200);
     expect((await viewer.get(`${base}/roles/role%20one`)).status).toBe(200);
     expect((await viewer.get(`${base}/roles/role%20one/composites`)).status).toBe(200);
@@ -479,31 +476,31 @@ describe('permissions of realm-local admins', () => {
     // users of a role also need users query
     expect((await viewer.get(`${base}/roles/role%20one/users`)).status).toBe(403);
 
-    const nobody = await realmAdmin('nobody', []);
+    const nobody = await adminWith('nobody', []);
     expect((await nobody.get(`${base}/roles/does-not-exist`)).status).toBe(403);
     expect((await nobody.get(`${base}/roles`)).status).toBe(403);
   });
 
   test('query-users may list realm roles but not view one', async () => {
-    const querier = await realmAdmin('querier', ['query-users']);
+    const querier = await adminWith('querier', ['query-users']);
     expect((await querier.get(`${base}/roles`)).status).toBe(200);
     expect((await querier.get(`${base}/roles/role%20one`)).status).toBe(403);
   });
 
   test('manage-realm may write realm roles; client roles follow view/manage-clients', async () => {
-    const manager = await realmAdmin('realm-manager', ['manage-realm']);
+    const manager = await adminWith('realm-manager', ['manage-realm']);
     expect((await manager.post(`${base}/roles`, { name: 'by-manager' })).status).toBe(201);
     expect((await manager.delete(`${base}/roles/by-manager`)).status).toBe(204);
     const account = await clientUuid('account');
-    const clientViewer = await realmAdmin('client-viewer', ['view-clients']);
+    const clientViewer = await adminWith('client-viewer', ['view-clients']);
     expect((await clientViewer.get(`${base}/clients/${account}/roles`)).status).toBe(200);
     expect((await clientViewer.get(`${base}/clients/${account}/roles/view-profile`)).status).toBe(200);
     expect((await clientViewer.post(`${base}/clients/${account}/roles`, { name: 'x' })).status).toBe(403);
-    const clientQuerier = await realmAdmin('client-querier', ['query-clients']);
+    const clientQuerier = await adminWith('client-querier', ['query-clients']);
     expect((await clientQuerier.get(`${base}/clients/${account}/roles`)).status).toBe(200);
     expect((await clientQuerier.get(`${base}/clients/${account}/roles/view-profile`)).status).toBe(403);
     expect((await clientQuerier.get(`${base}/clients/${randomUUID()}/roles`)).status).toBe(404);
-    const clientManager = await realmAdmin('client-manager', ['manage-clients']);
+    const clientManager = await adminWith('client-manager', ['manage-clients']);
     expect((await clientManager.post(`${base}/clients/${account}/roles`, { name: 'by-client-manager' })).status).toBe(201);
     // roles by id follow the container of the role
     const clientRoleId = (await api.get(`${base}/clients/${account}/roles/by-client-manager`)).body.id;
@@ -516,7 +513,7 @@ describe('permissions of realm-local admins', () => {
   });
 
   test('adding an admin role as a composite needs the equivalent power', async () => {
-    const manager = await realmAdmin('composer', ['manage-realm']);
+    const manager = await adminWith('composer', ['manage-realm']);
     const rm = await clientUuid('realm-management');
     const manageUsers = (await api.get(`${base}/clients/${rm}/roles/manage-users`)).body.id;
     const viewRealm = (await api.get(`${base}/clients/${rm}/roles/view-realm`)).body.id;

@@ -2,9 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { decodeJwt } from 'jose';
 import request from 'supertest';
-import { createRealmUser } from '../../helpers/realm-users';
+import { createUser, serviceAccountClient } from '../../helpers/fixtures';
 import { startTestServer, type TestServer } from '../../helpers/server';
-import { serviceAccountClient } from '../../helpers/clients';
 import { advanceClock, resetClock, type SessionFixture, sessionFixture } from '../../helpers/sessions';
 
 let ts: TestServer;
@@ -57,7 +56,7 @@ describe('sessions of a user', () => {
     const missing = await f.admin.get(`${A()}/users/00000000-0000-4000-8000-000000000000/sessions`);
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ error: 'User not found' });
-    await createRealmUser(ts, R, 'viewer', { roles: ['view-users'] });
+    await createUser(ts, R, 'viewer', { roles: ['view-users'] });
     const viewer = await ts.api({ realm: R, username: 'viewer', password: 'pw' });
     expect((await viewer.get(`${A()}/users/${f.users.alice}/sessions`)).status).toBe(200);
     const denied = await viewer.post(`${A()}/users/${f.users.alice}/logout`);

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { decodeJwt } from 'jose';
-import { createRealmUser } from '../../helpers/realm-users';
-import { startTestServer, type AdminApi, type TestServer } from '../../helpers/server';
+import { createUser, realmServer } from '../../helpers/fixtures';
+import type { AdminApi, TestServer } from '../../helpers/server';
 
 /**
  * Admin bearer verification (core reference §2.4): a token works only while its user is enabled,
@@ -12,9 +12,7 @@ let api: AdminApi;
 const R = 'bearerrealm';
 
 beforeAll(async () => {
-  ts = await startTestServer();
-  api = await ts.api();
-  expect((await api.post('/admin/realms', { realm: R, enabled: true })).status).toBe(201);
+  ({ ts, api } = await realmServer(R));
   expect(
     (await api.post(`/admin/realms/${R}/clients`, { clientId: 'tool', publicClient: true, directAccessGrantsEnabled: true })).status,
   ).toBe(201);
@@ -34,7 +32,7 @@ const userIdOf = async (username: string) =>
   (await api.get(`/admin/realms/${R}/users?username=${username}&exact=true`)).body[0].id as string;
 
 test('a disabled user is 401 until enabled again', async () => {
-  await createRealmUser(ts, R, 'dis', { roles: ['view-users'], password: 'pw' });
+  await createUser(ts, R, 'dis', { roles: ['view-users'], password: 'pw' });
   const token = await login('dis');
   expect((await call(token)).status).toBe(200);
   const id = await userIdOf('dis');
@@ -45,17 +43,17 @@ test('a disabled user is 401 until enabled again', async () => {
 });
 
 test('a removed session, a deleted user and a deleted client end the token', async () => {
-  await createRealmUser(ts, R, 'sess', { roles: ['view-users'], password: 'pw' });
+  await createUser(ts, R, 'sess', { roles: ['view-users'], password: 'pw' });
   const token = await login('sess');
   expect((await api.delete(`/admin/realms/${R}/sessions/${decodeJwt(token).sid}`)).status).toBe(204);
   expect((await call(token)).status).toBe(401);
 
-  await createRealmUser(ts, R, 'gone', { roles: ['view-users'], password: 'pw' });
+  await createUser(ts, R, 'gone', { roles: ['view-users'], password: 'pw' });
   const goneToken = await login('gone');
   expect((await api.delete(`/admin/realms/${R}/users/${await userIdOf('gone')}`)).status).toBe(204);
   expect((await call(goneToken)).status).toBe(401);
 
-  await createRealmUser(ts, R, 'tooluser', { roles: ['view-users'], password: 'pw' });
+  await createUser(ts, R, 'tooluser', { roles: ['view-users'], password: 'pw' });
   const toolToken = await login('tooluser', 'tool');
   expect((await call(toolToken)).status).toBe(200);
   const tool = (await api.get(`/admin/realms/${R}/clients?clientId=tool`)).body[0];
@@ -64,12 +62,12 @@ test('a removed session, a deleted user and a deleted client end the token', asy
 });
 
 test('a realm not-before (logout-all) ends older tokens, not newer ones', async () => {
-  await createRealmUser(ts, R, 'nb', { roles: ['view-users'], password: 'pw' });
-  const token = await login('nb');
+  await createUser(ts, R, 'nbf', { roles: ['view-users'], password: 'pw' });
+  const token = await login('nbf');
   expect((await call(token)).status).toBe(200);
   await new Promise((r) => setTimeout(r, 1100)); // not-before has second resolution
   expect((await api.post(`/admin/realms/${R}/logout-all`)).status).toBe(200);
   expect((await call(token)).status).toBe(401);
-  const fresh = await login('nb');
+  const fresh = await login('nbf');
   expect((await call(fresh)).status).toBe(200);
 });

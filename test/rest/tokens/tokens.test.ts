@@ -2,7 +2,7 @@ import { createPublicKey } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader, jwtVerify, importJWK } from 'jose';
 import request from 'supertest';
 import { ADMIN, startTestServer, type TestServer } from '../../helpers/server';
-import { serviceAccountClient } from '../../helpers/clients';
+import { serviceAccountClient } from '../../helpers/fixtures';
 
 let ts: TestServer;
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createLoginUser } from '../../graphql/gql';
+import { adminEvents, clientUuid, createLoginUser } from '../../helpers/fixtures';
 import { startTestServer, type AdminApi, type TestServer } from '../../helpers/server';
 
 let ts: TestServer;
@@ -103,11 +103,11 @@ describe('DELETE /users/{id}/consents/{clientId}', () => {
     expect(res.status).toBe(204);
     const left = (await api.get(`${U}/${id}/consents`)).body;
     expect(left.map((c: { clientId: string }) => c.clientId)).toEqual(['admin-cli']);
-    const account = await clientOf('account');
-    expect(await ts.db.models.ClientSession.count({ where: { clientId: account.id } })).toBe(0);
+    const account = await clientUuid(api, R, 'account');
+    expect((await api.get(`/admin/realms/${R}/clients/${account}/offline-session-count`)).body).toEqual({ count: 0 });
+    // The consent row itself: the list above merges consents with offline tokens, so only the table shows it is gone.
     expect(await ts.db.models.UserConsent.count({ where: { userId: id } })).toBe(0);
-    const realm = await ts.db.models.Realm.findOne({ where: { name: R } });
-    const ev = await ts.db.models.AdminEvent.findOne({ where: { realmId: realm?.id, resourcePath: `users/${id}/consents/account` } });
+    const [ev] = await adminEvents(api, R, { resourcePath: `users/${id}/consents/account` });
     expect(ev).toMatchObject({ operationType: 'ACTION', resourceType: 'USER' });
     // offline token only
     expect((await api.delete(`${U}/${id}/consents/admin-cli`)).status).toBe(204);
@@ -134,6 +134,7 @@ describe('DELETE /users/{id}/consents/{clientId}', () => {
     expect(res.status).toBe(201);
     const list = (await api.get('/admin/realms/consents2/users?username=gone&exact=true')).body;
     const id = list[0].id;
+    // The API cannot show the consents of a deleted user: the table shows none is left behind.
     expect(await ts.db.models.UserConsent.count({ where: { userId: id } })).toBe(1);
     expect((await api.delete(`/admin/realms/consents2/users/${id}`)).status).toBe(204);
     expect(await ts.db.models.UserConsent.count({ where: { userId: id } })).toBe(0);

@@ -1,4 +1,5 @@
-import { startTestServer, type AdminApi, type TestServer } from '../../helpers/server';
+import { realmServer } from '../../helpers/fixtures';
+import type { AdminApi, TestServer } from '../../helpers/server';
 
 /** User profile views next to the credentials: GET /users/profile/metadata and /users/{id}/unmanagedAttributes. */
 let ts: TestServer;
@@ -7,9 +8,7 @@ const R = 'upmeta';
 const U = `/admin/realms/${R}/users`;
 
 beforeAll(async () => {
-  ts = await startTestServer();
-  api = await ts.api();
-  expect((await api.post('/admin/realms', { realm: R, enabled: true })).status).toBe(201);
+  ({ ts, api } = await realmServer(R));
 });
 afterAll(() => ts.close());
 

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { startTestServer, type AdminApi, type TestServer } from '../../helpers/server';
+import { adminEvents, grantClientRoles, idOf, realmServer } from '../../helpers/fixtures';
+import type { AdminApi, TestServer } from '../../helpers/server';
 
 let ts: TestServer;
 let api: AdminApi;
 const R = 'creds';
 const U = `/admin/realms/${R}/users`;
-const idOf = (location: string) => location.split('/').pop() as string;
 
 async function createUser(username: string, password?: string): Promise<string> {
   const res = await api.post(U, {
@@ -27,6 +27,7 @@ const login = (username: string, password: string) =>
     .type('form')
     .send({ grant_type: 'password', client_id: 'admin-cli', username, password });
 
+/** An OTP credential, written to the table: the admin API cannot create one (only the login flow's OTP setup can). */
 async function addOtp(userId: string, priority: number): Promise<string> {
   const id = randomUUID();
   await ts.db.models.Credential.create({
@@ -43,9 +44,7 @@ async function addOtp(userId: string, priority: number): Promise<string> {
 }
 
 beforeAll(async () => {
-  ts = await startTestServer();
-  api = await ts.api();
-  expect((await api.post('/admin/realms', { realm: R, enabled: true, adminEventsEnabled: true })).status).toBe(201);
+  ({ ts, api } = await realmServer(R, { adminEventsEnabled: true }));
 });
 afterAll(() => ts.close());
 
@@ -115,8 +114,7 @@ describe('credential writes', () => {
     expect(again.status).toBe(404);
     expect(again.body).toEqual({ error: 'Credential not found' });
     expect((await login('deleter', 'pw-deleter')).status).toBe(400);
-    const realm = await ts.db.models.Realm.findOne({ where: { name: R } });
-    const ev = await ts.db.models.AdminEvent.findOne({ where: { realmId: realm?.id, resourcePath: `users/${id}/credentials/${pw.id}` } });
+    const [ev] = await adminEvents(api, R, { resourcePath: `users/${id}/credentials/${pw.id}` });
     expect(ev).toMatchObject({ operationType: 'ACTION', resourceType: 'USER' });
   });
 
@@ -188,18 +186,15 @@ describe('PUT /users/{id}/reset-password', () => {
     await api.put(`/admin/realms/${R}`, { adminEventsDetailsEnabled: true });
     const id = await createUser('evented', 'pw-evented');
     expect((await api.put(`${U}/${id}/reset-password`, { value: 'pw-evented-2' })).status).toBe(204);
-    const realm = await ts.db.models.Realm.findOne({ where: { name: R } });
-    const ev = await ts.db.models.AdminEvent.findOne({ where: { realmId: realm?.id, resourcePath: `users/${id}/reset-password` } });
-    expect(ev).toMatchObject({ operationType: 'ACTION', resourceType: 'USER', representation: null });
+    const [ev] = await adminEvents(api, R, { resourcePath: `users/${id}/reset-password` });
+    expect(ev).toMatchObject({ operationType: 'ACTION', resourceType: 'USER' });
+    expect(ev.representation ?? null).toBeNull();
   });
 
   test('roles: view-users may list but not reset; 403 bodies', async () => {
     const id = await createUser('target', 'pw-target');
     const viewerId = await createUser('viewer', 'pw-viewer');
-    const r = await ts.db.models.Realm.findOne({ where: { name: R } });
-    const client = await ts.db.models.Client.findOne({ where: { realmId: r?.id, clientId: 'realm-management' } });
-    const role = await ts.db.models.Role.findOne({ where: { clientId: client?.id, name: 'view-users' } });
-    await ts.db.models.UserRoleMapping.create({ userId: viewerId, roleId: role?.id });
+    await grantClientRoles(api, R, viewerId, 'realm-management', ['view-users']);
     const viewer = await ts.api({ realm: R, username: 'viewer', password: 'pw-viewer' });
     expect((await viewer.get(`${U}/${id}/credentials`)).status).toBe(200);
     const denied = await viewer.put(`${U}/${id}/reset-password`, { value: 'hacked' });

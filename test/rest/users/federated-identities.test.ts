@@ -1,24 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { startTestServer, type AdminApi, type TestServer } from '../../helpers/server';
+import { adminEvents, createdId, idOf, realmServer } from '../../helpers/fixtures';
+import type { AdminApi, TestServer } from '../../helpers/server';
 
 let ts: TestServer;
 let api: AdminApi;
 const R = 'fedid';
 const U = `/admin/realms/${R}/users`;
-const idOf = (location: string) => location.split('/').pop() as string;
-
-async function createUser(username: string): Promise<string> {
-  const res = await api.post(U, { username, enabled: true });
-  expect(res.status).toBe(201);
-  return idOf(res.headers.location);
-}
+/** A bare user (username only), as the link tests need. */
+const createUser = async (username: string) => createdId(await api.post(U, { username, enabled: true }), username);
 
 beforeAll(async () => {
-  ts = await startTestServer();
-  api = await ts.api();
-  const res = await api.post('/admin/realms', {
-    realm: R,
-    enabled: true,
+  ({ ts, api } = await realmServer(R, {
     adminEventsEnabled: true,
     adminEventsDetailsEnabled: true,
     identityProviders: [
@@ -26,8 +18,7 @@ beforeAll(async () => {
       { alias: 'google', providerId: 'google', enabled: true },
     ],
     users: [{ username: 'imported', enabled: true, federatedIdentities: [{ identityProvider: 'google', userId: 'g-1', userName: 'imp' }] }],
-  });
-  expect(res.status).toBe(201);
+  }));
 });
 afterAll(() => ts.close());
 
@@ -47,10 +38,7 @@ describe('federated identities', () => {
     expect(dup.body).toEqual({ errorMessage: 'User is already linked with provider' });
     expect((await api.post(`${U}/${id}/federated-identity/nonexistent`, { userId: 'x', userName: 'x' })).status).toBe(204);
     expect((await api.get(`${U}/${id}/federated-identity`)).body).toEqual(expected);
-    const realm = await ts.db.models.Realm.findOne({ where: { name: R } });
-    const ev = await ts.db.models.AdminEvent.findOne({
-      where: { realmId: realm?.id, resourcePath: `users/${id}/federated-identity/github` },
-    });
+    const [ev] = await adminEvents(api, R, { resourcePath: `users/${id}/federated-identity/github` });
     expect(ev).toMatchObject({ operationType: 'CREATE', resourceType: 'USER' });
     expect(JSON.parse(String(ev?.representation))).toMatchObject({ userId: 'gh-42', userName: 'octo' });
   });
@@ -74,13 +62,13 @@ describe('federated identities', () => {
   });
 
   test('unlink: 204, then 404 Link not found; admin event DELETE', async () => {
-    const id = (await api.get(`${U}?username=linker&exact=true`)).body[0].id;
+    const id = await createUser('unlinker');
+    expect((await api.post(`${U}/${id}/federated-identity/github`, { userId: 'gh-7', userName: 'unl' })).status).toBe(204);
     expect((await api.delete(`${U}/${id}/federated-identity/github`)).status).toBe(204);
     const again = await api.delete(`${U}/${id}/federated-identity/github`);
     expect(again.status).toBe(404);
     expect(again.body).toEqual({ error: 'Link not found' });
-    const realm = await ts.db.models.Realm.findOne({ where: { name: R } });
-    const evs = await ts.db.models.AdminEvent.findAll({ where: { realmId: realm?.id, operationType: 'DELETE' } });
+    const evs = await adminEvents(api, R, { operationTypes: 'DELETE' });
     expect(evs.map((e) => e.resourcePath)).toContain(`users/${id}/federated-identity/github`);
   });
 
@@ -100,6 +88,7 @@ describe('federated identities', () => {
     expect((await api.get(`/admin/realms/noidp/users/${id}`)).body).not.toHaveProperty('federatedIdentities');
     expect((await api.get(`/admin/realms/noidp/users/${id}/federated-identity`)).body).toEqual([]);
     expect((await api.delete(`/admin/realms/noidp/users/${id}`)).status).toBe(204);
+    // The API cannot list the links of a deleted user: the table shows none was left behind.
     expect(await ts.db.models.FederatedIdentity.count({ where: { userId: id } })).toBe(0);
   });
 });

@@ -1,11 +1,11 @@
 import request from 'supertest';
-import { startTestServer, type AdminApi, type TestServer } from '../../helpers/server';
+import { grantClientRoles, idOf, realmServer, serviceAccountClient, userId } from '../../helpers/fixtures';
+import type { AdminApi, TestServer } from '../../helpers/server';
 
 let ts: TestServer;
 let api: AdminApi;
 const R = 'imper';
 const U = `/admin/realms/${R}/users`;
-const idOf = (location: string) => location.split('/').pop() as string;
 
 async function createUser(realm: string, username: string, extra: Record<string, unknown> = {}): Promise<string> {
   const res = await api.post(`/admin/realms/${realm}/users`, {
@@ -21,17 +21,10 @@ async function createUser(realm: string, username: string, extra: Record<string,
   return idOf(res.headers.location);
 }
 
-async function grant(realm: string, userId: string, roles: string[]): Promise<void> {
-  const r = await ts.db.models.Realm.findOne({ where: { name: realm } });
-  const client = await ts.db.models.Client.findOne({ where: { realmId: r?.id, clientId: 'realm-management' } });
-  const rows = await ts.db.models.Role.findAll({ where: { clientId: client?.id } });
-  await ts.db.models.UserRoleMapping.bulkCreate(rows.filter((x) => roles.includes(x.name)).map((role) => ({ userId, roleId: role.id })));
-}
+const grant = (realm: string, userId: string, roles: string[]) => grantClientRoles(api, realm, userId, 'realm-management', roles);
 
 beforeAll(async () => {
-  ts = await startTestServer();
-  api = await ts.api();
-  expect((await api.post('/admin/realms', { realm: R, enabled: true, eventsEnabled: true })).status).toBe(201);
+  ({ ts, api } = await realmServer(R, { eventsEnabled: true }));
 });
 afterAll(() => ts.close());
 
@@ -42,10 +35,10 @@ describe('POST /users/{id}/impersonation', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ redirect: `http://localhost:8080/realms/${R}/account`, sameRealm: false });
     expect(res.headers['cache-control']).toBe('no-cache');
+    // The impersonator notes are not part of the session representation: read from the table.
     const sessions = await ts.db.models.UserSession.findAll({ where: { userId: id } });
     expect(sessions).toHaveLength(1);
-    const admin = await ts.db.models.User.findOne({ where: { username: 'admin' } });
-    expect(sessions[0].notes).toEqual({ IMPERSONATOR_ID: admin?.id, IMPERSONATOR_USERNAME: 'admin' });
+    expect(sessions[0].notes).toEqual({ IMPERSONATOR_ID: await userId(api, 'master', 'admin'), IMPERSONATOR_USERNAME: 'admin' });
     const event = await ts.db.models.Event.findOne({ where: { userId: id, type: 'IMPERSONATE' } });
     expect(event?.details).toEqual({ impersonator_realm: 'master', impersonator: 'admin' });
     expect(event?.sessionId).toBe(sessions[0].id);
@@ -78,15 +71,14 @@ describe('POST /users/{id}/impersonation', () => {
     expect(d.status).toBe(400);
     expect(d.body).toEqual({ errorMessage: 'User is disabled' });
 
-    const sa = await createUser(R, 'service-account-x');
-    await ts.db.models.User.update({ serviceAccountClientLink: 'some-client' }, { where: { id: sa } });
+    const { userId: sa } = await serviceAccountClient(api, R, 'sa-client', 'sa-secret');
     const s = await api.post(`${U}/${sa}/impersonation`);
     expect(s.status).toBe(400);
     expect(s.body).toEqual({ errorMessage: 'Service accounts cannot be impersonated' });
 
     const unknown = await api.post(`${U}/00000000-0000-0000-0000-000000000000/impersonation`);
     expect(unknown.status).toBe(404);
-    expect(await ts.db.models.UserSession.count({ where: { userId: disabled } })).toBe(0);
+    expect((await api.get(`${U}/${disabled}/sessions`)).body).toEqual([]);
     expect((await request(ts.app).post(`${U}/${target}/impersonation`)).status).toBe(401);
   });
 });

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { clock } from '../../../src/core/clock';
-import { startTestServer, type AdminApi, type TestServer } from '../../helpers/server';
+import { realmServer } from '../../helpers/fixtures';
+import type { AdminApi, TestServer } from '../../helpers/server';
 
 let ts: TestServer;
 let api: AdminApi;
@@ -19,9 +20,7 @@ const login = (username: string, password: string) =>
 let userId: string;
 
 beforeAll(async () => {
-  ts = await startTestServer();
-  api = await ts.api();
-  expect((await api.post('/admin/realms', { realm: R, enabled: true })).status).toBe(201);
+  ({ ts, api } = await realmServer(R));
   const res = await api.post(U, { username: 'polly', email: 'polly@example.org', firstName: 'P', lastName: 'Q', enabled: true });
   userId = idOf(res.headers.location);
 });

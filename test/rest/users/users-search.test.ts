@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { startTestServer, type AdminApi, type TestServer } from '../../helpers/server';
+import { realmServer } from '../../helpers/fixtures';
+import type { AdminApi, TestServer } from '../../helpers/server';
 
 let ts: TestServer;
 let api: AdminApi;
@@ -30,9 +31,7 @@ async function create(body: Record<string, unknown>, path = U): Promise<string> 
 }
 
 beforeAll(async () => {
-  ts = await startTestServer();
-  api = await ts.api();
-  expect((await api.post('/admin/realms', { realm: R, enabled: true })).status).toBe(201);
+  ({ ts, api } = await realmServer(R));
   const config = (await api.get(`${U}/profile`)).body;
   expect((await api.put(`${U}/profile`, { ...config, unmanagedAttributePolicy: 'ENABLED' })).status).toBe(200);
   await create({

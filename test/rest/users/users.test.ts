@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { hashPassword } from '../../../src/auth/passwords';
 import { TOP_LEVEL } from '../../../src/db/models/group';
-import { startTestServer, type AdminApi, type TestServer } from '../../helpers/server';
+import { realmServer } from '../../helpers/fixtures';
+import type { AdminApi, TestServer } from '../../helpers/server';
 
 let ts: TestServer;
 let api: AdminApi;
@@ -41,9 +42,7 @@ async function localAdmin(realm: string, username: string, roles: string[]): Pro
 }
 
 beforeAll(async () => {
-  ts = await startTestServer();
-  api = await ts.api();
-  expect((await api.post('/admin/realms', { realm: R, enabled: true })).status).toBe(201);
+  ({ ts, api } = await realmServer(R));
 });
 afterAll(() => ts.close());
 
