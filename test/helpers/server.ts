@@ -7,7 +7,7 @@ import { createConnection } from 'mysql2/promise';
 import request from 'supertest';
 import { openDb, type Db, type DbOptions } from '../../src/db';
 import { configureLogging } from '../../src/logging';
-import { realmKeys } from '../../src/services/tokens/realm-keys';
+import { realmKeys } from '../../src/auth/realm-keys';
 import { createApp } from '../../src/server';
 import { bootstrap } from '../../src/services/realms/realms';
 

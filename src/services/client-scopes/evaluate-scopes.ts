@@ -3,7 +3,7 @@ import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
 import type { RoleModel } from '../../db/models/role';
 import { notFound } from '../../core/errors';
-import { issuerOf } from '../tokens/tokens';
+import { issuerOf } from '../../core/issuer';
 import { requireClientAccess } from '../clients/clients';
 import type { RequestContext } from '../../core/context';
 import { canAccessRoles, clientOwner, realmOwner, roleReps } from '../roles/role-access';

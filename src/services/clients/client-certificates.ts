@@ -4,7 +4,7 @@ import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
 import { type HttpError, errorB, errorC, notFound } from '../../core/errors';
 import { getLogger } from '../../logging';
-import { activeKey, realmKeys } from '../tokens/realm-keys';
+import { activeKey, realmKeys } from '../../auth/realm-keys';
 import { recordAdminEvent } from '../../core/admin-events';
 import { invalidate } from '../../loaders/invalidate';
 import { requireClientAccess } from './clients';

@@ -4,8 +4,8 @@ import { requireCap } from '../../auth/permissions';
 import type { ClientInitialAccessModel } from '../../db/models/client-initial-access';
 import type { RealmModel } from '../../db/models/realm';
 import { errorB, serverError } from '../../core/errors';
-import { issuerOf } from '../tokens/tokens';
-import { activeKey, realmKeys } from '../tokens/realm-keys';
+import { issuerOf } from '../../core/issuer';
+import { activeKey, realmKeys } from '../../auth/realm-keys';
 import { recordAdminEvent } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
 

@@ -3,7 +3,7 @@ import { SignJWT } from 'jose';
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
 import { errorC, notFound } from '../../core/errors';
-import { activeKey, realmKeys } from '../tokens/realm-keys';
+import { activeKey, realmKeys } from '../../auth/realm-keys';
 import type { ClientRepresentation } from '../../representations/client';
 import { ROTATED, ROTATED_EXPIRES, generateSecret, nowSeconds } from './client-input';
 import { clientRepresentations, requireClientAccess, resolveClient } from './clients';

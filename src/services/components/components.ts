@@ -7,7 +7,7 @@ import type { RealmModel } from '../../db/models/realm';
 import { errorB, errorC, notFound } from '../../core/errors';
 import { write } from '../../core/db-errors';
 import type { ComponentRep } from '../../representations/component';
-import { invalidateRealmKeys } from '../tokens/realm-keys';
+import { invalidateRealmKeys } from '../../auth/realm-keys';
 import type { ComponentTypeRep } from '../clients/client-registration-policy';
 import { type ComponentDraft, type ComponentFactory, componentFactory, componentTypesOf } from './types';
 import { type ComponentInput, componentRepresentation, createConfig, eventRepresentation, mergeConfig, parentIdOf } from './input';

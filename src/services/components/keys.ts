@@ -1,6 +1,6 @@
 import { requireCap } from '../../auth/permissions';
 import type { RealmModel } from '../../db/models/realm';
-import { realmKeys } from '../tokens/realm-keys';
+import { realmKeys } from '../../auth/realm-keys';
 import type { RequestContext } from '../../core/context';
 
 /**

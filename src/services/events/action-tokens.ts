@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import type { RealmModel } from '../../db/models/realm';
 import { serverError } from '../../core/errors';
-import { issuerOf } from '../tokens/tokens';
-import { activeKey, realmKeys } from '../tokens/realm-keys';
+import { issuerOf } from '../../core/issuer';
+import { activeKey, realmKeys } from '../../auth/realm-keys';
 import type { RequestContext } from '../../core/context';
 
 /**

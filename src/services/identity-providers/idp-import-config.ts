@@ -2,7 +2,7 @@ import { XMLParser } from 'fast-xml-parser';
 import type { IdentityProviderModel } from '../../db/models/identity-provider';
 import type { RealmModel } from '../../db/models/realm';
 import { errorA, errorC } from '../../core/errors';
-import { activeKey, realmKeys } from '../tokens/realm-keys';
+import { activeKey, realmKeys } from '../../auth/realm-keys';
 import type { RequestContext } from '../../core/context';
 import { identityProviderType } from '../../keycloak/identity-provider-types';
 import { requireIdpAccess, validateAlias } from './identity-providers';

@@ -9,7 +9,7 @@ import { getLogger } from '../../logging';
 import { recordAdminEvent } from '../../core/admin-events';
 import { clock } from '../../core/clock';
 import type { RequestContext } from '../../core/context';
-import { recordEvent } from '../events/user-events';
+import { recordEvent } from '../../core/user-events';
 import { type BruteForceStatus, toBruteForceStatus } from '../../representations/session';
 
 export type { BruteForceStatus };

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
-import { activeKey, realmKeys } from '../tokens/realm-keys';
+import { activeKey, realmKeys } from '../../auth/realm-keys';
 import { nowSeconds } from '../../core/clock';
 import type { RequestContext } from '../../core/context';
 

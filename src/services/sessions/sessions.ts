@@ -10,7 +10,7 @@ import { nowSeconds } from '../../core/clock';
 import type { RequestContext } from '../../core/context';
 import { type GlobalRequestResult, notifyClients } from './revocation';
 import { activeSessionWhere, removeSessions, sessionRepresentations, sessionTimeouts } from './session-store';
-import { recordEvent } from '../events/user-events';
+import { recordEvent } from '../../core/user-events';
 import type { UserModel } from '../../db/models/user';
 import { type PageQuery, isEmptyPage, pageOf } from '../../core/paging';
 import { invalidate } from '../../loaders/invalidate';

@@ -10,7 +10,7 @@ import { clock } from '../../core/clock';
 import { passwordExpired } from '../users/password-policy';
 import { effectiveRoleIdsForUsers } from '../../core/effective-roles';
 import { type NewSession, createSession, findActiveSession, touchSession } from '../sessions/session-store';
-import { activeKey, realmKeys } from './realm-keys';
+import { activeKey, realmKeys } from '../../auth/realm-keys';
 import type { TokenEvent } from './token-events';
 import { type TokenRequest, type TokenResponse, grantedScope, issue, oauth, setting } from './tokens';
 

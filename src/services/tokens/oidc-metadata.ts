@@ -2,8 +2,8 @@ import type { KeyObject } from 'node:crypto';
 import type { Db } from '../../db';
 import type { RealmModel } from '../../db/models/realm';
 import { errorC } from '../../core/errors';
-import { realmKeys } from './realm-keys';
-import { issuerOf } from './tokens';
+import { realmKeys } from '../../auth/realm-keys';
+import { issuerOf } from '../../core/issuer';
 
 /**
  * What the public OIDC endpoints of a realm publish (reference §2): the realm by name, its JSON Web

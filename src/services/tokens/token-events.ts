@@ -1,7 +1,7 @@
 import type { Db } from '../../db';
 import type { RealmModel } from '../../db/models/realm';
 import { HttpError } from '../../core/errors';
-import { recordEvent } from '../events/user-events';
+import { recordEvent } from '../../core/user-events';
 
 /**
  * The user event of one token request (reference §7.1): LOGIN, CLIENT_LOGIN or REFRESH_TOKEN on

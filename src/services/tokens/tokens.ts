@@ -11,14 +11,14 @@ import { getLogger } from '../../logging';
 import { nowSeconds } from '../../core/clock';
 import { isSessionActive, secondsLeft } from '../sessions/session-store';
 import { audClaim, computeClaims } from './token-claims';
-import { activeKey, realmKeys, verificationKeys } from './realm-keys';
+import { activeKey, realmKeys, verificationKeys } from '../../auth/realm-keys';
+import { issuerOf } from '../../core/issuer';
 
 const log = getLogger('idserver.oidc');
 
 /** OAuth error (shape B) raised by the token endpoint. */
 export const oauth = (status: number, error: string, description: string) => errorB(status, error, description);
 
-export const issuerOf = (baseUrl: string, realm: string) => `${baseUrl}/realms/${encodeURIComponent(realm)}`;
 
 export interface TokenRequest {
   realm: string;

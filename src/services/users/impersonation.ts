@@ -4,7 +4,7 @@ import type { RealmModel } from '../../db/models/realm';
 import { badRequest } from '../../core/errors';
 import type { RequestContext } from '../../core/context';
 import type { UserModel } from '../../db/models/user';
-import { recordEvent } from '../events/user-events';
+import { recordEvent } from '../../core/user-events';
 
 /**
  * Impersonation (reference §4.12): a user session for the target user, marked with the impersonator;

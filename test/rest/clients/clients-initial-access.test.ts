@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import type { AdminApi, TestServer } from '../../helpers/server';
 import { realmAdmin, realmServer } from '../../helpers/fixtures';
-import { activeKey, realmKeys } from '../../../src/services/tokens/realm-keys';
+import { activeKey, realmKeys } from '../../../src/auth/realm-keys';
 
 /** `/clients-initial-access`: create (201 + Location + body with the token), list without tokens, delete. */
 let ts: TestServer;

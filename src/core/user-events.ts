@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../../db';
-import type { RealmModel } from '../../db/models/realm';
-import { NOT_SAVED_BY_DEFAULT } from '../../keycloak/event-types';
+import type { Db } from '../db';
+import type { RealmModel } from '../db/models/realm';
+import { NOT_SAVED_BY_DEFAULT } from '../keycloak/event-types';
 
 /**
  * User (login) events (reference §7): the token endpoint and account actions call `recordEvent`.

@@ -1,5 +1,5 @@
-import type { Db } from '../../db';
-import { KEY_PROVIDER_TYPE, componentKey, sortKeys, type RealmKey } from '../../auth/keys';
+import type { Db } from '../db';
+import { KEY_PROVIDER_TYPE, componentKey, sortKeys, type RealmKey } from './keys';
 
 /**
  * The keys of a realm, from its key-provider components, in Keycloak's order. Cached per realm for
