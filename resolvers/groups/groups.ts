@@ -12,9 +12,15 @@ import {
 import { countGroups, findGroup, getGroup, getGroupByPath, listChildren, listGroups } from '../../src/services/groups/group-queries';
 import { TOP_LEVEL } from '../../src/db/models/group';
 import { resolveUser } from '../../src/services/users/users';
-import { addChildGroup, createTopLevelGroup, deleteGroup, updateGroup } from '../../src/services/groups/groups';
+import { addSubGroup, createTopLevelGroup, removeGroup, updateGroup } from '../../src/services/groups/groups';
 import { resolveRealm } from '../../src/services/realms/realms';
-import { getRoleMappings, listAllEffectiveRoles, listMappedRoles } from '../../src/services/roles/role-mappings';
+import {
+  getRoleMappings,
+  groupMappingOwner,
+  listAllEffectiveRoles,
+  listMappedRoles,
+  type MappingOwner,
+} from '../../src/services/roles/role-mappings';
 import { type InRealm, type Rep, allInRealm, inRealm, plain, realmOf } from '../types/common';
 import { Group } from './types';
 import { representationInput } from '../types/inputs';
@@ -61,7 +67,8 @@ export class RealmGroupsResolver {
 
   @FieldResolver(() => Group, { description: 'One group by id (GET /groups/{id}).' })
   async group(@Root() realm: InRealm, @Ctx() ctx: RequestContext, @Arg('id', () => GraphQLID) id: string): Promise<InRealm> {
-    return inRealm(realmOf(realm), await getGroup(ctx, realmOf(realm), id));
+    const r = realmOf(realm);
+    return inRealm(r, await getGroup(ctx, r, await findGroup(ctx, r, id)));
   }
 
   @FieldResolver(() => Group, { description: 'One group by path, e.g. /parent/child (GET /group-by-path/{path}).' })
@@ -81,14 +88,14 @@ export class GroupResolver {
   @Query(() => Group, { description: 'One group of a realm by id (GET /admin/realms/{realm}/groups/{id}).' })
   async group(@Ctx() ctx: RequestContext, @realmArg() realm: string, @Arg('id', () => GraphQLID) id: string): Promise<InRealm> {
     const r = await resolveRealm(ctx, realm);
-    return inRealm(r, await getGroup(ctx, r, id));
+    return inRealm(r, await getGroup(ctx, r, await findGroup(ctx, r, id)));
   }
 
   @Mutation(() => Group, { description: 'Creates a top-level group (POST /groups).' })
   async createGroup(@Ctx() ctx: RequestContext, @realmArg() realm: string, @Arg('input', () => GroupInput) input: Rep): Promise<InRealm> {
     const r = await resolveRealm(ctx, realm);
     const result = await createTopLevelGroup(ctx, r, plain(input));
-    return inRealm(r, await getGroup(ctx, r, result.id));
+    return inRealm(r, await getGroup(ctx, r, await findGroup(ctx, r, result.id)));
   }
 
   @Mutation(() => Group, { description: 'Creates a subgroup (POST /groups/{parentId}/children).' })
@@ -99,8 +106,8 @@ export class GroupResolver {
     @Arg('input', () => GroupInput) input: Rep,
   ): Promise<InRealm> {
     const r = await resolveRealm(ctx, realm);
-    const result = await addChildGroup(ctx, r, parentId, plain(input));
-    return inRealm(r, await getGroup(ctx, r, result.id));
+    const result = await addSubGroup(ctx, r, await findGroup(ctx, r, parentId), plain(input));
+    return inRealm(r, await getGroup(ctx, r, await findGroup(ctx, r, result.id)));
   }
 
   @Mutation(() => Group, {
@@ -114,9 +121,10 @@ export class GroupResolver {
     @Arg('parentId', () => GraphQLID, opt) parentId?: string,
   ): Promise<InRealm> {
     const r = await resolveRealm(ctx, realm);
-    const { name } = await getGroup(ctx, r, id);
-    await (parentId ? addChildGroup(ctx, r, parentId, { id, name }) : createTopLevelGroup(ctx, r, { id, name }));
-    return inRealm(r, await getGroup(ctx, r, id));
+    const { name } = await getGroup(ctx, r, await findGroup(ctx, r, id));
+    await (parentId ? addSubGroup(ctx, r, await findGroup(ctx, r, parentId), { id, name }) : createTopLevelGroup(ctx, r, { id, name }));
+    // The move forgot the group: read it again.
+    return inRealm(r, await getGroup(ctx, r, await findGroup(ctx, r, id)));
   }
 
   @Mutation(() => Group, { description: 'Updates a group (PUT /groups/{id}).' })
@@ -127,13 +135,15 @@ export class GroupResolver {
     @Arg('input', () => GroupInput) input: Rep,
   ): Promise<InRealm> {
     const r = await resolveRealm(ctx, realm);
-    await updateGroup(ctx, r, id, plain(input));
-    return inRealm(r, await getGroup(ctx, r, id));
+    await updateGroup(ctx, r, await findGroup(ctx, r, id), plain(input));
+    // The write forgot the group: read it again.
+    return inRealm(r, await getGroup(ctx, r, await findGroup(ctx, r, id)));
   }
 
   @Mutation(() => GraphQLBoolean, { description: 'Deletes a group and its subgroups (DELETE /groups/{id}).' })
   async deleteGroup(@Ctx() ctx: RequestContext, @realmArg() realm: string, @Arg('id', () => GraphQLID) id: string): Promise<boolean> {
-    await deleteGroup(ctx, await resolveRealm(ctx, realm), id);
+    const r = await resolveRealm(ctx, realm);
+    await removeGroup(ctx, r, await findGroup(ctx, r, id));
     return true;
   }
 
@@ -189,7 +199,9 @@ export class GroupResolver {
   @FieldResolver(() => Group, { nullable: true, description: 'The parent group; null for a top-level group.' })
   async parent(@Root() group: InRealm, @Ctx() ctx: RequestContext): Promise<InRealm | null> {
     const parentId = typeof group.parentId === 'string' && group.parentId !== TOP_LEVEL ? group.parentId : undefined;
-    return parentId ? inRealm(realmOf(group), await getGroup(ctx, realmOf(group), parentId)) : null;
+    if (!parentId) return null;
+    const r = realmOf(group);
+    return inRealm(r, await getGroup(ctx, r, await findGroup(ctx, r, parentId)));
   }
 
   @FieldResolver(() => [Group], { description: 'Direct subgroups by name (GET /groups/{id}/children; first 0, max 10 by default).' })
@@ -220,13 +232,13 @@ export class GroupResolver {
 
   @FieldResolver(() => RoleMappings, { description: 'Direct role mappings (GET /groups/{id}/role-mappings).' })
   async roleMappings(@Root() group: InRealm, @Ctx() ctx: RequestContext): Promise<InRealm> {
-    return inRealm(realmOf(group), await getRoleMappings(ctx, realmOf(group), 'groups', String(group.id)));
+    return inRealm(realmOf(group), await getRoleMappings(ctx, realmOf(group), await owner(ctx, group)));
   }
 
   @FieldResolver(() => [Role], { description: 'Directly mapped realm roles (GET /groups/{id}/role-mappings/realm).' })
   async realmRoles(@Root() group: InRealm, @Ctx() ctx: RequestContext): Promise<InRealm[]> {
-    const mappings = await getRoleMappings(ctx, realmOf(group), 'groups', String(group.id));
-    return allInRealm(realmOf(group), (mappings.realmMappings as Rep[] | undefined) ?? []);
+    const mappings = await getRoleMappings(ctx, realmOf(group), await owner(ctx, group));
+    return allInRealm(realmOf(group), mappings.realmMappings ?? []);
   }
 
   @FieldResolver(() => [Role], { description: 'Directly mapped roles of one client (GET /groups/{id}/role-mappings/clients/{client}).' })
@@ -235,13 +247,17 @@ export class GroupResolver {
     @Ctx() ctx: RequestContext,
     @Arg('clientId', () => GraphQLID, { description: 'Client UUID.' }) clientId: string,
   ): Promise<InRealm[]> {
-    return allInRealm(realmOf(group), await listMappedRoles(ctx, realmOf(group), 'groups', String(group.id), clientId));
+    return allInRealm(realmOf(group), await listMappedRoles(ctx, realmOf(group), await owner(ctx, group), clientId));
   }
 
   @FieldResolver(() => [Role], {
     description: "Effective realm and client roles: composites expanded, inherited from the group's parents.",
   })
   async effectiveRoles(@Root() group: InRealm, @Ctx() ctx: RequestContext): Promise<InRealm[]> {
-    return allInRealm(realmOf(group), await listAllEffectiveRoles(ctx, realmOf(group), 'groups', String(group.id)));
+    return allInRealm(realmOf(group), await listAllEffectiveRoles(ctx, realmOf(group), await owner(ctx, group)));
   }
 }
+
+/** The group behind a representation as the holder of role mappings (`/groups/{id}/role-mappings`). */
+const owner = async (ctx: RequestContext, group: InRealm): Promise<MappingOwner> =>
+  groupMappingOwner(await findGroup(ctx, realmOf(group), String(group.id)));

@@ -2,7 +2,15 @@ import { GraphQLID, GraphQLString } from 'graphql';
 import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root, registerEnumType } from 'type-graphql';
 import type { RequestContext } from '../../src/core/context';
 import { resolveRealm } from '../../src/services/realms/realms';
-import { addRoleMappings, listMappedRoles, removeRoleMappings, type MappingOwnerType } from '../../src/services/roles/role-mappings';
+import type { RealmModel } from '../../src/db/models/realm';
+import {
+  addRoleMappingsTo,
+  listMappedRoles,
+  removeRoleMappings,
+  resolveMappingOwner,
+  type MappingOwner as Owner,
+  type MappingOwnerType,
+} from '../../src/services/roles/role-mappings';
 import { type InRealm, type Rep, allInRealm, plain, realmOf } from '../types/common';
 import { representationInput } from '../types/inputs';
 import { ClientMappings, Role, RoleMappings } from './types';
@@ -35,9 +43,7 @@ export class RoleMappingsResolver {
     @ownerIdArg() ownerId: string,
     @rolesArg() roles: Rep[],
   ): Promise<InRealm[]> {
-    return change(ctx, realm, owner, ownerId, undefined, (r) =>
-      addRoleMappings(ctx, r, owner as MappingOwnerType, ownerId, undefined, plain(roles)),
-    );
+    return change(ctx, realm, owner, ownerId, undefined, (r, o) => addRoleMappingsTo(ctx, r, o, undefined, plain(roles)));
   }
 
   @Mutation(() => [Role], { description: 'Removes realm-role mappings of a user or group.' })
@@ -48,9 +54,7 @@ export class RoleMappingsResolver {
     @ownerIdArg() ownerId: string,
     @rolesArg() roles: Rep[],
   ): Promise<InRealm[]> {
-    return change(ctx, realm, owner, ownerId, undefined, (r) =>
-      removeRoleMappings(ctx, r, owner as MappingOwnerType, ownerId, undefined, plain(roles)),
-    );
+    return change(ctx, realm, owner, ownerId, undefined, (r, o) => removeRoleMappings(ctx, r, o, undefined, plain(roles)));
   }
 
   @Mutation(() => [Role], { description: 'Maps roles of a client to a user or group.' })
@@ -62,9 +66,7 @@ export class RoleMappingsResolver {
     @clientArg() clientId: string,
     @rolesArg() roles: Rep[],
   ): Promise<InRealm[]> {
-    return change(ctx, realm, owner, ownerId, clientId, (r) =>
-      addRoleMappings(ctx, r, owner as MappingOwnerType, ownerId, clientId, plain(roles)),
-    );
+    return change(ctx, realm, owner, ownerId, clientId, (r, o) => addRoleMappingsTo(ctx, r, o, clientId, plain(roles)));
   }
 
   @Mutation(() => [Role], { description: 'Removes client-role mappings of a user or group.' })
@@ -76,9 +78,7 @@ export class RoleMappingsResolver {
     @clientArg() clientId: string,
     @rolesArg() roles: Rep[],
   ): Promise<InRealm[]> {
-    return change(ctx, realm, owner, ownerId, clientId, (r) =>
-      removeRoleMappings(ctx, r, owner as MappingOwnerType, ownerId, clientId, plain(roles)),
-    );
+    return change(ctx, realm, owner, ownerId, clientId, (r, o) => removeRoleMappings(ctx, r, o, clientId, plain(roles)));
   }
 
   @FieldResolver(() => [Role])
@@ -93,16 +93,17 @@ export class RoleMappingsResolver {
   }
 }
 
-/** Runs one mapping write, then reads the owner's direct mappings of the container. */
+/** Resolves the owner once, runs one mapping write, then reads the owner's direct mappings of the container. */
 async function change(
   ctx: RequestContext,
   realm: string,
   owner: MappingOwner,
   ownerId: string,
   clientId: string | undefined,
-  write: (r: Awaited<ReturnType<typeof resolveRealm>>) => Promise<void>,
+  write: (r: RealmModel, o: Owner) => Promise<void>,
 ): Promise<InRealm[]> {
   const r = await resolveRealm(ctx, realm);
-  await write(r);
-  return allInRealm(r, await listMappedRoles(ctx, r, owner as MappingOwnerType, ownerId, clientId));
+  const o = await resolveMappingOwner(ctx, r, owner as MappingOwnerType, ownerId);
+  await write(r, o);
+  return allInRealm(r, await listMappedRoles(ctx, r, o, clientId));
 }

@@ -3,7 +3,13 @@ import { Arg, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-g
 import type { RequestContext } from '../../src/core/context';
 import { listUserGroups } from '../../src/services/groups/group-membership';
 import { resolveRealm } from '../../src/services/realms/realms';
-import { getRoleMappings, listAllEffectiveRoles, listMappedRoles } from '../../src/services/roles/role-mappings';
+import {
+  getRoleMappings,
+  listAllEffectiveRoles,
+  listMappedRoles,
+  userMappingOwner,
+  type MappingOwner,
+} from '../../src/services/roles/role-mappings';
 import { createUser, deleteUser, getUser, resolveUser, updateUser } from '../../src/services/users/users';
 import { countUsers, listUsers } from '../../src/services/users/users-search';
 import { type InRealm, type Rep, allInRealm, inRealm, plain, realmOf } from '../types/common';
@@ -138,13 +144,13 @@ export class UserResolver {
 
   @FieldResolver(() => RoleMappings, { description: 'Direct role mappings (GET /users/{id}/role-mappings).' })
   async roleMappings(@Root() user: InRealm, @Ctx() ctx: RequestContext): Promise<InRealm> {
-    return inRealm(realmOf(user), await getRoleMappings(ctx, realmOf(user), 'users', String(user.id)));
+    return inRealm(realmOf(user), await getRoleMappings(ctx, realmOf(user), await owner(ctx, user)));
   }
 
   @FieldResolver(() => [Role], { description: 'Directly mapped realm roles (GET /users/{id}/role-mappings/realm).' })
   async realmRoles(@Root() user: InRealm, @Ctx() ctx: RequestContext): Promise<InRealm[]> {
-    const mappings = await getRoleMappings(ctx, realmOf(user), 'users', String(user.id));
-    return allInRealm(realmOf(user), (mappings.realmMappings as Rep[] | undefined) ?? []);
+    const mappings = await getRoleMappings(ctx, realmOf(user), await owner(ctx, user));
+    return allInRealm(realmOf(user), mappings.realmMappings ?? []);
   }
 
   @FieldResolver(() => [Role], { description: 'Directly mapped roles of one client (GET /users/{id}/role-mappings/clients/{client}).' })
@@ -153,13 +159,17 @@ export class UserResolver {
     @Ctx() ctx: RequestContext,
     @Arg('clientId', () => GraphQLID, { description: 'Client UUID.' }) clientId: string,
   ): Promise<InRealm[]> {
-    return allInRealm(realmOf(user), await listMappedRoles(ctx, realmOf(user), 'users', String(user.id), clientId));
+    return allInRealm(realmOf(user), await listMappedRoles(ctx, realmOf(user), await owner(ctx, user), clientId));
   }
 
   @FieldResolver(() => [Role], {
     description: 'Effective realm and client roles: composites expanded, inherited from groups and their parents.',
   })
   async effectiveRoles(@Root() user: InRealm, @Ctx() ctx: RequestContext): Promise<InRealm[]> {
-    return allInRealm(realmOf(user), await listAllEffectiveRoles(ctx, realmOf(user), 'users', String(user.id)));
+    return allInRealm(realmOf(user), await listAllEffectiveRoles(ctx, realmOf(user), await owner(ctx, user)));
   }
 }
+
+/** The user behind a representation as the holder of role mappings (`/users/{id}/role-mappings`). */
+const owner = async (ctx: RequestContext, user: InRealm): Promise<MappingOwner> =>
+  userMappingOwner(await resolveUser(ctx, realmOf(user), String(user.id)));

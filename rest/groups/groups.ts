@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { addDefaultGroup, listDefaultGroups, removeDefaultGroup, listMembers } from '../../src/services/groups/group-membership';
 import { countGroups, getGroup, getGroupByPath, listChildren, listGroups } from '../../src/services/groups/group-queries';
-import { addChildGroup, createTopLevelGroup, deleteGroup, groupManagementPermissions, updateGroup } from '../../src/services/groups/groups';
+import { addSubGroup, createTopLevelGroup, groupManagementPermissions, removeGroup, updateGroup } from '../../src/services/groups/groups';
 import { created, ctxOf, json, jsonBody, noContent, qBool, qInt, qStr, realmOf, route } from '../http';
 import { groupOf } from './parent';
 
@@ -52,13 +52,13 @@ groupsRouter.param('id', (req, res, next) => {
 
 groupsRouter.get(
   '/:id',
-  route(async (req, res) => json(res, await getGroup(ctxOf(res), realmOf(res), req.params.id as string))),
+  route(async (req, res) => json(res, await getGroup(ctxOf(res), realmOf(res), await groupOf(req, res)))),
 );
 
 groupsRouter.put(
   '/:id',
   route(async (req, res) => {
-    await updateGroup(ctxOf(res), realmOf(res), req.params.id as string, jsonBody(req, 'GroupRepresentation'));
+    await updateGroup(ctxOf(res), realmOf(res), await groupOf(req, res), jsonBody(req, 'GroupRepresentation'));
     noContent(res);
   }),
 );
@@ -66,7 +66,7 @@ groupsRouter.put(
 groupsRouter.delete(
   '/:id',
   route(async (req, res) => {
-    await deleteGroup(ctxOf(res), realmOf(res), req.params.id as string);
+    await removeGroup(ctxOf(res), realmOf(res), await groupOf(req, res));
     noContent(res);
   }),
 );
@@ -91,7 +91,7 @@ groupsRouter.get(
 groupsRouter.post(
   '/:id/children',
   route(async (req, res) => {
-    const result = await addChildGroup(ctxOf(res), realmOf(res), req.params.id as string, jsonBody(req, 'GroupRepresentation'));
+    const result = await addSubGroup(ctxOf(res), realmOf(res), await groupOf(req, res), jsonBody(req, 'GroupRepresentation'));
     if (!result.created) return noContent(res);
     // Location names the child under /groups, not under /children.
     res
@@ -115,7 +115,7 @@ groupsRouter.get(
   ),
 );
 
-const permissions = route(async (req, res) => groupManagementPermissions(ctxOf(res), realmOf(res), req.params.id as string));
+const permissions = route(async (req, res) => groupManagementPermissions(await groupOf(req, res)));
 groupsRouter.get('/:id/management/permissions', permissions);
 groupsRouter.put('/:id/management/permissions', permissions);
 

@@ -1,15 +1,20 @@
 import { type Request, type Response, Router } from 'express';
+import type { RoleRep } from '../../src/representations/role';
 import {
-  addRoleMappings,
+  addRoleMappingsTo,
   getRoleMappings,
+  groupMappingOwner,
   listAvailableRoles,
   listEffectiveRoles,
   listMappedRoles,
   removeRoleMappings,
+  userMappingOwner,
+  type MappingOwner,
   type MappingOwnerType,
-  type MappingRoleRep,
 } from '../../src/services/roles/role-mappings';
+import { groupOf } from '../groups/parent';
 import { arrayBody, ctxOf, json, noContent, qBool, realmOf, route } from '../http';
+import { userOf } from '../parents';
 
 /**
  * `/{users|groups}/{id}/role-mappings/...` — one router for both owner types
@@ -17,43 +22,51 @@ import { arrayBody, ctxOf, json, noContent, qBool, realmOf, route } from '../htt
  */
 export const roleMappingRouter = Router({ mergeParams: true });
 
-const args = (req: Request, res: Response) =>
-  [ctxOf(res), realmOf(res), res.locals.ownerType as MappingOwnerType, req.params.ownerId as string] as const;
+/** `{ownerId}`, resolved once per request: 404 `User not found` (403 without query-users), or 404 `Could not find group by id`. */
+async function ownerOf(req: Request, res: Response): Promise<MappingOwner> {
+  return (res.locals.ownerType as MappingOwnerType) === 'users'
+    ? userMappingOwner(await userOf(req, res, 'ownerId'))
+    : groupMappingOwner(await groupOf(req, res, 'ownerId'));
+}
 
 roleMappingRouter.get(
   '/',
-  route(async (req, res) => json(res, await getRoleMappings(...args(req, res)))),
+  route(async (req, res) => json(res, await getRoleMappings(ctxOf(res), realmOf(res), await ownerOf(req, res)))),
 );
 
 /** The realm (`/realm`) or client (`/clients/:mapClient`) variant of the mapping endpoints. */
 function containerRoutes(path: string, clientOf: (req: Request) => string | undefined) {
   roleMappingRouter.get(
     path,
-    route(async (req, res) => json(res, await listMappedRoles(...args(req, res), clientOf(req)))),
+    route(async (req, res) => json(res, await listMappedRoles(ctxOf(res), realmOf(res), await ownerOf(req, res), clientOf(req)))),
   );
+  // Writes read the body before the owner is resolved (a bad body is 400 even for an unknown owner).
   roleMappingRouter.post(
     path,
     route(async (req, res) => {
-      await addRoleMappings(...args(req, res), clientOf(req), arrayBody<MappingRoleRep>(req, 'RoleRepresentation'));
+      const reps = arrayBody<RoleRep>(req, 'RoleRepresentation');
+      await addRoleMappingsTo(ctxOf(res), realmOf(res), await ownerOf(req, res), clientOf(req), reps);
       noContent(res);
     }),
   );
   roleMappingRouter.delete(
     path,
     route(async (req, res) => {
-      await removeRoleMappings(...args(req, res), clientOf(req), arrayBody<MappingRoleRep>(req, 'RoleRepresentation'));
+      const reps = arrayBody<RoleRep>(req, 'RoleRepresentation');
+      await removeRoleMappings(ctxOf(res), realmOf(res), await ownerOf(req, res), clientOf(req), reps);
       noContent(res);
     }),
   );
   roleMappingRouter.get(
     `${path}/available`,
-    route(async (req, res) => json(res, await listAvailableRoles(...args(req, res), clientOf(req)))),
+    route(async (req, res) => json(res, await listAvailableRoles(ctxOf(res), realmOf(res), await ownerOf(req, res), clientOf(req)))),
   );
   roleMappingRouter.get(
     `${path}/composite`,
-    route(async (req, res) =>
-      json(res, await listEffectiveRoles(...args(req, res), clientOf(req), qBool(req, 'briefRepresentation') ?? true)),
-    ),
+    route(async (req, res) => {
+      const owner = await ownerOf(req, res);
+      json(res, await listEffectiveRoles(ctxOf(res), realmOf(res), owner, clientOf(req), qBool(req, 'briefRepresentation') ?? true));
+    }),
   );
 }
 

@@ -8,6 +8,7 @@ import {
   resetPassword,
   setCredentialLabel,
 } from '../../src/services/users/credentials';
+import type { CredentialRep } from '../../src/representations/credential';
 import { ctxOf, json, jsonBody, noContent, parseJson, rawBody, realmOf, route } from '../http';
 import { userOf } from '../parents';
 
@@ -58,7 +59,7 @@ userCredentialsRouter.put(
 userCredentialsRouter.put(
   '/reset-password',
   route(async (req, res) => {
-    const body = jsonBody<Record<string, unknown> | null>(req, 'CredentialRepresentation', () => null);
+    const body = jsonBody<CredentialRep | null>(req, 'CredentialRepresentation', () => null);
     await resetPassword(ctxOf(res), realmOf(res), await userOf(req, res), body);
     noContent(res);
   }),

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { linkFederatedIdentity, listFederatedIdentities, unlinkFederatedIdentity } from '../../src/services/users/federated-identities';
+import type { Representation } from '../../src/representations/schema';
 import { ctxOf, json, jsonBody, noContent, realmOf, route } from '../http';
 import { userOf } from '../parents';
 
@@ -14,7 +15,7 @@ userIdentitiesRouter.get(
 userIdentitiesRouter.post(
   '/:alias',
   route(async (req, res) => {
-    const body = jsonBody(req, 'FederatedIdentityRepresentation');
+    const body = jsonBody<Representation<'FederatedIdentityRepresentation'>>(req, 'FederatedIdentityRepresentation');
     await linkFederatedIdentity(ctxOf(res), realmOf(res), await userOf(req, res), String(req.params.alias), body);
     noContent(res);
   }),

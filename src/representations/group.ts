@@ -1,10 +1,13 @@
 import type { GroupModel } from '../db/models/group';
 import { TOP_LEVEL } from '../db/models/group';
+import type { Representation } from './schema';
+
+export type GroupRep = Representation<'GroupRepresentation'>;
 
 export interface GroupRepExtras {
   path: string;
   subGroupCount?: number;
-  subGroups?: Record<string, unknown>[];
+  subGroups?: GroupRep[];
   /** Present only in full representations. */
   realmRoles?: string[];
   clientRoles?: Record<string, string[]>;
@@ -15,8 +18,8 @@ export interface GroupRepExtras {
  * Keycloak's GroupRepresentation. Brief omits attributes/realmRoles/clientRoles; full adds them.
  * Order: id, name, description?, path, parentId?, subGroupCount?, subGroups, attributes, realmRoles, clientRoles, access?
  */
-export function toGroupRepresentation(g: GroupModel, x: GroupRepExtras, brief: boolean): Record<string, unknown> {
-  const out: Record<string, unknown> = { id: g.id, name: g.name };
+export function toGroupRepresentation(g: GroupModel, x: GroupRepExtras, brief: boolean): GroupRep {
+  const out: GroupRep = { id: g.id, name: g.name };
   if (g.description != null) out.description = g.description;
   out.path = x.path;
   if (g.parentId && g.parentId !== TOP_LEVEL) out.parentId = g.parentId;

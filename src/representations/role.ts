@@ -1,12 +1,21 @@
 import type { ClientModel } from '../db/models/client';
 import type { RoleModel } from '../db/models/role';
+import type { Representation } from './schema';
+
+export type RoleRep = Representation<'RoleRepresentation'>;
+
+/** Keycloak's MappingsRepresentation: direct realm mappings and, per clientId, ClientMappingsRepresentation. */
+export type MappingsRep = {
+  realmMappings?: RoleRep[];
+  clientMappings?: Record<string, { id: string; client: string; mappings: RoleRep[] }>;
+};
 
 /**
  * Keycloak's RoleRepresentation: id, name, description?, composite, clientRole, containerId
  * [, attributes when not brief]. `composite` is true when the role has at least one child.
  */
-export function toRoleRepresentation(r: RoleModel, composite: boolean, brief = true): Record<string, unknown> {
-  const out: Record<string, unknown> = { id: r.id, name: r.name };
+export function toRoleRepresentation(r: RoleModel, composite: boolean, brief = true): RoleRep {
+  const out: RoleRep = { id: r.id, name: r.name };
   if (r.description != null) out.description = r.description;
   out.composite = composite;
   out.clientRole = r.clientId != null;
@@ -22,7 +31,7 @@ export function toRoleRepresentation(r: RoleModel, composite: boolean, brief = t
 export function roleAttributesFrom(input: unknown): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   if (!input || typeof input !== 'object') return out;
-  for (const [k, v] of Object.entries(input as Record<string, unknown>)) {
+  for (const [k, v] of Object.entries(input)) {
     if (v === null || v === undefined) continue;
     out[k] = (Array.isArray(v) ? v : [v]).filter((x) => x !== null && x !== undefined).map(String);
   }
@@ -34,12 +43,12 @@ export function roleAttributesFrom(input: unknown): Record<string, string[]> {
  * and `clientMappings` keyed by clientId, each key omitted when it has no entries.
  */
 export function toMappingsRepresentation(
-  realmRoles: Record<string, unknown>[],
-  clientRoles: Array<{ client: ClientModel; roles: Record<string, unknown>[] }>,
-): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+  realmRoles: RoleRep[],
+  clientRoles: Array<{ client: ClientModel; roles: RoleRep[] }>,
+): MappingsRep {
+  const out: MappingsRep = {};
   if (realmRoles.length) out.realmMappings = realmRoles;
-  const byClient: Record<string, unknown> = {};
+  const byClient: NonNullable<MappingsRep['clientMappings']> = {};
   for (const { client, roles } of clientRoles) {
     if (roles.length) byClient[client.clientId] = { id: client.id, client: client.clientId, mappings: roles };
   }

@@ -1,4 +1,8 @@
 import type { UserModel } from '../db/models/user';
+import type { FederatedIdentityRep } from './federated-identity';
+import type { Representation } from './schema';
+
+export type UserRep = Representation<'UserRepresentation'>;
 
 /** Root attributes carried as top-level fields, never inside `attributes`. */
 export const ROOT_USER_ATTRIBUTES = new Set(['username', 'email', 'firstName', 'lastName']);
@@ -11,7 +15,7 @@ export interface UserRepExtras {
   totp?: boolean;
   disableableCredentialTypes?: string[];
   access?: Record<string, boolean>;
-  federatedIdentities?: Array<{ identityProvider: string; userId: string; userName: string }>;
+  federatedIdentities?: FederatedIdentityRep[];
 }
 
 /**
@@ -20,12 +24,8 @@ export interface UserRepExtras {
  * - `brief`: briefRepresentation=true (no totp, disableableCredentialTypes, requiredActions, notBefore);
  * - `member`: group members / role users brief variant (no attributes except is_temporary_admin, no access).
  */
-export function toUserRepresentation(
-  u: UserModel,
-  x: UserRepExtras = {},
-  mode: 'full' | 'brief' | 'member' = 'full',
-): Record<string, unknown> {
-  const out: Record<string, unknown> = { id: u.id, username: u.username };
+export function toUserRepresentation(u: UserModel, x: UserRepExtras = {}, mode: 'full' | 'brief' | 'member' = 'full'): UserRep {
+  const out: UserRep = { id: u.id, username: u.username };
   if (u.firstName != null) out.firstName = u.firstName;
   if (u.lastName != null) out.lastName = u.lastName;
   if (u.email != null) out.email = u.email;

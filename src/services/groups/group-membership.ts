@@ -7,6 +7,7 @@ import { type OperationType, recordAdminEvent } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
 import { isEmptyPage, pageOf } from '../../core/paging';
 import { invalidate } from '../../loaders/invalidate';
+import type { UserRep } from '../../representations/user';
 import { pathOf } from './group-paths';
 import { findGroup, groupRepresentations, groupsByIds, nameCondition, type GroupRep } from './group-queries';
 import { renderUsers } from '../users/users';
@@ -57,7 +58,7 @@ export async function listMembers(
   realm: RealmModel,
   group: GroupModel,
   query: { first?: number; max?: number; briefRepresentation?: boolean } = {},
-): Promise<Record<string, unknown>[]> {
+): Promise<UserRep[]> {
   await requireCap(ctx, realm, 'viewUsers');
   const page = pageOf(query, { defaultMax: 100 });
   if (isEmptyPage(page)) return [];

@@ -4,7 +4,7 @@ import { TOP_LEVEL, type GroupModel } from '../../db/models/group';
 import type { RealmModel } from '../../db/models/realm';
 import { notFound } from '../../core/errors';
 import { isEmptyPage, pageOf, slicePage, sqlPage } from '../../core/paging';
-import { toGroupRepresentation } from '../../representations/group';
+import { type GroupRep, toGroupRepresentation } from '../../representations/group';
 import type { RequestContext } from '../../core/context';
 import { findGroupByPath, groupChain, pathOf } from './group-paths';
 
@@ -12,7 +12,7 @@ import { findGroupByPath, groupChain, pathOf } from './group-paths';
  * Read side of groups (reference §5.2–5.8): lookups, listings, search with ancestor hierarchy,
  * counts, and the batched builder of Keycloak GroupRepresentations used by every group endpoint.
  */
-export type GroupRep = Record<string, unknown>;
+export type { GroupRep };
 
 export interface GroupAccess {
   view: boolean;
@@ -230,9 +230,9 @@ async function fullGroup(ctx: RequestContext, realm: RealmModel, group: GroupMod
   return rep;
 }
 
-/** GET /{realm}/groups/{id}: 404 before the permission check, then group view. */
-export async function getGroup(ctx: RequestContext, realm: RealmModel, id: string): Promise<GroupRep> {
-  return fullGroup(ctx, realm, await findGroup(ctx, realm, id));
+/** GET /{realm}/groups/{id} (the group resolved first: 404 before the permission check), then group view. */
+export async function getGroup(ctx: RequestContext, realm: RealmModel, group: GroupModel): Promise<GroupRep> {
+  return fullGroup(ctx, realm, group);
 }
 
 /** GET /{realm}/group-by-path/{path}: 404 `Group path does not exist`, then group view. */

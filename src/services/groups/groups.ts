@@ -20,6 +20,12 @@ export { findGroup } from './group-queries';
 
 const MAX_LEN = 255;
 
+/**
+ * A GroupRepresentation body before its values are checked: Keycloak's field names, values of any
+ * type (realm import hands over parsed JSON; {@link groupInput} rejects what Jackson would).
+ */
+export type GroupBody = { [K in keyof GroupRep]?: unknown };
+
 interface GroupInput {
   name: string;
   description: string | null;
@@ -32,7 +38,7 @@ function attributesOf(raw: unknown): Record<string, string[]> | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (typeof raw !== 'object' || Array.isArray(raw)) throw cannotParse('mapping');
   const out: Record<string, string[]> = {};
-  for (const [k, v] of Object.entries(raw as Record<string, unknown>)) {
+  for (const [k, v] of Object.entries(raw)) {
     if (v === null) continue;
     if (!Array.isArray(v)) throw cannotParse('mapping');
     const values: string[] = [];
@@ -47,7 +53,7 @@ function attributesOf(raw: unknown): Record<string, string[]> | undefined {
 }
 
 /** Validates the writable fields of a GroupRepresentation: name required, lengths bounded by the columns. */
-function groupInput(rep: Record<string, unknown>): GroupInput {
+function groupInput(rep: GroupBody): GroupInput {
   const name = typeof rep.name === 'string' ? rep.name : '';
   if (!name.trim()) throw badRequest('Group name is missing');
   if ([...name].length > MAX_LEN) throw badRequest(`Group name exceeds ${MAX_LEN} characters`);
@@ -65,7 +71,7 @@ async function insertGroup(
   realm: RealmModel,
   parent: GroupModel | null,
   input: GroupInput,
-  rep: Record<string, unknown>,
+  rep: GroupBody,
 ): Promise<GroupModel> {
   const { Group } = ctx.db.models;
   const exists = () => (parent ? siblingExists(input.name) : topLevelExists(input.name));
@@ -103,7 +109,7 @@ async function moveGroup(
   childId: string,
   parent: GroupModel | null,
   name: string,
-  rep: Record<string, unknown>,
+  rep: GroupBody,
 ): Promise<void> {
   const child = await findGroup(ctx, realm, childId, 'Could not find child by id');
   const target = parent ? parent.id : TOP_LEVEL;
@@ -133,7 +139,7 @@ export interface AddGroupResult {
 }
 
 /** POST /{realm}/groups: creates a top-level group (201) or, with `id`, moves that group to the top level (204). */
-export async function createTopLevelGroup(ctx: RequestContext, realm: RealmModel, rep: Record<string, unknown>): Promise<AddGroupResult> {
+export async function createTopLevelGroup(ctx: RequestContext, realm: RealmModel, rep: GroupBody): Promise<AddGroupResult> {
   await requireCap(ctx, realm, 'manageUsers');
   const input = groupInput(rep);
   if (rep.id !== undefined && rep.id !== null) {
@@ -145,16 +151,10 @@ export async function createTopLevelGroup(ctx: RequestContext, realm: RealmModel
 }
 
 /**
- * POST /{realm}/groups/{id}/children: creates a child (201, body = the child's full representation)
- * or, with `id`, moves that group under this one (204).
+ * POST /{realm}/groups/{id}/children (the parent resolved first): creates a child (201, body = the
+ * child's full representation) or, with `id`, moves that group under this one (204).
  */
-export async function addChildGroup(
-  ctx: RequestContext,
-  realm: RealmModel,
-  parentId: string,
-  rep: Record<string, unknown>,
-): Promise<AddGroupResult> {
-  const parent = await findGroup(ctx, realm, parentId);
+export async function addSubGroup(ctx: RequestContext, realm: RealmModel, parent: GroupModel, rep: GroupBody): Promise<AddGroupResult> {
   await requireCap(ctx, realm, 'manageUsers');
   const input = groupInput(rep);
   if (rep.id !== undefined && rep.id !== null) {
@@ -169,9 +169,8 @@ export async function addChildGroup(
   };
 }
 
-/** PUT /{realm}/groups/{id}: name, attributes (replaced when given) and description (always set). */
-export async function updateGroup(ctx: RequestContext, realm: RealmModel, id: string, rep: Record<string, unknown>): Promise<void> {
-  const group = await findGroup(ctx, realm, id);
+/** PUT /{realm}/groups/{id} (the group resolved first): name, attributes (replaced when given) and description (always set). */
+export async function updateGroup(ctx: RequestContext, realm: RealmModel, group: GroupModel, rep: GroupRep): Promise<void> {
   await requireCap(ctx, realm, 'manageUsers');
   const input = groupInput(rep);
   if (rep.id !== undefined && rep.id !== null && rep.id !== group.id) throw badRequest('Invalid group id');
@@ -192,9 +191,11 @@ export async function updateGroup(ctx: RequestContext, realm: RealmModel, id: st
   invalidate.group(ctx.loaders, group.id, group.parentId);
 }
 
-/** DELETE /{realm}/groups/{id}: the group, its subtree, their memberships, role mappings and default-group entries. */
-export async function deleteGroup(ctx: RequestContext, realm: RealmModel, id: string): Promise<void> {
-  const group = await findGroup(ctx, realm, id);
+/**
+ * DELETE /{realm}/groups/{id} (the group resolved first): the group, its subtree, their memberships,
+ * role mappings and default-group entries.
+ */
+export async function removeGroup(ctx: RequestContext, realm: RealmModel, group: GroupModel): Promise<void> {
   await requireCap(ctx, realm, 'manageUsers');
   const m = ctx.db.models;
   await ctx.db.transaction(async () => {
@@ -209,8 +210,7 @@ export async function deleteGroup(ctx: RequestContext, realm: RealmModel, id: st
   invalidate.groups(ctx.loaders);
 }
 
-/** GET/PUT /{realm}/groups/{id}/management/permissions: 404 for an unknown group, else 501 (no FGAP v1). */
-export async function groupManagementPermissions(ctx: RequestContext, realm: RealmModel, id: string): Promise<never> {
-  await findGroup(ctx, realm, id);
+/** GET/PUT /{realm}/groups/{id}/management/permissions (the group resolved first: 404): 501, no FGAP v1. */
+export async function groupManagementPermissions(_group: GroupModel): Promise<never> {
   throw featureNotEnabled();
 }

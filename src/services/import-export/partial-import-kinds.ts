@@ -6,7 +6,8 @@ import { createClient, deleteClient } from '../clients/client-writes';
 import { importConsents } from '../users/consents';
 import type { RequestContext } from '../../core/context';
 import { importFederatedIdentities } from '../users/federated-identities';
-import { deleteGroup } from '../groups/groups';
+import { removeGroup } from '../groups/groups';
+import { findGroup } from '../groups/group-queries';
 import { createIdentityProvider, findIdentityProvider, removeIdentityProviderRows } from '../identity-providers/identity-providers';
 import { createIdentityProviderMapper } from '../identity-providers/idp-mappers';
 import { importGroup, mapRoles, roleIdsByNames } from './realm-import';
@@ -286,7 +287,7 @@ export function groupsKind(ctx: RequestContext, realm: RealmModel, reps: Rep[]):
       });
     },
     existsMessage: (item) => `Group '${str(item.rep.path) || `/${item.name}`}' already exists`,
-    remove: (item) => deleteGroup(ctx, realm, item.existingId as string),
+    remove: async (item) => removeGroup(ctx, realm, await findGroup(ctx, realm, item.existingId as string)),
     create: (item) => importGroup(ctx, realm, item.rep),
     event: (id) => ({ resourceType: 'GROUP', resourcePath: `groups/${id}` }),
   };

@@ -2,10 +2,11 @@ import { Op } from 'sequelize';
 import type { RealmModel } from '../../db/models/realm';
 import { errorA } from '../../core/errors';
 import type { RequestContext } from '../../core/context';
-import { addChildGroup, createTopLevelGroup } from '../groups/groups';
+import { addSubGroup, createTopLevelGroup } from '../groups/groups';
+import { findGroup } from '../groups/group-queries';
 import { setDefaultGroupsByPath } from '../groups/group-paths';
 import { addComposites } from '../roles/role-composites';
-import { addRoleMappings } from '../roles/role-mappings';
+import { type MappingOwner, addRoleMappingsTo, resolveMappingOwner } from '../roles/role-mappings';
 import { createRole, type RoleComposites } from '../roles/roles';
 import { importConsents } from '../users/consents';
 import { importFederatedIdentities } from '../users/federated-identities';
@@ -103,18 +104,22 @@ async function importRoles(ctx: RequestContext, realm: RealmModel, roles: Rep): 
 }
 
 export async function mapRoles(ctx: RequestContext, realm: RealmModel, type: 'users' | 'groups', ownerId: string, rep: Rep): Promise<void> {
+  let owner: MappingOwner | undefined;
+  const ownerOnce = async () => (owner ??= await resolveMappingOwner(ctx, realm, type, ownerId));
   const realmRoles = await roleIdsByNames(ctx, realm, names(rep.realmRoles), {});
-  if (realmRoles.length) await addRoleMappings(ctx, realm, type, ownerId, undefined, realmRoles);
+  if (realmRoles.length) await addRoleMappingsTo(ctx, realm, await ownerOnce(), undefined, realmRoles);
   const clients = await clientIdsByClientId(ctx, realm);
   for (const [clientId, roleNames] of Object.entries(nameMap(rep.clientRoles))) {
     const roles = await roleIdsByNames(ctx, realm, [], { [clientId]: roleNames });
-    if (roles.length) await addRoleMappings(ctx, realm, type, ownerId, clients.get(clientId), roles);
+    if (roles.length) await addRoleMappingsTo(ctx, realm, await ownerOnce(), clients.get(clientId), roles);
   }
 }
 
 export async function importGroup(ctx: RequestContext, realm: RealmModel, rep: Rep, parentId?: string): Promise<string> {
   const body = { name: rep.name, description: rep.description, attributes: rep.attributes };
-  const { id } = parentId ? await addChildGroup(ctx, realm, parentId, body) : await createTopLevelGroup(ctx, realm, body);
+  const { id } = parentId
+    ? await addSubGroup(ctx, realm, await findGroup(ctx, realm, parentId), body)
+    : await createTopLevelGroup(ctx, realm, body);
   await mapRoles(ctx, realm, 'groups', id, rep);
   for (const child of list(rep.subGroups)) await importGroup(ctx, realm, child, id);
   return id;

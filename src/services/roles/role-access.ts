@@ -3,7 +3,7 @@ import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
 import type { RoleModel } from '../../db/models/role';
 import { forbidden, notFound } from '../../core/errors';
-import { toRoleRepresentation } from '../../representations/role';
+import { type RoleRep, toRoleRepresentation } from '../../representations/role';
 import { isMasterAdminClient, resolveClient } from '../clients/clients';
 import { memo, type RequestContext } from '../../core/context';
 import { ALL_REALM_ROLES } from '../../keycloak/realm-defaults';
@@ -87,7 +87,7 @@ export async function locateRole(
 }
 
 /** Role representations with their `composite` flags, loaded in one batch (the roles are primed for later lookups by id). */
-export async function roleReps(ctx: RequestContext, roles: RoleModel[], brief = true): Promise<Record<string, unknown>[]> {
+export async function roleReps(ctx: RequestContext, roles: RoleModel[], brief = true): Promise<RoleRep[]> {
   for (const r of roles) ctx.loaders.roleById.prime(r.id, r);
   const children = await ctx.loaders.childIdsByRole.loadMany(roles.map((r) => r.id));
   return roles.map((r, i) => {

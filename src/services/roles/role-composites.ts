@@ -4,6 +4,7 @@ import type { RoleModel } from '../../db/models/role';
 import { notFound } from '../../core/errors';
 import { isEmptyPage, pageOf, slicePage, sqlPage } from '../../core/paging';
 import { invalidate } from '../../loaders/invalidate';
+import type { RoleRep } from '../../representations/role';
 import { recordAdminEvent, roleResourcePath, roleResourceType } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
 import { findClient } from '../clients/clients';
@@ -54,18 +55,13 @@ async function children(ctx: RequestContext, parent: RoleModel, containerId?: st
  * GET {roleOwner}/{name}/composites, GET roles-by-id/{id}/composites?search&first&max, and GraphQL
  * `Role.composites`: direct children (brief).
  */
-export async function getComposites(
-  ctx: RequestContext,
-  realm: RealmModel,
-  loc: RoleLocator,
-  q: CompositeQuery = {},
-): Promise<Record<string, unknown>[]> {
+export async function getComposites(ctx: RequestContext, realm: RealmModel, loc: RoleLocator, q: CompositeQuery = {}): Promise<RoleRep[]> {
   const { role } = await locateRole(ctx, realm, loc, 'view');
   return roleReps(ctx, await children(ctx, role, undefined, q));
 }
 
 /** GET .../composites/realm: direct realm-role children (brief). */
-export async function getRealmComposites(ctx: RequestContext, realm: RealmModel, loc: RoleLocator): Promise<Record<string, unknown>[]> {
+export async function getRealmComposites(ctx: RequestContext, realm: RealmModel, loc: RoleLocator): Promise<RoleRep[]> {
   const { role } = await locateRole(ctx, realm, loc, 'view');
   return roleReps(ctx, await children(ctx, role, realm.id));
 }
@@ -76,7 +72,7 @@ export async function getClientComposites(
   realm: RealmModel,
   loc: RoleLocator,
   clientUuid: string,
-): Promise<Record<string, unknown>[]> {
+): Promise<RoleRep[]> {
   const { role } = await locateRole(ctx, realm, loc, 'view');
   const client = await findClient(ctx, realm, clientUuid);
   if (!client) throw notFound('Could not find client');

@@ -1,14 +1,18 @@
 import { Op } from 'sequelize';
-import { check, requireCap } from '../../auth/permissions';
+import { requireCap } from '../../auth/permissions';
 import type { ClientModel } from '../../db/models/client';
+import type { GroupModel } from '../../db/models/group';
 import type { RealmModel } from '../../db/models/realm';
 import type { RoleModel } from '../../db/models/role';
+import type { UserModel } from '../../db/models/user';
 import { forbidden, notFound } from '../../core/errors';
-import { toMappingsRepresentation } from '../../representations/role';
+import { type MappingsRep, type RoleRep, toMappingsRepresentation } from '../../representations/role';
 import { recordAdminEvent } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
 import { invalidate } from '../../loaders/invalidate';
 import { findClient } from '../clients/clients';
+import { findGroup } from '../groups/group-queries';
+import { resolveUser } from '../users/users';
 import { canMapRole, requireMapRoles, roleReps } from './role-access';
 
 /**
@@ -18,51 +22,41 @@ import { canMapRole, requireMapRoles, roleReps } from './role-access';
  */
 export type MappingOwnerType = 'users' | 'groups';
 
-interface Owner {
-  type: MappingOwnerType;
-  id: string;
-}
+/** The `{owner}/{id}` of role mappings, resolved once per request by the front (REST: `userOf` / `groupOf`). */
+export type MappingOwner = { type: 'users'; model: UserModel } | { type: 'groups'; model: GroupModel };
 
-/** Unknown user → 404 `User not found` (403 when the caller cannot query users); unknown group → 404. */
-async function resolveOwner(ctx: RequestContext, realm: RealmModel, type: MappingOwnerType, id: string): Promise<Owner> {
-  if (type === 'users') {
-    const user = await ctx.loaders.userById.load(id);
-    if (user && user.realmId === realm.id) return { type, id };
-    if (await check(ctx, realm, 'queryUsers')) throw notFound('User not found');
-    throw forbidden();
-  }
-  const group = await ctx.loaders.groupById.load(id);
-  if (!group || group.realmId !== realm.id) throw notFound('Could not find group by id');
-  return { type, id };
-}
+export const userMappingOwner = (user: UserModel): MappingOwner => ({ type: 'users', model: user });
+export const groupMappingOwner = (group: GroupModel): MappingOwner => ({ type: 'groups', model: group });
 
-/** Owner, container (realm or client; unknown client → 404 `Client not found`) and the permission check. */
-async function prepare(
+/** Resolves `{owner}/{id}`: unknown user → 404 `User not found` (403 when the caller cannot query users); unknown group → 404. */
+export async function resolveMappingOwner(
   ctx: RequestContext,
   realm: RealmModel,
   type: MappingOwnerType,
-  ownerId: string,
-  clientUuid: string | undefined,
-  access: 'view' | 'manage',
-) {
-  const owner = await resolveOwner(ctx, realm, type, ownerId);
+  id: string,
+): Promise<MappingOwner> {
+  return type === 'users' ? userMappingOwner(await resolveUser(ctx, realm, id)) : groupMappingOwner(await findGroup(ctx, realm, id));
+}
+
+/** Container (realm or client; unknown client → 404 `Client not found`) and the permission check, after the owner. */
+async function prepare(ctx: RequestContext, realm: RealmModel, clientUuid: string | undefined, access: 'view' | 'manage') {
   let client: ClientModel | undefined;
   if (clientUuid !== undefined) {
     client = (await findClient(ctx, realm, clientUuid)) ?? undefined;
     if (!client) throw notFound('Client not found');
   }
   await requireCap(ctx, realm, access === 'view' ? 'viewUsers' : 'manageUsers');
-  return { owner, client, containerId: client ? client.id : realm.id };
+  return { containerId: client ? client.id : realm.id };
 }
 
-const directRoleIds = (ctx: RequestContext, o: Owner) =>
-  o.type === 'users' ? ctx.loaders.roleIdsByUser.load(o.id) : ctx.loaders.roleIdsByGroup.load(o.id);
-const effectiveRoleIds = (ctx: RequestContext, o: Owner) =>
-  o.type === 'users' ? ctx.loaders.effectiveRoleIdsByUser.load(o.id) : ctx.loaders.effectiveRoleIdsByGroup.load(o.id);
+const directRoleIds = (ctx: RequestContext, o: MappingOwner) =>
+  o.type === 'users' ? ctx.loaders.roleIdsByUser.load(o.model.id) : ctx.loaders.roleIdsByGroup.load(o.model.id);
+const effectiveRoleIds = (ctx: RequestContext, o: MappingOwner) =>
+  o.type === 'users' ? ctx.loaders.effectiveRoleIdsByUser.load(o.model.id) : ctx.loaders.effectiveRoleIdsByGroup.load(o.model.id);
 
 /** After a mapping write: the owner's direct mappings and every effective set (members and subgroups inherit). */
-function clearOwner(ctx: RequestContext, o: Owner): void {
-  invalidate.roleMappings(ctx.loaders, o.type === 'users' ? { userIds: [o.id] } : { groupIds: [o.id] });
+function clearOwner(ctx: RequestContext, o: MappingOwner): void {
+  invalidate.roleMappings(ctx.loaders, o.type === 'users' ? { userIds: [o.model.id] } : { groupIds: [o.model.id] });
   ctx.memo.clear();
 }
 
@@ -82,13 +76,8 @@ async function rolesIn(ctx: RequestContext, containerId: string | undefined, ids
 }
 
 /** GET {owner}/{id}/role-mappings: direct realm and client mappings (MappingsRepresentation). */
-export async function getRoleMappings(
-  ctx: RequestContext,
-  realm: RealmModel,
-  type: MappingOwnerType,
-  ownerId: string,
-): Promise<Record<string, unknown>> {
-  const { owner } = await prepare(ctx, realm, type, ownerId, undefined, 'view');
+export async function getRoleMappings(ctx: RequestContext, realm: RealmModel, owner: MappingOwner): Promise<MappingsRep> {
+  await prepare(ctx, realm, undefined, 'view');
   const ids = await directRoleIds(ctx, owner);
   const roles = (await ctx.loaders.roleById.loadMany(ids)).filter((r): r is RoleModel => !!r && !(r instanceof Error)).sort(byName);
   const realmRoles = roles.filter((r) => !r.clientId);
@@ -98,10 +87,10 @@ export async function getRoleMappings(
   const reps = await roleReps(ctx, roles);
   const repOf = new Map(roles.map((r, i) => [r.id, reps[i]]));
   return toMappingsRepresentation(
-    realmRoles.map((r) => repOf.get(r.id) as Record<string, unknown>),
+    realmRoles.map((r) => repOf.get(r.id) as RoleRep),
     clients.map((client) => ({
       client,
-      roles: roles.filter((r) => r.clientId === client.id).map((r) => repOf.get(r.id) as Record<string, unknown>),
+      roles: roles.filter((r) => r.clientId === client.id).map((r) => repOf.get(r.id) as RoleRep),
     })),
   );
 }
@@ -110,11 +99,10 @@ export async function getRoleMappings(
 export async function listMappedRoles(
   ctx: RequestContext,
   realm: RealmModel,
-  type: MappingOwnerType,
-  ownerId: string,
+  owner: MappingOwner,
   clientUuid?: string,
-): Promise<Record<string, unknown>[]> {
-  const { owner, containerId } = await prepare(ctx, realm, type, ownerId, clientUuid, 'view');
+): Promise<RoleRep[]> {
+  const { containerId } = await prepare(ctx, realm, clientUuid, 'view');
   return roleReps(ctx, await rolesIn(ctx, containerId, await directRoleIds(ctx, owner)));
 }
 
@@ -122,12 +110,11 @@ export async function listMappedRoles(
 export async function listEffectiveRoles(
   ctx: RequestContext,
   realm: RealmModel,
-  type: MappingOwnerType,
-  ownerId: string,
+  owner: MappingOwner,
   clientUuid?: string,
   brief = true,
-): Promise<Record<string, unknown>[]> {
-  const { owner, containerId } = await prepare(ctx, realm, type, ownerId, clientUuid, 'view');
+): Promise<RoleRep[]> {
+  const { containerId } = await prepare(ctx, realm, clientUuid, 'view');
   return roleReps(ctx, await rolesIn(ctx, containerId, await effectiveRoleIds(ctx, owner)), brief);
 }
 
@@ -135,14 +122,8 @@ export async function listEffectiveRoles(
  * GraphQL `User.effectiveRoles`, `Group.effectiveRoles`: the `.../composite` endpoints over every
  * container at once — effective realm roles first, then client roles, each by name.
  */
-export async function listAllEffectiveRoles(
-  ctx: RequestContext,
-  realm: RealmModel,
-  type: MappingOwnerType,
-  ownerId: string,
-  brief = true,
-): Promise<Record<string, unknown>[]> {
-  const { owner } = await prepare(ctx, realm, type, ownerId, undefined, 'view');
+export async function listAllEffectiveRoles(ctx: RequestContext, realm: RealmModel, owner: MappingOwner, brief = true): Promise<RoleRep[]> {
+  await prepare(ctx, realm, undefined, 'view');
   const roles = (await rolesIn(ctx, undefined, await effectiveRoleIds(ctx, owner))).filter((r) => r.realmId === realm.id);
   const clientLast = (r: RoleModel) => (r.clientId ? 1 : 0);
   return roleReps(
@@ -156,11 +137,10 @@ export async function listAllEffectiveRoles(
 export async function listAvailableRoles(
   ctx: RequestContext,
   realm: RealmModel,
-  type: MappingOwnerType,
-  ownerId: string,
+  owner: MappingOwner,
   clientUuid?: string,
-): Promise<Record<string, unknown>[]> {
-  const { owner, containerId } = await prepare(ctx, realm, type, ownerId, clientUuid, 'view');
+): Promise<RoleRep[]> {
+  const { containerId } = await prepare(ctx, realm, clientUuid, 'view');
   const direct = new Set(await directRoleIds(ctx, owner));
   const candidates = (await ctx.loaders.rolesByContainer.load(containerId)).filter((r) => !direct.has(r.id));
   const allowed: RoleModel[] = [];
@@ -168,14 +148,8 @@ export async function listAvailableRoles(
   return roleReps(ctx, allowed);
 }
 
-export interface MappingRoleRep {
-  id?: unknown;
-  name?: unknown;
-  [k: string]: unknown;
-}
-
 /** Each body entry must name a role of the container by `name` with the matching `id`, else 404 `Role not found`. */
-async function rolesOfBody(ctx: RequestContext, realm: RealmModel, containerId: string, reps: MappingRoleRep[]): Promise<RoleModel[]> {
+async function rolesOfBody(ctx: RequestContext, realm: RealmModel, containerId: string, reps: RoleRep[]): Promise<RoleModel[]> {
   const names = [...new Set(reps.map((r) => r.name).filter((n): n is string => typeof n === 'string'))];
   const found = names.length ? await ctx.db.models.Role.findAll({ where: { containerId, name: { [Op.in]: names } } }) : [];
   const out: RoleModel[] = [];
@@ -189,34 +163,33 @@ async function rolesOfBody(ctx: RequestContext, realm: RealmModel, containerId: 
 }
 
 /** REALM_ROLE_MAPPING / CLIENT_ROLE_MAPPING event at `{owner}/{id}/role-mappings/realm|clients/{uuid}` (Appendix D). */
-const mappingEvent = (operationType: 'CREATE' | 'DELETE', owner: Owner, clientUuid: string | undefined, roles: unknown[]) => ({
+const mappingEvent = (operationType: 'CREATE' | 'DELETE', owner: MappingOwner, clientUuid: string | undefined, roles: unknown[]) => ({
   operationType,
   resourceType: clientUuid ? 'CLIENT_ROLE_MAPPING' : 'REALM_ROLE_MAPPING',
-  resourcePath: `${owner.type}/${owner.id}/role-mappings/${clientUuid ? `clients/${clientUuid}` : 'realm'}`,
+  resourcePath: `${owner.type}/${owner.model.id}/role-mappings/${clientUuid ? `clients/${clientUuid}` : 'realm'}`,
   representation: roles,
 });
 
 /** POST {owner}/{id}/role-mappings/realm, .../clients/{uuid}: grants roles (idempotent). */
-export async function addRoleMappings(
+export async function addRoleMappingsTo(
   ctx: RequestContext,
   realm: RealmModel,
-  type: MappingOwnerType,
-  ownerId: string,
+  owner: MappingOwner,
   clientUuid: string | undefined,
-  reps: MappingRoleRep[] = [],
+  reps: RoleRep[] = [],
 ): Promise<void> {
-  const { owner, containerId } = await prepare(ctx, realm, type, ownerId, clientUuid, 'manage');
+  const { containerId } = await prepare(ctx, realm, clientUuid, 'manage');
   const roles = await rolesOfBody(ctx, realm, containerId, reps);
   if (!roles.length) return;
   await ctx.db.transaction(async () => {
     if (owner.type === 'users') {
       await ctx.db.models.UserRoleMapping.bulkCreate(
-        roles.map((r) => ({ userId: owner.id, roleId: r.id })),
+        roles.map((r) => ({ userId: owner.model.id, roleId: r.id })),
         { ignoreDuplicates: true },
       );
     } else {
       await ctx.db.models.GroupRoleMapping.bulkCreate(
-        roles.map((r) => ({ groupId: owner.id, roleId: r.id })),
+        roles.map((r) => ({ groupId: owner.model.id, roleId: r.id })),
         { ignoreDuplicates: true },
       );
     }
@@ -229,12 +202,11 @@ export async function addRoleMappings(
 export async function removeRoleMappings(
   ctx: RequestContext,
   realm: RealmModel,
-  type: MappingOwnerType,
-  ownerId: string,
+  owner: MappingOwner,
   clientUuid: string | undefined,
-  reps?: MappingRoleRep[],
+  reps?: RoleRep[],
 ): Promise<void> {
-  const { owner, containerId } = await prepare(ctx, realm, type, ownerId, clientUuid, 'manage');
+  const { containerId } = await prepare(ctx, realm, clientUuid, 'manage');
   let roles: RoleModel[];
   if (reps === undefined) {
     roles = await rolesIn(ctx, containerId, await directRoleIds(ctx, owner));
@@ -243,8 +215,8 @@ export async function removeRoleMappings(
   if (!roles.length) return;
   const roleId = { [Op.in]: roles.map((r) => r.id) };
   await ctx.db.transaction(async () => {
-    if (owner.type === 'users') await ctx.db.models.UserRoleMapping.destroy({ where: { userId: owner.id, roleId } });
-    else await ctx.db.models.GroupRoleMapping.destroy({ where: { groupId: owner.id, roleId } });
+    if (owner.type === 'users') await ctx.db.models.UserRoleMapping.destroy({ where: { userId: owner.model.id, roleId } });
+    else await ctx.db.models.GroupRoleMapping.destroy({ where: { groupId: owner.model.id, roleId } });
     await recordAdminEvent(ctx, realm, mappingEvent('DELETE', owner, clientUuid, reps ?? roles.map((r) => ({ id: r.id, name: r.name }))));
   });
   clearOwner(ctx, owner);

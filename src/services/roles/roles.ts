@@ -8,9 +8,9 @@ import { badRequest, cannotParse, conflict, errorA, errorC, featureNotEnabled } 
 import { write } from '../../core/db-errors';
 import { pageOf, slicePage, sqlPage } from '../../core/paging';
 import { invalidate } from '../../loaders/invalidate';
-import { toGroupRepresentation } from '../../representations/group';
-import { roleAttributesFrom } from '../../representations/role';
-import { toUserRepresentation } from '../../representations/user';
+import { type GroupRep, toGroupRepresentation } from '../../representations/group';
+import { type RoleRep, roleAttributesFrom } from '../../representations/role';
+import { type UserRep, toUserRepresentation } from '../../representations/user';
 import { recordAdminEvent, roleResourcePath, roleResourceType } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
 import { pathOf } from '../groups/group-paths';
@@ -30,13 +30,8 @@ import {
  * (reference §6.2–6.3). Composites live in role-composites.ts, permissions in role-access.ts.
  */
 
-export interface RoleInput {
-  name?: string | null;
-  description?: string | null;
-  attributes?: Record<string, unknown> | null;
-  composites?: RoleComposites | null;
-  [k: string]: unknown;
-}
+/** A RoleRepresentation body: `composites` of a create body name the children (realm names, client names by clientId). */
+export type RoleInput = Omit<RoleRep, 'composites'> & { composites?: RoleComposites | null };
 
 /** `composites` of a create body: realm role names and client role names by clientId (`application` is the legacy key). */
 export interface RoleComposites {
@@ -53,7 +48,7 @@ const isNameMap = (v: unknown) =>
 function checkComposites(c: unknown): RoleComposites | null {
   if (c === null || c === undefined) return null;
   if (typeof c !== 'object' || Array.isArray(c)) throw cannotParse('mapping');
-  const o = c as Record<string, unknown>;
+  const o = c as RoleComposites;
   if (Object.keys(o).some((k) => !['realm', 'client', 'application'].includes(k))) throw cannotParse('mapping');
   if (!isNames(o.realm) || !isNameMap(o.client) || !isNameMap(o.application)) throw cannotParse('mapping');
   return o as RoleComposites;
@@ -75,7 +70,7 @@ export async function listRoles(
   realm: RealmModel,
   clientUuid: string | undefined,
   q: RoleListQuery = {},
-): Promise<Record<string, unknown>[]> {
+): Promise<RoleRep[]> {
   const owner = await resolveRoleOwner(ctx, realm, clientUuid);
   await requireRoleAccess(ctx, owner, 'list');
   const page = pageOf(q);
@@ -163,7 +158,7 @@ export async function createRole(ctx: RequestContext, realm: RealmModel, clientU
 }
 
 /** GET {roleOwner}/{name}, GET roles-by-id/{id}: the full role representation. */
-export async function getRole(ctx: RequestContext, realm: RealmModel, loc: RoleLocator): Promise<Record<string, unknown>> {
+export async function getRole(ctx: RequestContext, realm: RealmModel, loc: RoleLocator): Promise<RoleRep> {
   const { role } = await locateRole(ctx, realm, loc, 'view');
   const [rep] = await roleReps(ctx, [role], false);
   return rep;
@@ -175,7 +170,10 @@ export async function updateRole(ctx: RequestContext, realm: RealmModel, loc: Ro
   if (rep.name !== undefined && rep.name !== null && (typeof rep.name !== 'string' || !rep.name.trim())) throw roleHasNoName();
   const newName = typeof rep.name === 'string' ? rep.name : role.name;
   await write(ctx, { unique: () => roleExists(newName) }, async () => {
-    const values: Record<string, unknown> = { name: newName, description: rep.description ?? null };
+    const values: { name: string; description: string | null; attributes?: Record<string, string[]> } = {
+      name: newName,
+      description: rep.description ?? null,
+    };
     if (rep.attributes !== undefined && rep.attributes !== null) values.attributes = roleAttributesFrom(rep.attributes);
     await ctx.db.models.Role.update(values, { where: { id: role.id } });
     await recordAdminEvent(ctx, realm, {
@@ -226,12 +224,7 @@ function heldBy(ctx: RequestContext, table: string, column: string, roleId: stri
 }
 
 /** GET {roleOwner}/{name}/users: users with a direct mapping of the role, by username (first 0, max 100). */
-export async function roleUsers(
-  ctx: RequestContext,
-  realm: RealmModel,
-  loc: RoleLocator,
-  q: PageQuery = {},
-): Promise<Record<string, unknown>[]> {
+export async function roleUsers(ctx: RequestContext, realm: RealmModel, loc: RoleLocator, q: PageQuery = {}): Promise<UserRep[]> {
   const { role } = await locateRole(ctx, realm, loc, 'view');
   await requireCap(ctx, realm, 'queryUsers');
   const users = await ctx.db.models.User.findAll({
@@ -283,12 +276,7 @@ async function groupRoleNames(ctx: RequestContext, groups: GroupModel[]) {
 }
 
 /** GET {roleOwner}/{name}/groups: groups with a direct mapping of the role, by name (first 0, max 100, brief by default). */
-export async function roleGroups(
-  ctx: RequestContext,
-  realm: RealmModel,
-  loc: RoleLocator,
-  q: PageQuery = {},
-): Promise<Record<string, unknown>[]> {
+export async function roleGroups(ctx: RequestContext, realm: RealmModel, loc: RoleLocator, q: PageQuery = {}): Promise<GroupRep[]> {
   const { role } = await locateRole(ctx, realm, loc, 'view');
   const groups = await ctx.db.models.Group.findAll({
     where: { realmId: realm.id, id: heldBy(ctx, 'group_role_mapping', 'group_id', role.id) },

@@ -6,6 +6,7 @@ import { notFound } from '../../core/errors';
 import { recordAdminEvent } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
 import { type ConsentRep, toConsentRepresentation } from '../../representations/consent';
+import type { Representation } from '../../representations/schema';
 import type { UserModel } from '../../db/models/user';
 
 /**
@@ -100,7 +101,7 @@ export async function revokeConsent(ctx: RequestContext, realm: RealmModel, user
 export async function importConsents(ctx: RequestContext, realm: RealmModel, userId: string, list: unknown): Promise<void> {
   if (!Array.isArray(list)) return;
   const m = ctx.db.models;
-  for (const c of list as Array<Record<string, unknown> | null>) {
+  for (const c of list as Array<Representation<'UserConsentRepresentation'> | null>) {
     if (!c || typeof c.clientId !== 'string') continue;
     const client = await m.Client.findOne({ where: { realmId: realm.id, clientId: c.clientId }, attributes: ['id'] });
     if (!client) {

@@ -7,7 +7,7 @@ import { cannotParse, errorB, errorC, notFound } from '../../core/errors';
 import { recordAdminEvent } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
 import { invalidate } from '../../loaders/invalidate';
-import { toCredentialRepresentation } from '../../representations/credential';
+import { type CredentialRep, toCredentialRepresentation } from '../../representations/credential';
 import { storeCredentialRows } from './password-history';
 import { checkPasswordPolicy, hashSettings } from './password-policy';
 import { orderedUuid } from './users-input';
@@ -30,7 +30,7 @@ async function stored(ctx: RequestContext, userId: string): Promise<CredentialMo
 }
 
 /** GET /admin/realms/{realm}/users/{id}/credentials: metadata of the user's credentials by priority (view-users). */
-export async function listCredentials(ctx: RequestContext, realm: RealmModel, user: UserModel): Promise<Record<string, unknown>[]> {
+export async function listCredentials(ctx: RequestContext, realm: RealmModel, user: UserModel): Promise<CredentialRep[]> {
   await requireCap(ctx, realm, 'viewUsers');
   return (await stored(ctx, user.id)).map(toCredentialRepresentation);
 }
@@ -133,9 +133,9 @@ export async function configuredUserStorageCredentialTypes(ctx: RequestContext, 
  * (or `rawPassword`); checked against the realm's policy, hashed as the policy says, the old hash
  * kept as history; `temporary` adds UPDATE_PASSWORD, otherwise removes it. Admin event ACTION.
  */
-export async function resetPassword(ctx: RequestContext, realm: RealmModel, user: UserModel, body: unknown): Promise<void> {
+export async function resetPassword(ctx: RequestContext, realm: RealmModel, user: UserModel, body: CredentialRep | null): Promise<void> {
   await requireCap(ctx, realm, 'manageUsers');
-  const rep = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
+  const rep = body && typeof body === 'object' && !Array.isArray(body) ? body : null;
   const raw = rep?.value ?? rep?.rawPassword;
   if (raw === undefined || raw === null) throw errorC(400, 'No password provided');
   const password = String(raw);
@@ -144,7 +144,8 @@ export async function resetPassword(ctx: RequestContext, realm: RealmModel, user
   if (violation) throw violation;
   const { algorithm, iterations } = hashSettings(realm);
   const secret = await hashPassword(password, algorithm, iterations);
-  const temporary = rep?.temporary === true || rep?.temporary === 'true';
+  const flag: unknown = rep?.temporary;
+  const temporary = flag === true || flag === 'true';
   const m = ctx.db.models;
   await ctx.db.transaction(async () => {
     const row = { id: orderedUuid(), type: 'password', userLabel: null, priority: 10, createdDate: Date.now(), ...secret };

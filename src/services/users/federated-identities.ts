@@ -5,6 +5,7 @@ import { write } from '../../core/db-errors';
 import { recordAdminEvent } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
 import type { UserModel } from '../../db/models/user';
+import type { Representation } from '../../representations/schema';
 import { type FederatedIdentityRep, linksOf } from './federated-links';
 
 /**
@@ -43,7 +44,7 @@ export async function linkFederatedIdentity(
   realm: RealmModel,
   user: UserModel,
   alias: string,
-  rep: Record<string, unknown>,
+  rep: Representation<'FederatedIdentityRepresentation'>,
 ): Promise<void> {
   await requireCap(ctx, realm, 'manageUsers');
   const m = ctx.db.models;
@@ -83,7 +84,7 @@ export async function unlinkFederatedIdentity(ctx: RequestContext, realm: RealmM
 /** Links of an imported user (`federatedIdentities` of a realm import), inside the import's transaction. */
 export async function importFederatedIdentities(ctx: RequestContext, realm: RealmModel, userId: string, list: unknown): Promise<void> {
   if (!Array.isArray(list)) return;
-  for (const l of list as Array<Record<string, unknown> | null>) {
+  for (const l of list as Array<Representation<'FederatedIdentityRepresentation'> | null>) {
     if (!l || typeof l.identityProvider !== 'string' || !l.identityProvider) continue;
     await ctx.db.models.FederatedIdentity.create({
       userId,

@@ -19,14 +19,40 @@ const requiredForAdmin = (a: UPAttribute) => {
   return roles.includes('admin') || (!roles.length && !(r.scopes ?? []).length);
 };
 
+/** Keycloak's UserProfileAttributeMetadata (admin context), in Keycloak's field order. */
+export interface UserProfileAttributeMetadata {
+  name: string;
+  displayName: string;
+  required: boolean;
+  readOnly: boolean;
+  annotations?: UPAttribute['annotations'];
+  validators?: UPAttribute['validations'];
+  group?: string;
+  multivalued?: boolean;
+}
+
+/** Keycloak's UserProfileAttributeGroupMetadata. */
+export interface UserProfileGroupMetadata {
+  name: unknown;
+  displayHeader?: unknown;
+  displayDescription?: unknown;
+  annotations?: unknown;
+}
+
+/** Keycloak's UserProfileMetadata: the attributes and attribute groups the admin console renders forms from. */
+export interface UserProfileMetadata {
+  attributes: UserProfileAttributeMetadata[];
+  groups: UserProfileGroupMetadata[];
+}
+
 /** GET /admin/realms/{realm}/users/profile/metadata (any admin role): attributes and groups for the admin context. */
-export async function getUserProfileMetadata(ctx: RequestContext, realm: RealmModel): Promise<Record<string, unknown>> {
+export async function getUserProfileMetadata(ctx: RequestContext, realm: RealmModel): Promise<UserProfileMetadata> {
   await requireCap(ctx, realm, 'anyAdmin');
   const config = await userProfileConfig(ctx, realm);
   const attributes = (config.attributes ?? [])
     .filter((a) => !a.permissions || [...(a.permissions.view ?? []), ...(a.permissions.edit ?? [])].includes('admin'))
     .map((a) => {
-      const out: Record<string, unknown> = {
+      const out: UserProfileAttributeMetadata = {
         name: a.name,
         displayName: a.displayName ?? a.name,
         required: requiredForAdmin(a),
@@ -39,7 +65,7 @@ export async function getUserProfileMetadata(ctx: RequestContext, realm: RealmMo
       return out;
     });
   const groups = (config.groups ?? []).map((g) => {
-    const out: Record<string, unknown> = { name: g.name };
+    const out: UserProfileGroupMetadata = { name: g.name };
     if (g.displayHeader !== undefined) out.displayHeader = g.displayHeader;
     if (g.displayDescription !== undefined) out.displayDescription = g.displayDescription;
     if (g.annotations && Object.keys(g.annotations as object).length) out.annotations = g.annotations;

@@ -1,6 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { hashPassword } from '../../auth/passwords';
 import type { RealmModel } from '../../db/models/realm';
+import type { CredentialRep } from '../../representations/credential';
+import type { UserRep } from '../../representations/user';
 import { cannotParse, errorA } from '../../core/errors';
 import { memo, type RequestContext } from '../../core/context';
 import { findGroupByPath } from '../groups/group-paths';
@@ -11,7 +13,7 @@ import type { AttributeRules } from './user-profile';
  * Reading a UserRepresentation body: text fields, the attribute map, required actions, group
  * paths and credentials (passwords are hashed here, before any transaction starts).
  */
-export type UserRep = Record<string, unknown>;
+export type { UserRep };
 
 /** undefined when absent or null (keep on update); null for a blank string; else the trimmed text. */
 export function textField(v: unknown): string | null | undefined {
@@ -25,7 +27,7 @@ export function normalizeAttributes(v: unknown): Record<string, string[]> | unde
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'object' || Array.isArray(v)) throw cannotParse('mapping');
   const out: Record<string, string[]> = {};
-  for (const [name, raw] of Object.entries(v as Record<string, unknown>)) {
+  for (const [name, raw] of Object.entries(v)) {
     const list = Array.isArray(raw) ? raw : raw === null || raw === undefined ? [] : [raw];
     const values: string[] = [];
     for (const x of list) {
@@ -148,7 +150,7 @@ export interface PolicyCheck extends PasswordSubject {
 export async function prepareCredentials(list: unknown, policy?: PolicyCheck): Promise<PreparedCredentials> {
   const out: PreparedCredentials = { rows: [], temporary: false, types: new Set() };
   if (!Array.isArray(list)) return out;
-  for (const c of list as Array<Record<string, unknown> | null>) {
+  for (const c of list as Array<CredentialRep | null>) {
     if (!c || typeof c !== 'object') continue;
     const type = str(c.type) ?? 'password';
     const base = {

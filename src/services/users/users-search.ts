@@ -4,6 +4,7 @@ import type { RealmModel } from '../../db/models/realm';
 import type { UserModel } from '../../db/models/user';
 import type { RequestContext } from '../../core/context';
 import { isEmptyPage, pageOf, sqlPage } from '../../core/paging';
+import type { UserRep } from '../../representations/user';
 import { renderUsers } from './users';
 
 /**
@@ -150,7 +151,7 @@ async function findByIds(ctx: RequestContext, realm: RealmModel, ids: string[]):
 }
 
 /** GET /admin/realms/{realm}/users: search, attribute filters or all users, ordered by username, paged (query-users). */
-export async function listUsers(ctx: RequestContext, realm: RealmModel, p: UserQuery = {}): Promise<Record<string, unknown>[]> {
+export async function listUsers(ctx: RequestContext, realm: RealmModel, p: UserQuery = {}): Promise<UserRep[]> {
   await requireCap(ctx, realm, 'queryUsers');
   if (!(await check(ctx, realm, 'viewUsers'))) return [];
   const mode = plan(ctx, realm, p, false);

@@ -7,7 +7,7 @@ import { type HttpError, badRequest, conflict, errorC, forbidden, notFound } fro
 import { write } from '../../core/db-errors';
 import { invalidate } from '../../loaders/invalidate';
 import { getLogger } from '../../logging';
-import { type UserRepExtras, toUserRepresentation } from '../../representations/user';
+import { type UserRep, type UserRepExtras, toUserRepresentation } from '../../representations/user';
 import { recordAdminEvent } from '../../core/admin-events';
 import { releaseUserOnEnable } from '../sessions/brute-force';
 import type { RequestContext } from '../../core/context';
@@ -24,7 +24,6 @@ import {
   requiredActionSets,
   textField,
   writableAttributes,
-  type UserRep,
 } from './users-input';
 
 /**
@@ -81,7 +80,7 @@ export async function renderUsers(
     access?: Record<string, boolean>;
     federatedIdentities?: UserRepExtras['federatedIdentities'];
   } = {},
-): Promise<Record<string, unknown>[]> {
+): Promise<UserRep[]> {
   if (!users.length) return [];
   const mode = opts.mode ?? 'full';
   const ids = users.map((u) => u.id);
@@ -110,7 +109,7 @@ export async function renderUsers(
 }
 
 /** GET /admin/realms/{realm}/users/{id}: the full representation with `access` (view-users). */
-export async function getUser(ctx: RequestContext, realm: RealmModel, user: UserModel): Promise<Record<string, unknown>> {
+export async function getUser(ctx: RequestContext, realm: RealmModel, user: UserModel): Promise<UserRep> {
   await requireCap(ctx, realm, 'viewUsers');
   const federatedIdentities = await federatedIdentitiesOf(ctx, realm, user.id);
   const [rep] = await renderUsers(ctx, realm, [user], { access: await userAccess(ctx, realm), federatedIdentities });
