@@ -20,7 +20,8 @@ import { openDb } from '../src/db';
 import { configureLogging } from '../src/logging';
 import { createApp } from '../src/server';
 import { systemContext } from '../src/core/context';
-import { createRealm, bootstrap } from '../src/services/realms/realms';
+import { bootstrap } from '../src/services/realms/realms';
+import { createRealm } from '../src/services/import-export/create-realm';
 import { ADMIN_PASSWORD_FORM, adminAuthHeader } from './common';
 
 const USERS = Number(process.env.USERS ?? 1000);

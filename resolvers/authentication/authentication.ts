@@ -13,8 +13,11 @@ import {
   addExecutionToFlow,
   addSubFlow,
   deleteExecution,
+  executionParentNotFound,
+  executionsFlowNotFound,
   listExecutions,
   moveExecution,
+  subFlowParentNotFound,
   updateExecution,
 } from '../../src/services/authentication/executions';
 import {
@@ -48,6 +51,10 @@ import { JSONObject, SafeInt } from '../types/scalars';
 /** The flow with this id: 403 without the right, then the endpoint's 404 (as `/flows/{id}`). */
 const flowWithId = (ctx: RequestContext, realm: RealmModel, id: string, right: AuthRight, notFound: () => HttpError) =>
   resolveFlow(ctx, realm, { id }, right, notFound);
+
+/** The flow with this alias (as `/flows/{alias}/...`): 403 without manage access, then the endpoint's error. */
+const flowWithAlias = (ctx: RequestContext, realm: RealmModel, alias: string, notFound: () => HttpError) =>
+  resolveFlow(ctx, realm, { alias }, 'manage', notFound);
 
 /** GraphQL over authentication management: the same services (and errors) as `/{realm}/authentication`. */
 @ObjectType({ description: 'An execution inside a flow representation (Keycloak AuthenticationExecutionExportRepresentation).' })
@@ -209,7 +216,8 @@ export class AuthenticationResolver {
     @flowArg() flowAlias: string,
     @Arg('provider', () => GraphQLString) provider: string,
   ): Promise<string> {
-    return addExecutionToFlow(ctx, await realm(ctx, r), flowAlias, { provider });
+    const rm = await realm(ctx, r);
+    return addExecutionToFlow(ctx, rm, await flowWithAlias(ctx, rm, flowAlias, executionParentNotFound), { provider }, flowAlias);
   }
 
   @Mutation(() => AuthenticationFlow, { description: 'POST /authentication/flows/{flowAlias}/executions/flow; returns the new sub-flow.' })
@@ -224,7 +232,8 @@ export class AuthenticationResolver {
   ): Promise<Rep> {
     const rm = await realm(ctx, r);
     const body = plain<Record<string, string>>({ alias, type, provider, description });
-    return getFlow(ctx, rm, await flowWithId(ctx, rm, await addSubFlow(ctx, rm, flowAlias, body), 'view', flowWithIdNotFound));
+    const parent = await flowWithAlias(ctx, rm, flowAlias, subFlowParentNotFound);
+    return getFlow(ctx, rm, await flowWithId(ctx, rm, await addSubFlow(ctx, rm, parent, body, flowAlias), 'view', flowWithIdNotFound));
   }
 
   @Mutation(() => GraphQLBoolean, { description: 'PUT /authentication/flows/{flowAlias}/executions.' })
@@ -234,7 +243,8 @@ export class AuthenticationResolver {
     @flowArg() flowAlias: string,
     @Arg('input', () => InfoIn) input: Rep,
   ): Promise<boolean> {
-    await updateExecution(ctx, await realm(ctx, r), flowAlias, plain(input));
+    const rm = await realm(ctx, r);
+    await updateExecution(ctx, rm, await flowWithAlias(ctx, rm, flowAlias, executionsFlowNotFound), plain(input), flowAlias);
     return true;
   }
 

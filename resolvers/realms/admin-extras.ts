@@ -1,7 +1,8 @@
 import { GraphQLBoolean, GraphQLID, GraphQLString } from 'graphql';
 import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
-import { registerNode, unregisterNode } from '../../src/services/clients/client-nodes';
-import { invalidateRotatedSecret, newRegistrationAccessToken } from '../../src/services/clients/client-secret';
+import { registerClientNode, unregisterClientNode } from '../../src/services/clients/client-nodes';
+import { issueRegistrationAccessToken, removeRotatedSecret } from '../../src/services/clients/client-secret';
+import { resolveClient } from '../../src/services/clients/clients';
 import type { RequestContext } from '../../src/core/context';
 import { disableCredentialTypes } from '../../src/services/users/credentials';
 import { resolveUser } from '../../src/services/users/users';
@@ -45,7 +46,8 @@ export class AdminExtrasResolver {
 
   @Mutation(() => GraphQLBoolean, { description: 'Invalidates the rotated client secret (DELETE /clients/{id}/client-secret/rotated).' })
   async invalidateRotatedClientSecret(@Ctx() ctx: RequestContext, @realmArg() realm: string, @clientArg() id: string): Promise<boolean> {
-    await invalidateRotatedSecret(ctx, await resolveRealm(ctx, realm), id);
+    const r = await resolveRealm(ctx, realm);
+    await removeRotatedSecret(ctx, r, await resolveClient(ctx, r, id));
     return true;
   }
 
@@ -53,7 +55,8 @@ export class AdminExtrasResolver {
     description: 'Issues a new registration access token (POST /clients/{id}/registration-access-token); returns the client with it.',
   })
   async regenerateRegistrationAccessToken(@Ctx() ctx: RequestContext, @realmArg() realm: string, @clientArg() id: string): Promise<object> {
-    return newRegistrationAccessToken(ctx, await resolveRealm(ctx, realm), id);
+    const r = await resolveRealm(ctx, realm);
+    return issueRegistrationAccessToken(ctx, r, await resolveClient(ctx, r, id));
   }
 
   @Mutation(() => GraphQLBoolean, { description: 'Registers a cluster node of a client (POST /clients/{id}/nodes).' })
@@ -63,7 +66,8 @@ export class AdminExtrasResolver {
     @clientArg() id: string,
     @Arg('node', () => GraphQLString) node: string,
   ): Promise<boolean> {
-    await registerNode(ctx, await resolveRealm(ctx, realm), id, { node });
+    const r = await resolveRealm(ctx, realm);
+    await registerClientNode(ctx, r, await resolveClient(ctx, r, id), { node });
     return true;
   }
 
@@ -74,7 +78,8 @@ export class AdminExtrasResolver {
     @clientArg() id: string,
     @Arg('node', () => GraphQLString) node: string,
   ): Promise<boolean> {
-    await unregisterNode(ctx, await resolveRealm(ctx, realm), id, node);
+    const r = await resolveRealm(ctx, realm);
+    await unregisterClientNode(ctx, r, await resolveClient(ctx, r, id), node);
     return true;
   }
 }

@@ -17,9 +17,12 @@ import {
   addExecutionToFlow,
   addSubFlow,
   deleteExecution,
+  executionParentNotFound,
+  executionsFlowNotFound,
   getExecution,
   listExecutions,
   moveExecution,
+  subFlowParentNotFound,
   updateExecution,
 } from '../../src/services/authentication/executions';
 import {
@@ -44,6 +47,10 @@ const p = (req: Request, name: string) => req.params[name] as string;
 /** The flow of `/flows/{id}`, resolved once per request: 403 without the right, then the endpoint's 404. */
 const flowOf = (req: Request, res: Response, right: AuthRight, notFound: () => HttpError): Promise<AuthFlowModel> =>
   once(res, `flow:${p(req, 'id')}`, () => resolveFlow(ctxOf(res), realmOf(res), { id: p(req, 'id') }, right, notFound));
+
+/** The flow of `/flows/{alias}/...`, resolved once per request: 403 without the right, then the endpoint's error. */
+const flowByAliasOf = (req: Request, res: Response, right: AuthRight, notFound: () => HttpError): Promise<AuthFlowModel> =>
+  once(res, `flow-alias:${p(req, 'alias')}`, () => resolveFlow(ctxOf(res), realmOf(res), { alias: p(req, 'alias') }, right, notFound));
 
 /** The execution of `/executions/{id}`, resolved once per request: 403 without manage-realm, then 404 `Illegal execution`. */
 const executionOf = (req: Request, res: Response): Promise<AuthExecutionModel> =>
@@ -149,21 +156,27 @@ r.get(
 r.put(
   '/flows/:alias/executions',
   route(async (req, res) => {
-    await updateExecution(ctxOf(res), realmOf(res), p(req, 'alias'), jsonBody(req, 'AuthenticationExecutionInfoRepresentation'));
+    const body = jsonBody(req, 'AuthenticationExecutionInfoRepresentation');
+    const flow = await flowByAliasOf(req, res, 'manage', executionsFlowNotFound);
+    await updateExecution(ctxOf(res), realmOf(res), flow, body, p(req, 'alias'));
     noContent(res);
   }),
 );
 r.post(
   '/flows/:alias/executions/execution',
   route(async (req, res) => {
-    const id = await addExecutionToFlow(ctxOf(res), realmOf(res), p(req, 'alias'), mapBody(req));
+    const body = mapBody(req);
+    const parent = await flowByAliasOf(req, res, 'manage', executionParentNotFound);
+    const id = await addExecutionToFlow(ctxOf(res), realmOf(res), parent, body, p(req, 'alias'));
     created(req, res, id, requestPath(req).replace(/\/flows\/[^/]+\/executions\/execution$/, '/executions'));
   }),
 );
 r.post(
   '/flows/:alias/executions/flow',
   route(async (req, res) => {
-    const id = await addSubFlow(ctxOf(res), realmOf(res), p(req, 'alias'), mapBody(req));
+    const body = mapBody(req);
+    const parent = await flowByAliasOf(req, res, 'manage', subFlowParentNotFound);
+    const id = await addSubFlow(ctxOf(res), realmOf(res), parent, body, p(req, 'alias'));
     created(req, res, id, requestPath(req).replace(/\/flows\/[^/]+\/executions\/flow$/, '/flows'));
   }),
 );

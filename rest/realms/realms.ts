@@ -1,5 +1,6 @@
 import { Router } from 'express';
-import { createRealm, deleteRealm, getRealm, listRealms, updateRealm } from '../../src/services/realms/realms';
+import { createRealm } from '../../src/services/import-export/create-realm';
+import { deleteRealm, getRealm, listRealms, updateRealm } from '../../src/services/realms/realms';
 import { errorA } from '../../src/core/errors';
 import { created, ctxOf, json, noContent, parseJson, qBool, realmOf, rawBody, route } from '../http';
 

@@ -51,6 +51,7 @@ export async function createExecutionConfig(
 ): Promise<string> {
   await requireAuthRight(ctx, realm, 'manage');
   checkReservedChars(rep.alias);
+  // The execution is resolved here, not by the fronts: the alias's reserved characters are checked before its 404.
   const exe = await executionById(ctx, realm, executionId);
   const alias = rep.alias;
   if (typeof alias !== 'string' || !alias)

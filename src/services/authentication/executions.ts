@@ -34,6 +34,7 @@ import type { RequestContext } from '../../core/context';
 /** GET /{realm}/authentication/flows/{alias}/executions: depth-first list (three queries for the whole tree). */
 export async function listExecutions(ctx: RequestContext, realm: RealmModel, alias: string): Promise<ExecutionInfoRep[]> {
   await requireAuthRight(ctx, realm, 'view');
+  // The flow is found in the tree the listing loads anyway (exact alias match), not resolved by the fronts.
   const tree = await loadFlowTree(ctx, realm);
   const flow = tree.flows.find((f) => f.alias === alias);
   if (!flow) throw flowNotFound();
@@ -45,10 +46,20 @@ function requirementOf(value: unknown): Requirement {
   return value as Requirement;
 }
 
-/** PUT /{realm}/authentication/flows/{alias}/executions: requirement/priority, else a sub-flow's alias and description. */
-export async function updateExecution(ctx: RequestContext, realm: RealmModel, alias: string, rep: Rep): Promise<void> {
-  await requireAuthRight(ctx, realm, 'manage');
-  if (!(await flowByAlias(ctx, realm, alias))) throw errorC(404, 'flow not found');
+/** 404 `flow not found` (PUT /flows/{alias}/executions). */
+export const executionsFlowNotFound = () => errorC(404, 'flow not found');
+
+/**
+ * PUT /{realm}/authentication/flows/{alias}/executions (the flow resolved with manage access; `alias`
+ * as the path names it): requirement/priority, else a sub-flow's alias and description.
+ */
+export async function updateExecution(
+  ctx: RequestContext,
+  realm: RealmModel,
+  flow: AuthFlowModel,
+  rep: Rep,
+  alias = flow.alias,
+): Promise<void> {
   const exe = await executionById(ctx, realm, String(rep.id ?? ''));
   const path = `flows/${alias}/executions`;
   const priorityChanged = typeof rep.priority === 'number' && rep.priority !== exe.priority;
@@ -88,16 +99,20 @@ function providerFor(parent: AuthFlowModel, id: unknown) {
   return p;
 }
 
-/** POST /{realm}/authentication/flows/{alias}/executions/execution: adds an authenticator. Returns the execution id. */
+/** 400 `Parent flow doesn't exist` of POST /flows/{alias}/executions/execution. */
+export const executionParentNotFound = () => errorC(400, "Parent flow doesn't exist");
+
+/**
+ * POST /{realm}/authentication/flows/{alias}/executions/execution (the parent resolved with manage
+ * access): adds an authenticator. Returns the execution id.
+ */
 export async function addExecutionToFlow(
   ctx: RequestContext,
   realm: RealmModel,
-  alias: string,
+  parent: AuthFlowModel,
   body: Record<string, string>,
+  alias = parent.alias,
 ): Promise<string> {
-  await requireAuthRight(ctx, realm, 'manage');
-  const parent = await flowByAlias(ctx, realm, alias);
-  if (!parent) throw errorC(400, "Parent flow doesn't exist");
   if (parent.builtIn) throw errorC(400, 'It is illegal to add execution to a built in flow');
   const provider = providerFor(parent, body.provider);
   const id = randomUUID();
@@ -118,11 +133,20 @@ export async function addExecutionToFlow(
   return id;
 }
 
-/** POST /{realm}/authentication/flows/{alias}/executions/flow: adds a sub-flow (DISABLED). Returns the new flow id. */
-export async function addSubFlow(ctx: RequestContext, realm: RealmModel, alias: string, body: Record<string, string>): Promise<string> {
-  await requireAuthRight(ctx, realm, 'manage');
-  const parent = await flowByAlias(ctx, realm, alias);
-  if (!parent) throw errorA(400, "Parent flow doesn't exist");
+/** 400 `Parent flow doesn't exist` of POST /flows/{alias}/executions/flow (Keycloak's other error shape). */
+export const subFlowParentNotFound = () => errorA(400, "Parent flow doesn't exist");
+
+/**
+ * POST /{realm}/authentication/flows/{alias}/executions/flow (the parent resolved with manage access):
+ * adds a sub-flow (DISABLED). Returns the new flow id.
+ */
+export async function addSubFlow(
+  ctx: RequestContext,
+  realm: RealmModel,
+  parent: AuthFlowModel,
+  body: Record<string, string>,
+  alias = parent.alias,
+): Promise<string> {
   if (parent.builtIn) throw errorC(400, 'It is illegal to add sub-flow to a built in flow');
   const subAlias = body.alias;
   if (!subAlias) throw errorA(409, 'Failed to create flow with empty alias name');

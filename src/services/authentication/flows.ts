@@ -194,6 +194,7 @@ export async function copyFlow(ctx: RequestContext, realm: RealmModel, alias: st
   const nameTaken = () => errorA(409, 'New flow alias name already exists');
   if (!newName) throw emptyAlias('create');
   if (await flowByAlias(ctx, realm, newName)) throw nameTaken();
+  // The source is resolved here, not by the fronts: the newName checks come before its 404.
   const source = await flowByAlias(ctx, realm, alias);
   if (!source) throw flowNotFound();
   const tree = await loadFlowTree(ctx, realm);

@@ -6,7 +6,7 @@ import { forbidden, notFound } from '../../core/errors';
 import { toMappingsRepresentation } from '../../representations/role';
 import { recordAdminEvent } from '../../core/admin-events';
 import { invalidate } from '../../loaders/invalidate';
-import { type ScopeOwner, type ScopeOwnerType, findScopeOwner, requireOwnerAccess } from './scope-owner';
+import { type ScopeOwner, requireOwnerAccess } from './scope-owner';
 import { findClient } from '../clients/clients';
 import type { RequestContext } from '../../core/context';
 import { expandComposites } from '../../core/effective-roles';
@@ -192,16 +192,4 @@ export async function removeScopeMappings(
     await recordAdminEvent(ctx, realm, { operationType: 'DELETE', ...eventOf(t), representation: reps });
   });
   invalidate.scopeMappings(ctx.loaders, t.owner.id);
-}
-
-/** addScopeMappingsTo for a caller holding the owner's id (realm import): resolves the owner first. */
-export async function addScopeMappings(
-  ctx: RequestContext,
-  realm: RealmModel,
-  type: ScopeOwnerType,
-  ownerId: string,
-  clientUuid: string | undefined,
-  reps: ScopeRoleRep[] = [],
-): Promise<void> {
-  return addScopeMappingsTo(ctx, realm, await findScopeOwner(ctx, realm, type, ownerId), clientUuid, reps);
 }

@@ -2,7 +2,7 @@ import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
 import { errorC, featureNotEnabled, notFound } from '../../core/errors';
 import { recordAdminEvent } from '../../core/admin-events';
-import { requireClientAccess, resolveClient } from './clients';
+import { requireClientAccess } from './clients';
 import type { RequestContext } from '../../core/context';
 import { saveClient } from './client-writes';
 
@@ -99,19 +99,4 @@ export async function testNodesAvailable(ctx: RequestContext, realm: RealmModel,
 /** GET/PUT /clients/{id}/management/permissions (once the client is resolved): 501, FGAP v1 is not enabled. */
 export function clientManagementPermissions(_client: ClientModel): never {
   throw featureNotEnabled();
-}
-
-/** registerClientNode for a caller holding the client UUID (GraphQL admin-extras; resolves it with the 404-or-403 rule). */
-export async function registerNode(
-  ctx: RequestContext,
-  realm: RealmModel,
-  uuid: string,
-  body: Record<string, unknown> | undefined,
-): Promise<void> {
-  return registerClientNode(ctx, realm, await resolveClient(ctx, realm, uuid), body);
-}
-
-/** unregisterClientNode for a caller holding the client UUID (GraphQL admin-extras). */
-export async function unregisterNode(ctx: RequestContext, realm: RealmModel, uuid: string, node: string): Promise<void> {
-  return unregisterClientNode(ctx, realm, await resolveClient(ctx, realm, uuid), node);
 }

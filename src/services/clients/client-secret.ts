@@ -6,7 +6,7 @@ import { errorC, notFound } from '../../core/errors';
 import { activeKey, realmKeys } from '../../auth/realm-keys';
 import type { ClientRepresentation } from '../../representations/client';
 import { ROTATED, ROTATED_EXPIRES, generateSecret, nowSeconds } from './client-input';
-import { clientRepresentations, requireClientAccess, resolveClient } from './clients';
+import { clientRepresentations, requireClientAccess } from './clients';
 import type { RequestContext } from '../../core/context';
 import { saveClient } from './client-writes';
 
@@ -147,14 +147,4 @@ export async function issueRegistrationAccessToken(
   const fresh = await ctx.loaders.clientById.load(client.id);
   const [rep] = await clientRepresentations(ctx, realm, [fresh as ClientModel]);
   return { ...rep, registrationAccessToken: token };
-}
-
-/** removeRotatedSecret for a caller holding the client UUID (GraphQL admin-extras; resolves it with the 404-or-403 rule). */
-export async function invalidateRotatedSecret(ctx: RequestContext, realm: RealmModel, uuid: string): Promise<void> {
-  return removeRotatedSecret(ctx, realm, await resolveClient(ctx, realm, uuid));
-}
-
-/** issueRegistrationAccessToken for a caller holding the client UUID (GraphQL admin-extras). */
-export async function newRegistrationAccessToken(ctx: RequestContext, realm: RealmModel, uuid: string): Promise<ClientRepresentation> {
-  return issueRegistrationAccessToken(ctx, realm, await resolveClient(ctx, realm, uuid));
 }

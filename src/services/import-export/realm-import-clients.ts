@@ -12,7 +12,8 @@ import { ADMIN_ROLE_COMPOSITES, ALL_REALM_ROLES } from '../../keycloak/realm-def
 import type { SetupSkips } from '../realms/realm-setup';
 import { addComposites } from '../roles/role-composites';
 import { createRole } from '../roles/roles';
-import { addScopeMappings } from '../client-scopes/scope-mappings';
+import { addScopeMappingsTo } from '../client-scopes/scope-mappings';
+import { findScopeOwner } from '../client-scopes/scope-owner';
 
 /**
  * The client side of a full realm import (POST /admin/realms, core reference §3.2), in Keycloak's
@@ -232,11 +233,10 @@ export async function importScopeMappings(ctx: RequestContext, realm: RealmModel
       const owner = await scopeOwner(ctx, realm, s);
       const roles = names(s.roles).map((n) => n.trim());
       await roleIds(ctx, realm, c.id, roles);
-      await addScopeMappings(
+      await addScopeMappingsTo(
         ctx,
         realm,
-        owner.type,
-        owner.id,
+        await findScopeOwner(ctx, realm, owner.type, owner.id),
         c.id,
         roles.map((name) => ({ name })),
       );
@@ -250,11 +250,10 @@ export async function importScopeMappings(ctx: RequestContext, realm: RealmModel
       undefined,
       names(s.roles).map((n) => n.trim()),
     );
-    await addScopeMappings(
+    await addScopeMappingsTo(
       ctx,
       realm,
-      owner.type,
-      owner.id,
+      await findScopeOwner(ctx, realm, owner.type, owner.id),
       undefined,
       ids.map((id) => ({ id })),
     );

@@ -1,26 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { Op } from 'sequelize';
 import { deleteClientRows, deleteRealmRows } from '../../core/cascade';
 import { hashPassword } from '../../auth/passwords';
-import { MASTER, adminRoles, check, masterRealmRoles, requireCap, requireRealmReach } from '../../auth/permissions';
+import { MASTER, adminRoles, check, requireCap, requireRealmReach } from '../../auth/permissions';
 import type { Db } from '../../db';
 import type { RealmModel } from '../../db/models/realm';
-import { type HttpError, badRequest, conflict, errorA, errorC, forbidden, notFound } from '../../core/errors';
+import { badRequest, conflict, errorC, forbidden, notFound } from '../../core/errors';
 import { write } from '../../core/db-errors';
 import { invalidate } from '../../loaders/invalidate';
 import { checkReservedChars } from '../../core/reserved-chars';
 import { getLogger } from '../../logging';
-import { KNOWN_REALM_FIELDS, SETTINGS_FIELDS, toBriefRealmRepresentation, toReducedRealmRepresentation } from '../../representations/realm';
+import { toBriefRealmRepresentation, toReducedRealmRepresentation } from '../../representations/realm';
 import { recordAdminEvent, recordAdminEventInCallerRealm } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
 import { validatePolicies, validateProfiles } from '../clients/client-policies';
 import { checkEventListeners } from '../events/events';
-import { systemContext } from '../../core/context';
 import { setDefaultGroupsByPath } from '../groups/group-paths';
 import { realmRepresentation } from './realm-representation';
-import { ALL_REALM_ROLES } from '../../keycloak/realm-defaults';
-import { importRealmContent } from '../import-export/realm-import';
-import { importPlan } from '../import-export/realm-import-clients';
+import { settingsFrom } from './realm-settings';
 import { prepareRealmKeys, setupRealm } from './realm-setup';
 import { parsePasswordPolicy } from '../users/password-policy';
 
@@ -53,68 +49,6 @@ export async function listRealms(ctx: RequestContext, opts: { brief?: boolean } 
   }
   if (!out.length) throw forbidden();
   return out;
-}
-
-/** Picks the settings fields of a representation; unknown fields are rejected. */
-function settingsFrom(rep: Record<string, unknown>, onUnknown: (field: string) => HttpError): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(rep)) {
-    if (!KNOWN_REALM_FIELDS.has(k)) throw onUnknown(k);
-    if (v === null || v === undefined) continue;
-    if (SETTINGS_FIELDS.has(k)) out[k] = v;
-  }
-  if (rep.oAuth2DeviceCodeLifespan !== undefined && out.oauth2DeviceCodeLifespan === undefined)
-    out.oauth2DeviceCodeLifespan = rep.oAuth2DeviceCodeLifespan;
-  if (rep.oAuth2DevicePollingInterval !== undefined && out.oauth2DevicePollingInterval === undefined)
-    out.oauth2DevicePollingInterval = rep.oAuth2DevicePollingInterval;
-  return out;
-}
-
-const unreadable = () => errorA(400, 'unable to read contents from stream');
-
-/** POST /admin/realms: creates a realm with Keycloak's defaults. Returns the new realm. */
-export async function createRealm(ctx: RequestContext, rep: unknown): Promise<RealmModel> {
-  if (ctx.actor && (ctx.actor.realmName !== MASTER || !(await masterRealmRoles(ctx)).has('create-realm'))) throw forbidden();
-  if (!rep || typeof rep !== 'object' || Array.isArray(rep)) throw unreadable();
-  const r = rep as Record<string, unknown>;
-  const name = typeof r.realm === 'string' ? r.realm : '';
-  if (!name.trim()) throw badRequest('Realm name cannot be empty');
-  for (const v of [name, typeof r.id === 'string' ? r.id : '']) checkReservedChars(v);
-  const settings = settingsFrom(r, unreadable);
-  checkEventListeners(r.eventsListeners);
-  const enabled = r.enabled === true || r.enabled === 'true';
-  if (await ctx.db.models.Realm.findOne({ where: { name } })) throw conflict(`Realm ${name} already exists`);
-  const plan = importPlan(r);
-  // Key providers in the representation are the realm's keys; otherwise the generated defaults.
-  const keys = plan.hasKeyProviders ? [] : await prepareRealmKeys(name);
-  const realm = await write(ctx, { unique: () => conflict(`Realm ${name} already exists`) }, async () => {
-    const id = typeof r.id === 'string' && r.id ? r.id : undefined;
-    const created = await setupRealm(ctx.db, { id, name, enabled, settings, keys, skip: plan.skip });
-    await importRealmContent(systemContext(ctx.db, ctx.baseUrl), created, r);
-    if (ctx.actor && !(await masterRealmRoles(ctx)).has('admin'))
-      await grantCreatorRoles(ctx.db, created, ctx.actor.userId, ctx.actor.realmId);
-    await recordAdminEventInCallerRealm(ctx, {
-      operationType: 'CREATE',
-      resourceType: 'REALM',
-      resourcePath: name,
-      representation: r,
-    });
-    return created;
-  });
-  invalidate.realm(ctx.loaders, realm);
-  log.info(`Realm ${name} created`);
-  return realm;
-}
-
-/** A creator without master `admin` receives every ALL_REALM_ROLES role of the new `<realm>-realm` client. */
-async function grantCreatorRoles(db: Db, realm: RealmModel, userId: string, masterId: string): Promise<void> {
-  const client = await db.models.Client.findOne({ where: { realmId: masterId, clientId: `${realm.name}-realm` } });
-  if (!client) return;
-  const roles = await db.models.Role.findAll({ where: { clientId: client.id, name: { [Op.in]: [...ALL_REALM_ROLES] } } });
-  await db.models.UserRoleMapping.bulkCreate(
-    roles.map((role) => ({ userId, roleId: role.id })),
-    { ignoreDuplicates: true },
-  );
 }
 
 /** PUT /admin/realms/{realm}: merges top-level settings; renames; nested collections are ignored. */
@@ -253,5 +187,3 @@ export async function bootstrap(db: Db, opts: BootstrapOptions): Promise<{ creat
   log.info(`Created temporary admin user with username ${username}`);
   return { createdMaster, createdAdmin: username };
 }
-
-export { systemContext };
