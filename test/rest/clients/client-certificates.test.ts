@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type request from 'supertest';
 import type { AdminApi, TestServer } from '../../helpers/server';
-import { realmAdmin, realmServer } from '../../helpers/fixtures';
+import { adminEvents, clientUuid, expectStatus, realmAdmin, realmServer } from '../../helpers/fixtures';
 
 /**
  * `/clients/{id}/certificates/{attr}`: key info, generate, upload (PEM, public key, JWKS, PKCS12,
@@ -105,9 +105,7 @@ describe('GET and POST generate', () => {
   test('the admin event names the path and never carries the private key', async () => {
     const id = await newClient('event-client', 'saml');
     await api.post(`${base}/clients/${id}/certificates/saml.signing/generate`).expect(200);
-    const events = await ts.db.models.AdminEvent.findAll({
-      where: { realmId, resourcePath: `clients/${id}/certificates/saml.signing/generate` },
-    });
+    const events = await adminEvents(api, R, { resourcePath: `clients/${id}/certificates/saml.signing/generate` });
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ operationType: 'ACTION', resourceType: 'CLIENT' });
     const rep = JSON.parse(events[0].representation as string);
@@ -122,9 +120,8 @@ describe('GET and POST generate', () => {
     const gen = await api.post(`${base}/clients/${randomUUID()}/certificates/jwt.credential/generate`);
     expect(gen.status).toBe(404);
     expect(gen.body).toEqual({ error: 'Could not find client' });
-    const master = await ts.db.models.Realm.findOne({ where: { name: 'master' } });
-    const adminClient = await ts.db.models.Client.findOne({ where: { realmId: master?.id, clientId: `${R}-realm` } });
-    const forbidden = await api.post(`/admin/realms/master/clients/${adminClient?.id}/certificates/jwt.credential/generate`);
+    const adminClient = await clientUuid(api, 'master', `${R}-realm`);
+    const forbidden = await api.post(`/admin/realms/master/clients/${adminClient}/certificates/jwt.credential/generate`);
     expect(forbidden.status).toBe(403);
     expect(forbidden.body).toEqual({ error: 'HTTP 403 Forbidden' });
   });
@@ -148,11 +145,9 @@ describe('POST download', () => {
 
   beforeAll(async () => {
     id = await newClient('dl-client');
-    stored = (await api.post(`${base}/clients/${id}/certificates/jwt.credential/generate`)).body;
-    const keys = await api.get(`${base}/keys`);
-    const rs256 = keys.status === 200 ? keys.body.keys?.find((k: { algorithm: string }) => k.algorithm === 'RS256') : undefined;
-    const comp = await ts.db.models.Component.findOne({ where: { realmId, providerId: 'rsa-generated' } });
-    realmCert = Buffer.from(rs256?.certificate ?? comp?.config.certificate[0], 'base64');
+    stored = expectStatus(await api.post(`${base}/clients/${id}/certificates/jwt.credential/generate`), 200, 'generate').body;
+    const keys = expectStatus(await api.get(`${base}/keys`), 200, 'realm keys').body;
+    realmCert = Buffer.from(keys.keys.find((k: { algorithm: string }) => k.algorithm === 'RS256').certificate, 'base64');
   });
 
   const download = (body: unknown, path = 'download', attr = 'jwt.credential', client = id) =>
@@ -358,6 +353,21 @@ describe('POST upload and upload-certificate', () => {
     certPem = readFileSync(c, 'utf8');
     certDer = new X509Certificate(certPem).raw;
     keyDer = createPrivateKey(keyPem).export({ type: 'pkcs8', format: 'der' });
+    // a PKCS12 of that key and certificate (alias `upload`, password `storepw`), uploaded or refused below
+    run('openssl', [
+      'pkcs12',
+      '-export',
+      '-in',
+      file('c.pem', certPem),
+      '-inkey',
+      file('k.pem', keyPem),
+      '-name',
+      'upload',
+      '-passout',
+      'pass:storepw',
+      '-out',
+      join(dir, 'up.p12'),
+    ]);
   });
 
   const upload = (id: string, fields: Record<string, string>, data?: Buffer | string, action = 'upload', attr = 'jwt.credential') => {
@@ -384,20 +394,6 @@ describe('POST upload and upload-certificate', () => {
 
   test('PKCS12 with a private key (openssl, AES) stores key and certificate', async () => {
     const p12 = join(dir, 'up.p12');
-    run('openssl', [
-      'pkcs12',
-      '-export',
-      '-in',
-      file('c.pem', certPem),
-      '-inkey',
-      file('k.pem', keyPem),
-      '-name',
-      'upload',
-      '-passout',
-      'pass:storepw',
-      '-out',
-      p12,
-    ]);
     const id = await newClient('up-p12');
     const res = await upload(
       id,

@@ -59,8 +59,7 @@ test('every provider of the default policies, with properties filled for the rea
     ['allowed-client-scopes', 'MultivaluedList', undefined],
     ['allow-default-scopes', 'boolean', true],
   ]);
-  const realm = await ts.db.models.Realm.findOne({ where: { name: R } });
-  const names = (await ts.db.models.ClientScope.findAll({ where: { realmId: realm?.id } })).map((s) => s.name).sort();
+  const names = (await api.get(`/admin/realms/${R}/client-scopes`)).body.map((s: { name: string }) => s.name).sort();
   expect(scopes[0].options).toEqual(names);
 });
 

@@ -1,6 +1,6 @@
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import request from 'supertest';
-import { createClient, realmServer } from '../../helpers/fixtures';
+import { createClient, realmIdOf, realmServer } from '../../helpers/fixtures';
 import type { AdminApi, TestServer } from '../../helpers/server';
 
 /** Client sub-resources: secret, registration token, scopes, nodes, installation, converter (config reference §1.5–1.12). */
@@ -134,15 +134,14 @@ describe('default and optional client scopes', () => {
 
   test('a scope of another protocol is silently not linked; dynamic scope as default → 400', async () => {
     const id = await create({ clientId: 'scopes2' });
-    const realm = await ts.db.models.Realm.findOne({ where: { name: R } });
-    const roleList = await ts.db.models.ClientScope.findOne({ where: { realmId: realm?.id, name: 'role_list' } });
+    const roleList = (await api.get(`${base}/client-scopes`)).body.find((s: { name: string }) => s.name === 'role_list');
     await api.put(`${base}/clients/${id}/default-client-scopes/${roleList?.id}`).expect(204);
     expect((await api.get(`${base}/clients/${id}/default-client-scopes`)).body.map((s: { name: string }) => s.name)).not.toContain(
       'role_list',
     );
     const dyn = await ts.db.models.ClientScope.create({
       id: 'dyn-scope-id',
-      realmId: realm?.id,
+      realmId: await realmIdOf(api, R),
       name: 'dyn',
       protocol: 'openid-connect',
       attributes: { 'is.dynamic.scope': 'true' },

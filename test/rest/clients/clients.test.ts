@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { createClient, realmAdmin, realmServer } from '../../helpers/fixtures';
+import { createClient, realmAdmin, realmIdOf, realmServer } from '../../helpers/fixtures';
 import type { AdminApi, TestServer } from '../../helpers/server';
 
 /** Clients: create with Keycloak's defaults, get, partial update, delete with cascades (config reference §1.1–1.4). */
@@ -163,8 +163,7 @@ describe('POST /clients', () => {
     const codes = results.map((r) => r.status).sort();
     expect(codes.filter((c) => c === 201)).toHaveLength(1);
     expect(codes.filter((c) => c === 409)).toHaveLength(19);
-    const realm = await ts.db.models.Realm.findOne({ where: { name: R } });
-    expect(await ts.db.models.Client.count({ where: { realmId: realm?.id, clientId: 'race' } })).toBe(1);
+    expect(await ts.db.models.Client.count({ where: { realmId: await realmIdOf(api, R), clientId: 'race' } })).toBe(1);
   });
 });
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import request from 'supertest';
-import { createdId, realmAdmin } from '../../helpers/fixtures';
+import { createdId, realmAdmin, realmIdOf } from '../../helpers/fixtures';
 import { type AdminApi, type TestServer, startTestServer } from '../../helpers/server';
 import { type ReceivedMail, type TestSmtp, startSmtp } from '../../helpers/smtp';
 
@@ -29,8 +29,7 @@ const smtpSettings = () => ({
 const createUser = async (body: Record<string, unknown>) => createdId(await api.post(U, body), String(body.username));
 
 async function addClient(clientId: string, settings: Record<string, unknown>, enabled = true): Promise<void> {
-  const realm = await ts.db.models.Realm.findOne({ where: { name: R } });
-  await ts.db.models.Client.create({ id: randomUUID(), realmId: realm?.id, clientId, enabled, settings });
+  await ts.db.models.Client.create({ id: randomUUID(), realmId: await realmIdOf(api, R), clientId, enabled, settings });
 }
 
 const linkOf = (mail: ReceivedMail) => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_ENABLED_EVENT_TYPES } from '../../../src/keycloak/event-types';
 import { purgeExpiredEvents } from '../../../src/services/events/events';
-import { realmAdmin } from '../../helpers/fixtures';
+import { realmAdmin, realmIdOf } from '../../helpers/fixtures';
 import { type AdminApi, type TestServer, startTestServer } from '../../helpers/server';
 
 /** GET/PUT /events/config (reference §7.6) and the expiration of old events. */
@@ -110,8 +110,8 @@ describe('expiration', () => {
     await api.post('/admin/realms', { realm: 'keep', enabled: true });
     await api.put('/admin/realms/exp/events/config', { eventsEnabled: true, eventsExpiration: 60 });
     await api.put('/admin/realms/exp', { attributes: { adminEventsExpiration: '120' } });
-    const exp = (await ts.db.models.Realm.findOne({ where: { name: 'exp' } }))?.id as string;
-    const keep = (await ts.db.models.Realm.findOne({ where: { name: 'keep' } }))?.id as string;
+    const exp = await realmIdOf(api, 'exp');
+    const keep = await realmIdOf(api, 'keep');
     const now = Date.now();
     const ev = (realmId: string, ageMs: number) => ({ id: randomUUID(), realmId, time: now - ageMs, type: 'LOGIN', details: {} });
     await ts.db.models.Event.bulkCreate([

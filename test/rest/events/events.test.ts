@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { realmAdmin } from '../../helpers/fixtures';
+import { realmAdmin, realmIdOf } from '../../helpers/fixtures';
 import { type AdminApi, type TestServer, startTestServer } from '../../helpers/server';
 
 /**
@@ -157,8 +157,8 @@ beforeAll(async () => {
   api = await ts.api();
   await api.post('/admin/realms', { realm: R, enabled: true });
   await api.post('/admin/realms', { realm: `${R}-other`, enabled: true });
-  realmId = (await ts.db.models.Realm.findOne({ where: { name: R } }))?.id as string;
-  otherId = (await ts.db.models.Realm.findOne({ where: { name: `${R}-other` } }))?.id as string;
+  realmId = await realmIdOf(api, R);
+  otherId = await realmIdOf(api, `${R}-other`);
   await seedEvents();
   await seedAdminEvents();
 });

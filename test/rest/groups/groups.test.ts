@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { startTestServer, type AdminApi, type TestServer } from '../../helpers/server';
-import { createGroup, createRealm, createUser } from '../../helpers/fixtures';
+import { clientUuid, createGroup, createRealm, createUser, realmIdOf } from '../../helpers/fixtures';
 
 let ts: TestServer;
 let api: AdminApi;
@@ -23,29 +23,31 @@ const mkUser = (realm: string, username: string, roles: string[] = [], password 
   createUser(ts, realm, username, { roles, password });
 
 /** All group rows of a realm, children included: what "nothing written" after a refused write means. */
-const groupRows = async (realm: string) => {
-  const r = await ts.db.models.Realm.findOne({ where: { name: realm } });
-  return ts.db.models.Group.count({ where: { realmId: r?.id } });
-};
+const groupRows = async (realm: string) => ts.db.models.Group.count({ where: { realmId: await realmIdOf(api, realm) } });
 
 describe('top-level groups: create, list, get', () => {
+  // `gl` holds exactly alpha (with one child), beta and gamma for the reads; tests that add groups write to `glw`
   const R = '/admin/realms/gl';
+  const W = '/admin/realms/glw';
   let alpha: string;
+  let child: string;
   beforeAll(async () => {
     await mkRealm('gl');
-  });
-
-  test('POST /groups → 201, Location .../groups/{id}, no body', async () => {
-    const res = await api.post(`${R}/groups`, { name: 'beta', attributes: { k: ['v'] }, description: 'second' });
-    expect(res.status).toBe(201);
-    expect(res.headers.location).toMatch(new RegExp(`^http://localhost:8080${R}/groups/[0-9a-f-]{36}$`));
-    expect(res.text).toBe('');
+    await mkRealm('glw');
     alpha = await mkGroup('gl', 'alpha');
+    child = await mkGroup('gl', 'a-child', alpha);
+    await mkGroup('gl', 'beta', undefined, { attributes: { k: ['v'] }, description: 'second' });
     await mkGroup('gl', 'gamma');
   });
 
+  test('POST /groups → 201, Location .../groups/{id}, no body', async () => {
+    const res = await api.post(`${W}/groups`, { name: 'beta', attributes: { k: ['v'] }, description: 'second' });
+    expect(res.status).toBe(201);
+    expect(res.headers.location).toMatch(new RegExp(`^http://localhost:8080${W}/groups/[0-9a-f-]{36}$`));
+    expect(res.text).toBe('');
+  });
+
   test('GET /groups: top-level groups sorted by name, brief, subGroupCount, empty subGroups, access', async () => {
-    const child = await mkGroup('gl', 'a-child', alpha);
     const res = await api.get(`${R}/groups`);
     expect(res.status).toBe(200);
     expect(res.body.map((g: { name: string }) => g.name)).toEqual(['alpha', 'beta', 'gamma']);
@@ -158,7 +160,7 @@ describe('top-level groups: create, list, get', () => {
   });
 
   test('20 concurrent creates of one name: one 201, nineteen 409, one row', async () => {
-    const results = await Promise.all(Array.from({ length: 20 }, () => api.post(`${R}/groups`, { name: 'race' })));
+    const results = await Promise.all(Array.from({ length: 20 }, () => api.post(`${W}/groups`, { name: 'race' })));
     const statuses = results.map((r) => r.status).sort();
     expect(statuses.filter((s) => s === 201)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(19);
@@ -208,8 +210,10 @@ describe('children', () => {
   });
 
   test('duplicate sibling → 409; the same name under another parent or at top level is fine', async () => {
+    const siblings = await mkGroup('gc', 'siblings');
+    await mkGroup('gc', 'kid', siblings);
     const before = await groupRows('gc');
-    const dup = await api.post(`${R}/groups/${parent}/children`, { name: 'kid' });
+    const dup = await api.post(`${R}/groups/${siblings}/children`, { name: 'kid' });
     expect(dup.status).toBe(409);
     expect(dup.body).toEqual({ errorMessage: "Sibling group named 'kid' already exists." });
     expect(await groupRows('gc')).toBe(before);
@@ -249,15 +253,20 @@ describe('children', () => {
 });
 
 describe('moving groups', () => {
-  const R = '/admin/realms/gm';
+  // every test moves groups: each starts from its own realm holding the chain /a/b/c
+  let realms = 0;
+  let realm: string;
+  let R: string;
   let a: string;
   let b: string;
   let c: string;
-  beforeAll(async () => {
-    await mkRealm('gm');
-    a = await mkGroup('gm', 'a');
-    b = await mkGroup('gm', 'b', a);
-    c = await mkGroup('gm', 'c', b);
+  beforeEach(async () => {
+    realm = `gm${++realms}`;
+    R = `/admin/realms/${realm}`;
+    await mkRealm(realm);
+    a = await mkGroup(realm, 'a');
+    b = await mkGroup(realm, 'b', a);
+    c = await mkGroup(realm, 'c', b);
   });
 
   test('POST /groups with an id moves the group to the top level → 204, other fields untouched', async () => {
@@ -274,6 +283,7 @@ describe('moving groups', () => {
   });
 
   test('POST children with an id moves the group under the parent → 204', async () => {
+    expect((await api.post(`${R}/groups`, { id: c, name: 'c' })).status).toBe(204); // c starts at the top
     const res = await api.post(`${R}/groups/${b}/children`, { id: c, name: 'c' });
     expect(res.status).toBe(204);
     expect(res.text).toBe('');
@@ -298,7 +308,7 @@ describe('moving groups', () => {
     expect((await api.post(`${R}/groups/${a}/children`, { id: randomUUID(), name: 'x' })).body).toEqual({
       error: 'Could not find child by id',
     });
-    const topB = await mkGroup('gm', 'b');
+    const topB = await mkGroup(realm, 'b');
     const toTop = await api.post(`${R}/groups`, { id: b, name: 'b' });
     expect(toTop.status).toBe(409);
     expect(toTop.body).toEqual({ errorMessage: "Top level group named 'b' already exists." });
@@ -355,12 +365,8 @@ describe('update and delete', () => {
     const keep = await mkGroup('gu', 'keep');
     const user = await mkUser('gu', 'member');
     for (const gid of [top, leaf, keep]) expect((await api.put(`${R}/users/${user}/groups/${gid}`)).status).toBe(204);
-    const realm = await m.Realm.findOne({ where: { name: 'gu' } });
-    const role = await m.Role.findOne({ where: { containerId: realm?.id, name: 'offline_access' } });
-    await m.GroupRoleMapping.bulkCreate([
-      { groupId: mid, roleId: role?.id },
-      { groupId: keep, roleId: role?.id },
-    ]);
+    const role = (await api.get(`${R}/roles/offline_access`)).body;
+    for (const gid of [mid, keep]) expect((await api.post(`${R}/groups/${gid}/role-mappings/realm`, [role])).status).toBe(204);
     expect((await api.put(`${R}/default-groups/${leaf}`)).status).toBe(204);
     expect((await api.put(`${R}/default-groups/${keep}`)).status).toBe(204);
 
@@ -484,15 +490,11 @@ describe('search and counts', () => {
   });
 
   test('role mappings appear by name in full representations, client roles keyed by clientId', async () => {
-    const m = ts.db.models;
-    const realm = await m.Realm.findOne({ where: { name: 'gs' } });
-    const realmRole = await m.Role.findOne({ where: { containerId: realm?.id, clientId: null, name: 'offline_access' } });
-    const account = await m.Client.findOne({ where: { realmId: realm?.id, clientId: 'account' } });
-    const clientRole = await m.Role.findOne({ where: { clientId: account?.id, name: 'view-profile' } });
-    await m.GroupRoleMapping.bulkCreate([
-      { groupId: ids.z, roleId: realmRole?.id },
-      { groupId: ids.z, roleId: clientRole?.id },
-    ]);
+    const realmRole = (await api.get(`${R}/roles/offline_access`)).body;
+    const account = await clientUuid(api, 'gs', 'account');
+    const clientRole = (await api.get(`${R}/clients/${account}/roles/view-profile`)).body;
+    expect((await api.post(`${R}/groups/${ids.z}/role-mappings/realm`, [realmRole])).status).toBe(204);
+    expect((await api.post(`${R}/groups/${ids.z}/role-mappings/clients/${account}`, [clientRole])).status).toBe(204);
     const got = (await api.get(`${R}/groups/${ids.z}`)).body;
     expect(got.realmRoles).toEqual(['offline_access']);
     expect(got.clientRoles).toEqual({ account: ['view-profile'] });

@@ -25,18 +25,21 @@ beforeAll(async () => {
   g.alpha = await mkGroup('alpha');
   g.inner = await mkGroup('Middle', g.alpha);
   g.unrelated = await mkGroup('unrelated');
+  // dora is a direct member of zeta, alpha and alpha/Middle in every test
+  for (const id of [g.zeta, g.inner, g.alpha]) expect((await api.put(`${R}/users/${user}/groups/${id}`)).status).toBe(204);
 });
 afterAll(() => ts.close());
 
 describe('joining and leaving', () => {
   test('PUT /users/{id}/groups/{groupId} → 204, idempotent', async () => {
+    const joiner = await mkUser('ug', 'joiner');
     for (const id of [g.zeta, g.inner, g.alpha]) {
-      const res = await api.put(`${R}/users/${user}/groups/${id}`);
+      const res = await api.put(`${R}/users/${joiner}/groups/${id}`);
       expect(res.status).toBe(204);
       expect(res.text).toBe('');
     }
-    expect((await api.put(`${R}/users/${user}/groups/${g.zeta}`)).status).toBe(204);
-    expect(await memberships(user)).toBe(3);
+    expect((await api.put(`${R}/users/${joiner}/groups/${g.zeta}`)).status).toBe(204);
+    expect(await memberships(joiner)).toBe(3);
   });
 
   test('DELETE → 204, also when not a member', async () => {

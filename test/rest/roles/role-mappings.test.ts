@@ -3,7 +3,7 @@ import { Op } from 'sequelize';
 import { hashPassword } from '../../../src/auth/passwords';
 import { TOP_LEVEL } from '../../../src/db/models/group';
 import type { AdminApi, TestServer } from '../../helpers/server';
-import { createUser, realmAdmin, realmServer } from '../../helpers/fixtures';
+import { clientUuid, createUser, realmAdmin, realmIdOf, realmServer, userId } from '../../helpers/fixtures';
 
 let ts: TestServer;
 let api: AdminApi;
@@ -15,8 +15,8 @@ let rm: string;
 
 beforeAll(async () => {
   ({ ts, api, realmId } = await realmServer(R));
-  account = (await ts.db.models.Client.findOne({ where: { realmId, clientId: 'account' } }))?.id as string;
-  rm = (await ts.db.models.Client.findOne({ where: { realmId, clientId: 'realm-management' } }))?.id as string;
+  account = await clientUuid(api, R, 'account');
+  rm = await clientUuid(api, R, 'realm-management');
   for (const name of ['alpha', 'beta', 'gamma', 'parent-role', 'child-role', 'composite-top', 'composite-leaf']) {
     expect((await api.post(`${base}/roles`, { name })).status).toBe(201);
   }
@@ -51,18 +51,32 @@ const names = (body: Array<{ name: string }>) => body.map((r) => r.name);
 const directCount = (userId: string) => ts.db.models.UserRoleMapping.count({ where: { userId } });
 
 describe('user role mappings', () => {
-  let uid: string;
-  beforeAll(async () => {
-    uid = await user('mapped');
-  });
+  /**
+   * A fresh user of the realm holding (through the API) the named realm roles and `account` client
+   * roles directly, and nothing else: each test builds the mappings it starts from.
+   */
+  async function mappedUser(username: string, realmRoles: string[] = [], accountRoles: string[] = []): Promise<string> {
+    const uid = await user(username);
+    if (realmRoles.length) {
+      const reps = await Promise.all(realmRoles.map((n) => role(n)));
+      expect((await api.post(`${base}/users/${uid}/role-mappings/realm`, reps)).status).toBe(204);
+    }
+    if (accountRoles.length) {
+      const reps = await Promise.all(accountRoles.map((n) => role(n, account)));
+      expect((await api.post(`${base}/users/${uid}/role-mappings/clients/${account}`, reps)).status).toBe(204);
+    }
+    return uid;
+  }
 
   test('a user without mappings has an empty MappingsRepresentation', async () => {
+    const uid = await mappedUser('mapped-none');
     const res = await api.get(`${base}/users/${uid}/role-mappings`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({});
   });
 
   test('POST realm mappings (name + id), idempotent; GET realm and the full MappingsRepresentation', async () => {
+    const uid = await mappedUser('mapped-post');
     const alpha = await role('alpha');
     const beta = await role('beta');
     expect((await api.post(`${base}/users/${uid}/role-mappings/realm`, [alpha, beta])).status).toBe(204);
@@ -98,6 +112,7 @@ describe('user role mappings', () => {
   });
 
   test('bad bodies: unknown role, id/name mismatch, missing id, client role on the realm endpoint → 404; not an array → 400; nothing changes', async () => {
+    const uid = await mappedUser('mapped-bad', ['alpha', 'beta'], ['view-profile']);
     const before = await directCount(uid);
     const gamma = await role('gamma');
     const alpha = await role('alpha');
@@ -121,6 +136,7 @@ describe('user role mappings', () => {
   });
 
   test('unknown user → 404 User not found; unknown client → 404 Client not found', async () => {
+    const uid = await mappedUser('mapped-unknowns');
     const res = await api.get(`${base}/users/${randomUUID()}/role-mappings`);
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ error: 'User not found' });
@@ -129,11 +145,12 @@ describe('user role mappings', () => {
     expect(client.status).toBe(404);
     expect(client.body).toEqual({ error: 'Client not found' });
     // a user of another realm is unknown here
-    const masterAdmin = await ts.db.models.User.findOne({ where: { username: 'admin' } });
-    expect((await api.get(`${base}/users/${masterAdmin?.id}/role-mappings`)).status).toBe(404);
+    const masterAdmin = await userId(api, 'master', 'admin');
+    expect((await api.get(`${base}/users/${masterAdmin}/role-mappings`)).status).toBe(404);
   });
 
   test('available excludes direct mappings only; composite is effective', async () => {
+    const uid = await mappedUser('mapped-available', ['alpha', 'beta'], ['view-profile']);
     const top = await role('composite-top');
     expect((await api.post(`${base}/users/${uid}/role-mappings/realm`, [top])).status).toBe(204);
     const available = names((await api.get(`${base}/users/${uid}/role-mappings/realm/available`)).body);
@@ -155,6 +172,7 @@ describe('user role mappings', () => {
   });
 
   test('DELETE with a body removes listed mappings; without a body removes all realm mappings', async () => {
+    const uid = await mappedUser('mapped-delete', ['alpha', 'beta', 'composite-top'], ['view-profile']);
     const alpha = await role('alpha');
     const gamma = await role('gamma');
     expect((await api.delete(`${base}/users/${uid}/role-mappings/realm`, [alpha, gamma])).status).toBe(204);
@@ -286,8 +304,8 @@ describe('permissions and the privilege-escalation guard', () => {
   });
 
   test('master admin roles cannot be mapped by a master user holding only the realm admin client roles', async () => {
-    const masterId = (await ts.db.models.Realm.findOne({ where: { name: 'master' } }))?.id as string;
-    const adminClient = (await ts.db.models.Client.findOne({ where: { realmId: masterId, clientId: 'master-realm' } }))?.id as string;
+    const masterId = await realmIdOf(api, 'master');
+    const adminClient = await clientUuid(api, 'master', 'master-realm');
     const uid = randomUUID();
     await ts.db.models.User.create({
       id: uid,

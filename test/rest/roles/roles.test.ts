@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Op } from 'sequelize';
 import { TOP_LEVEL } from '../../../src/db/models/group';
 import type { AdminApi, TestServer } from '../../helpers/server';
-import { realmAdmin, realmServer } from '../../helpers/fixtures';
+import { clientUuid as clientUuidOf, createRole, realmAdmin, realmServer } from '../../helpers/fixtures';
 
 let ts: TestServer;
 let api: AdminApi;
@@ -12,6 +12,8 @@ let realmId: string;
 
 beforeAll(async () => {
   ({ ts, api, realmId } = await realmServer(R));
+  // the realm role most tests read, list, compose or collide with
+  await createRole(api, R, 'role one', { description: 'First role', attributes: { color: ['blue'] } });
 });
 afterAll(() => ts.close());
 
@@ -39,23 +41,21 @@ async function group(name: string, parentId = TOP_LEVEL): Promise<string> {
   return id;
 }
 
-async function clientUuid(clientId: string, realm = realmId): Promise<string> {
-  return (await ts.db.models.Client.findOne({ where: { realmId: realm, clientId } }))?.id as string;
-}
+const clientUuid = (clientId: string, realm = R) => clientUuidOf(api, realm, clientId);
 
 const roleCount = () => ts.db.models.Role.count({ where: { realmId } });
 
 describe('realm roles', () => {
   test('create: 201 with Location ending in the encoded name, no body; GET returns the full representation', async () => {
-    const res = await api.post(`${base}/roles`, { name: 'role one', description: 'First role', attributes: { color: ['blue'] } });
+    const res = await api.post(`${base}/roles`, { name: 'role new', description: 'First role', attributes: { color: ['blue'] } });
     expect(res.status).toBe(201);
-    expect(res.headers.location).toBe(`http://localhost:8080${base}/roles/role%20one`);
+    expect(res.headers.location).toBe(`http://localhost:8080${base}/roles/role%20new`);
     expect(res.text).toBe('');
-    const got = await api.get(`${base}/roles/role%20one`);
+    const got = await api.get(`${base}/roles/role%20new`);
     expect(got.status).toBe(200);
     expect(got.body).toEqual({
       id: expect.any(String),
-      name: 'role one',
+      name: 'role new',
       description: 'First role',
       composite: false,
       clientRole: false,
@@ -168,8 +168,10 @@ describe('realm roles', () => {
     expect(def.body).toEqual({ errorMessage: 'default-roles-rolesrealm is default role of the realm and cannot be removed.' });
     expect((await api.post(`${base}/roles`, { name: 'doomed' })).status).toBe(201);
     const doomed = (await api.get(`${base}/roles/doomed`)).body;
-    const bundleId = (await api.get(`${base}/roles/bundle`)).body.id;
-    expect((await api.post(`${base}/roles/bundle/composites`, [{ id: doomed.id }])).status).toBe(204);
+    const bundle = { realm: ['role one', 'offline_access'], client: { account: ['view-profile'] } };
+    expect((await api.post(`${base}/roles`, { name: 'doomed-bundle', composite: true, composites: bundle })).status).toBe(201);
+    const bundleId = (await api.get(`${base}/roles/doomed-bundle`)).body.id;
+    expect((await api.post(`${base}/roles/doomed-bundle/composites`, [{ id: doomed.id }])).status).toBe(204);
     const userId = await plainUser('doomed-holder');
     const groupId = await group('doomed-group');
     const m = ts.db.models;
@@ -299,8 +301,7 @@ describe('client roles', () => {
   });
 
   test('roles of a master *-realm admin client cannot be created, even by the master admin', async () => {
-    const master = (await ts.db.models.Realm.findOne({ where: { name: 'master' } }))?.id as string;
-    const adminClient = await clientUuid(`${R}-realm`, master);
+    const adminClient = await clientUuid(`${R}-realm`, 'master');
     const res = await api.post(`/admin/realms/master/clients/${adminClient}/roles`, { name: 'sneaky' });
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ error: 'HTTP 403 Forbidden' });
@@ -367,6 +368,7 @@ describe('composites', () => {
   });
 
   test('DELETE by id; role becomes non-composite when the last child goes', async () => {
+    expect((await api.post(`${base}/roles/comp-parent/composites`, [{ id: childId }, { id: clientRoleId }])).status).toBe(204);
     const bad = await api.delete(`${base}/roles/comp-parent/composites`, [{ id: randomUUID() }]);
     expect(bad.status).toBe(404);
     expect(bad.body).toEqual({ error: 'Could not find composite role' });
@@ -378,13 +380,11 @@ describe('composites', () => {
 });
 
 describe('roles by id', () => {
-  let id: string;
-  beforeAll(async () => {
-    expect((await api.post(`${base}/roles`, { name: 'by-id', description: 'x' })).status).toBe(201);
-    id = (await api.get(`${base}/roles/by-id`)).body.id;
-  });
+  /** A fresh realm role (each test its own), by id. */
+  const roleId = async (name: string, extra: Record<string, unknown> = {}) => (await createRole(api, R, name, extra)).id;
 
   test('GET, PUT, DELETE; unknown id is 404 Could not find role with id', async () => {
+    const id = await roleId('by-id', { description: 'x' });
     expect((await api.get(`${base}/roles-by-id/${id}`)).body).toMatchObject({ id, name: 'by-id', description: 'x', attributes: {} });
     expect((await api.put(`${base}/roles-by-id/${id}`, { name: 'by-id-2', attributes: { k: ['v'] } })).status).toBe(204);
     expect((await api.get(`${base}/roles-by-id/${id}`)).body).toEqual({
@@ -410,11 +410,12 @@ describe('roles by id', () => {
   });
 
   test('a role of another realm is not found by id', async () => {
-    const masterRole = await ts.db.models.Role.findOne({ where: { name: 'admin', clientId: null } });
-    expect((await api.get(`${base}/roles-by-id/${masterRole?.id}`)).status).toBe(404);
+    const masterRole = (await api.get('/admin/realms/master/roles/admin')).body;
+    expect((await api.get(`${base}/roles-by-id/${masterRole.id}`)).status).toBe(404);
   });
 
   test('composites with search, first and max; realm and client variants; default role editing', async () => {
+    const id = await roleId('by-id-default');
     const def = (await api.get(`${base}/roles/default-roles-rolesrealm`)).body.id;
     const all = (await api.get(`${base}/roles-by-id/${def}/composites`)).body.map((r: { name: string }) => r.name);
     expect(all).toEqual(['manage-account', 'offline_access', 'uma_authorization', 'view-profile']);
@@ -439,19 +440,23 @@ describe('roles by id', () => {
       error: 'Could not find client',
     });
     expect((await api.post(`${base}/roles-by-id/${def}/composites`, [{ id }])).status).toBe(204);
-    expect((await api.get(`${base}/roles-by-id/${def}/composites/realm`)).body.map((r: { name: string }) => r.name)).toContain('by-id-2');
+    expect((await api.get(`${base}/roles-by-id/${def}/composites/realm`)).body.map((r: { name: string }) => r.name)).toContain(
+      'by-id-default',
+    );
     expect((await api.delete(`${base}/roles-by-id/${def}/composites`, [{ id }])).status).toBe(204);
     expect((await api.get(`${base}/roles-by-id/${def}/composites/realm`)).body.map((r: { name: string }) => r.name)).not.toContain(
-      'by-id-2',
+      'by-id-default',
     );
   });
 
   test('management/permissions is 501 even for unknown ids', async () => {
+    const id = await roleId('by-id-permissions');
     expect((await api.get(`${base}/roles-by-id/${randomUUID()}/management/permissions`)).status).toBe(501);
     expect((await api.put(`${base}/roles-by-id/${id}/management/permissions`, { enabled: true })).status).toBe(501);
   });
 
   test('DELETE by id', async () => {
+    const id = await roleId('by-id-doomed');
     expect((await api.delete(`${base}/roles-by-id/${id}`)).status).toBe(204);
     expect((await api.get(`${base}/roles-by-id/${id}`)).status).toBe(404);
   });

@@ -2,7 +2,7 @@ import { createPublicKey } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader, jwtVerify, importJWK } from 'jose';
 import request from 'supertest';
 import { ADMIN, startTestServer, type TestServer } from '../../helpers/server';
-import { serviceAccountClient } from '../../helpers/fixtures';
+import { serviceAccountClient, userId } from '../../helpers/fixtures';
 
 let ts: TestServer;
 
@@ -62,8 +62,9 @@ describe('token endpoint', () => {
   });
 
   test('the stored password is an argon2id hash in Keycloak layout, never the password', async () => {
-    const admin = await ts.db.models.User.findOne({ where: { username: 'admin' } });
-    const cred = await ts.db.models.Credential.findOne({ where: { userId: admin?.id, type: 'password' } });
+    // the hash at rest: only the table shows it
+    const admin = await userId(await ts.api(), 'master', 'admin');
+    const cred = await ts.db.models.Credential.findOne({ where: { userId: admin, type: 'password' } });
     expect(JSON.parse(cred?.credentialData ?? '{}')).toEqual({
       hashIterations: 5,
       algorithm: 'argon2',

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { adminEvents, clientUuid, createLoginUser } from '../../helpers/fixtures';
+import { adminEvents, clientUuid, createLoginUser, expectStatus, realmIdOf, userId } from '../../helpers/fixtures';
 import { startTestServer, type AdminApi, type TestServer } from '../../helpers/server';
 
 let ts: TestServer;
@@ -7,35 +7,16 @@ let api: AdminApi;
 const R = 'consents';
 const U = `/admin/realms/${R}/users`;
 
-const userIdOf = async (username: string) => (await api.get(`${U}?username=${username}&exact=true`)).body[0].id as string;
-const clientOf = async (clientId: string) => {
-  const realm = await ts.db.models.Realm.findOne({ where: { name: R } });
-  return (await ts.db.models.Client.findOne({ where: { realmId: realm?.id, clientId } }))!;
-};
+const userIdOf = (username: string, realm = R) => userId(api, realm, username);
 
-async function offlineSession(userId: string, clientUuid: string): Promise<string> {
-  const realm = await ts.db.models.Realm.findOne({ where: { name: R } });
-  const id = randomUUID();
-  const now = Math.floor(Date.now() / 1000);
-  await ts.db.models.UserSession.create({
-    id,
-    realmId: realm?.id,
-    userId,
-    clientId: clientUuid,
-    started: now,
-    lastAccess: now,
-    offline: true,
-    notes: {},
-  });
-  await ts.db.models.ClientSession.create({ userSessionId: id, clientId: clientUuid, realmId: realm?.id, offline: true, timestamp: now });
-  return id;
-}
-
-beforeAll(async () => {
-  ts = await startTestServer();
-  api = await ts.api();
+/**
+ * Imports an enabled realm (admin events on) with `consenter`, who consented to `account` for the
+ * `profile` and `email` scopes, and `plain`, without consents. Tests that revoke or add grants use
+ * their own realm.
+ */
+async function consentRealm(realm: string): Promise<void> {
   const res = await api.post('/admin/realms', {
-    realm: R,
+    realm,
     enabled: true,
     adminEventsEnabled: true,
     users: [
@@ -49,7 +30,32 @@ beforeAll(async () => {
       { username: 'plain', enabled: true },
     ],
   });
-  expect(res.status).toBe(201);
+  expectStatus(res, 201, `importing realm ${realm}`);
+}
+
+/** An offline user session with one client session (no API creates one without a login flow). */
+async function offlineSession(realm: string, userId: string, clientUuid: string): Promise<string> {
+  const realmId = await realmIdOf(api, realm);
+  const id = randomUUID();
+  const now = Math.floor(Date.now() / 1000);
+  await ts.db.models.UserSession.create({
+    id,
+    realmId,
+    userId,
+    clientId: clientUuid,
+    started: now,
+    lastAccess: now,
+    offline: true,
+    notes: {},
+  });
+  await ts.db.models.ClientSession.create({ userSessionId: id, clientId: clientUuid, realmId, offline: true, timestamp: now });
+  return id;
+}
+
+beforeAll(async () => {
+  ts = await startTestServer();
+  api = await ts.api();
+  await consentRealm(R);
 });
 afterAll(() => ts.close());
 
@@ -71,26 +77,28 @@ describe('GET /users/{id}/consents', () => {
   });
 
   test('offline sessions appear as Offline Token grants (with or without a consent)', async () => {
-    const id = await userIdOf('consenter');
-    const account = await clientOf('account');
-    const cli = await clientOf('admin-cli');
-    await offlineSession(id, account.id);
-    await offlineSession(id, cli.id);
-    const res = await api.get(`${U}/${id}/consents`);
+    const realm = 'consents-offline';
+    await consentRealm(realm);
+    const id = await userIdOf('consenter', realm);
+    const account = await clientUuid(api, realm, 'account');
+    const cli = await clientUuid(api, realm, 'admin-cli');
+    await offlineSession(realm, id, account);
+    await offlineSession(realm, id, cli);
+    const res = await api.get(`/admin/realms/${realm}/users/${id}/consents`);
     expect(res.body).toEqual([
       {
         clientId: 'account',
         grantedClientScopes: expect.any(Array),
         createdDate: 1700000000000,
         lastUpdatedDate: 1700000001000,
-        additionalGrants: [{ client: account.id, key: 'Offline Token' }],
+        additionalGrants: [{ client: account, key: 'Offline Token' }],
       },
       {
         clientId: 'admin-cli',
         grantedClientScopes: [],
         createdDate: null,
         lastUpdatedDate: null,
-        additionalGrants: [{ client: cli.id, key: 'Offline Token' }],
+        additionalGrants: [{ client: cli, key: 'Offline Token' }],
       },
     ]);
   });
@@ -98,20 +106,25 @@ describe('GET /users/{id}/consents', () => {
 
 describe('DELETE /users/{id}/consents/{clientId}', () => {
   test('revokes consent and offline sessions of that client only; admin event ACTION', async () => {
-    const id = await userIdOf('consenter');
-    const res = await api.delete(`${U}/${id}/consents/account`);
+    const realm = 'consents-revoke';
+    const Ur = `/admin/realms/${realm}/users`;
+    await consentRealm(realm);
+    const id = await userIdOf('consenter', realm);
+    const account = await clientUuid(api, realm, 'account');
+    await offlineSession(realm, id, account);
+    await offlineSession(realm, id, await clientUuid(api, realm, 'admin-cli'));
+    const res = await api.delete(`${Ur}/${id}/consents/account`);
     expect(res.status).toBe(204);
-    const left = (await api.get(`${U}/${id}/consents`)).body;
+    const left = (await api.get(`${Ur}/${id}/consents`)).body;
     expect(left.map((c: { clientId: string }) => c.clientId)).toEqual(['admin-cli']);
-    const account = await clientUuid(api, R, 'account');
-    expect((await api.get(`/admin/realms/${R}/clients/${account}/offline-session-count`)).body).toEqual({ count: 0 });
+    expect((await api.get(`/admin/realms/${realm}/clients/${account}/offline-session-count`)).body).toEqual({ count: 0 });
     // The consent row itself: the list above merges consents with offline tokens, so only the table shows it is gone.
     expect(await ts.db.models.UserConsent.count({ where: { userId: id } })).toBe(0);
-    const [ev] = await adminEvents(api, R, { resourcePath: `users/${id}/consents/account` });
+    const [ev] = await adminEvents(api, realm, { resourcePath: `users/${id}/consents/account` });
     expect(ev).toMatchObject({ operationType: 'ACTION', resourceType: 'USER' });
     // offline token only
-    expect((await api.delete(`${U}/${id}/consents/admin-cli`)).status).toBe(204);
-    expect((await api.get(`${U}/${id}/consents`)).body).toEqual([]);
+    expect((await api.delete(`${Ur}/${id}/consents/admin-cli`)).status).toBe(204);
+    expect((await api.get(`${Ur}/${id}/consents`)).body).toEqual([]);
   });
 
   test('404 bodies: unknown client, nothing to revoke, unknown user', async () => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { realmServer } from '../../helpers/fixtures';
+import { clientUuid, realmIdOf, realmServer } from '../../helpers/fixtures';
 import type { AdminApi, TestServer } from '../../helpers/server';
 
 let ts: TestServer;
@@ -62,20 +62,20 @@ beforeAll(async () => {
   await create({ username: 'carol_x', firstName: 'Carol', lastName: 'Underscore', enabled: true });
   await create({ username: 'carolax', firstName: 'Carol', lastName: 'Ax', enabled: true });
   await create({ username: 'dave', firstName: 'Dave', lastName: 'Disabled', email: 'dave@x.org', enabled: false });
-  const realm = await ts.db.models.Realm.findOne({ where: { name: R } });
-  const client = await ts.db.models.Client.findOne({ where: { realmId: realm!.id, clientId: 'admin-cli' } });
+  const realmId = await realmIdOf(api, R);
+  const client = await clientUuid(api, R, 'admin-cli');
   const sa = randomUUID();
   ids['service-account-robot'] = sa;
   await ts.db.models.User.create({
     id: sa,
-    realmId: realm!.id,
+    realmId,
     username: 'service-account-robot',
     email: null,
     emailConstraint: sa,
     enabled: true,
     emailVerified: false,
     createdTimestamp: Date.now(),
-    serviceAccountClientLink: client!.id,
+    serviceAccountClientLink: client,
     notBefore: 0,
   });
 });
@@ -204,12 +204,12 @@ describe('GET /users', () => {
   });
 
   test('default max is 100; a negative max lists all', async () => {
-    const realm = await ts.db.models.Realm.findOne({ where: { name: R } });
+    const realmId = await realmIdOf(api, R);
     const rows = Array.from({ length: 110 }, (_, i) => {
       const id = randomUUID();
       return {
         id,
-        realmId: realm!.id,
+        realmId,
         username: `zz-${String(i).padStart(3, '0')}`,
         email: null,
         emailConstraint: id,
@@ -263,8 +263,7 @@ describe('GET /users/count', () => {
 
 describe('listing permissions', () => {
   test('view-users sees users with manage:false; query-users sees nothing but may count', async () => {
-    const realm = await ts.db.models.Realm.findOne({ where: { name: R } });
-    const client = await ts.db.models.Client.findOne({ where: { realmId: realm!.id, clientId: 'realm-management' } });
+    const client = await clientUuid(api, R, 'realm-management');
     const admins: Record<string, AdminApi> = {};
     for (const role of ['view-users', 'query-users']) {
       const username = `adm-${role}`;
@@ -276,8 +275,8 @@ describe('listing permissions', () => {
         enabled: true,
         credentials: [{ type: 'password', value: 'pw' }],
       });
-      const r = await ts.db.models.Role.findOne({ where: { clientId: client!.id, name: role } });
-      await ts.db.models.UserRoleMapping.create({ userId: id, roleId: r!.id });
+      const r = (await api.get(`/admin/realms/${R}/clients/${client}/roles/${role}`)).body;
+      await ts.db.models.UserRoleMapping.create({ userId: id, roleId: r.id });
       admins[role] = await ts.api({ realm: R, username, password: 'pw' });
     }
     const viewed = await admins['view-users'].get(`${U}?search=alice`);

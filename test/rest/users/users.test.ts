@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { hashPassword } from '../../../src/auth/passwords';
 import { TOP_LEVEL } from '../../../src/db/models/group';
-import { realmServer } from '../../helpers/fixtures';
+import { realmIdOf, realmServer, userId } from '../../helpers/fixtures';
 import type { AdminApi, TestServer } from '../../helpers/server';
 
 let ts: TestServer;
@@ -10,7 +10,8 @@ let api: AdminApi;
 const R = 'ur';
 const U = `/admin/realms/${R}/users`;
 
-const realmOf = async (name: string) => (await ts.db.models.Realm.findOne({ where: { name } }))!;
+/** The realm's id, read from its representation. */
+const realmOf = async (name: string) => ({ id: await realmIdOf(api, name) });
 const idOf = (location: string) => location.split('/').pop() as string;
 const userRows = async () => ts.db.models.User.count({ where: { realmId: (await realmOf(R)).id } });
 
@@ -118,7 +119,7 @@ describe('POST /users', () => {
     const groups = await ts.db.models.UserGroupMembership.findAll({ where: { userId: id } });
     expect(groups.map((m) => m.groupId).sort()).toEqual([def.id, child.id].sort());
     const roles = await ts.db.models.UserRoleMapping.findAll({ where: { userId: id } });
-    expect(roles.map((m) => m.roleId)).toEqual([r.settings.defaultRoleId]);
+    expect(roles.map((m) => m.roleId)).toEqual([(await api.get(`/admin/realms/${R}`)).body.defaultRole.id]);
     await ts.db.models.RealmDefaultGroup.destroy({ where: { realmId: r.id } });
   });
 
@@ -150,7 +151,7 @@ describe('POST /users', () => {
     await create({ username: 'hashed', enabled: true, credentials: [{ type: 'password', ...stored }] }, M);
     expect(await ts.token({ username: 'hashed', password: 'imported' })).toEqual(expect.any(String));
     const cred = await ts.db.models.Credential.findOne({
-      where: { userId: (await ts.db.models.User.findOne({ where: { username: 'hashed' } }))!.id },
+      where: { userId: await userId(api, 'master', 'hashed') },
     });
     expect(cred?.secretData).toBe(stored.secretData);
   });
