@@ -19,7 +19,6 @@ const log = getLogger('idserver.oidc');
 /** OAuth error (shape B) raised by the token endpoint. */
 export const oauth = (status: number, error: string, description: string) => errorB(status, error, description);
 
-
 export interface TokenRequest {
   realm: string;
   form: Record<string, string | undefined>;
