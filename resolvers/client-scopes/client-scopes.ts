@@ -1,7 +1,7 @@
 import { GraphQLBoolean, GraphQLID, GraphQLString } from 'graphql';
+import type { ClientScopeRepresentation } from '../../src/representations/client-scope';
 import { Arg, Ctx, FieldResolver, Mutation, Query, Resolver, Root, registerEnumType } from 'type-graphql';
 import {
-  type ClientScopeInput,
   type RealmScopeList,
   addRealmDefaultScope,
   createClientScope,
@@ -94,7 +94,7 @@ export class ClientScopeResolver {
     @Arg('input', () => ScopeInput) input: Rep,
   ): Promise<InRealm> {
     const r = await resolveRealm(ctx, realm);
-    const id = await createClientScope(ctx, r, plain<ClientScopeInput>(input));
+    const id = await createClientScope(ctx, r, plain<ClientScopeRepresentation>(input));
     return inRealm(r, await getClientScope(ctx, r, id));
   }
 
@@ -106,7 +106,7 @@ export class ClientScopeResolver {
     @Arg('input', () => ScopeInput) input: Rep,
   ): Promise<InRealm> {
     const r = await resolveRealm(ctx, realm);
-    await updateClientScope(ctx, r, id, plain<ClientScopeInput>(input));
+    await updateClientScope(ctx, r, id, plain<ClientScopeRepresentation>(input));
     return inRealm(r, await getClientScope(ctx, r, id));
   }
 

@@ -1,8 +1,8 @@
 import { GraphQLBoolean, GraphQLID, GraphQLString } from 'graphql';
+import type { ProtocolMapperRepresentation } from '../../src/representations/protocol-mapper';
 import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../../src/core/context';
 import {
-  type ProtocolMapperInput,
   addMappers,
   createMapper,
   deleteMapper,
@@ -47,7 +47,7 @@ export class ProtocolMapperResolver {
   ): Promise<Rep> {
     const r = await resolveRealm(ctx, realm);
     const o = await findScopeOwner(ctx, r, ownerType(owner), ownerId);
-    const id = await createMapper(ctx, r, o, plain<ProtocolMapperInput>(input));
+    const id = await createMapper(ctx, r, o, plain<ProtocolMapperRepresentation>(input));
     return getMapper(ctx, r, o, id);
   }
 
@@ -63,7 +63,7 @@ export class ProtocolMapperResolver {
   ): Promise<Rep[]> {
     const r = await resolveRealm(ctx, realm);
     const o = await findScopeOwner(ctx, r, ownerType(owner), ownerId);
-    await addMappers(ctx, r, o, plain<ProtocolMapperInput[]>(input));
+    await addMappers(ctx, r, o, plain<ProtocolMapperRepresentation[]>(input));
     return listMappers(ctx, r, o);
   }
 
@@ -78,7 +78,7 @@ export class ProtocolMapperResolver {
   ): Promise<Rep> {
     const r = await resolveRealm(ctx, realm);
     const o = await findScopeOwner(ctx, r, ownerType(owner), ownerId);
-    await updateMapper(ctx, r, o, id, plain<ProtocolMapperInput>(input));
+    await updateMapper(ctx, r, o, id, plain<ProtocolMapperRepresentation>(input));
     return getMapper(ctx, r, o, id);
   }
 

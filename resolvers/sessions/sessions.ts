@@ -25,7 +25,6 @@ import { BruteForceStatus, ClientSessionStat, GlobalRequestResult, UserSession }
 import { User } from '../users/types';
 
 const opt = { nullable: true } as const;
-type Rep = Record<string, unknown>;
 
 const statusOut = (s: Awaited<ReturnType<typeof bruteForceStatus>>) => ({ ...s, failedLoginNotBefore: String(s.failedLoginNotBefore) });
 const resultOut = (r: Result) => ({ successRequests: r.successRequests ?? [], failedRequests: r.failedRequests ?? [] });
@@ -34,7 +33,7 @@ const resultOut = (r: Result) => ({ successRequests: r.successRequests ?? [], fa
 @Resolver(() => User)
 export class UserSessionsResolver {
   @FieldResolver(() => [UserSession], { description: 'Active online sessions (GET /users/{id}/sessions).' })
-  async sessions(@Root() user: InRealm, @Ctx() ctx: RequestContext): Promise<Rep[]> {
+  async sessions(@Root() user: InRealm, @Ctx() ctx: RequestContext) {
     const realm = realmOf(user);
     return listUserSessions(ctx, realm, await resolveUser(ctx, realm, String(user.id)));
   }
@@ -44,13 +43,13 @@ export class UserSessionsResolver {
     @Root() user: InRealm,
     @Ctx() ctx: RequestContext,
     @Arg('clientId', () => GraphQLID, { description: 'Client UUID.' }) clientId: string,
-  ): Promise<Rep[]> {
+  ) {
     const realm = realmOf(user);
     return listUserOfflineSessions(ctx, realm, await resolveUser(ctx, realm, String(user.id)), clientId);
   }
 
   @FieldResolver(() => BruteForceStatus, { description: 'Brute-force status (GET /attack-detection/brute-force/users/{id}).' })
-  async bruteForceStatus(@Root() user: InRealm, @Ctx() ctx: RequestContext): Promise<Rep> {
+  async bruteForceStatus(@Root() user: InRealm, @Ctx() ctx: RequestContext) {
     return statusOut(await bruteForceStatus(ctx, realmOf(user), String(user.id)));
   }
 }
@@ -59,13 +58,13 @@ export class UserSessionsResolver {
 @Resolver(() => Realm)
 export class RealmSessionsResolver {
   @FieldResolver(() => [ClientSessionStat], { description: 'Clients with sessions and their counts (GET /client-session-stats).' })
-  async clientSessionStats(@Root() realm: InRealm, @Ctx() ctx: RequestContext): Promise<Rep[]> {
+  async clientSessionStats(@Root() realm: InRealm, @Ctx() ctx: RequestContext) {
     const stats = await clientSessionStats(ctx, realmOf(realm));
     return stats.map((s) => ({ ...s, active: Number(s.active), offline: Number(s.offline) }));
   }
 
   @FieldResolver(() => BruteForceStatus, { description: 'Brute-force status of a user id (GET /attack-detection/brute-force/users/{id}).' })
-  async bruteForceStatus(@Root() realm: InRealm, @Ctx() ctx: RequestContext, @Arg('userId', () => GraphQLID) userId: string): Promise<Rep> {
+  async bruteForceStatus(@Root() realm: InRealm, @Ctx() ctx: RequestContext, @Arg('userId', () => GraphQLID) userId: string) {
     return statusOut(await bruteForceStatus(ctx, realmOf(realm), userId));
   }
 }
@@ -82,7 +81,7 @@ export class ClientSessionsResolver {
     @Arg('offline', () => GraphQLBoolean, opt) offline?: boolean,
     @Arg('first', () => GraphQLInt, opt) first?: number,
     @Arg('max', () => GraphQLInt, opt) max?: number,
-  ): Promise<Rep[]> {
+  ) {
     const realm = realmOf(client);
     return listClientSessions(ctx, realm, await resolveClient(ctx, realm, String(client.id)), Boolean(offline), {
       first: first ?? undefined,
@@ -131,7 +130,7 @@ export class SessionMutationsResolver {
   @Mutation(() => GlobalRequestResult, {
     description: 'Removes every session of the realm and sets its notBefore (POST /{realm}/logout-all).',
   })
-  async logoutAll(@Ctx() ctx: RequestContext, @Arg('realm', () => GraphQLString) realm: string): Promise<Rep> {
+  async logoutAll(@Ctx() ctx: RequestContext, @Arg('realm', () => GraphQLString) realm: string) {
     return resultOut(await logoutAll(ctx, await resolveRealm(ctx, realm)));
   }
 
@@ -143,7 +142,7 @@ export class SessionMutationsResolver {
     @Ctx() ctx: RequestContext,
     @Arg('realm', () => GraphQLString) realm: string,
     @Arg('clientId', () => GraphQLID, { nullable: true, description: 'Client UUID; all clients when absent.' }) clientId?: string,
-  ): Promise<Rep> {
+  ) {
     const r = await resolveRealm(ctx, realm);
     if (!clientId) return resultOut(await pushRevocation(ctx, r));
     return resultOut(await pushClientRevocation(ctx, r, await resolveClient(ctx, r, clientId)));

@@ -1,6 +1,6 @@
 import { Router } from 'express';
+import type { ClientScopeRepresentation } from '../../src/representations/client-scope';
 import {
-  type ClientScopeInput,
   createClientScope,
   deleteClientScope,
   getClientScope,
@@ -19,7 +19,9 @@ clientScopesRouter.get(
 );
 clientScopesRouter.post(
   '/',
-  route(async (req, res) => created(req, res, await createClientScope(ctxOf(res), realmOf(res), jsonBody<ClientScopeInput>(req, REP)))),
+  route(async (req, res) =>
+    created(req, res, await createClientScope(ctxOf(res), realmOf(res), jsonBody<ClientScopeRepresentation>(req, REP))),
+  ),
 );
 clientScopesRouter.get(
   '/:id',
@@ -28,7 +30,7 @@ clientScopesRouter.get(
 clientScopesRouter.put(
   '/:id',
   route(async (req, res) => {
-    await updateClientScope(ctxOf(res), realmOf(res), req.params.id as string, jsonBody<ClientScopeInput>(req, REP));
+    await updateClientScope(ctxOf(res), realmOf(res), req.params.id as string, jsonBody<ClientScopeRepresentation>(req, REP));
     noContent(res);
   }),
 );

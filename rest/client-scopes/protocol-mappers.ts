@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import type { ProtocolMapperRepresentation } from '../../src/representations/protocol-mapper';
 import type { ScopeOwnerType } from '../../src/services/client-scopes/scope-owner';
 import {
   addMappers,
@@ -8,7 +9,6 @@ import {
   listMappers,
   listMappersByProtocol,
   updateMapper,
-  type ProtocolMapperInput,
 } from '../../src/services/client-scopes/protocol-mappers';
 import { arrayBody, created, ctxOf, json, jsonBody, noContent, realmOf, route } from '../http';
 import { scopeOwnerOf } from './scope-owner';
@@ -24,7 +24,7 @@ export function protocolMappersRouter(type: ScopeOwnerType): Router {
   r.post(
     '/add-models',
     route(async (req, res) => {
-      const reps = arrayBody<ProtocolMapperInput>(req, REP) ?? [];
+      const reps = arrayBody<ProtocolMapperRepresentation>(req, REP) ?? [];
       await addMappers(ctxOf(res), realmOf(res), await scopeOwnerOf(req, res, type), reps);
       noContent(res);
     }),
@@ -36,7 +36,7 @@ export function protocolMappersRouter(type: ScopeOwnerType): Router {
   r.post(
     '/models',
     route(async (req, res) => {
-      const rep = jsonBody<ProtocolMapperInput>(req, REP);
+      const rep = jsonBody<ProtocolMapperRepresentation>(req, REP);
       created(req, res, await createMapper(ctxOf(res), realmOf(res), await scopeOwnerOf(req, res, type), rep));
     }),
   );
@@ -49,7 +49,7 @@ export function protocolMappersRouter(type: ScopeOwnerType): Router {
   r.put(
     '/models/:mapperId',
     route(async (req, res) => {
-      const rep = jsonBody<ProtocolMapperInput>(req, REP);
+      const rep = jsonBody<ProtocolMapperRepresentation>(req, REP);
       await updateMapper(ctxOf(res), realmOf(res), await scopeOwnerOf(req, res, type), req.params.mapperId as string, rep);
       noContent(res);
     }),

@@ -89,7 +89,7 @@ clientPartsRouter.post(
       ctxOf(res),
       realmOf(res),
       await clientOf(req, res),
-      body && typeof body === 'object' ? (body as Record<string, unknown>) : undefined,
+      body && typeof body === 'object' ? (body as { node?: unknown }) : undefined,
     );
     noContent(res);
   }),

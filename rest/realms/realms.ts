@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { createRealm } from '../../src/services/import-export/create-realm';
 import { deleteRealm, getRealm, listRealms, updateRealm } from '../../src/services/realms/realms';
 import { errorA } from '../../src/core/errors';
+import type { RealmRepresentation } from '../../src/representations/realm';
 import { created, ctxOf, json, noContent, parseJson, qBool, realmOf, rawBody, route } from '../http';
 
 /** `/admin/realms` collection: list and import. */
@@ -41,7 +42,7 @@ realmRouter.put(
     if (!body || typeof body !== 'object' || Array.isArray(body)) {
       throw errorA(400, 'unable to read contents from stream');
     }
-    await updateRealm(ctxOf(res), realmOf(res), body as Record<string, unknown>);
+    await updateRealm(ctxOf(res), realmOf(res), body as RealmRepresentation);
     noContent(res);
   }),
 );

@@ -230,7 +230,7 @@ const FLOWS: FlowDef[] = [
 export const BUILT_IN_FLOW_ALIASES = FLOWS.map((f) => f.alias);
 
 /** The realm binding fields and the built-in flow each points at in a new realm. */
-export const FLOW_BINDINGS: Record<string, string> = {
+export const FLOW_BINDINGS = {
   browserFlow: 'browser',
   registrationFlow: 'registration',
   directGrantFlow: 'direct grant',
@@ -238,7 +238,7 @@ export const FLOW_BINDINGS: Record<string, string> = {
   clientAuthenticationFlow: 'clients',
   dockerAuthenticationFlow: 'docker auth',
   firstBrokerLoginFlow: 'first broker login',
-};
+} satisfies Record<string, string>;
 
 let lastOrd = 0;
 /** A creation-order stamp for a new flow: increasing within the process, roughly time-ordered across nodes. */

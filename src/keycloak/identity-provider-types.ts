@@ -110,7 +110,16 @@ export function serverInfoSocialProviders(): Array<{ groupName: string; name: st
 }
 
 /** The factory object of `GET /identity-provider/providers/{id}`. */
-export function providerFactoryRepresentation(t: IdentityProviderType): Record<string, unknown> {
+/** Keycloak's provider factory description (GET .../identity-provider/providers/{provider_id}). */
+export interface IdpProviderFactoryRep {
+  name: string;
+  id: string;
+  configProperties: IdentityProviderType['configProperties'];
+  helpText: string;
+  configMetadata: unknown[];
+}
+
+export function providerFactoryRepresentation(t: IdentityProviderType): IdpProviderFactoryRep {
   return { name: t.name, id: t.id, configProperties: t.configProperties, helpText: '', configMetadata: [] };
 }
 
@@ -313,8 +322,11 @@ export const IDP_MAPPER_TYPES: MapperType[] = [
 ];
 
 /** `GET .../mapper-types`: the mapper types supported by a provider id, keyed by mapper id. */
-export function mapperTypesFor(providerId: string): Record<string, Record<string, unknown>> {
-  const out: Record<string, Record<string, unknown>> = {};
+/** Keycloak's IdentityProviderMapperTypeRepresentation. */
+export type IdpMapperTypeRep = Pick<MapperType, 'id' | 'name' | 'category' | 'helpText' | 'properties'>;
+
+export function mapperTypesFor(providerId: string): Record<string, IdpMapperTypeRep> {
+  const out: Record<string, IdpMapperTypeRep> = {};
   for (const m of IDP_MAPPER_TYPES) {
     if (!m.compatible.includes('*') && !m.compatible.includes(providerId)) continue;
     out[m.id] = { id: m.id, name: m.name, category: m.category, helpText: m.helpText, properties: m.properties };

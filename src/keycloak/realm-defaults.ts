@@ -3,13 +3,15 @@
  * keycloak-behavior-config.md §3.3, §6.5): top-level settings, roles, built-in clients, client
  * scopes, required actions and components. Data only; realms.ts applies it.
  */
+import type { Representation } from '../representations/schema';
+import type { SmtpServerRep } from '../representations/smtp';
 import { FLOW_BINDINGS } from './auth-flow-defaults';
 
-/** All realm settings kept in the `settings` column, with the values of a new non-master realm. */
-export function defaultRealmSettings(): Record<string, unknown> {
+/** All realm settings kept in the `settings` column, with the values of a new non-master realm (their types name the settings' types). */
+export function defaultRealmSettings() {
   return {
-    displayName: undefined,
-    displayNameHtml: undefined,
+    displayName: undefined as string | undefined,
+    displayNameHtml: undefined as string | undefined,
     notBefore: 0,
     defaultSignatureAlgorithm: 'RS256',
     revokeRefreshToken: false,
@@ -71,8 +73,8 @@ export function defaultRealmSettings(): Record<string, unknown> {
     webAuthnPolicyUserVerificationRequirement: 'not specified',
     webAuthnPolicyCreateTimeout: 0,
     webAuthnPolicyAvoidSameAuthenticatorRegister: false,
-    webAuthnPolicyAcceptableAaguids: [],
-    webAuthnPolicyExtraOrigins: [],
+    webAuthnPolicyAcceptableAaguids: [] as string[],
+    webAuthnPolicyExtraOrigins: [] as string[],
     webAuthnPolicyPasswordlessRpEntityName: 'keycloak',
     webAuthnPolicyPasswordlessSignatureAlgorithms: ['ES256', 'RS256'],
     webAuthnPolicyPasswordlessRpId: '',
@@ -82,8 +84,8 @@ export function defaultRealmSettings(): Record<string, unknown> {
     webAuthnPolicyPasswordlessUserVerificationRequirement: 'required',
     webAuthnPolicyPasswordlessCreateTimeout: 0,
     webAuthnPolicyPasswordlessAvoidSameAuthenticatorRegister: false,
-    webAuthnPolicyPasswordlessAcceptableAaguids: [],
-    webAuthnPolicyPasswordlessExtraOrigins: [],
+    webAuthnPolicyPasswordlessAcceptableAaguids: [] as string[],
+    webAuthnPolicyPasswordlessExtraOrigins: [] as string[],
     webAuthnPolicyPasswordlessPasskeysEnabled: false,
     browserSecurityHeaders: {
       contentSecurityPolicyReportOnly: '',
@@ -93,15 +95,15 @@ export function defaultRealmSettings(): Record<string, unknown> {
       xFrameOptions: 'SAMEORIGIN',
       contentSecurityPolicy: "frame-src 'self'; frame-ancestors 'self'; object-src 'none';",
       strictTransportSecurity: 'max-age=31536000; includeSubDomains',
-    },
-    smtpServer: {},
+    } as Record<string, string>,
+    smtpServer: {} as SmtpServerRep,
     eventsEnabled: false,
     eventsListeners: ['jboss-logging'],
-    enabledEventTypes: [],
+    enabledEventTypes: [] as string[],
     adminEventsEnabled: false,
     adminEventsDetailsEnabled: false,
     internationalizationEnabled: false,
-    supportedLocales: [],
+    supportedLocales: [] as string[],
     ...FLOW_BINDINGS,
     attributes: {
       cibaBackchannelTokenDeliveryMode: 'poll',
@@ -112,13 +114,13 @@ export function defaultRealmSettings(): Record<string, unknown> {
       parRequestUriLifespan: '60',
       cibaInterval: '5',
       realmReusableOtpCode: 'false',
-    },
+    } as Record<string, string>,
     userManagedAccessAllowed: false,
     organizationsEnabled: false,
     verifiableCredentialsEnabled: false,
     adminPermissionsEnabled: false,
-    clientProfiles: { profiles: [] },
-    clientPolicies: { policies: [] },
+    clientProfiles: { profiles: [] as Representation<'ClientProfileRepresentation'>[] },
+    clientPolicies: { policies: [] as Representation<'ClientPolicyRepresentation'>[] },
   };
 }
 

@@ -76,7 +76,7 @@ export const FEATURES: Feature[] = [
 ];
 
 /** serverinfo `profileInfo`. */
-export function profileInfo(): Record<string, unknown> {
+export function profileInfo() {
   const names = (pred: (x: Feature) => boolean) => FEATURES.filter(pred).map((x) => x.name);
   return {
     name: 'community',
@@ -135,7 +135,7 @@ export function themes(): Record<string, Array<{ name: string; locales: string[]
 }
 
 /** serverinfo `cryptoInfo`. */
-export function cryptoInfo(): Record<string, unknown> {
+export function cryptoInfo() {
   return {
     cryptoProvider: 'DefaultCryptoProvider',
     supportedKeystoreTypes: ['JKS', 'PKCS12', 'BCFKS'],
@@ -167,7 +167,7 @@ const POLICY_DISPLAY: Record<string, [displayName: string, configType: string | 
 };
 
 /** serverinfo `passwordPolicies`: the policy types the server enforces (password-policy.ts), in Keycloak's order. */
-export function passwordPolicies(): Array<Record<string, unknown>> {
+export function passwordPolicies() {
   return Object.entries(POLICY_DISPLAY)
     .filter(([id]) => POLICY_TYPES[id] !== undefined)
     .map(([id, [displayName, configType, multiple]]) => ({
@@ -180,7 +180,7 @@ export function passwordPolicies(): Array<Record<string, unknown>> {
 }
 
 /** serverinfo `clientInstallations`: the installation providers `GET /clients/{id}/installation/providers/{id}` serves. */
-export function clientInstallations(): Record<string, Array<Record<string, unknown>>> {
+export function clientInstallations() {
   const i = (id: string, protocol: string, displayType: string, filename: string, mediaType: string, helpText: string) => ({
     id,
     protocol,

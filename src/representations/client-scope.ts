@@ -15,4 +15,4 @@ export function toClientScopeRepresentation(s: ClientScopeModel, mappers: Protoc
 }
 
 /** `{id, name, protocol}` of the realm default scope lists (config reference §3.2). */
-export const toScopeRef = (s: ClientScopeModel) => ({ id: s.id, name: s.name, protocol: s.protocol });
+export const toScopeRef = (s: ClientScopeModel): ClientScopeRepresentation => ({ id: s.id, name: s.name, protocol: s.protocol });

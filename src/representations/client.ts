@@ -4,6 +4,9 @@ import type { Representation } from './schema';
 
 export type ClientRepresentation = Representation<'ClientRepresentation'>;
 
+/** The `settings` JSON of a client row: the representation fields that are not columns, as stored (a JSON column). */
+export type ClientSettings = ClientModel['settings'];
+
 export interface ClientRepExtras {
   defaultClientScopes: string[];
   optionalClientScopes: string[];

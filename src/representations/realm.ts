@@ -1,6 +1,8 @@
 import type { RealmModel } from '../db/models/realm';
 import type { RoleModel } from '../db/models/role';
 import { defaultRealmSettings } from '../keycloak/realm-defaults';
+import type { Representation } from './schema';
+import type { SmtpServerRep } from './smtp';
 
 /** Fields of RealmRepresentation that are accepted on input (settings, structure, legacy names). */
 export const REALM_STRUCTURE_FIELDS = [
@@ -58,7 +60,7 @@ export const REALM_STRUCTURE_FIELDS = [
   'scimApiEnabled',
   'clientPolicies',
   'clientProfiles',
-];
+] as const;
 
 /** Settings fields: every key of the defaults plus the optional ones above that are plain settings. */
 export const SETTINGS_FIELDS = new Set([
@@ -73,7 +75,87 @@ export const SETTINGS_FIELDS = new Set([
   'eventsExpiration',
 ]);
 
-export const KNOWN_REALM_FIELDS = new Set([...REALM_STRUCTURE_FIELDS, ...SETTINGS_FIELDS]);
+export const KNOWN_REALM_FIELDS = new Set<string>([...REALM_STRUCTURE_FIELDS, ...SETTINGS_FIELDS]);
+
+type DefaultSettings = ReturnType<typeof defaultRealmSettings>;
+
+/**
+ * The realm settings kept in the `settings` column, typed from what a new realm gets
+ * (src/keycloak/realm-defaults.ts), plus the optional settings a new realm does not get.
+ */
+export type RealmSettingsRep = { [K in keyof DefaultSettings]?: Exclude<DefaultSettings[K], undefined> | null } & {
+  passwordPolicy?: string | null;
+  loginTheme?: string | null;
+  accountTheme?: string | null;
+  adminTheme?: string | null;
+  emailTheme?: string | null;
+  defaultLocale?: string | null;
+  maxSecondaryAuthFailures?: number | null;
+  eventsExpiration?: number | null;
+};
+
+/** The `roles` of a realm representation: realm roles and, per clientId, client roles. */
+export type RolesRep = {
+  realm?: RoleRep[] | null;
+  client?: Record<string, RoleRep[]> | null;
+  application?: Record<string, RoleRep[]> | null;
+};
+
+/** Keycloak's ScopeMappingRepresentation (`scopeMappings`, `clientScopeMappings` of a realm representation). */
+export type ScopeMappingRep = { self?: string; client?: string; clientTemplate?: string; clientScope?: string; roles?: string[] };
+
+/** Keycloak's ComponentExportRepresentation: a component of a realm export, sub-components grouped by provider type. */
+export type ComponentExportRep = {
+  id?: string | null;
+  name?: string | null;
+  providerId?: string | null;
+  subType?: string | null;
+  subComponents?: Record<string, ComponentExportRep[]> | null;
+  config?: Record<string, unknown> | null;
+};
+
+type RoleRep = Representation<'RoleRepresentation'>;
+type StructureField = (typeof REALM_STRUCTURE_FIELDS)[number];
+
+/**
+ * Keycloak's RealmRepresentation: the settings, the realm's identity, and the nested collections a
+ * realm import brings or a partial export writes. The realm has no entry in the field table (its
+ * input is checked field by field in realm-settings.ts), so this type is declared here; legacy
+ * fields the server accepts and ignores are `unknown`.
+ */
+export type RealmRepresentation = RealmSettingsRep & {
+  id?: string | null;
+  realm?: string | null;
+  enabled?: boolean | string | null;
+  smtpServer?: SmtpServerRep | null;
+  defaultRole?: DefaultRoleRep | null;
+  defaultGroups?: string[] | null;
+  users?: Representation<'UserRepresentation'>[] | null;
+  clients?: Representation<'ClientRepresentation'>[] | null;
+  roles?: RolesRep | null;
+  groups?: Representation<'GroupRepresentation'>[] | null;
+  clientScopes?: Representation<'ClientScopeRepresentation'>[] | null;
+  defaultDefaultClientScopes?: string[] | null;
+  defaultOptionalClientScopes?: string[] | null;
+  authenticationFlows?: Representation<'AuthenticationFlowRepresentation'>[] | null;
+  authenticatorConfig?: Representation<'AuthenticatorConfigRepresentation'>[] | null;
+  requiredActions?: Representation<'RequiredActionProviderRepresentation'>[] | null;
+  components?: Record<string, ComponentExportRep[]> | null;
+  scopeMappings?: ScopeMappingRep[] | null;
+  clientScopeMappings?: Record<string, ScopeMappingRep[]> | null;
+  identityProviders?: Representation<'IdentityProviderRepresentation'>[] | null;
+  identityProviderMappers?: Representation<'IdentityProviderMapperRepresentation'>[] | null;
+  localizationTexts?: Record<string, Record<string, string>> | null;
+  oAuth2DeviceCodeLifespan?: number | null;
+  oAuth2DevicePollingInterval?: number | null;
+  keycloakVersion?: string | null;
+} & { [K in StructureField]?: unknown };
+
+/** The reduced realm representation of an admin without view-realm, and the name-only entry of the realm listing. */
+export type ReducedRealmRep = Pick<
+  RealmRepresentation,
+  'realm' | 'displayName' | 'displayNameHtml' | 'supportedLocales' | 'bruteForceProtected' | 'defaultLocale' | 'registrationEmailAsUsername'
+>;
 
 const HIDDEN = new Set(['defaultRoleId', 'identityProviders', 'identityProviderMappers', 'localizationTexts']);
 
@@ -102,17 +184,15 @@ export function toDefaultRoleRepresentation(role: RoleModel, realm: RealmModel):
 export function toRealmRepresentation(
   realm: RealmModel,
   extra: { defaultRole?: DefaultRoleRep; defaultGroups?: string[] } = {},
-): Record<string, unknown> {
-  const s = realm.settings;
-  const out: Record<string, unknown> = { id: realm.id, realm: realm.name };
-  for (const [k, v] of Object.entries(s)) {
-    if (HIDDEN.has(k) || v === undefined || v === null) continue;
-    if (k === 'supportedLocales' && Array.isArray(v) && v.length === 0) continue;
-    out[k] = v;
-  }
+): RealmRepresentation {
+  const settings = Object.entries(realm.settings).filter(
+    ([k, v]) => !HIDDEN.has(k) && v !== undefined && v !== null && !(k === 'supportedLocales' && Array.isArray(v) && v.length === 0),
+  );
+  // The settings column holds what the representation's settings were (realm-settings.ts picks them).
+  const out: RealmRepresentation = { id: realm.id, realm: realm.name, ...(Object.fromEntries(settings) as RealmSettingsRep) };
   out.enabled = realm.enabled;
   if (out.smtpServer && typeof out.smtpServer === 'object') {
-    const smtp = { ...(out.smtpServer as Record<string, unknown>) };
+    const smtp = { ...out.smtpServer };
     if (smtp.password) smtp.password = '**********';
     out.smtpServer = smtp;
   }
@@ -122,9 +202,9 @@ export function toRealmRepresentation(
 }
 
 /** Brief realm representation (GET /admin/realms?briefRepresentation=true). */
-export function toBriefRealmRepresentation(realm: RealmModel): Record<string, unknown> {
-  const s = realm.settings;
-  const out: Record<string, unknown> = { id: realm.id, realm: realm.name };
+export function toBriefRealmRepresentation(realm: RealmModel): RealmRepresentation {
+  const s = realm.settings as RealmSettingsRep;
+  const out: RealmRepresentation = { id: realm.id, realm: realm.name };
   if (s.displayName) out.displayName = s.displayName;
   if (s.displayNameHtml) out.displayNameHtml = s.displayNameHtml;
   out.enabled = realm.enabled;
@@ -135,9 +215,9 @@ export function toBriefRealmRepresentation(realm: RealmModel): Record<string, un
  * The reduced realm representation an admin without view-realm gets (GET /admin/realms/{realm}):
  * display names, locales, brute-force flag; `registrationEmailAsUsername` only for user viewers.
  */
-export function toReducedRealmRepresentation(realm: RealmModel, viewUsers: boolean): Record<string, unknown> {
-  const s = realm.settings;
-  const out: Record<string, unknown> = { realm: realm.name };
+export function toReducedRealmRepresentation(realm: RealmModel, viewUsers: boolean): ReducedRealmRep {
+  const s = realm.settings as RealmSettingsRep;
+  const out: ReducedRealmRep = { realm: realm.name };
   if (s.displayName) out.displayName = s.displayName;
   if (s.displayNameHtml) out.displayNameHtml = s.displayNameHtml;
   out.supportedLocales = s.supportedLocales ?? [];

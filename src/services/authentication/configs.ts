@@ -18,11 +18,8 @@ import type { RequestContext } from '../../core/context';
  * Authenticator configs and provider descriptions (config reference §9.6, §9.7): an execution's
  * config (create, read, update, delete), config descriptions, and the provider lists.
  */
-export interface ConfigInput {
-  id?: string;
-  alias?: string | null;
-  config?: Record<string, unknown> | null;
-}
+/** An AuthenticatorConfigRepresentation as the config endpoints take it. */
+export type ConfigInput = AuthenticatorConfigRep;
 
 /** Config property names whose values are secrets (masked in admin events). */
 const SECRET_NAMES = new Set([...AUTHENTICATORS, ...FORM_ACTIONS].flatMap((p) => p.properties.filter((x) => x.secret).map((x) => x.name)));

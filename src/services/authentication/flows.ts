@@ -19,6 +19,7 @@ import {
 } from './common';
 import { toFlowRepresentation } from '../../representations/authentication';
 import type { RequestContext } from '../../core/context';
+import type { Representation } from '../../representations/schema';
 
 /**
  * Authentication flows (config reference §9.2): list, read, create, update, delete (deep, refused
@@ -144,7 +145,7 @@ async function inUse(ctx: RequestContext, realm: RealmModel, flows: AuthFlowMode
     attributes: ['id', 'settings'],
   });
   return clients.some((c) => {
-    const overrides = (c.settings.authenticationFlowBindingOverrides ?? {}) as Record<string, unknown>;
+    const overrides = (c.settings as Representation<'ClientRepresentation'>).authenticationFlowBindingOverrides ?? {};
     return Object.values(overrides).some((v) => typeof v === 'string' && ids.has(v));
   });
 }

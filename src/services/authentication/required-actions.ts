@@ -12,15 +12,7 @@ import type { RequestContext } from '../../core/context';
  * Required actions of a realm (config reference §9.9): list (by priority, then name), read, update,
  * delete, move, register a provider, the providers not registered yet, and per-action config.
  */
-export interface RequiredActionInput {
-  alias?: string | null;
-  name?: string | null;
-  providerId?: string | null;
-  enabled?: boolean | null;
-  defaultAction?: boolean | null;
-  priority?: number | null;
-  config?: Record<string, unknown> | null;
-}
+export type RequiredActionInput = RequiredActionRep;
 
 /** The realm's required actions in Keycloak's order (priority, then name). */
 export async function sortedRequiredActions(ctx: RequestContext, realm: RealmModel): Promise<RequiredActionModel[]> {

@@ -18,15 +18,6 @@ import { findClientScopeOr404, resolveClientScope } from './scope-owner';
  * query-clients (a caller who cannot view gets `[]`), view = view-clients, manage = manage-clients;
  * realm default lists: view = view-clients, manage = manage-realm.
  */
-export interface ClientScopeInput {
-  id?: string;
-  name?: string;
-  description?: string | null;
-  protocol?: string;
-  attributes?: Record<string, unknown> | null;
-  protocolMappers?: Array<Record<string, unknown>> | null;
-}
-
 const NAME = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 const PROTOCOLS = new Set(['openid-connect', 'saml', 'oid4vc']);
 
@@ -59,7 +50,7 @@ const invalidName = (name: unknown) =>
   errorA(400, `Unexpected name "${name === undefined || name === null ? 'null' : String(name)}" for ClientScope`);
 
 /** Attribute values as strings; null values dropped. */
-function attributesOf(input: Record<string, unknown> | null | undefined): Record<string, string> {
+function attributesOf(input: ClientScopeRepresentation['attributes']): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(input ?? {})) {
     if (v === null || v === undefined) continue;
@@ -83,7 +74,7 @@ function validate(name: unknown, protocol: unknown, attributes: Record<string, s
 const exists = (name: string) => errorA(409, `Client Scope ${name} already exists`);
 
 /** POST /{realm}/client-scopes: validates, creates the scope with its mappers; 409 on a duplicate name. Returns the id. */
-export async function createClientScope(ctx: RequestContext, realm: RealmModel, rep: ClientScopeInput): Promise<string> {
+export async function createClientScope(ctx: RequestContext, realm: RealmModel, rep: ClientScopeRepresentation): Promise<string> {
   await requireCap(ctx, realm, 'manageClients');
   const attributes = attributesOf(rep.attributes);
   validate(rep.name, rep.protocol ?? undefined, attributes, true);
@@ -106,7 +97,7 @@ export async function createClientScope(ctx: RequestContext, realm: RealmModel, 
 }
 
 /** PUT /{realm}/client-scopes/{id}: name required; description/protocol when present; attributes merged; mappers ignored. */
-export async function updateClientScope(ctx: RequestContext, realm: RealmModel, id: string, rep: ClientScopeInput): Promise<void> {
+export async function updateClientScope(ctx: RequestContext, realm: RealmModel, id: string, rep: ClientScopeRepresentation): Promise<void> {
   const scope = await resolveClientScope(ctx, realm, id);
   await requireCap(ctx, realm, 'manageClients');
   const attributes = attributesOf(rep.attributes);
@@ -160,7 +151,7 @@ export async function listRealmDefaultScopes(
   ctx: RequestContext,
   realm: RealmModel,
   list: RealmScopeList,
-): Promise<Record<string, unknown>[]> {
+): Promise<ClientScopeRepresentation[]> {
   await requireCap(ctx, realm, 'viewClients');
   const links = await ctx.db.models.RealmDefaultClientScope.findAll({ where: { realmId: realm.id, defaultScope: list === 'default' } });
   if (!links.length) return [];

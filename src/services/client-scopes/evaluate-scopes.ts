@@ -5,6 +5,9 @@ import type { RoleModel } from '../../db/models/role';
 import { notFound } from '../../core/errors';
 import { issuerOf } from '../../core/issuer';
 import { requireClientAccess } from '../clients/clients';
+import { type ProtocolMapperEvaluationRepresentation, toProtocolMapperEvaluation } from '../../representations/protocol-mapper';
+import type { RoleRep } from '../../representations/role';
+import type { TokenPayload } from '../../representations/token';
 import type { RequestContext } from '../../core/context';
 import { canAccessRoles, clientOwner, realmOwner, roleReps } from '../roles/role-access';
 import { audClaim, computeClaims, effectiveClientScopes, effectiveMappers, scopeRoleIds, scopeString } from '../tokens/token-claims';
@@ -22,7 +25,7 @@ export async function evaluateProtocolMappers(
   realm: RealmModel,
   client: ClientModel,
   scope = '',
-): Promise<Record<string, unknown>[]> {
+): Promise<ProtocolMapperEvaluationRepresentation[]> {
   await requireClientAccess(ctx, realm, client, 'view');
   const scopes = await effectiveClientScopes(ctx.db, client, scope);
   const byId = new Map(scopes.map((s) => [s.id, s]));
@@ -31,17 +34,7 @@ export async function evaluateProtocolMappers(
   const pos = (id: string | null) => (id ? (rank.get(id) ?? 0) : scopes.length);
   return [...mappers]
     .sort((a, b) => pos(a.clientScopeId) - pos(b.clientScopeId) || a.name.localeCompare(b.name))
-    .map((pm) => {
-      const s = pm.clientScopeId ? byId.get(pm.clientScopeId) : undefined;
-      return {
-        mapperId: pm.id,
-        mapperName: pm.name,
-        containerId: s ? s.id : client.id,
-        containerName: s ? s.name : '',
-        containerType: s ? 'client-scope' : 'client',
-        protocolMapper: pm.protocolMapper,
-      };
-    });
+    .map((pm) => toProtocolMapperEvaluation(pm, client, pm.clientScopeId ? byId.get(pm.clientScopeId) : undefined));
 }
 
 /**
@@ -55,7 +48,7 @@ export async function evaluateScopeMappings(
   roleContainerId: string,
   scope = '',
   granted = true,
-): Promise<Record<string, unknown>[]> {
+): Promise<RoleRep[]> {
   await requireClientAccess(ctx, realm, client, 'view');
   let containerId: string;
   let owner: ReturnType<typeof realmOwner>;
@@ -88,7 +81,7 @@ export async function generateExample(
   client: ClientModel,
   kind: ExampleKind,
   q: { scope?: string; userId?: string; audience?: string },
-): Promise<Record<string, unknown>> {
+): Promise<TokenPayload> {
   await requireClientAccess(ctx, realm, client, 'view');
   if (!q.userId) throw notFound('No userId provided');
   const user = await ctx.loaders.userById.load(q.userId);
@@ -100,7 +93,7 @@ export async function generateExample(
   const iat = Math.floor(Date.now() / 1000);
   const lifespan = Number(realm.settings.accessTokenLifespan ?? 300);
   const common = { exp: iat + lifespan, iat, jti: randomUUID(), iss: issuerOf(ctx.baseUrl, realm.name) };
-  let token: Record<string, unknown>;
+  let token: TokenPayload;
   let aud: string[];
   if (kind === 'id') {
     aud = [client.clientId, ...claims.idAud.filter((a) => a !== client.clientId)];

@@ -16,15 +16,6 @@ import { configProblem, mapperType } from '../../keycloak/mapper-types';
  * resolves (scope-owner.ts) and the functions here check rights on. Mapper names are unique per
  * owner and protocol (unique indexes, migration 0004).
  */
-export interface ProtocolMapperInput {
-  id?: string;
-  name?: string;
-  protocol?: string;
-  protocolMapper?: string;
-  config?: Record<string, unknown> | null;
-  [k: string]: unknown;
-}
-
 type MapperRow = {
   id: string;
   name: string;
@@ -38,7 +29,7 @@ type MapperRow = {
 const invalid = (msg: string): HttpError => errorB(400, msg, msg);
 
 /** Config values as strings; null and empty values dropped (`removeEmptyString`). */
-function configOf(input: Record<string, unknown> | null | undefined): Record<string, string> {
+function configOf(input: ProtocolMapperRepresentation['config']): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(input ?? {})) {
     if (v === null || v === undefined || v === '') continue;
@@ -52,7 +43,7 @@ function configOf(input: Record<string, unknown> | null | undefined): Record<str
  * `ProtocolMapper provider not found`; missing name, protocol mismatch or bad config → 400.
  */
 export function mapperRows(
-  reps: ProtocolMapperInput[],
+  reps: ProtocolMapperRepresentation[],
   defaultProtocol: string,
   owner: { clientId?: string; clientScopeId?: string },
 ): MapperRow[] {
@@ -122,7 +113,12 @@ export async function getMapper(
 }
 
 /** POST /{scopeOwner}/{id}/protocol-mappers/models: creates one mapper; same name and protocol → 409. Returns the id. */
-export async function createMapper(ctx: RequestContext, realm: RealmModel, o: ScopeOwner, rep: ProtocolMapperInput): Promise<string> {
+export async function createMapper(
+  ctx: RequestContext,
+  realm: RealmModel,
+  o: ScopeOwner,
+  rep: ProtocolMapperRepresentation,
+): Promise<string> {
   await requireOwnerAccess(ctx, realm, o, 'manage');
   const [row] = mapperRows([rep], o.protocol, ownerKey(o));
   await write(ctx, { unique: sameName }, async () => {
@@ -139,7 +135,12 @@ export async function createMapper(ctx: RequestContext, realm: RealmModel, o: Sc
 }
 
 /** POST /{scopeOwner}/{id}/protocol-mappers/add-models: adds all or none; a duplicate name → 409 `conflict`. */
-export async function addMappers(ctx: RequestContext, realm: RealmModel, o: ScopeOwner, reps: ProtocolMapperInput[]): Promise<void> {
+export async function addMappers(
+  ctx: RequestContext,
+  realm: RealmModel,
+  o: ScopeOwner,
+  reps: ProtocolMapperRepresentation[],
+): Promise<void> {
   await requireOwnerAccess(ctx, realm, o, 'manage');
   const rows = mapperRows(reps, o.protocol, ownerKey(o));
   await write(ctx, { unique: () => errorB(409, 'conflict', 'Protocol mapper name must be unique per protocol') }, async () => {
@@ -162,7 +163,7 @@ export async function updateMapper(
   realm: RealmModel,
   o: ScopeOwner,
   mapperId: string,
-  rep: ProtocolMapperInput,
+  rep: ProtocolMapperRepresentation,
 ): Promise<void> {
   await requireOwnerAccess(ctx, realm, o, 'manage');
   const pm = await findMapper(ctx, o, mapperId);

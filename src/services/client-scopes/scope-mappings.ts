@@ -3,7 +3,7 @@ import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
 import type { RoleModel } from '../../db/models/role';
 import { forbidden, notFound } from '../../core/errors';
-import { toMappingsRepresentation } from '../../representations/role';
+import { type MappingsRep, type RoleRep, toMappingsRepresentation } from '../../representations/role';
 import { recordAdminEvent } from '../../core/admin-events';
 import { invalidate } from '../../loaders/invalidate';
 import { type ScopeOwner, requireOwnerAccess } from './scope-owner';
@@ -60,7 +60,7 @@ const eventOf = (t: Target) => ({
 });
 
 /** GET /{scopeOwner}/{id}/scope-mappings: direct realm and client scope mappings (MappingsRepresentation). */
-export async function getScopeMappings(ctx: RequestContext, realm: RealmModel, owner: ScopeOwner): Promise<Record<string, unknown>> {
+export async function getScopeMappings(ctx: RequestContext, realm: RealmModel, owner: ScopeOwner): Promise<MappingsRep> {
   await requireOwnerAccess(ctx, realm, owner, 'view');
   const ids = await directIds(ctx, owner);
   const roles = (await ctx.loaders.roleById.loadMany(ids))
@@ -71,7 +71,7 @@ export async function getScopeMappings(ctx: RequestContext, realm: RealmModel, o
   clients.sort((a, b) => (a.clientId < b.clientId ? -1 : a.clientId > b.clientId ? 1 : 0));
   const reps = await roleReps(ctx, roles);
   const repOf = new Map(roles.map((r, i) => [r.id, reps[i]]));
-  const pick = (list: RoleModel[]) => list.map((r) => repOf.get(r.id) as Record<string, unknown>);
+  const pick = (list: RoleModel[]) => list.map((r) => repOf.get(r.id) as RoleRep);
   return toMappingsRepresentation(
     pick(roles.filter((r) => !r.clientId)),
     clients.map((client) => ({ client, roles: pick(roles.filter((r) => r.clientId === client.id)) })),
@@ -84,7 +84,7 @@ export async function listScopeMappedRoles(
   realm: RealmModel,
   owner: ScopeOwner,
   clientUuid?: string,
-): Promise<Record<string, unknown>[]> {
+): Promise<RoleRep[]> {
   const t = await prepare(ctx, realm, owner, clientUuid, 'view');
   return roleReps(ctx, await rolesIn(ctx, t.containerId, await directIds(ctx, t.owner)));
 }
@@ -95,7 +95,7 @@ export async function listAvailableScopeRoles(
   realm: RealmModel,
   owner: ScopeOwner,
   clientUuid?: string,
-): Promise<Record<string, unknown>[]> {
+): Promise<RoleRep[]> {
   const t = await prepare(ctx, realm, owner, clientUuid, 'view');
   const direct = new Set(await directIds(ctx, t.owner));
   const allowed: RoleModel[] = [];
@@ -115,7 +115,7 @@ export async function listEffectiveScopeRoles(
   owner: ScopeOwner,
   clientUuid?: string,
   brief = true,
-): Promise<Record<string, unknown>[]> {
+): Promise<RoleRep[]> {
   const t = await prepare(ctx, realm, owner, clientUuid, 'view');
   const all = await ctx.loaders.rolesByContainer.load(t.containerId);
   const c = t.owner.client;

@@ -3,11 +3,13 @@ import { requireCap } from '../../auth/permissions';
 import type { RealmModel } from '../../db/models/realm';
 import { errorB, errorC } from '../../core/errors';
 import type { RequestContext } from '../../core/context';
+import type { ClientRepresentation } from '../../representations/client';
 
 /**
  * POST /{realm}/client-description-converter (config reference §1.11): a Keycloak client JSON, an
  * OIDC dynamic-registration JSON or a SAML EntityDescriptor in, a ClientRepresentation (not stored) out.
  */
+/** A parsed input document: OIDC client metadata, or an XML element (free-form: whatever the caller sent). */
 type Rep = Record<string, unknown>;
 
 const unsupported = () => errorC(400, 'Unsupported format');
@@ -45,8 +47,8 @@ const OIDC_ATTRIBUTES: Record<string, string> = {
   post_logout_redirect_uris: 'post.logout.redirect.uris',
 };
 
-function fromOidc(m: Rep): Rep {
-  const out: Rep = {};
+function fromOidc(m: Rep): ClientRepresentation {
+  const out: ClientRepresentation = {};
   if (m.client_id) out.clientId = String(m.client_id);
   if (m.client_name) out.name = String(m.client_name);
   out.redirectUris = list(m.redirect_uris).map(String);
@@ -117,7 +119,7 @@ function certOf(kd: Rep): string | undefined {
   return cert === undefined ? undefined : String(cert).replace(/\s+/g, '');
 }
 
-function fromSaml(xml: string): Rep {
+function fromSaml(xml: string): ClientRepresentation {
   let doc: Rep;
   try {
     doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@', removeNSPrefix: true, parseTagValue: false }).parse(
@@ -187,13 +189,19 @@ function fromSaml(xml: string): Rep {
       },
     })),
   );
-  const out: Rep = { clientId: String(entity['@entityID']), redirectUris, protocol: 'saml', fullScopeAllowed: true, attributes };
+  const out: ClientRepresentation = {
+    clientId: String(entity['@entityID']),
+    redirectUris,
+    protocol: 'saml',
+    fullScopeAllowed: true,
+    attributes,
+  };
   if (protocolMappers.length) out.protocolMappers = protocolMappers;
   return out;
 }
 
 /** POST /{realm}/client-description-converter: converts a client description (manage-clients). */
-export async function convertClientDescription(ctx: RequestContext, realm: RealmModel, text: string): Promise<Rep> {
+export async function convertClientDescription(ctx: RequestContext, realm: RealmModel, text: string): Promise<ClientRepresentation> {
   await requireCap(ctx, realm, 'manageClients');
   const t = text.trim();
   if (t.startsWith('{') && t.endsWith('}') && (t.includes('"clientId"') || t.includes('"redirect_uris"'))) {
@@ -204,7 +212,7 @@ export async function convertClientDescription(ctx: RequestContext, realm: Realm
       throw malformed();
     }
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw malformed();
-    return t.includes('"clientId"') ? (parsed as Rep) : fromOidc(parsed as Rep);
+    return t.includes('"clientId"') ? (parsed as ClientRepresentation) : fromOidc(parsed as Rep);
   }
   if (t.startsWith('<') && t.endsWith('>') && t.includes('EntityDescriptor')) return fromSaml(t);
   throw unsupported();

@@ -1,13 +1,16 @@
 import { createHash, randomInt, randomUUID } from 'node:crypto';
 import type { ClientModel } from '../../db/models/client';
 import { errorB } from '../../core/errors';
+import type { ClientRepresentation, ClientSettings } from '../../representations/client';
+import type { ProtocolMapperRepresentation } from '../../representations/protocol-mapper';
 
 /**
  * ClientRepresentation → client row (config reference §1.1, §1.4): Keycloak's defaults for a new
  * client, the merge rules of an update, secret generation and URL validation. Pure functions; the
- * writes live in client-writes.ts.
+ * writes live in client-writes.ts. Values are read leniently (`"true"` for true, numbers as text):
+ * besides REST bodies (checked against the field table), import bodies reach here unchecked.
  */
-export type ClientRep = Record<string, unknown>;
+type ClientRep = ClientRepresentation;
 
 /** The column values and the `settings` JSON of a client row. */
 export interface ClientRow {
@@ -22,7 +25,7 @@ export interface ClientRow {
   directAccessGrantsEnabled: boolean;
   fullScopeAllowed: boolean;
   secret: string | null;
-  settings: Record<string, unknown>;
+  settings: ClientSettings;
 }
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -51,7 +54,7 @@ export function acceptsSecret(client: ClientModel, secret: string): boolean {
   return !!a[ROTATED] && a[ROTATED] === secret && Number(a[ROTATED_EXPIRES] ?? 0) > nowSeconds();
 }
 
-const has = (rep: ClientRep, k: string) => rep[k] !== undefined && rep[k] !== null;
+const has = (rep: ClientRep, k: keyof ClientRep) => rep[k] !== undefined && rep[k] !== null;
 const bool = (v: unknown) => v === true || v === 'true';
 const text = (v: unknown): string | undefined => (v === undefined || v === null ? undefined : String(v));
 const strList = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x) => x !== null && x !== undefined).map(String) : []);
@@ -104,7 +107,7 @@ const SETTINGS_BOOLEANS = new Set([
 ]);
 const SETTINGS_NUMBERS = new Set(['notBefore', 'nodeReRegistrationTimeout']);
 
-function copySettings(rep: ClientRep, settings: Record<string, unknown>): void {
+function copySettings(rep: ClientRep, settings: ClientSettings): void {
   for (const k of SETTINGS_COPY) {
     if (!has(rep, k)) continue;
     settings[k] = SETTINGS_BOOLEANS.has(k) ? bool(rep[k]) : SETTINGS_NUMBERS.has(k) ? Number(rep[k]) : String(rep[k]);
@@ -146,7 +149,7 @@ export function newClientRow(rep: ClientRep): ClientRow {
   const id = text(rep.id) || randomUUID();
   if (id.length > 36) throw errorB(400, 'validation error', 'Client ID must not exceed 36 characters');
   const consentRequired = bool(rep.consentRequired);
-  const settings: Record<string, unknown> = {
+  const settings: ClientSettings = {
     surrogateAuthRequired: false,
     alwaysDisplayInConsole: false,
     clientAuthenticatorType: 'client-secret',
@@ -317,7 +320,7 @@ export function validateClientUrls(row: ClientRow): void {
 /** Mapper rows of a `protocolMappers` body list (protocol defaults to the client's). */
 export function mapperRows(list: unknown, clientUuid: string, protocol: string) {
   return (Array.isArray(list) ? list : [])
-    .filter((m): m is ClientRep => !!m && typeof m === 'object')
+    .filter((m): m is ProtocolMapperRepresentation => !!m && typeof m === 'object')
     .map((m) => ({
       id: text(m.id) || randomUUID(),
       name: text(m.name) ?? '',

@@ -2,6 +2,7 @@ import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
 import { errorC, featureNotEnabled, notFound } from '../../core/errors';
 import { recordAdminEvent } from '../../core/admin-events';
+import type { ClientSettings } from '../../representations/client';
 import { requireClientAccess } from './clients';
 import type { RequestContext } from '../../core/context';
 import { saveClient } from './client-writes';
@@ -18,14 +19,14 @@ export interface GlobalRequestResult {
 
 const RESERVED = /[:/?#@!$&()*+,;=[\]\\<>%"' ]/;
 
-const nodesOf = (s: Record<string, unknown>) => ({ ...((s.registeredNodes as Record<string, number> | undefined) ?? {}) });
+const nodesOf = (s: ClientSettings) => ({ ...((s.registeredNodes as Record<string, number> | undefined) ?? {}) });
 
 /** POST /clients/{id}/nodes `{node}`: registers a node with the current time (manage-clients). */
 export async function registerClientNode(
   ctx: RequestContext,
   realm: RealmModel,
   client: ClientModel,
-  body: Record<string, unknown> | undefined,
+  body: { node?: unknown } | undefined,
 ): Promise<void> {
   await requireClientAccess(ctx, realm, client, 'manage');
   const node = typeof body?.node === 'string' ? body.node : '';

@@ -6,8 +6,13 @@ import { CONDITION_IDS, EXECUTOR_IDS, globalProfiles } from '../../keycloak/clie
 import type { RequestContext } from '../../core/context';
 import { invalidate } from '../../loaders/invalidate';
 import {
+  type ClientPoliciesRepresentation,
+  type ClientPolicyExecutorRepresentation,
   type ClientPolicyRepresentation,
   type ClientProfileRepresentation,
+  type ClientProfilesRepresentation,
+  type ProviderConfiguration,
+  listOf,
   toClientPolicyConditionRepresentation,
   toClientPolicyRepresentation,
   toClientProfileRepresentation,
@@ -19,7 +24,6 @@ import {
  * replaced as a whole by PUT after Keycloak's validation, whose failures are 400
  * `{"errorMessage": ...}`. GET needs view-realm, PUT manage-realm.
  */
-type Json = Record<string, unknown>;
 export interface ClientProfiles {
   profiles: ClientProfileRepresentation[];
   globalProfiles?: ClientProfileRepresentation[];
@@ -29,8 +33,10 @@ export interface ClientPolicies {
   globalPolicies?: ClientPolicyRepresentation[];
 }
 
-const list = (v: unknown): Json[] => (Array.isArray(v) ? (v as Json[]) : []);
-const isObject = (v: unknown): v is Json => Boolean(v) && typeof v === 'object' && !Array.isArray(v);
+/** The realm's settings JSON (realm representation fields that are not columns). */
+type RealmSettings = RealmModel['settings'];
+const isObject = (v: unknown): v is ProviderConfiguration => Boolean(v) && typeof v === 'object' && !Array.isArray(v);
+const isTrue = (v: unknown) => v === true || v === 'true';
 
 /** Deep equality of JSON values, object keys in any order (Jackson's JsonNode equality). */
 function sameJson(a: unknown, b: unknown): boolean {
@@ -45,16 +51,16 @@ function sameJson(a: unknown, b: unknown): boolean {
   return a === b;
 }
 
-function storedProfiles(realm: RealmModel): Json[] {
-  return list((realm.settings.clientProfiles as Json | undefined)?.profiles);
+function storedProfiles(realm: RealmModel): ClientProfileRepresentation[] {
+  return listOf((realm.settings.clientProfiles as ClientProfilesRepresentation | undefined)?.profiles);
 }
 
-function storedPolicies(realm: RealmModel): Json[] {
-  return list((realm.settings.clientPolicies as Json | undefined)?.policies);
+function storedPolicies(realm: RealmModel): ClientPolicyRepresentation[] {
+  return listOf((realm.settings.clientPolicies as ClientPoliciesRepresentation | undefined)?.policies);
 }
 
 /** Executor configuration checks Keycloak's configuration classes make. */
-function validExecutor(e: Json): boolean {
+function validExecutor(e: ClientPolicyExecutorRepresentation): boolean {
   if (typeof e?.executor !== 'string' || !EXECUTOR_IDS.has(e.executor)) return false;
   const conf = e.configuration;
   if (conf === undefined || conf === null) return true;
@@ -69,12 +75,12 @@ function validExecutor(e: Json): boolean {
 }
 
 /** Validates proposed profiles as Keycloak does; returns the list to store. */
-export function validateProfiles(body: Json): ClientProfileRepresentation[] {
-  const proposed = list(body.profiles);
+export function validateProfiles(body: ClientProfilesRepresentation): ClientProfileRepresentation[] {
+  const proposed = listOf(body.profiles);
   if (proposed.some((p) => typeof p?.name !== 'string' || p.name === '')) throw badRequest('client profile without its name not allowed.');
   if (new Set(proposed.map((p) => p.name)).size !== proposed.length) throw badRequest('proposed client profile name duplicated.');
   const global = globalProfiles();
-  const sentGlobal = list(body.globalProfiles);
+  const sentGlobal = listOf(body.globalProfiles);
   if (sentGlobal.length && !sameJson(sentGlobal.map(toClientProfileRepresentation), global))
     throw badRequest('Global profiles cannot be updated');
   const globalNames = new Set(global.map((g) => g.name));
@@ -82,7 +88,7 @@ export function validateProfiles(body: Json): ClientProfileRepresentation[] {
     if (globalNames.has(p.name)) throw badRequest(`Proposed profile name '${p.name}' is duplicated as a global profile`);
   }
   for (const p of proposed) {
-    if (p.executors !== undefined && p.executors !== null && !list(p.executors).every(validExecutor)) {
+    if (p.executors !== undefined && p.executors !== null && !listOf(p.executors).every(validExecutor)) {
       throw badRequest('proposed client profile contains the executor, which does not have valid provider, or has invalid configuration.');
     }
   }
@@ -90,15 +96,18 @@ export function validateProfiles(body: Json): ClientProfileRepresentation[] {
 }
 
 /** Validates proposed policies against the realm's and the global profiles; returns the list to store. */
-export function validatePolicies(body: Json, realmProfiles: Json[]): ClientPolicyRepresentation[] {
-  if (list(body.globalPolicies).length) throw badRequest('Global policies cannot be updated');
-  const proposed = list(body.policies);
+export function validatePolicies(
+  body: ClientPoliciesRepresentation,
+  realmProfiles: ClientProfileRepresentation[],
+): ClientPolicyRepresentation[] {
+  if (listOf(body.globalPolicies).length) throw badRequest('Global policies cannot be updated');
+  const proposed = listOf(body.policies);
   if (new Set(proposed.map((p) => p?.name ?? null)).size !== proposed.length) throw badRequest('proposed client policy name duplicated');
   const profileNames = new Set([...realmProfiles, ...globalProfiles()].map((p) => p.name));
   return proposed.map((p) => {
     if (p?.name === undefined || p?.name === null) throw badRequest('client policy without name not allowed');
     const name = String(p.name);
-    const conditions = list(p.conditions).map((c) => {
+    const conditions = listOf(p.conditions).map((c) => {
       const id = c?.condition;
       if (typeof id !== 'string' || !CONDITION_IDS.has(id)) throw badRequest(`Policy ${name} contains invalid condition ${id ?? null}`);
       if (c.configuration !== undefined && c.configuration !== null && !isObject(c.configuration)) {
@@ -106,7 +115,7 @@ export function validatePolicies(body: Json, realmProfiles: Json[]): ClientPolic
       }
       return toClientPolicyConditionRepresentation(c);
     });
-    const profiles = Array.isArray(p.profiles) ? (p.profiles as unknown[]).map(String) : [];
+    const profiles = listOf(p.profiles).map(String);
     if (new Set(profiles).size !== profiles.length) throw badRequest(`Policy ${name} contains duplicated profiles`);
     for (const profile of profiles) {
       if (!profileNames.has(profile)) throw badRequest(`Policy ${name} contains invalid profile ${profile}`);
@@ -114,7 +123,7 @@ export function validatePolicies(body: Json, realmProfiles: Json[]): ClientPolic
     return toClientPolicyRepresentation({
       name,
       description: p.description,
-      enabled: p.enabled === true || p.enabled === 'true',
+      enabled: isTrue(p.enabled),
       conditions,
       profiles,
     });
@@ -138,7 +147,13 @@ export async function getClientPolicies(ctx: RequestContext, realm: RealmModel, 
 }
 
 /** Reads the realm row for update, applies `change` to its settings and saves, in one transaction. */
-async function writeSettings(ctx: RequestContext, realm: RealmModel, change: (settings: Json) => Json, path: string, rep: unknown) {
+async function writeSettings(
+  ctx: RequestContext,
+  realm: RealmModel,
+  change: (settings: RealmSettings) => RealmSettings,
+  path: string,
+  rep: unknown,
+) {
   await ctx.db.transaction(async () => {
     const fresh = await ctx.db.models.Realm.findByPk(realm.id, { lock: true });
     if (!fresh) throw notFound('Realm not found.');
@@ -151,21 +166,21 @@ async function writeSettings(ctx: RequestContext, realm: RealmModel, change: (se
 }
 
 /** PUT /{realm}/client-policies/profiles: validates and replaces the realm's profiles (manage-realm). */
-export async function updateClientProfiles(ctx: RequestContext, realm: RealmModel, body: Json): Promise<void> {
+export async function updateClientProfiles(ctx: RequestContext, realm: RealmModel, body: ClientProfilesRepresentation): Promise<void> {
   await requireCap(ctx, realm, 'manageRealm');
   const profiles = validateProfiles(body);
   await writeSettings(ctx, realm, (s) => ({ ...s, clientProfiles: { profiles } }), 'client-policies/profiles', { profiles });
 }
 
 /** PUT /{realm}/client-policies/policies: validates and replaces the realm's policies (manage-realm). */
-export async function updateClientPolicies(ctx: RequestContext, realm: RealmModel, body: Json): Promise<void> {
+export async function updateClientPolicies(ctx: RequestContext, realm: RealmModel, body: ClientPoliciesRepresentation): Promise<void> {
   await requireCap(ctx, realm, 'manageRealm');
-  let policies: Json[] = [];
+  let policies: ClientPolicyRepresentation[] = [];
   await writeSettings(
     ctx,
     realm,
     (s) => {
-      policies = validatePolicies(body, list((s.clientProfiles as Json | undefined)?.profiles));
+      policies = validatePolicies(body, listOf((s.clientProfiles as ClientProfilesRepresentation | undefined)?.profiles));
       return { ...s, clientPolicies: { policies } };
     },
     'client-policies/policies',
@@ -174,10 +189,14 @@ export async function updateClientPolicies(ctx: RequestContext, realm: RealmMode
 }
 
 /** Validates and stores `clientProfiles` / `clientPolicies` of a realm representation (POST /admin/realms). Inside the import transaction. */
-export async function importClientPolicies(ctx: RequestContext, realm: RealmModel, rep: Json): Promise<void> {
+export async function importClientPolicies(
+  ctx: RequestContext,
+  realm: RealmModel,
+  rep: { clientProfiles?: unknown; clientPolicies?: unknown },
+): Promise<void> {
   if (!isObject(rep.clientProfiles) && !isObject(rep.clientPolicies)) return;
   const profiles = isObject(rep.clientProfiles) ? validateProfiles(rep.clientProfiles) : storedProfiles(realm);
-  const settings: Json = { ...realm.settings, clientProfiles: { profiles } };
+  const settings: RealmSettings = { ...realm.settings, clientProfiles: { profiles } };
   if (isObject(rep.clientPolicies)) settings.clientPolicies = { policies: validatePolicies(rep.clientPolicies, profiles) };
   realm.settings = settings;
   await realm.save();

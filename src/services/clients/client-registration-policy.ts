@@ -1,6 +1,7 @@
 import { requireCap } from '../../auth/permissions';
 import type { RealmModel } from '../../db/models/realm';
 import type { RequestContext } from '../../core/context';
+import type { ComponentTypeRep } from '../../representations/component-type';
 import type { ConfigPropertyRep } from '../../representations/config-property';
 
 /**
@@ -10,15 +11,7 @@ import type { ConfigPropertyRep } from '../../representations/config-property';
  * client-scope names). The policy instances themselves are components (§6.5).
  */
 
-export type { ConfigPropertyRep };
-
-/** Keycloak's ComponentTypeRepresentation. */
-export interface ComponentTypeRep {
-  id: string;
-  helpText: string;
-  properties: ConfigPropertyRep[];
-  metadata: Record<string, unknown>;
-}
+export type { ComponentTypeRep, ConfigPropertyRep };
 
 /** Protocol-mapper type ids of the server (default features), the options of `allowed-protocol-mapper-types`. */
 export const PROTOCOL_MAPPER_TYPE_IDS = [

@@ -5,6 +5,7 @@ import type { RealmModel } from '../../db/models/realm';
 import { errorC, notFound } from '../../core/errors';
 import { activeKey, realmKeys } from '../../auth/realm-keys';
 import type { ClientRepresentation } from '../../representations/client';
+import type { ClientPoliciesRepresentation, ClientProfilesRepresentation } from '../../representations/client-policy';
 import { ROTATED, ROTATED_EXPIRES, generateSecret, nowSeconds } from './client-input';
 import { clientRepresentations, requireClientAccess } from './clients';
 import type { RequestContext } from '../../core/context';
@@ -26,18 +27,22 @@ const ROTATED_CREATED = 'client.secret.rotated.creation.time';
 const EXPIRES = 'client.secret.expiration.time';
 const CREATED = 'client.secret.creation.time';
 
-type Rec = Record<string, unknown>;
+/** The configuration of Keycloak's `secret-rotation` executor (seconds, as numbers or strings). */
+interface SecretRotationConfiguration {
+  'expiration-period'?: unknown;
+  'rotated-expiration-period'?: unknown;
+}
 const attrsOf = (c: ClientModel): Record<string, string> => ({ ...((c.settings?.attributes as Record<string, string> | undefined) ?? {}) });
 
 /** Configuration of the realm's secret-rotation executor, if an enabled policy uses one. */
 export function rotationPolicy(realm: RealmModel): { expiration: number; rotatedExpiration: number } | undefined {
-  const policies = ((realm.settings.clientPolicies as Rec | undefined)?.policies as Rec[] | undefined) ?? [];
-  const profiles = ((realm.settings.clientProfiles as Rec | undefined)?.profiles as Rec[] | undefined) ?? [];
-  const used = new Set(policies.filter((p) => p.enabled !== false).flatMap((p) => (p.profiles as string[] | undefined) ?? []));
+  const policies = (realm.settings.clientPolicies as ClientPoliciesRepresentation | undefined)?.policies ?? [];
+  const profiles = (realm.settings.clientProfiles as ClientProfilesRepresentation | undefined)?.profiles ?? [];
+  const used = new Set(policies.filter((p) => p.enabled !== false).flatMap((p) => p.profiles ?? []));
   for (const profile of profiles.filter((p) => used.has(String(p.name)))) {
-    const ex = ((profile.executors as Rec[] | undefined) ?? []).find((e) => e.executor === 'secret-rotation');
+    const ex = (profile.executors ?? []).find((e) => e.executor === 'secret-rotation');
     if (!ex) continue;
-    const conf = (ex.configuration as Rec | undefined) ?? {};
+    const conf = (ex.configuration ?? {}) as SecretRotationConfiguration;
     return {
       expiration: Number(conf['expiration-period'] ?? 2505600),
       rotatedExpiration: Number(conf['rotated-expiration-period'] ?? 172800),

@@ -8,6 +8,7 @@ import { requireClientAccess } from './clients';
 import { linkScopeByName, unlinkScopeByName } from '../client-scopes/client-scope-links';
 import type { RequestContext } from '../../core/context';
 import { renderUsers } from '../users/users';
+import type { UserRep } from '../../representations/user';
 
 /**
  * Service accounts of clients (config reference §1.8, core §4.17): the user
@@ -74,13 +75,13 @@ export async function renameServiceAccount(ctx: RequestContext, clientUuid: stri
 }
 
 /** GET /clients/{id}/service-account-user: the UserRepresentation; 400 when service accounts are off. */
-export async function getServiceAccountUser(ctx: RequestContext, realm: RealmModel, client: ClientModel): Promise<Record<string, unknown>> {
+export async function getServiceAccountUser(ctx: RequestContext, realm: RealmModel, client: ClientModel): Promise<UserRep> {
   await requireClientAccess(ctx, realm, client, 'view');
   return serviceAccountUserOf(ctx, realm, client);
 }
 
 /** The service-account user of a visible client, created on the fly when the flag is on but the user is missing. */
-export async function serviceAccountUserOf(ctx: RequestContext, realm: RealmModel, client: ClientModel): Promise<Record<string, unknown>> {
+export async function serviceAccountUserOf(ctx: RequestContext, realm: RealmModel, client: ClientModel): Promise<UserRep> {
   if (!client.serviceAccountsEnabled) throw errorC(400, `Service account not enabled for the client '${client.clientId}'`);
   let user = await ctx.loaders.serviceAccountByClient.load(client.id);
   if (!user) {

@@ -6,8 +6,9 @@ import { write } from '../../core/db-errors';
 import { invalidate } from '../../loaders/invalidate';
 import { getLogger } from '../../logging';
 import { type AdminEventInput, recordAdminEvent } from '../../core/admin-events';
-import { type ClientRep, mapperRows, mergeClientRow, newClientRow, rowOf, validateClientUrls, type ClientRow } from './client-input';
+import { mapperRows, mergeClientRow, newClientRow, rowOf, validateClientUrls, type ClientRow } from './client-input';
 import { deleteClientUsage } from '../../core/cascade';
+import type { ClientRepresentation, ClientSettings } from '../../representations/client';
 import { attachRealmDefaultScopes, replaceScopeLinks } from '../client-scopes/client-scope-links';
 import { deleteServiceAccountUser, ensureServiceAccount, removeServiceAccount, renameServiceAccount } from './client-service-account';
 import { requireClientAccess, resolveClient } from './clients';
@@ -26,7 +27,7 @@ const log = getLogger('idserver.services.clients');
 const INTERNAL = new Set(['account', 'admin-cli', 'broker', 'realm-management', 'security-admin-console']);
 
 /** Representation for the admin event: the body without secrets. */
-const eventRep = (rep: ClientRep) => {
+const eventRep = (rep: ClientRepresentation) => {
   const { secret: _secret, registrationAccessToken: _token, ...rest } = rep;
   return rest;
 };
@@ -46,6 +47,8 @@ const columns = (row: ClientRow) => ({
 });
 
 const strList = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
+/** `false`, or `"false"` as an unchecked (import) body may carry it. */
+const isFalse = (v: unknown) => v === false || v === 'false';
 
 /** Creates the body's protocol mappers; names are unique per protocol. */
 async function createMappers(ctx: RequestContext, rows: ReturnType<typeof mapperRows>): Promise<void> {
@@ -80,7 +83,7 @@ async function syncMappers(ctx: RequestContext, client: { id: string; protocol: 
 }
 
 /** POST /{realm}/clients: creates a client (create-client or manage-clients). Returns the new UUID. */
-export async function createClient(ctx: RequestContext, realm: RealmModel, rep: ClientRep): Promise<string> {
+export async function createClient(ctx: RequestContext, realm: RealmModel, rep: ClientRepresentation): Promise<string> {
   if (!(await hasAny(ctx, realm, 'create-client', 'manage-clients'))) throw forbidden();
   const row = newClientRow(rep);
   validateClientUrls(row);
@@ -116,7 +119,7 @@ export async function saveClient(
   ctx: RequestContext,
   realm: RealmModel,
   client: ClientModel,
-  values: { settings: Record<string, unknown>; secret?: string },
+  values: { settings: ClientSettings; secret?: string },
   event: AdminEventInput,
 ): Promise<void> {
   await ctx.db.transaction(async () => {
@@ -132,7 +135,7 @@ async function manageableClient(ctx: RequestContext, realm: RealmModel, uuid: st
 }
 
 /** PUT /{realm}/clients/{id}: merges the representation into the client (manage-clients). */
-export async function updateClient(ctx: RequestContext, realm: RealmModel, uuid: string, rep: ClientRep): Promise<void> {
+export async function updateClient(ctx: RequestContext, realm: RealmModel, uuid: string, rep: ClientRepresentation): Promise<void> {
   const client = await manageableClient(ctx, realm, uuid);
   const before = rowOf(client);
   const row = mergeClientRow(before, rep);
@@ -147,8 +150,7 @@ export async function updateClient(ctx: RequestContext, realm: RealmModel, uuid:
     if (rep.protocolMappers != null) await syncMappers(ctx, { id: client.id, protocol: row.protocol }, rep.protocolMappers);
     if (row.clientId !== before.clientId) await renameServiceAccount(ctx, client.id, row.clientId);
     if (row.serviceAccountsEnabled) await ensureServiceAccount(ctx, realm, row);
-    else if (rep.serviceAccountsEnabled === false || rep.serviceAccountsEnabled === 'false')
-      await removeServiceAccount(ctx, realm, client.id);
+    else if (isFalse(rep.serviceAccountsEnabled)) await removeServiceAccount(ctx, realm, client.id);
     await recordAdminEvent(ctx, realm, {
       operationType: 'UPDATE',
       resourceType: 'CLIENT',

@@ -25,6 +25,9 @@ export interface ActionTokenInput {
   redirectUri?: string;
 }
 
+/** The claims of an action token besides the registered ones jose sets (jti, iat, exp, iss, aud, sub). */
+type ActionTokenClaims = { typ: ActionTokenType; azp: string; eml: string; rqac?: string[]; reduri?: string };
+
 /** Signs an action token; returns the compact JWT and its expiry (epoch seconds). */
 export async function createActionToken(
   ctx: RequestContext,
@@ -36,7 +39,7 @@ export async function createActionToken(
   const iat = Math.floor(Date.now() / 1000);
   const exp = iat + t.lifespan;
   const issuer = issuerOf(ctx.baseUrl, realm.name);
-  const claims: Record<string, unknown> = { typ: t.typ, azp: t.clientId, eml: t.email };
+  const claims: ActionTokenClaims = { typ: t.typ, azp: t.clientId, eml: t.email };
   if (t.actions) claims.rqac = t.actions;
   if (t.redirectUri) claims.reduri = t.redirectUri;
   const token = await new SignJWT(claims)

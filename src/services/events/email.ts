@@ -4,6 +4,7 @@ import type { RealmModel } from '../../db/models/realm';
 import { HttpError, cannotParse, errorA } from '../../core/errors';
 import { getLogger } from '../../logging';
 import type { RequestContext } from '../../core/context';
+import type { SmtpServerRep } from '../../representations/smtp';
 
 /**
  * Outgoing mail through a realm's `smtpServer` settings (reference §4.14, config §10.5): host, port,
@@ -13,7 +14,8 @@ import type { RequestContext } from '../../core/context';
  */
 const log = getLogger('idserver.services.email');
 
-export type SmtpSettings = Record<string, unknown>;
+/** A realm's `smtpServer` map, or the body of a test request (unchecked: values are read leniently). */
+export type SmtpSettings = SmtpServerRep;
 
 export interface MailMessage {
   to: string;

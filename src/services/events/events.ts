@@ -102,11 +102,14 @@ function orderOf(direction: string | undefined): Array<[string, string]> {
   ];
 }
 
+/** A Sequelize `where` of an event table, built filter by filter (attribute names and `Op` symbols). */
+type Where = Record<string | symbol, unknown>;
+
 /**
  * What both listings share: the `dateFrom`/`dateTo` range (checked first), the order (then) and the
  * page: 100 rows when `max` is absent or negative; null for `max=0`, an empty page.
  */
-function listing(q: EventQuery | AdminEventQuery, where: Record<string | symbol, unknown>) {
+function listing(q: EventQuery | AdminEventQuery, where: Where) {
   const time = timeRange(q);
   if (time) where.time = time;
   const order = orderOf(q.direction);
@@ -118,7 +121,7 @@ function listing(q: EventQuery | AdminEventQuery, where: Record<string | symbol,
 export async function listEvents(ctx: RequestContext, realm: RealmModel, q: EventQuery = {}): Promise<EventRepresentation[]> {
   await requireCap(ctx, realm, 'viewEvents');
   const types = enumValues(q.type, EVENT_TYPE_SET);
-  const where: Record<string, unknown> = { realmId: realm.id };
+  const where: Where = { realmId: realm.id };
   if (types.length) where.type = { [Op.in]: types };
   if (q.client) where.clientId = q.client;
   if (q.user) where.userId = q.user;
@@ -143,7 +146,7 @@ export async function listAdminEvents(
   await requireCap(ctx, realm, 'viewEvents');
   const ops = enumValues(q.operationTypes, OPERATION_TYPES);
   const resources = enumValues(q.resourceTypes, RESOURCE_TYPES);
-  const where: Record<string | symbol, unknown> = { realmId: realm.id };
+  const where: Where = { realmId: realm.id };
   if (ops.length) where.operationType = { [Op.in]: ops };
   if (resources.length) where.resourceType = { [Op.in]: resources };
   if (q.authRealm) where.authRealmId = q.authRealm;
@@ -198,7 +201,7 @@ export async function updateEventsConfig(ctx: RequestContext, realm: RealmModel,
   await ctx.db.transaction(async () => {
     const fresh = await ctx.db.models.Realm.findByPk(realm.id);
     if (!fresh) throw errorC(404, 'Realm not found.');
-    const s: Record<string, unknown> = { ...fresh.settings };
+    const s: RealmModel['settings'] = { ...fresh.settings };
     s.eventsEnabled = flag(rep.eventsEnabled);
     s.eventsExpiration = rep.eventsExpiration != null ? Number(rep.eventsExpiration) : 0;
     if (Array.isArray(rep.eventsListeners)) s.eventsListeners = [...new Set(rep.eventsListeners.map(String))];
@@ -238,7 +241,7 @@ export async function purgeExpiredEvents(db: Db, opts: PurgeOptions = {}): Promi
   for (const realm of await db.models.Realm.findAll({ attributes: ['id', 'settings'] })) {
     const s = realm.settings;
     const userExp = Number(s.eventsExpiration ?? 0);
-    const attrs = (s.attributes ?? {}) as Record<string, unknown>;
+    const attrs = (s.attributes ?? {}) as { adminEventsExpiration?: unknown };
     const adminExp = Number(s.adminEventsExpiration ?? attrs.adminEventsExpiration ?? 0);
     if (userExp > 0) total += await purgeTable(db, 'event_entity', realm.id, now - userExp * 1000, batch);
     if (adminExp > 0) total += await purgeTable(db, 'admin_event_entity', realm.id, now - adminExp * 1000, batch);

@@ -9,7 +9,7 @@ import { pageOf, sqlPage } from '../../core/paging';
 import { checkReservedChars } from '../../core/reserved-chars';
 import { recordAdminEvent } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
-import { identityProviderType, providerFactoryRepresentation } from '../../keycloak/identity-provider-types';
+import { type IdpProviderFactoryRep, identityProviderType, providerFactoryRepresentation } from '../../keycloak/identity-provider-types';
 import {
   type IdentityProviderRep,
   SECRET_MASK,
@@ -276,7 +276,7 @@ export async function getIdentityProviderFactory(
   ctx: RequestContext,
   realm: RealmModel,
   providerId: string,
-): Promise<Record<string, unknown>> {
+): Promise<IdpProviderFactoryRep> {
   await requireIdpAccess(ctx, realm, 'view');
   const type = identityProviderType(providerId);
   if (!type) throw errorC(400, 'HTTP 400 Bad Request');

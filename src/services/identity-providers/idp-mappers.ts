@@ -6,7 +6,7 @@ import { errorA, errorB, errorC } from '../../core/errors';
 import { write } from '../../core/db-errors';
 import { recordAdminEvent } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
-import { mapperTypesFor } from '../../keycloak/identity-provider-types';
+import { type IdpMapperTypeRep, mapperTypesFor } from '../../keycloak/identity-provider-types';
 import { type IdpMapperRep, configOf, toIdpMapperRepresentation } from '../../representations/identity-provider';
 import { findIdentityProvider } from './identity-providers';
 
@@ -21,7 +21,7 @@ const modelNotFound = () => errorC(404, 'Model not found');
 const path = (alias: string, id?: string) => `identity-provider/instances/${alias}/mappers${id ? `/${id}` : ''}`;
 
 /** GET .../instances/{alias}/mapper-types (view): the mapper types this provider id supports, keyed by id. */
-export function listIdpMapperTypes(idp: IdentityProviderModel): Record<string, unknown> {
+export function listIdpMapperTypes(idp: IdentityProviderModel): Record<string, IdpMapperTypeRep> {
   return mapperTypesFor(idp.providerId);
 }
 

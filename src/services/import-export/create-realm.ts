@@ -15,6 +15,7 @@ import { prepareRealmKeys, setupRealm } from '../realms/realm-setup';
 import { settingsFrom } from '../realms/realm-settings';
 import { importRealmContent } from './realm-import';
 import { importPlan } from './realm-import-clients';
+import type { RealmRepresentation } from '../../representations/realm';
 
 const log = getLogger('idserver.services.realms');
 
@@ -27,7 +28,7 @@ const unreadable = () => errorA(400, 'unable to read contents from stream');
 export async function createRealm(ctx: RequestContext, rep: unknown): Promise<RealmModel> {
   if (ctx.actor && (ctx.actor.realmName !== MASTER || !(await masterRealmRoles(ctx)).has('create-realm'))) throw forbidden();
   if (!rep || typeof rep !== 'object' || Array.isArray(rep)) throw unreadable();
-  const r = rep as Record<string, unknown>;
+  const r = rep as RealmRepresentation;
   const name = typeof r.realm === 'string' ? r.realm : '';
   if (!name.trim()) throw badRequest('Realm name cannot be empty');
   for (const v of [name, typeof r.id === 'string' ? r.id : '']) checkReservedChars(v);

@@ -14,6 +14,12 @@ import { addExportedRoleNames, exportScopeMappings } from './realm-import-client
 import { realmRepresentation } from '../realms/realm-representation';
 import { requiredActionOrder, toRequiredActionRepresentation } from '../../representations/required-action';
 import { renderUsers } from '../users/users';
+import type { ComponentExportRep, RealmRepresentation, RolesRep } from '../../representations/realm';
+import type { GroupRep } from '../../representations/group';
+import type { RoleRep } from '../../representations/role';
+import type { UserRep } from '../../representations/user';
+import type { RequiredActionRep } from '../../representations/required-action';
+import type { Representation } from '../../representations/schema';
 
 /**
  * POST /{realm}/partial-export (core reference §3.14): the realm representation for export with
@@ -23,7 +29,6 @@ import { renderUsers } from '../users/users';
  * (client and IdP secrets, SMTP password, key material) are masked as `**********`; no regular
  * user is exported.
  */
-type Rep = Record<string, unknown>;
 const MASK = '**********';
 const SECRET_CONFIG = new Set(['privateKey', 'secret', 'keystorePassword', 'keyPassword', 'bindCredential', 'clientSecret', 'password']);
 
@@ -32,15 +37,16 @@ export interface ExportOptions {
   exportGroupsAndRoles?: boolean;
 }
 
-const maskConfig = (config: Record<string, unknown>) =>
+/** A config map (free-form: a component's lists, an identity provider's or the SMTP server's strings) with secret keys masked. */
+const maskConfig = (config: object) =>
   Object.fromEntries(Object.entries(config).map(([k, v]) => [k, SECRET_CONFIG.has(k) ? (Array.isArray(v) ? v.map(() => MASK) : MASK) : v]));
 
 /** Components grouped by provider type (ComponentExportRepresentation), secrets masked. */
-async function components(ctx: RequestContext, realm: RealmModel): Promise<Record<string, Rep[]>> {
+async function components(ctx: RequestContext, realm: RealmModel): Promise<Record<string, ComponentExportRep[]>> {
   const rows = await ctx.db.models.Component.findAll({ where: { realmId: realm.id }, order: [['name', 'ASC']] });
-  const out: Record<string, Rep[]> = {};
+  const out: Record<string, ComponentExportRep[]> = {};
   for (const c of rows) {
-    const rep: Rep = { id: c.id, name: c.name, providerId: c.providerId };
+    const rep: ComponentExportRep = { id: c.id, name: c.name, providerId: c.providerId };
     if (c.subType) rep.subType = c.subType;
     rep.subComponents = {};
     rep.config = maskConfig(c.config ?? {});
@@ -50,13 +56,13 @@ async function components(ctx: RequestContext, realm: RealmModel): Promise<Recor
   return out;
 }
 
-async function requiredActions(ctx: RequestContext, realm: RealmModel): Promise<Rep[]> {
+async function requiredActions(ctx: RequestContext, realm: RealmModel): Promise<RequiredActionRep[]> {
   const rows = await ctx.db.models.RequiredAction.findAll({ where: { realmId: realm.id } });
   return rows.sort(requiredActionOrder).map(toRequiredActionRepresentation);
 }
 
 /** Roles with `composites` by name (`{realm: [...], client: {clientId: [...]}}`), two queries for all. */
-async function roleReps(ctx: RequestContext, roles: RoleModel[], clientIds: Map<string, string>): Promise<Rep[]> {
+async function roleReps(ctx: RequestContext, roles: RoleModel[], clientIds: Map<string, string>): Promise<RoleRep[]> {
   if (!roles.length) return [];
   const links = await ctx.db.models.CompositeRole.findAll({ where: { compositeId: { [Op.in]: roles.map((r) => r.id) } } });
   const childIds = [...new Set(links.map((l) => l.childId))];
@@ -84,13 +90,13 @@ async function roleReps(ctx: RequestContext, roles: RoleModel[], clientIds: Map<
 }
 
 /** The group tree with attributes and role mappings (top-level groups sorted by name, children nested). */
-async function groupTree(ctx: RequestContext, realm: RealmModel): Promise<Rep[]> {
+async function groupTree(ctx: RequestContext, realm: RealmModel): Promise<GroupRep[]> {
   const groups = await ctx.db.models.Group.findAll({ where: { realmId: realm.id }, order: [['name', 'ASC']] });
   const reps = await groupRepresentations(ctx, realm, groups, { brief: false });
-  const byId = new Map(reps.map((r, i) => [groups[i].id, { ...r, subGroups: [] as Rep[] }]));
-  const top: Rep[] = [];
+  const byId = new Map(reps.map((r, i) => [groups[i].id, { ...r, subGroups: [] as GroupRep[] }]));
+  const top: GroupRep[] = [];
   for (const g of groups) {
-    const rep = byId.get(g.id) as Rep & { subGroups: Rep[] };
+    const rep = byId.get(g.id) as GroupRep & { subGroups: GroupRep[] };
     delete rep.access;
     delete rep.subGroupCount;
     const parent = byId.get(g.parentId);
@@ -101,20 +107,20 @@ async function groupTree(ctx: RequestContext, realm: RealmModel): Promise<Rep[]>
 }
 
 /** POST /{realm}/partial-export (manage-realm; clients view with exportClients, users view with exportGroupsAndRoles). */
-export async function partialExport(ctx: RequestContext, realm: RealmModel, opts: ExportOptions = {}): Promise<Rep> {
+export async function partialExport(ctx: RequestContext, realm: RealmModel, opts: ExportOptions = {}): Promise<RealmRepresentation> {
   await requireCap(ctx, realm, 'manageRealm');
   if (opts.exportClients) await requireCap(ctx, realm, 'viewClients');
   if (opts.exportGroupsAndRoles) await requireCap(ctx, realm, 'viewUsers');
   const sys: RequestContext = { ...ctx, actor: null, memo: new Map() };
   const m = ctx.db.models;
-  const out: Rep = await realmRepresentation(sys, realm);
-  if (out.smtpServer && typeof out.smtpServer === 'object') out.smtpServer = maskConfig(out.smtpServer as Rep);
+  const out = await realmRepresentation(sys, realm);
+  if (out.smtpServer && typeof out.smtpServer === 'object') out.smtpServer = maskConfig(out.smtpServer);
   out.clientScopes = await listClientScopes(sys, realm);
-  out.defaultDefaultClientScopes = (await listRealmDefaultScopes(sys, realm, 'default')).map((s) => s.name);
-  out.defaultOptionalClientScopes = (await listRealmDefaultScopes(sys, realm, 'optional')).map((s) => s.name);
+  out.defaultDefaultClientScopes = (await listRealmDefaultScopes(sys, realm, 'default')).map((s) => s.name as string);
+  out.defaultOptionalClientScopes = (await listRealmDefaultScopes(sys, realm, 'optional')).map((s) => s.name as string);
   out.identityProviders = (await listIdentityProviders(sys, realm, { max: -1 })).map((p) => ({
     ...p,
-    config: maskConfig((p.config as Rep | undefined) ?? {}),
+    config: maskConfig(p.config ?? {}),
   }));
   out.components = await components(sys, realm);
   out.requiredActions = await requiredActions(sys, realm);
@@ -124,7 +130,7 @@ export async function partialExport(ctx: RequestContext, realm: RealmModel, opts
   const clients = await m.Client.findAll({ where: { realmId: realm.id }, order: [['clientId', 'ASC']] });
   const clientIds = new Map(clients.map((c) => [c.id, c.clientId]));
   if (opts.exportGroupsAndRoles) {
-    const roles: Rep = {
+    const roles: RolesRep = {
       realm: await roleReps(
         sys,
         await m.Role.findAll({ where: { realmId: realm.id, clientId: null }, order: [['name', 'ASC']] }),
@@ -134,7 +140,7 @@ export async function partialExport(ctx: RequestContext, realm: RealmModel, opts
     if (opts.exportClients) {
       const clientRoles = await m.Role.findAll({ where: { realmId: realm.id, clientId: { [Op.ne]: null } }, order: [['name', 'ASC']] });
       const reps = await roleReps(sys, clientRoles, clientIds);
-      const byClient: Record<string, Rep[]> = {};
+      const byClient: Record<string, RoleRep[]> = {};
       for (const c of clients) byClient[c.clientId] = [];
       for (const [i, r] of clientRoles.entries()) byClient[clientIds.get(r.clientId as string) as string]?.push(reps[i]);
       roles.client = byClient;
@@ -144,7 +150,7 @@ export async function partialExport(ctx: RequestContext, realm: RealmModel, opts
   }
   if (opts.exportClients) {
     out.clients = (await clientRepresentations(sys, realm, clients)).map((c) => {
-      const rep: Rep = { ...c };
+      const rep: Representation<'ClientRepresentation'> = { ...c };
       delete rep.access;
       if (rep.secret) rep.secret = MASK;
       if (rep.registrationAccessToken) rep.registrationAccessToken = MASK;
@@ -155,13 +161,13 @@ export async function partialExport(ctx: RequestContext, realm: RealmModel, opts
       order: [['username', 'ASC']],
     });
     out.users = (await renderUsers(sys, realm, accounts)).map((u) => {
-      const rep: Rep = { ...u };
+      const rep: UserRep = { ...u };
       delete rep.access;
       const link = accounts.find((a) => a.id === u.id)?.serviceAccountClientLink;
       if (link) rep.serviceAccountClientId = clientIds.get(link);
       return rep;
     });
-    await addExportedRoleNames(sys, out.users as Rep[]);
+    await addExportedRoleNames(sys, out.users);
   }
   return out;
 }

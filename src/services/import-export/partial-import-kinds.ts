@@ -123,7 +123,7 @@ export function rolesKinds(ctx: RequestContext, realm: RealmModel, roles: Rep, c
       const c = rep.composites as RoleComposites | undefined;
       if (!c || typeof c !== 'object') continue;
       const names = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
-      const byClient = (c.client ?? c.application ?? {}) as Record<string, unknown>;
+      const byClient = c.client ?? c.application ?? {};
       const children = await roleIdsByNames(
         ctx,
         realm,

@@ -14,6 +14,9 @@ import { addComposites } from '../roles/role-composites';
 import { createRole } from '../roles/roles';
 import { addScopeMappingsTo } from '../client-scopes/scope-mappings';
 import { findScopeOwner } from '../client-scopes/scope-owner';
+import type { ComponentExportRep, RealmRepresentation, ScopeMappingRep } from '../../representations/realm';
+import type { Representation } from '../../representations/schema';
+import type { UserRep } from '../../representations/user';
 
 /**
  * The client side of a full realm import (POST /admin/realms, core reference §3.2), in Keycloak's
@@ -23,25 +26,30 @@ import { findScopeOwner } from '../client-scopes/scope-owner';
  * the services the admin API uses, inside the realm-creation transaction, on a view of the realm
  * that records no admin events (the import records one CREATE REALM event).
  */
-type Rep = Record<string, unknown>;
+type ClientRep = Representation<'ClientRepresentation'>;
+type ClientScopeRep = Representation<'ClientScopeRepresentation'>;
+type MapperRep = Representation<'ProtocolMapperRepresentation'>;
 const MASK = '**********';
-const list = (v: unknown): Rep[] => (Array.isArray(v) ? (v.filter((x) => x && typeof x === 'object' && !Array.isArray(x)) as Rep[]) : []);
+/** The object entries of a representation's list (an import body is not checked entry by entry). */
+const list = <T extends object>(v: unknown): T[] =>
+  Array.isArray(v) ? (v.filter((x) => x && typeof x === 'object' && !Array.isArray(x)) as T[]) : [];
 const str = (v: unknown) => (typeof v === 'string' ? v : '');
 const names = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
-const without = (rep: Rep, ...keys: string[]): Rep => Object.fromEntries(Object.entries(rep).filter(([k]) => !keys.includes(k)));
+const without = <T extends object>(rep: T, ...keys: Array<keyof T & string>): T =>
+  Object.fromEntries(Object.entries(rep).filter(([k]) => !(keys as string[]).includes(k))) as T;
 
 /** Built-in clients Keycloak does not create when the representation brings them (RealmManager.importRealm). */
 const BUILT_IN_CLIENTS = ['account', 'account-console', 'admin-cli', 'broker', 'realm-management', 'security-admin-console'];
 
 /** What the representation replaces of a new realm's built-in parts, decided before the realm is set up. */
-export function importPlan(rep: Rep): { skip: SetupSkips; hasKeyProviders: boolean } {
-  const inRep = new Set(list(rep.clients).map((c) => str(c.clientId)));
+export function importPlan(rep: RealmRepresentation): { skip: SetupSkips; hasKeyProviders: boolean } {
+  const inRep = new Set(list<ClientRep>(rep.clients).map((c) => str(c.clientId)));
   const clients = new Set(BUILT_IN_CLIENTS.filter((c) => inRep.has(c)));
   // account-console is only ever created together with account.
   if (clients.has('account')) clients.add('account-console');
-  const scopes = Array.isArray(rep.clientScopes) ? list(rep.clientScopes).map((s) => str(s.name)) : undefined;
-  const components = rep.components && typeof rep.components === 'object' ? (rep.components as Rep) : {};
-  const policies = list(components[REG_POLICY_TYPE]).map((p) => str(p.subType));
+  const scopes = Array.isArray(rep.clientScopes) ? list<ClientScopeRep>(rep.clientScopes).map((s) => str(s.name)) : undefined;
+  const components = rep.components && typeof rep.components === 'object' ? rep.components : {};
+  const policies = list<ComponentExportRep>(components[REG_POLICY_TYPE]).map((p) => str(p.subType));
   return {
     skip: {
       clients,
@@ -88,19 +96,19 @@ export async function takenIds(
 }
 
 /** Mapper representations without the ids some other owner already has. */
-async function freeMappers(ctx: RequestContext, owners: Rep[]): Promise<(reps: unknown) => Rep[]> {
+async function freeMappers(ctx: RequestContext, owners: Array<{ protocolMappers?: unknown }>): Promise<(reps: unknown) => MapperRep[]> {
   const taken = await takenIds(
     ctx,
     'ProtocolMapper',
-    owners.flatMap((o) => list(o.protocolMappers).map((m) => m.id)),
+    owners.flatMap((o) => list<MapperRep>(o.protocolMappers).map((m) => m.id)),
   );
-  return (reps) => list(reps).map((m) => (taken.has(str(m.id)) ? without(m, 'id') : m));
+  return (reps) => list<MapperRep>(reps).map((m) => (taken.has(str(m.id)) ? without(m, 'id') : m));
 }
 
 /** clientScopes (with protocolMappers) and the realm default lists by name; unknown names are skipped. */
-export async function importClientScopes(ctx: RequestContext, realm: RealmModel, rep: Rep): Promise<void> {
+export async function importClientScopes(ctx: RequestContext, realm: RealmModel, rep: RealmRepresentation): Promise<void> {
   if (!Array.isArray(rep.clientScopes)) return;
-  const scopes = list(rep.clientScopes);
+  const scopes = list<ClientScopeRep>(rep.clientScopes);
   const taken = await takenIds(
     ctx,
     'ClientScope',
@@ -125,12 +133,12 @@ export async function importClientScopes(ctx: RequestContext, realm: RealmModel,
 }
 
 /** A client representation as createClient takes it: masked secrets dropped (a new one is generated), taken ids dropped. */
-function clientBody(c: Rep, idTaken: boolean, mappers: Rep[]): Rep {
-  const body: Rep = without(c, 'access', 'authorizationSettings');
+function clientBody(c: ClientRep, idTaken: boolean, mappers: MapperRep[]): ClientRep {
+  const body = without(c, 'access', 'authorizationSettings');
   if (idTaken) delete body.id;
   if (body.secret === MASK) delete body.secret;
   if (body.registrationAccessToken === MASK) delete body.registrationAccessToken;
-  const attrs = { ...((body.attributes as Rep | undefined) ?? {}) };
+  const attrs = { ...(body.attributes ?? {}) };
   for (const [k, v] of Object.entries(attrs)) if (v === MASK) delete attrs[k];
   attrs['post.logout.redirect.uris'] ??= '+';
   body.attributes = attrs;
@@ -139,8 +147,8 @@ function clientBody(c: Rep, idTaken: boolean, mappers: Rep[]): Rep {
 }
 
 /** clients: validated mappers, secret, scope links by name, service accounts; built-in ones keep their realm_client flag. */
-export async function importClients(ctx: RequestContext, realm: RealmModel, rep: Rep): Promise<void> {
-  const clients = list(rep.clients);
+export async function importClients(ctx: RequestContext, realm: RealmModel, rep: RealmRepresentation): Promise<void> {
+  const clients = list<ClientRep>(rep.clients);
   if (!clients.length) return;
   const taken = await takenIds(
     ctx,
@@ -154,7 +162,7 @@ export async function importClients(ctx: RequestContext, realm: RealmModel, rep:
     // The mapper checks of the protocol-mappers endpoints (type, name, protocol, config), before any write.
     mapperRows(own, str(c.protocol) || 'openid-connect', { clientId: 'check' });
     const id = await createClient(ctx, realm, clientBody(c, taken.has(str(c.id)), own));
-    if (str((c.attributes as Rep | undefined)?.realm_client) === 'true') realmClients.push(id);
+    if (str(c.attributes?.realm_client) === 'true') realmClients.push(id);
   }
   if (realmClients.length) await ctx.db.models.Client.update({ realmClient: true }, { where: { id: { [Op.in]: realmClients } } });
   // Built-in clients the setup created get the imported realm default scopes (the built-in scopes were not created).
@@ -169,8 +177,8 @@ export async function importClients(ctx: RequestContext, realm: RealmModel, rep:
 }
 
 /** realm-management brought by the representation still gets every admin role and composite (checkRealmAdminManagementRoles). */
-export async function ensureRealmAdminRoles(ctx: RequestContext, realm: RealmModel, rep: Rep): Promise<void> {
-  if (!list(rep.clients).some((c) => c.clientId === 'realm-management')) return;
+export async function ensureRealmAdminRoles(ctx: RequestContext, realm: RealmModel, rep: RealmRepresentation): Promise<void> {
+  if (!list<ClientRep>(rep.clients).some((c) => c.clientId === 'realm-management')) return;
   const m = ctx.db.models;
   const client = await m.Client.findOne({ where: { realmId: realm.id, clientId: 'realm-management' }, attributes: ['id'] });
   if (!client) return;
@@ -209,7 +217,11 @@ async function roleIds(ctx: RequestContext, realm: RealmModel, clientUuid: strin
 }
 
 /** The owner of a ScopeMappingRepresentation: a client by clientId or a client scope by name. */
-async function scopeOwner(ctx: RequestContext, realm: RealmModel, s: Rep): Promise<{ type: 'clients' | 'client-scopes'; id: string }> {
+async function scopeOwner(
+  ctx: RequestContext,
+  realm: RealmModel,
+  s: ScopeMappingRep,
+): Promise<{ type: 'clients' | 'client-scopes'; id: string }> {
   const m = ctx.db.models;
   if (typeof s.client === 'string') {
     const c = await m.Client.findOne({ where: { realmId: realm.id, clientId: s.client }, attributes: ['id'] });
@@ -224,12 +236,12 @@ async function scopeOwner(ctx: RequestContext, realm: RealmModel, s: Rep): Promi
 }
 
 /** clientScopeMappings (`{clientId: [{client|clientScope, roles}]}`) then scopeMappings (realm roles). */
-export async function importScopeMappings(ctx: RequestContext, realm: RealmModel, rep: Rep): Promise<void> {
-  const byClient = rep.clientScopeMappings && typeof rep.clientScopeMappings === 'object' ? (rep.clientScopeMappings as Rep) : {};
+export async function importScopeMappings(ctx: RequestContext, realm: RealmModel, rep: RealmRepresentation): Promise<void> {
+  const byClient = rep.clientScopeMappings && typeof rep.clientScopeMappings === 'object' ? rep.clientScopeMappings : {};
   for (const [clientId, mappings] of Object.entries(byClient)) {
     const c = await ctx.db.models.Client.findOne({ where: { realmId: realm.id, clientId }, attributes: ['id'] });
     if (!c) throw errorA(400, `Unable to find client role mappings for client: ${clientId}`);
-    for (const s of list(mappings)) {
+    for (const s of list<ScopeMappingRep>(mappings)) {
       const owner = await scopeOwner(ctx, realm, s);
       const roles = names(s.roles).map((n) => n.trim());
       await roleIds(ctx, realm, c.id, roles);
@@ -242,7 +254,7 @@ export async function importScopeMappings(ctx: RequestContext, realm: RealmModel
       );
     }
   }
-  for (const s of list(rep.scopeMappings)) {
+  for (const s of list<ScopeMappingRep>(rep.scopeMappings)) {
     const owner = await scopeOwner(ctx, realm, s);
     const ids = await roleIds(
       ctx,
@@ -277,11 +289,11 @@ export async function exportScopeMappings(
   ctx: RequestContext,
   realm: RealmModel,
   clientsIncluded: boolean,
-): Promise<{ scopeMappings: Rep[]; clientScopeMappings?: Record<string, Rep[]> }> {
+): Promise<{ scopeMappings: ScopeMappingRep[]; clientScopeMappings?: Record<string, ScopeMappingRep[]> }> {
   const m = ctx.db.models;
   const clients = await m.Client.findAll({ where: { realmId: realm.id }, attributes: ['id', 'clientId'], order: [['clientId', 'ASC']] });
   const scopes = await m.ClientScope.findAll({ where: { realmId: realm.id }, attributes: ['id', 'name'], order: [['name', 'ASC']] });
-  const owners: Array<{ id: string; key: Rep }> = [
+  const owners: Array<{ id: string; key: ScopeMappingRep }> = [
     ...(clientsIncluded ? clients.map((c) => ({ id: c.id, key: { client: c.clientId } })) : []),
     ...scopes.map((s) => ({ id: s.id, key: { clientScope: s.name } })),
   ];
@@ -292,8 +304,8 @@ export async function exportScopeMappings(
     : [];
   const roleById = new Map(roles.map((r) => [r.id, r]));
   const clientIdOf = new Map(clients.map((c) => [c.id, c.clientId]));
-  const scopeMappings: Rep[] = [];
-  const clientScopeMappings: Record<string, Rep[]> = {};
+  const scopeMappings: ScopeMappingRep[] = [];
+  const clientScopeMappings: Record<string, ScopeMappingRep[]> = {};
   for (const o of owners) {
     const mine = links
       .filter((l) => l.ownerId === o.id)
@@ -316,7 +328,7 @@ export async function exportScopeMappings(
 }
 
 /** Adds `realmRoles` and `clientRoles` (by clientId) to exported user representations, as Keycloak's export has them. */
-export async function addExportedRoleNames(ctx: RequestContext, users: Rep[]): Promise<void> {
+export async function addExportedRoleNames(ctx: RequestContext, users: UserRep[]): Promise<void> {
   const ids = users.map((u) => str(u.id)).filter(Boolean);
   if (!ids.length) return;
   const m = ctx.db.models;

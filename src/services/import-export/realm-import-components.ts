@@ -5,6 +5,7 @@ import type { ComponentInput } from '../components/components';
 import { SECRET_MASK } from '../components/input';
 import type { RequestContext } from '../../core/context';
 import { takenIds } from './realm-import-clients';
+import type { ComponentExportRep, RealmRepresentation } from '../../representations/realm';
 
 /**
  * Components of a full realm import (ComponentExportRepresentation grouped by provider type, with
@@ -14,16 +15,20 @@ import { takenIds } from './realm-import-clients';
  * provider makes new keys. Key providers given here are the realm's only keys (the defaults were not
  * created); a token issued afterwards is signed with the imported key.
  */
-type Rep = Record<string, unknown>;
-type Grouped = Record<string, unknown>;
-const list = (v: unknown): Rep[] => (Array.isArray(v) ? (v.filter((x) => x && typeof x === 'object' && !Array.isArray(x)) as Rep[]) : []);
-const grouped = (v: unknown): Grouped => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Grouped) : {});
+type ByType = Record<string, ComponentExportRep[]>;
+type Config = NonNullable<ComponentExportRep['config']>;
+const isMap = (v: unknown): v is object => !!v && typeof v === 'object' && !Array.isArray(v);
+/** The object entries of a list (an import body is not checked entry by entry). */
+const list = (v: unknown): ComponentExportRep[] =>
+  Array.isArray(v) ? (v.filter((x) => x && typeof x === 'object' && !Array.isArray(x)) as ComponentExportRep[]) : [];
+const byType = (v: unknown): ByType => (isMap(v) ? (v as ByType) : {});
+const configMap = (v: unknown): Config => (isMap(v) ? (v as Config) : {});
 const text = (v: unknown): string | null => (v === undefined || v === null ? null : String(v));
 
 /** Config values as lists of strings, masked values left out. */
 function configOf(v: unknown): ComponentInput['config'] {
   const out: Record<string, string[]> = {};
-  for (const [k, values] of Object.entries(grouped(v))) {
+  for (const [k, values] of Object.entries(configMap(v))) {
     const all = (Array.isArray(values) ? values : [values]).filter((x) => x !== null && x !== undefined).map(String);
     const kept = all.filter((x) => x !== SECRET_MASK);
     if (kept.length) out[k] = kept;
@@ -32,14 +37,14 @@ function configOf(v: unknown): ComponentInput['config'] {
 }
 
 /** Every id of the tree, to find those another realm already uses. */
-function allIds(components: Grouped): unknown[] {
-  return Object.values(components).flatMap((reps) => list(reps).flatMap((c) => [c.id, ...allIds(grouped(c.subComponents))]));
+function allIds(components: ByType): unknown[] {
+  return Object.values(components).flatMap((reps) => list(reps).flatMap((c) => [c.id, ...allIds(byType(c.subComponents))]));
 }
 
 async function importLevel(
   ctx: RequestContext,
   realm: RealmModel,
-  components: Grouped,
+  components: ByType,
   parentId: string,
   taken: Set<string>,
 ): Promise<void> {
@@ -55,7 +60,7 @@ async function importLevel(
         subType: text(c.subType),
         config: configOf(c.config),
       });
-      const subs = grouped(c.subComponents);
+      const subs = byType(c.subComponents);
       if (!Object.values(subs).some((s) => list(s).length)) continue;
       // The representation's sub-components replace those the provider creates itself (LDAP default mappers).
       const made = await ctx.db.models.Component.findAll({ where: { realmId: realm.id, parentId: newId }, attributes: ['id'] });
@@ -66,8 +71,8 @@ async function importLevel(
 }
 
 /** `components` of a realm representation: top-level ones under the realm, sub-components under their parent. */
-export async function importComponents(ctx: RequestContext, realm: RealmModel, rep: Rep): Promise<void> {
-  const components = grouped(rep.components);
+export async function importComponents(ctx: RequestContext, realm: RealmModel, rep: RealmRepresentation): Promise<void> {
+  const components = byType(rep.components);
   if (!Object.keys(components).length) return;
   const taken = await takenIds(ctx, 'Component', allIds(components));
   await importLevel(ctx, realm, components, realm.id, taken);
@@ -82,11 +87,11 @@ const SIGNERS: Record<string, string[]> = { RS256: ['rsa', 'rsa-generated', 'jav
  * `fallback-<alg>` with priority -100 is added, as Keycloak's key manager adds one when a realm
  * has no active key for an algorithm.
  */
-async function addFallbackKeys(ctx: RequestContext, realm: RealmModel, keyProviders: Rep[]): Promise<void> {
+async function addFallbackKeys(ctx: RequestContext, realm: RealmModel, keyProviders: ComponentExportRep[]): Promise<void> {
   if (!keyProviders.length) return;
   for (const [alg, providers] of Object.entries(SIGNERS)) {
     const covered = keyProviders.some((k) => {
-      const algorithm = grouped(k.config).algorithm;
+      const algorithm = configMap(k.config).algorithm;
       const value = Array.isArray(algorithm) ? algorithm[0] : algorithm;
       return providers.includes(String(k.providerId)) && (value === undefined || value === alg);
     });

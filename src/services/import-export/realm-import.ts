@@ -26,6 +26,11 @@ import {
   serviceAccountUserId,
 } from './realm-import-clients';
 import { importComponents } from './realm-import-components';
+import type { RealmRepresentation, RolesRep } from '../../representations/realm';
+import type { GroupRep } from '../../representations/group';
+import type { RoleRep } from '../../representations/role';
+import type { UserRep } from '../../representations/user';
+import type { IdentityProviderRep, IdpMapperRep } from '../../representations/identity-provider';
 
 /**
  * The nested parts of a realm representation on import (POST /admin/realms): realm and client
@@ -35,8 +40,10 @@ import { importComponents } from './realm-import-components';
  * leaves nothing behind. Client scopes, clients, scope mappings and components are imported by
  * realm-import-clients.ts and realm-import-components.ts, in Keycloak's order.
  */
-type Rep = Record<string, unknown>;
-const list = (v: unknown): Rep[] => (Array.isArray(v) ? (v.filter((x) => x && typeof x === 'object') as Rep[]) : []);
+/** The object entries of a representation's list (an import body is not checked entry by entry). */
+const list = <T extends object>(v: unknown): T[] => (Array.isArray(v) ? (v.filter((x) => x && typeof x === 'object') as T[]) : []);
+/** The role names a user or group representation maps (`realmRoles`, `clientRoles` by clientId). */
+type RoleNames = Pick<UserRep, 'realmRoles' | 'clientRoles'>;
 
 async function clientIdsByClientId(ctx: RequestContext, realm: RealmModel): Promise<Map<string, string>> {
   const clients = await ctx.db.models.Client.findAll({ where: { realmId: realm.id }, attributes: ['id', 'clientId'] });
@@ -69,31 +76,31 @@ const names = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is s
 const nameMap = (v: unknown): Record<string, string[]> =>
   v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, names(x)])) : {};
 
-async function importRoles(ctx: RequestContext, realm: RealmModel, roles: Rep): Promise<void> {
+async function importRoles(ctx: RequestContext, realm: RealmModel, roles: RolesRep): Promise<void> {
   const clients = await clientIdsByClientId(ctx, realm);
-  const created: Array<{ clientUuid?: string; rep: Rep }> = [];
+  const created: Array<{ clientUuid?: string; rep: RoleRep }> = [];
   const existing = new Set(
     (await ctx.db.models.Role.findAll({ where: { realmId: realm.id }, attributes: ['containerId', 'name'] })).map(
       (r) => `${r.containerId}/${r.name}`,
     ),
   );
-  const add = async (clientUuid: string | undefined, rep: Rep) => {
+  const add = async (clientUuid: string | undefined, rep: RoleRep) => {
     if (typeof rep.name !== 'string') return;
     if (!existing.has(`${clientUuid ?? realm.id}/${rep.name}`)) {
       await createRole(ctx, realm, clientUuid, {
         name: rep.name,
-        description: rep.description as string | undefined,
-        attributes: rep.attributes as Rep | undefined,
+        description: rep.description,
+        attributes: rep.attributes,
       });
     }
     created.push({ clientUuid, rep });
   };
-  for (const r of list(roles.realm)) await add(undefined, r);
-  const clientRoles = roles.client && typeof roles.client === 'object' && !Array.isArray(roles.client) ? (roles.client as Rep) : {};
+  for (const r of list<RoleRep>(roles.realm)) await add(undefined, r);
+  const clientRoles = roles.client && typeof roles.client === 'object' && !Array.isArray(roles.client) ? roles.client : {};
   for (const [clientId, reps] of Object.entries(clientRoles)) {
     const uuid = clients.get(clientId);
     if (!uuid) throw errorA(400, `Can not import client roles for nonexistent client named ${clientId}`);
-    for (const r of list(reps)) await add(uuid, r);
+    for (const r of list<RoleRep>(reps)) await add(uuid, r);
   }
   for (const { clientUuid, rep } of created) {
     const c = rep.composites as RoleComposites | undefined;
@@ -103,7 +110,13 @@ async function importRoles(ctx: RequestContext, realm: RealmModel, roles: Rep): 
   }
 }
 
-export async function mapRoles(ctx: RequestContext, realm: RealmModel, type: 'users' | 'groups', ownerId: string, rep: Rep): Promise<void> {
+export async function mapRoles(
+  ctx: RequestContext,
+  realm: RealmModel,
+  type: 'users' | 'groups',
+  ownerId: string,
+  rep: RoleNames,
+): Promise<void> {
   let owner: MappingOwner | undefined;
   const ownerOnce = async () => (owner ??= await resolveMappingOwner(ctx, realm, type, ownerId));
   const realmRoles = await roleIdsByNames(ctx, realm, names(rep.realmRoles), {});
@@ -115,46 +128,48 @@ export async function mapRoles(ctx: RequestContext, realm: RealmModel, type: 'us
   }
 }
 
-export async function importGroup(ctx: RequestContext, realm: RealmModel, rep: Rep, parentId?: string): Promise<string> {
+export async function importGroup(ctx: RequestContext, realm: RealmModel, rep: GroupRep, parentId?: string): Promise<string> {
   const body = { name: rep.name, description: rep.description, attributes: rep.attributes };
   const { id } = parentId
     ? await addSubGroup(ctx, realm, await findGroup(ctx, realm, parentId), body)
     : await createTopLevelGroup(ctx, realm, body);
   await mapRoles(ctx, realm, 'groups', id, rep);
-  for (const child of list(rep.subGroups)) await importGroup(ctx, realm, child, id);
+  for (const child of list<GroupRep>(rep.subGroups)) await importGroup(ctx, realm, child, id);
   return id;
 }
 
 /** Imports roles, groups, default groups and users of a realm representation into a new realm. */
-export async function importRealmContent(ctx: RequestContext, realm: RealmModel, body: Rep): Promise<void> {
+export async function importRealmContent(ctx: RequestContext, realm: RealmModel, body: RealmRepresentation): Promise<void> {
   await importClientPolicies(ctx, realm, body);
   await importLocalizationTexts(ctx, realm, body.localizationTexts);
   const flowIds = await importAuthentication(ctx, realm, body);
-  const rep: Rep = Array.isArray(body.clients) ? { ...body, clients: withImportedFlowIds(list(body.clients), flowIds) } : body;
+  const rep: RealmRepresentation = Array.isArray(body.clients)
+    ? { ...body, clients: withImportedFlowIds(list(body.clients), flowIds) }
+    : body;
   const quiet = quietRealm(realm);
   await asImportError(async () => {
     await importClientScopes(ctx, quiet, rep);
     await importClients(ctx, quiet, rep);
   });
-  if (rep.roles && typeof rep.roles === 'object') await importRoles(ctx, realm, rep.roles as Rep);
+  if (rep.roles && typeof rep.roles === 'object') await importRoles(ctx, realm, rep.roles);
   await asImportError(async () => {
     await ensureRealmAdminRoles(ctx, quiet, rep);
     await importScopeMappings(ctx, quiet, rep);
   });
-  for (const g of list(rep.groups)) await importGroup(ctx, realm, g);
+  for (const g of list<GroupRep>(rep.groups)) await importGroup(ctx, realm, g);
   if (Array.isArray(rep.defaultGroups)) await setDefaultGroupsByPath(ctx, realm, names(rep.defaultGroups));
   await asImportError(() => importComponents(ctx, quiet, rep));
-  for (const p of list(rep.identityProviders)) await createIdentityProvider(ctx, realm, p);
-  for (const m of list(rep.identityProviderMappers)) await createIdentityProviderMapper(ctx, realm, m);
-  for (const u of list(rep.users)) {
+  for (const p of list<IdentityProviderRep>(rep.identityProviders)) await createIdentityProvider(ctx, realm, p);
+  for (const m of list<IdpMapperRep>(rep.identityProviderMappers)) await createIdentityProviderMapper(ctx, realm, m);
+  for (const u of list<UserRep>(rep.users)) {
     if (u.serviceAccountClientId) {
       // The service-account user came with its client (serviceAccountsEnabled); it gets the representation's roles.
       const saId = await serviceAccountUserId(ctx, realm, String(u.serviceAccountClientId));
       if (saId) await mapRoles(ctx, realm, 'users', saId, u);
       continue;
     }
-    const userRep: Rep = { ...u };
-    for (const k of ['realmRoles', 'clientRoles', 'clientConsents', 'federatedIdentities']) delete userRep[k];
+    const userRep: UserRep = { ...u };
+    for (const k of ['realmRoles', 'clientRoles', 'clientConsents', 'federatedIdentities'] as const) delete userRep[k];
     const id = await createUser(ctx, realm, userRep, { imported: true });
     await mapRoles(ctx, realm, 'users', id, u);
     await importFederatedIdentities(ctx, realm, id, u.federatedIdentities);

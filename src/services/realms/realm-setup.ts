@@ -18,6 +18,7 @@ import {
   type ClientDefault,
 } from '../../keycloak/realm-defaults';
 import { builtInFlowRows } from '../../keycloak/auth-flow-defaults';
+import type { RealmSettingsRep } from '../../representations/realm';
 
 /**
  * Creates everything Keycloak puts into a new realm. Runs inside the caller's transaction; key
@@ -90,8 +91,7 @@ async function insertRealmRole(db: Db, realm: RealmModel, name: string, descript
 }
 
 async function roleIdsOfClient(db: Db, clientId: string, names?: string[]): Promise<string[]> {
-  const where: Record<string, unknown> = { clientId };
-  if (names) where.name = { [Op.in]: names };
+  const where = names ? { clientId, name: { [Op.in]: names } } : { clientId };
   return (await db.models.Role.findAll({ where, attributes: ['id'] })).map((r) => r.id);
 }
 
@@ -119,7 +119,7 @@ export interface SetupSkips {
 /** Creates the realm row with defaults and all built-in parts. `keys` come from prepareRealmKeys. */
 export async function setupRealm(
   db: Db,
-  opts: { id?: string; name: string; enabled: boolean; settings: Record<string, unknown>; keys: GeneratedComponent[]; skip?: SetupSkips },
+  opts: { id?: string; name: string; enabled: boolean; settings: RealmSettingsRep; keys: GeneratedComponent[]; skip?: SetupSkips },
 ): Promise<RealmModel> {
   const m = db.models;
   const skip = opts.skip ?? {};

@@ -9,7 +9,13 @@ import { write } from '../../core/db-errors';
 import { invalidate } from '../../loaders/invalidate';
 import { checkReservedChars } from '../../core/reserved-chars';
 import { getLogger } from '../../logging';
-import { toBriefRealmRepresentation, toReducedRealmRepresentation } from '../../representations/realm';
+import {
+  type RealmRepresentation,
+  type RealmSettingsRep,
+  type ReducedRealmRep,
+  toBriefRealmRepresentation,
+  toReducedRealmRepresentation,
+} from '../../representations/realm';
 import { recordAdminEvent, recordAdminEventInCallerRealm } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
 import { validatePolicies, validateProfiles } from '../clients/client-policies';
@@ -31,16 +37,19 @@ export async function resolveRealm(ctx: RequestContext, name: string): Promise<R
 }
 
 /** GET /admin/realms/{realm}: full rep for realm viewers, reduced rep for other admins, else 403. */
-export async function getRealm(ctx: RequestContext, realm: RealmModel): Promise<Record<string, unknown>> {
+export async function getRealm(ctx: RequestContext, realm: RealmModel): Promise<RealmRepresentation | ReducedRealmRep> {
   if (await check(ctx, realm, 'viewRealm')) return realmRepresentation(ctx, realm);
   if (!(await check(ctx, realm, 'anyAdmin'))) throw forbidden();
   return toReducedRealmRepresentation(realm, await check(ctx, realm, 'viewUsers'));
 }
 
 /** GET /admin/realms: realms the caller may see (full, brief, or name only); 403 when none. */
-export async function listRealms(ctx: RequestContext, opts: { brief?: boolean } = {}): Promise<Record<string, unknown>[]> {
+export async function listRealms(
+  ctx: RequestContext,
+  opts: { brief?: boolean } = {},
+): Promise<Array<RealmRepresentation | ReducedRealmRep>> {
   const realms = await ctx.db.models.Realm.findAll({ order: [['createdAt', 'ASC']] });
-  const out: Record<string, unknown>[] = [];
+  const out: Array<RealmRepresentation | ReducedRealmRep> = [];
   for (const realm of realms) {
     if (ctx.actor && ctx.actor.realmName !== MASTER && ctx.actor.realmId !== realm.id) continue;
     if (await check(ctx, realm, 'viewRealm'))
@@ -52,7 +61,7 @@ export async function listRealms(ctx: RequestContext, opts: { brief?: boolean } 
 }
 
 /** PUT /admin/realms/{realm}: merges top-level settings; renames; nested collections are ignored. */
-export async function updateRealm(ctx: RequestContext, realm: RealmModel, rep: Record<string, unknown>): Promise<void> {
+export async function updateRealm(ctx: RequestContext, realm: RealmModel, rep: RealmRepresentation): Promise<void> {
   await requireCap(ctx, realm, 'manageRealm');
   const settings = settingsFrom(rep, (f) =>
     errorC(400, `Invalid json representation for RealmRepresentation. Unrecognized field "${f}" at line 1 column 1.`),
@@ -74,19 +83,17 @@ export async function updateRealm(ctx: RequestContext, realm: RealmModel, rep: R
   await write(ctx, { unique: () => conflict('Realm with same name exists') }, async () => {
     const fresh = await ctx.db.models.Realm.findByPk(realm.id);
     if (!fresh) throw notFound('Realm not found.');
-    const merged = { ...fresh.settings, ...settings };
+    const stored = fresh.settings as RealmSettingsRep;
+    const merged: RealmSettingsRep = { ...stored, ...settings };
     // Client profiles and policies in the body replace the stored ones, validated as their own endpoints do.
-    if (settings.clientProfiles !== undefined)
-      merged.clientProfiles = { profiles: validateProfiles(settings.clientProfiles as Record<string, unknown>) };
-    if (settings.clientPolicies !== undefined) {
-      const profiles = (merged.clientProfiles as { profiles?: Record<string, unknown>[] } | undefined)?.profiles ?? [];
-      merged.clientPolicies = { policies: validatePolicies(settings.clientPolicies as Record<string, unknown>, profiles) };
+    if (settings.clientProfiles != null) merged.clientProfiles = { profiles: validateProfiles(settings.clientProfiles) };
+    if (settings.clientPolicies != null) {
+      const profiles = merged.clientProfiles?.profiles ?? [];
+      merged.clientPolicies = { policies: validatePolicies(settings.clientPolicies, profiles) };
     }
-    if (settings.attributes && typeof settings.attributes === 'object') merged.attributes = { ...(settings.attributes as object) };
-    if (settings.smtpServer && (settings.smtpServer as Record<string, unknown>).password === '**********') {
-      (merged.smtpServer as Record<string, unknown>).password = (
-        fresh.settings.smtpServer as Record<string, unknown> | undefined
-      )?.password;
+    if (settings.attributes && typeof settings.attributes === 'object') merged.attributes = { ...settings.attributes };
+    if (settings.smtpServer && settings.smtpServer.password === '**********' && merged.smtpServer) {
+      merged.smtpServer.password = stored.smtpServer?.password;
     }
     fresh.settings = merged;
     if (rep.enabled !== undefined && rep.enabled !== null) fresh.enabled = rep.enabled === true || rep.enabled === 'true';

@@ -12,6 +12,7 @@ import {
   REQUIRED_ACTION_PROVIDERS,
 } from '../../keycloak/authenticator-providers';
 import { allComponentTypes } from '../components/types';
+import type { MemoryInfoRep, ServerInfoRep, SpiInfoRep, SystemInfoRep } from '../../representations/server-info';
 import type { RequestContext } from '../../core/context';
 import { EVENT_LISTENERS, EVENT_TYPES, OPERATION_TYPES, RESOURCE_TYPES } from '../../keycloak/event-types';
 import { serverInfoIdentityProviders, serverInfoSocialProviders } from '../../keycloak/identity-provider-types';
@@ -64,7 +65,7 @@ function uptime(ms: number): string {
   return `${Math.floor(s / 86400)} days, ${Math.floor((s % 86400) / 3600)} hours, ${Math.floor((s % 3600) / 60)} minutes, ${s % 60} seconds`;
 }
 
-function systemInfo(): Record<string, unknown> {
+function systemInfo(): SystemInfoRep {
   const now = Date.now();
   let userName: string | undefined;
   try {
@@ -97,7 +98,7 @@ function systemInfo(): Record<string, unknown> {
 
 const mb = (bytes: number) => `${Math.floor(bytes / 1024 / 1024)} MB`;
 
-function memoryInfo(): Record<string, unknown> {
+function memoryInfo(): MemoryInfoRep {
   const heap = getHeapStatistics();
   const total = heap.heap_size_limit;
   const used = heap.used_heap_size;
@@ -113,13 +114,13 @@ function memoryInfo(): Record<string, unknown> {
   };
 }
 
-const spi = (ids: string[], internal = false) => ({
+const spi = (ids: string[], internal = false): SpiInfoRep => ({
   internal,
   providers: Object.fromEntries(ids.map((id) => [id, { order: 0 }])),
 });
 
 /** serverinfo `providers`: SPI name → its provider ids. */
-function providers(componentTypes: Record<string, Array<{ id: string }>>): Record<string, unknown> {
+function providers(componentTypes: Record<string, Array<{ id: string }>>): Record<string, SpiInfoRep> {
   const ids = (spiName: string) => (componentTypes[spiName] ?? []).map((t) => t.id);
   return {
     authenticator: spi(AUTHENTICATORS.map((a) => a.id)),
@@ -148,8 +149,8 @@ function providers(componentTypes: Record<string, Array<{ id: string }>>): Recor
 }
 
 /** serverinfo `builtinProtocolMappers`: the mapper templates of the built-in scopes, by protocol, one per name. */
-function builtinProtocolMappers(): Record<string, Array<Record<string, unknown>>> {
-  const out: Record<string, Array<Record<string, unknown>>> = { 'openid-connect': [], saml: [] };
+function builtinProtocolMappers(): ServerInfoRep['builtinProtocolMappers'] {
+  const out: ServerInfoRep['builtinProtocolMappers'] = { 'openid-connect': [], saml: [] };
   const seen = new Set<string>();
   for (const list of Object.values(builtInScopeMappers())) {
     for (const mapper of list) {
@@ -169,7 +170,7 @@ function builtinProtocolMappers(): Record<string, Array<Record<string, unknown>>
 }
 
 /** serverinfo `componentTypes`: the component catalogue plus configurable authenticators and protocol mappers. */
-function componentTypes(): Record<string, Array<Record<string, unknown> & { id: string }>> {
+function componentTypes(): ServerInfoRep['componentTypes'] {
   return {
     ...allComponentTypes(),
     'org.keycloak.authentication.Authenticator': [...AUTHENTICATORS, ...FORM_PROVIDERS]
@@ -185,7 +186,7 @@ function componentTypes(): Record<string, Array<Record<string, unknown> & { id: 
 }
 
 /** GET /admin/serverinfo: the whole ServerInfoRepresentation (any admin). */
-export async function getServerInfo(ctx: RequestContext): Promise<Record<string, unknown>> {
+export async function getServerInfo(ctx: RequestContext): Promise<ServerInfoRep> {
   await requireAnyAdmin(ctx);
   const types = componentTypes();
   return {

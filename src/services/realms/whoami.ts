@@ -3,6 +3,7 @@ import { MASTER, requireCap } from '../../auth/permissions';
 import type { RealmModel } from '../../db/models/realm';
 import { errorC, featureNotEnabled, notFound, unauthorized } from '../../core/errors';
 import type { RequestContext } from '../../core/context';
+import type { Representation } from '../../representations/schema';
 import { effectiveClientRoleNames, effectiveRealmRoleNames } from '../../core/effective-roles';
 
 /**
@@ -44,7 +45,7 @@ export interface WhoAmI {
 async function requireConsoleClient(ctx: RequestContext, clientUuid: string): Promise<void> {
   const client = await ctx.loaders.clientById.load(clientUuid);
   if (!client) throw errorC(403, 'No azp claim in the token');
-  const attrs = (client.settings?.attributes as Record<string, unknown> | undefined) ?? {};
+  const attrs = (client.settings as Representation<'ClientRepresentation'> | undefined)?.attributes ?? {};
   if (client.clientId !== 'security-admin-console' && String(attrs['security.admin.console']) !== 'true') {
     throw errorC(403, `Token issued for an application that is not the admin console: ${client.clientId}`);
   }

@@ -33,7 +33,16 @@ export function managementUrl(ctx: RequestContext, client: ClientModel): string 
   return url;
 }
 
-async function signAction(ctx: RequestContext, realm: RealmModel, body: Record<string, unknown>): Promise<string> {
+/** Keycloak's AdminAction message (LogoutAction, PushNotBeforeAction) posted to a client's admin URL. */
+type AdminAction = {
+  id: string;
+  expiration: number;
+  resource: string;
+  action: 'LOGOUT' | 'PUSH_NOT_BEFORE';
+  notBefore: number;
+};
+
+async function signAction(ctx: RequestContext, realm: RealmModel, body: AdminAction): Promise<string> {
   const key = activeKey(await realmKeys(ctx.db, realm.id), 'RS256');
   if (!key?.privateKey) return JSON.stringify(body);
   return new SignJWT(body).setProtectedHeader({ alg: 'RS256', kid: key.kid }).sign(key.privateKey);

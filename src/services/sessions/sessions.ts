@@ -21,11 +21,17 @@ import { type ClientSessionStatRepresentation, type UserSessionRepresentation, t
  * client, logout of a user, of one session and of the whole realm, session statistics and
  * revocation pushes. Only active sessions are listed or counted.
  */
+/** A piece of SQL with the values of its `:name` replacements. */
+interface SqlPart {
+  sql: string;
+  repl: Record<string, string | number>;
+}
+
 /** SQL condition (alias `us`) for active sessions of the realm, online or offline, with its replacements. */
-function activeSql(realm: RealmModel, offline: boolean, now: number, p: string): { sql: string; repl: Record<string, unknown> } {
+function activeSql(realm: RealmModel, offline: boolean, now: number, p: string): SqlPart {
   const { idle, max } = sessionTimeouts(realm, offline);
   const parts = [`us.offline = ${offline ? 1 : 0}`];
-  const repl: Record<string, unknown> = {};
+  const repl: SqlPart['repl'] = {};
   if (idle > 0) {
     parts.push(`us.last_access >= :${p}idle`);
     repl[`${p}idle`] = now - idle;
@@ -231,7 +237,7 @@ export async function clientSessionStats(ctx: RequestContext, realm: RealmModel)
 }
 
 /** `FROM ... WHERE` of the client's active (online or offline) sessions, with its replacements. */
-function ofClient(realm: RealmModel, client: ClientModel, offline: boolean): { sql: string; repl: Record<string, unknown> } {
+function ofClient(realm: RealmModel, client: ClientModel, offline: boolean): SqlPart {
   const act = activeSql(realm, offline, nowSeconds(), 'a');
   return {
     sql: `FROM client_session cs JOIN user_session us ON us.id = cs.user_session_id WHERE cs.client_id = :client AND cs.offline = :off AND ${act.sql}`,

@@ -2,7 +2,9 @@
  * Claim values of the mapper engine: nested claim names (`a.b`; `a\.b` is one segment), merging of
  * multivalued claims, and the `jsonType.label` conversions (String, long, int, boolean, JSON).
  */
-export type Claims = Record<string, unknown>;
+import type { Claims } from '../../representations/token';
+
+export type { Claims };
 
 /** Splits a claim name on unescaped dots (`a\.b` is one segment). */
 export function claimPath(name: string): string[] {

@@ -1,9 +1,11 @@
 import type { KeyObject } from 'node:crypto';
+import type { JSONWebKeySet } from 'jose';
 import type { Db } from '../../db';
 import type { RealmModel } from '../../db/models/realm';
 import { errorC } from '../../core/errors';
 import { realmKeys } from '../../auth/realm-keys';
 import { issuerOf } from '../../core/issuer';
+import type { OidcDiscoveryDocument } from '../../representations/oidc';
 
 /**
  * What the public OIDC endpoints of a realm publish (reference §2): the realm by name, its JSON Web
@@ -18,7 +20,7 @@ export async function publicRealm(db: Db, name: string): Promise<RealmModel> {
 }
 
 /** GET /realms/{realm}/protocol/openid-connect/certs: every public key a client may need (RSA, EC, OKP; secrets never). */
-export async function realmJwks(db: Db, name: string): Promise<{ keys: Record<string, unknown>[] }> {
+export async function realmJwks(db: Db, name: string): Promise<JSONWebKeySet> {
   const realm = await publicRealm(db, name);
   const keys = (await realmKeys(db, realm.id)).filter((k) => k.type !== 'OCT' && k.status !== 'DISABLED' && k.publicKey);
   return {
@@ -37,7 +39,7 @@ export async function realmJwks(db: Db, name: string): Promise<{ keys: Record<st
 }
 
 /** GET /realms/{realm}/.well-known/openid-configuration: the OpenID discovery document. */
-export async function discoveryDocument(db: Db, name: string, baseUrl: string): Promise<Record<string, unknown>> {
+export async function discoveryDocument(db: Db, name: string, baseUrl: string): Promise<OidcDiscoveryDocument> {
   const realm = await publicRealm(db, name);
   const iss = issuerOf(baseUrl, realm.name);
   const oidc = `${iss}/protocol/openid-connect`;

@@ -6,6 +6,9 @@ import { isUniqueViolation } from '../../core/db-errors';
 import { ROOT_USER_ATTRIBUTES } from '../../representations/user';
 import { recordAdminEvent } from '../../core/admin-events';
 import { memo, type RequestContext } from '../../core/context';
+import type { UPAttribute, UPConfig, UPValidatorConfig } from '../../representations/user-profile';
+
+export type { UPAttribute, UPConfig };
 
 /**
  * The declarative user profile (reference §4.16): the realm's UP config, stored as a component
@@ -15,25 +18,6 @@ import { memo, type RequestContext } from '../../core/context';
 export const UP_PROVIDER_TYPE = 'org.keycloak.userprofile.UserProfileProvider';
 export const UP_PROVIDER_ID = 'declarative-user-profile';
 export const UP_CONFIG_KEY = 'kc.user.profile.config';
-
-export interface UPAttribute {
-  name: string;
-  displayName?: string;
-  validations?: Record<string, Record<string, unknown>>;
-  annotations?: Record<string, unknown>;
-  required?: { roles?: string[]; scopes?: string[] };
-  permissions?: { view?: string[]; edit?: string[] };
-  multivalued?: boolean;
-  group?: string;
-  [k: string]: unknown;
-}
-
-export interface UPConfig {
-  attributes?: UPAttribute[];
-  groups?: Array<Record<string, unknown>>;
-  unmanagedAttributePolicy?: 'ENABLED' | 'ADMIN_VIEW' | 'ADMIN_EDIT';
-  [k: string]: unknown;
-}
 
 const BOTH = () => ({ view: ['admin', 'user'], edit: ['admin', 'user'] });
 
@@ -267,7 +251,7 @@ function validEmail(v: string): boolean {
 const num = (v: unknown): number | null => (v === undefined || v === null || v === '' || Number.isNaN(Number(v)) ? null : Number(v));
 
 /** One validator applied to one non-empty value; returns an error or null. */
-function runValidator(id: string, cfg: Record<string, unknown>, field: string, value: string, realm: RealmModel): ProfileError | null {
+function runValidator(id: string, cfg: UPValidatorConfig, field: string, value: string, realm: RealmModel): ProfileError | null {
   const err = (errorMessage: string, ...params: unknown[]): ProfileError => ({
     field,
     errorMessage: String(cfg['error-message'] ?? errorMessage),

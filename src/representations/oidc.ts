@@ -1,0 +1,14 @@
+/** The OpenID Provider Metadata of a realm (GET /realms/{realm}/.well-known/openid-configuration), the fields this server publishes. */
+export interface OidcDiscoveryDocument {
+  issuer: string;
+  authorization_endpoint: string;
+  token_endpoint: string;
+  jwks_uri: string;
+  grant_types_supported: string[];
+  response_types_supported: string[];
+  subject_types_supported: string[];
+  id_token_signing_alg_values_supported: string[];
+  token_endpoint_auth_methods_supported: string[];
+  scopes_supported: string[];
+  claims_supported: string[];
+}
