@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { X509Certificate, randomUUID } from 'node:crypto';
+import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createClient } from '../helpers/fixtures';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { type KcAdminClient, realmAdminClient } from '../helpers/admin-client';
 
@@ -20,9 +21,7 @@ let id: string;
 beforeAll(async () => {
   ts = await startTestServer();
   ({ kc } = await realmAdminClient(ts, R));
-  const realm = await ts.db.models.Realm.findOne({ where: { name: R } });
-  id = randomUUID();
-  await ts.db.models.Client.create({ id, realmId: realm?.id, clientId: 'compat-client', protocol: 'openid-connect', settings: {} });
+  id = await createClient(await ts.api(), R, { clientId: 'compat-client', protocol: 'openid-connect' });
   dir = mkdtempSync(join(tmpdir(), 'idserver-compat-'));
 });
 afterAll(async () => {

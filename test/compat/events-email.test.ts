@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createUser } from '../helpers/fixtures';
+import { createUser, realmIdOf } from '../helpers/fixtures';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { type KcAdminClient, type KcAdminClientClass, masterAdminClient } from '../helpers/admin-client';
 import { type TestSmtp, startSmtp } from '../helpers/smtp';
@@ -60,22 +60,32 @@ describe('admin client: events and e-mail', () => {
   });
 
   test('realms.findAdminEvents with filters', async () => {
-    const all = await kc.realms.findAdminEvents({ realm: R });
+    // Its own realm and events: an update of the realm, a user created, two actions on the user.
+    const realm = `${R}-admin`;
+    await kc.realms.create({ realm, enabled: true });
+    await kc.realms.updateConfigEvents({ realm }, { adminEventsEnabled: true, adminEventsDetailsEnabled: true });
+    kc.setConfig({ realmName: realm });
+    const { id } = await kc.users.create({ username: 'acted-on', enabled: true });
+    await kc.users.logout({ id });
+    await kc.users.logout({ id });
+    kc.setConfig({ realmName: 'master' });
+    const all = await kc.realms.findAdminEvents({ realm });
     expect(all.map((e) => [e.operationType, e.resourceType])).toEqual([
       ['ACTION', 'USER'],
       ['ACTION', 'USER'],
       ['CREATE', 'USER'],
       ['UPDATE', 'REALM'],
     ]);
-    const creates = await kc.realms.findAdminEvents({ realm: R, operationTypes: 'CREATE', resourceTypes: 'USER', max: 10 });
+    const creates = await kc.realms.findAdminEvents({ realm, operationTypes: 'CREATE', resourceTypes: 'USER', max: 10 });
     expect(creates).toHaveLength(1);
     expect(creates[0].resourcePath).toMatch(/^users\//);
-    expect(await kc.realms.findAdminEvents({ realm: R, first: 1, max: 1 })).toHaveLength(1);
+    expect(await kc.realms.findAdminEvents({ realm, first: 1, max: 1 })).toHaveLength(1);
   });
 
   test('realms.findEvents with filters, clearEvents, clearAdminEvents', async () => {
-    const realmId = (await ts.db.models.Realm.findOne({ where: { name: R } }))?.id;
+    const realmId = await realmIdOf(await ts.api(), R);
     const now = Date.now();
+    // Seeded into the table: no endpoint records a user event with a chosen time, client, user and address.
     await ts.db.models.Event.bulkCreate([
       { id: randomUUID(), realmId, time: now - 3, type: 'LOGIN', clientId: 'web', userId: 'u1', ipAddress: '10.1.1.1', details: {} },
       { id: randomUUID(), realmId, time: now - 2, type: 'LOGOUT', clientId: 'web', userId: 'u1', ipAddress: '10.1.1.1', details: {} },

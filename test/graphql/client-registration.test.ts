@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { X509Certificate } from 'node:crypto';
+import { createClient } from '../helpers/fixtures';
 import type { AdminApi, TestServer } from '../helpers/server';
 import { type gqlClient, ok, startWithRealm } from './gql';
 
@@ -12,9 +12,7 @@ let clientId: string;
 
 beforeAll(async () => {
   ({ ts, api, gql } = await startWithRealm(R));
-  const realm = await ts.db.models.Realm.findOne({ where: { name: R } });
-  clientId = randomUUID();
-  await ts.db.models.Client.create({ id: clientId, realmId: realm?.id, clientId: 'gql-client', protocol: 'saml', settings: {} });
+  clientId = await createClient(api, R, { clientId: 'gql-client', protocol: 'saml' });
 });
 afterAll(() => ts.close());
 

@@ -1,4 +1,4 @@
-import { realmAdmin, realmServer } from '../../helpers/fixtures';
+import { adminEvents, clientUuid, idOf, realmAdmin, realmServer } from '../../helpers/fixtures';
 import type { AdminApi, TestServer } from '../../helpers/server';
 
 let ts: TestServer;
@@ -10,8 +10,6 @@ beforeAll(async () => {
   ({ ts, api } = await realmServer(R));
 });
 afterAll(() => ts.close());
-
-const idOf = (location: string) => location.slice(location.lastIndexOf('/') + 1);
 
 describe('client scopes', () => {
   test('a new realm has the built-in scopes with their protocol mappers', async () => {
@@ -148,10 +146,12 @@ describe('client scopes', () => {
   test('delete unlinks the scope from realm lists and clients', async () => {
     const id = idOf((await api.post(`${base}/client-scopes`, { name: 'linked', protocol: 'openid-connect' })).headers.location);
     expect((await api.put(`${base}/default-default-client-scopes/${id}`)).status).toBe(204);
-    const account = (await api.get(`${base}/clients?clientId=account`)).body[0];
-    await ts.db.models.ClientScopeClient.create({ clientId: account.id, scopeId: id, defaultScope: true });
+    const account = await clientUuid(api, R, 'account');
+    expect((await api.put(`${base}/clients/${account}/default-client-scopes/${id}`)).status).toBe(204);
     expect((await api.delete(`${base}/client-scopes/${id}`)).status).toBe(204);
     expect((await api.get(`${base}/default-default-client-scopes`)).body.map((s: { id: string }) => s.id)).not.toContain(id);
+    expect((await api.get(`${base}/clients/${account}/default-client-scopes`)).body.map((s: { id: string }) => s.id)).not.toContain(id);
+    // Read from the table too: a link left to a deleted scope would not show in the client's listing.
     expect(await ts.db.models.ClientScopeClient.count({ where: { scopeId: id } })).toBe(0);
   });
 
@@ -203,12 +203,12 @@ describe('client scopes', () => {
   });
 
   test('admin events record scope writes', async () => {
-    const realm = await ts.db.models.Realm.findOne({ where: { name: R } });
-    if (!realm) throw new Error('no realm');
-    realm.settings = { ...realm.settings, adminEventsEnabled: true, adminEventsDetailsEnabled: true };
-    await realm.save();
+    const config = (await api.get(`${base}/events/config`)).body;
+    expect((await api.put(`${base}/events/config`, { ...config, adminEventsEnabled: true, adminEventsDetailsEnabled: true })).status).toBe(
+      204,
+    );
     const id = idOf((await api.post(`${base}/client-scopes`, { name: 'evented', protocol: 'saml' })).headers.location);
-    const events = await ts.db.models.AdminEvent.findAll({ where: { resourcePath: `client-scopes/${id}` } });
+    const events = await adminEvents(api, R, { resourcePath: `client-scopes/${id}` });
     expect(events.map((e) => [e.operationType, e.resourceType])).toEqual([['CREATE', 'CLIENT_SCOPE']]);
   });
 });

@@ -56,16 +56,11 @@ describe('client secret', () => {
   });
 
   test('with a secret-rotation policy the old secret stays valid as the rotated one until invalidated', async () => {
-    const realm = await ts.db.models.Realm.findOne({ where: { name: R } });
-    if (!realm) throw new Error('no realm');
-    realm.settings = {
-      ...realm.settings,
-      clientProfiles: {
-        profiles: [{ name: 'rot', executors: [{ executor: 'secret-rotation', configuration: { 'rotated-expiration-period': 600 } }] }],
-      },
-      clientPolicies: { policies: [{ name: 'rot-policy', enabled: true, conditions: [], profiles: ['rot'] }] },
-    };
-    await realm.save();
+    const profiles = [{ name: 'rot', executors: [{ executor: 'secret-rotation', configuration: { 'rotated-expiration-period': 600 } }] }];
+    await api.put(`${base}/client-policies/profiles`, { profiles }).expect(204);
+    await api
+      .put(`${base}/client-policies/policies`, { policies: [{ name: 'rot-policy', enabled: true, conditions: [], profiles: ['rot'] }] })
+      .expect(204);
     try {
       const id = await create({ clientId: 'rot', serviceAccountsEnabled: true });
       const old = (await api.get(`${base}/clients/${id}/client-secret`)).body.value;
@@ -77,8 +72,8 @@ describe('client secret', () => {
       expect((await api.get(`${base}/clients/${id}/client-secret/rotated`)).status).toBe(404);
       expect((await token('rot', old)).status).toBe(401);
     } finally {
-      realm.settings = { ...realm.settings, clientProfiles: { profiles: [] }, clientPolicies: { policies: [] } };
-      await realm.save();
+      await api.put(`${base}/client-policies/policies`, { policies: [] }).expect(204);
+      await api.put(`${base}/client-policies/profiles`, { profiles: [] }).expect(204);
     }
   });
 });
@@ -101,6 +96,7 @@ describe('registration access token', () => {
     const again = await api.post(`${base}/clients/${id}/registration-access-token`);
     const jti2 = decodeJwt(again.body.registrationAccessToken).jti;
     expect(jti2).not.toBe(claims.jti);
+    // Read from the table: the stored token id is never shown by the API.
     expect((await ts.db.models.Client.findByPk(id))?.settings.registrationAccessTokenJti).toBe(jti2);
     expect((await api.get(`${base}/clients/${id}`)).body).not.toHaveProperty('registrationAccessToken');
   });
@@ -139,6 +135,7 @@ describe('default and optional client scopes', () => {
     expect((await api.get(`${base}/clients/${id}/default-client-scopes`)).body.map((s: { name: string }) => s.name)).not.toContain(
       'role_list',
     );
+    // Written to the table: the API refuses to create a dynamic scope (the feature is off), the check guards old data.
     const dyn = await ts.db.models.ClientScope.create({
       id: 'dyn-scope-id',
       realmId: await realmIdOf(api, R),

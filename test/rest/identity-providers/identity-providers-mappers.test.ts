@@ -1,5 +1,5 @@
 import { type Server, createServer } from 'node:http';
-import { realmServer } from '../../helpers/fixtures';
+import { adminEvents, realmServer } from '../../helpers/fixtures';
 import type { AdminApi, TestServer } from '../../helpers/server';
 
 /** Identity provider mappers, mapper types, import-config and export (config reference §8.2–8.4). */
@@ -84,8 +84,7 @@ describe('identity provider mappers', () => {
     expect((await api.get(`${base}/instances/kc/mappers/${id}`)).body.config).toEqual({ role: 'other' });
     expect((await api.delete(`${base}/instances/kc/mappers/${id}`)).status).toBe(204);
     expect((await api.get(`${base}/instances/kc/mappers`)).body).toEqual([]);
-    const realm = await ts.db.models.Realm.findOne({ where: { name: R } });
-    const events = await ts.db.models.AdminEvent.findAll({ where: { realmId: realm?.id, resourceType: 'IDENTITY_PROVIDER_MAPPER' } });
+    const events = await adminEvents(api, R, { resourceTypes: 'IDENTITY_PROVIDER_MAPPER' });
     expect(events.map((e) => `${e.operationType} ${e.resourcePath}`).sort()).toEqual(
       [
         `CREATE identity-provider/instances/kc/mappers/${id}`,

@@ -20,6 +20,16 @@ const putText = async (locale: string, key: string, text: string) =>
     .set('Content-Type', 'text/plain')
     .send(text);
 
+/**
+ * The texts the later tests read, as the first tests of this file leave them (en, de and fr): written
+ * again by each test that reads them, so it passes on its own (POST merges, PUT replaces: idempotent).
+ */
+async function seedTexts(): Promise<void> {
+  expect((await api.post(`${base}/en`, { hello: 'Hello!', bye: 'Bye', extra: 'x' })).status).toBe(204);
+  expect((await api.post(`${base}/de`, { hello: 'Hallo' })).status).toBe(204);
+  expect((await putText('fr', 'greeting msg', 'Salut')).status).toBe(204);
+}
+
 describe('realm localization', () => {
   test('a new realm has no texts: [] and {}', async () => {
     const locales = await api.get(base);
@@ -51,6 +61,7 @@ describe('realm localization', () => {
   });
 
   test('useRealmDefaultLocaleFallback overlays the locale on the realm default locale', async () => {
+    await seedTexts();
     expect(
       (await api.put(`/admin/realms/${R}`, { defaultLocale: 'en', internationalizationEnabled: true, supportedLocales: ['en', 'de'] }))
         .status,
@@ -61,6 +72,7 @@ describe('realm localization', () => {
   });
 
   test('missing texts: 404 with Keycloak messages; DELETE key and DELETE locale', async () => {
+    await seedTexts();
     expect((await api.get(`${base}/en/nope`)).body).toEqual({ error: 'Localization text not found' });
     const delMissing = await api.delete(`${base}/en/nope`);
     expect(delMissing.status).toBe(404);
@@ -103,6 +115,8 @@ describe('realm localization', () => {
   });
 
   test('writes record admin events (resource REALM, path localization/...)', async () => {
+    await seedTexts();
+    expect((await api.delete(`${base}/de`)).status).toBe(204);
     const events = (await api.get(`/admin/realms/${R}/admin-events?resourceTypes=REALM`)).body as Array<Record<string, unknown>>;
     const paths = events.map((e) => `${e.operationType} ${e.resourcePath}`);
     expect(paths).toEqual(
@@ -111,6 +125,7 @@ describe('realm localization', () => {
   });
 
   test('permissions: reads need an admin role, writes manage-realm; unknown realm 404 first; no token 401', async () => {
+    await seedTexts();
     const viewer = await realmAdmin(ts, R, 'l10n-viewer', ['view-users']);
     expect((await viewer.get(base)).status).toBe(200);
     expect((await viewer.get(`${base}/en/hello`)).text).toBe('Hello!');

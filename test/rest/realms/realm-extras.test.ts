@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { realmAdmin, realmServer } from '../../helpers/fixtures';
+import { clientUuid, realmAdmin, realmServer } from '../../helpers/fixtures';
 import { ADMIN, type AdminApi, type TestServer } from '../../helpers/server';
 
 /** credential-registrators, users-management-permissions and the console's whoami. */
@@ -11,7 +11,10 @@ const base = `/admin/realms/${R}`;
 beforeAll(async () => {
   ({ ts, api } = await realmServer(R));
   // The admin console's client only has the browser flow; tests log in with the password grant.
-  await ts.db.models.Client.update({ directAccessGrantsEnabled: true }, { where: { clientId: 'security-admin-console' } });
+  for (const realm of ['master', R]) {
+    const adminConsole = await clientUuid(api, realm, 'security-admin-console');
+    expect((await api.put(`/admin/realms/${realm}/clients/${adminConsole}`, { directAccessGrantsEnabled: true })).status).toBe(204);
+  }
 });
 afterAll(() => ts.close());
 
@@ -20,8 +23,8 @@ describe('credential registrators', () => {
     const res = await api.get(`${base}/credential-registrators`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual(['CONFIGURE_TOTP', 'webauthn-register', 'webauthn-register-passwordless', 'CONFIGURE_RECOVERY_AUTHN_CODES']);
-    const realm = await ts.db.models.Realm.findOne({ where: { name: R } });
-    await ts.db.models.RequiredAction.update({ enabled: false }, { where: { realmId: realm?.id, alias: 'webauthn-register' } });
+    const action = `${base}/authentication/required-actions/webauthn-register`;
+    expect((await api.put(action, { ...(await api.get(action)).body, enabled: false })).status).toBe(204);
     expect((await api.get(`${base}/credential-registrators`)).body).toEqual([
       'CONFIGURE_TOTP',
       'webauthn-register-passwordless',
@@ -69,11 +72,6 @@ describe('whoami', () => {
   });
 
   test('a realm admin: realm-management roles of the own realm, display name from first and last name', async () => {
-    const realm = await ts.db.models.Realm.findOne({ where: { name: R } });
-    await ts.db.models.Client.update(
-      { directAccessGrantsEnabled: true },
-      { where: { realmId: realm?.id, clientId: 'security-admin-console' } },
-    );
     await realmAdmin(ts, R, 'who-admin', ['view-users', 'manage-clients']);
     const token = await consoleToken(R, 'who-admin', 'pw');
     const res = await request(ts.app).get(`/admin/${R}/console/whoami?currentRealm=${R}`).set('Authorization', `Bearer ${token}`);

@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { adminEvents } from '../../helpers/fixtures';
 import { startTestServer, type TestServer } from '../../helpers/server';
 import { advanceClock, resetClock, type SessionFixture, sessionFixture } from '../../helpers/sessions';
 
@@ -104,8 +105,7 @@ describe('brute-force detection', () => {
     expect((await f.admin.put(`${A}/users/${f.users.usr3}`, { enabled: true })).status).toBe(204);
     expect((await status('usr3')).body).toMatchObject({ numFailures: 0, disabled: false, failedLoginNotBefore: 0 });
     expect((await f.login('usr3')).status).toBe(200);
-    const r = await ts.db.models.Realm.findOne({ where: { name: R } });
-    const events = await ts.db.models.AdminEvent.findAll({ where: { realmId: r?.id, resourceType: 'USER_LOGIN_FAILURE' } });
+    const events = await adminEvents(f.admin, R, { resourceTypes: 'USER_LOGIN_FAILURE' });
     expect(events.map((e) => `${e.operationType} ${e.resourcePath}`)).toEqual(
       expect.arrayContaining(['DELETE attack-detection/brute-force/users', `DELETE users/${f.users.usr3}`]),
     );
@@ -150,6 +150,7 @@ describe('brute-force detection', () => {
     await wrong('usr6');
     expect((await status('usr6')).body).toMatchObject({ numFailures: 1, disabled: false });
     expect((await f.login('nobody', { password: 'x' })).body).toEqual(INVALID);
+    // Read from the table: the API answers zero failures for any unknown id, recorded or not.
     expect(await ts.db.models.LoginFailure.count({ where: { userId: 'nobody' } })).toBe(0);
   });
 

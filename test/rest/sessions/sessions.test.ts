@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { decodeJwt } from 'jose';
 import request from 'supertest';
-import { createUser, serviceAccountClient } from '../../helpers/fixtures';
+import { adminEvents, createClient, createUser, serviceAccountClient } from '../../helpers/fixtures';
 import { startTestServer, type TestServer } from '../../helpers/server';
 import { advanceClock, resetClock, type SessionFixture, sessionFixture } from '../../helpers/sessions';
 
@@ -227,11 +227,8 @@ describe('sessions of a client and of the realm', () => {
     await new Promise<void>((ok) => server.listen(0, '127.0.0.1', () => ok()));
     const port = (server.address() as AddressInfo).port;
     try {
-      const r = await ts.db.models.Realm.findOne({ where: { name: R } });
-      const mk = (id: string, clientId: string, adminUrl: string) =>
-        ts.db.models.Client.create({
-          id,
-          realmId: r?.id,
+      const mk = (clientId: string, adminUrl: string) =>
+        createClient(f.admin, R, {
           clientId,
           enabled: true,
           protocol: 'openid-connect',
@@ -241,11 +238,10 @@ describe('sessions of a client and of the realm', () => {
           directAccessGrantsEnabled: false,
           fullScopeAllowed: true,
           secret: 'x',
-          realmClient: false,
-          settings: { adminUrl },
+          adminUrl,
         });
-      await mk('a0000000-0000-4000-8000-000000000001', 'app-ok', `http://127.0.0.1:${port}/ok`);
-      await mk('a0000000-0000-4000-8000-000000000002', 'app-fail', `http://127.0.0.1:${port}/fail`);
+      const appOk = await mk('app-ok', `http://127.0.0.1:${port}/ok`);
+      await mk('app-fail', `http://127.0.0.1:${port}/fail`);
       await f.admin.put(`${A()}`, { adminEventsEnabled: true, adminEventsDetailsEnabled: true });
 
       const res = await f.admin.post(`${A()}/push-revocation`);
@@ -255,7 +251,7 @@ describe('sessions of a client and of the realm', () => {
       expect(ok).toBeDefined();
       expect(decodeJwt(String(ok?.body))).toMatchObject({ action: 'PUSH_NOT_BEFORE', resource: 'app-ok', notBefore: expect.any(Number) });
 
-      const one = await f.admin.post(`${A()}/clients/a0000000-0000-4000-8000-000000000001/push-revocation`);
+      const one = await f.admin.post(`${A()}/clients/${appOk}/push-revocation`);
       expect(one.body).toEqual({ successRequests: [`http://127.0.0.1:${port}/ok`] });
       const adminCli = await f.clientUuid('admin-cli');
       expect((await f.admin.post(`${A()}/clients/${adminCli}/push-revocation`)).body).toEqual({});
@@ -264,12 +260,12 @@ describe('sessions of a client and of the realm', () => {
       expect(all.body.successRequests).toEqual([`http://127.0.0.1:${port}/ok`]);
       expect(received.some((x) => x.url === '/ok/k_logout')).toBe(true);
 
-      const events = await ts.db.models.AdminEvent.findAll({ where: { realmId: r?.id } });
+      const events = await adminEvents(f.admin, R);
       const paths = events.map((e) => `${e.operationType} ${e.resourceType} ${e.resourcePath}`);
       expect(paths).toEqual(
         expect.arrayContaining([
           'ACTION REALM push-revocation',
-          'ACTION CLIENT clients/a0000000-0000-4000-8000-000000000001/push-revocation',
+          `ACTION CLIENT clients/${appOk}/push-revocation`,
           'ACTION REALM logout-all',
         ]),
       );
@@ -279,8 +275,9 @@ describe('sessions of a client and of the realm', () => {
       const t = await f.login('alice');
       await f.admin.delete(`${A()}/sessions/${t.body.session_state}`);
       await f.admin.post(`${A()}/users/${f.users.alice}/logout`);
-      const more = await ts.db.models.AdminEvent.findAll({ where: { realmId: r?.id, resourceType: ['USER_SESSION', 'USER'] } });
-      expect(more.map((e) => `${e.operationType} ${e.resourceType} ${e.resourcePath} ${e.representation}`)).toEqual(
+      const more = await adminEvents(f.admin, R, { resourceTypes: 'USER_SESSION,USER' });
+      // An event without a representation lists none; `null` as the table holds it.
+      expect(more.map((e) => `${e.operationType} ${e.resourceType} ${e.resourcePath} ${e.representation ?? null}`)).toEqual(
         expect.arrayContaining([
           `DELETE USER_SESSION sessions/${t.body.session_state} {"offline":false}`,
           `ACTION USER users/${f.users.alice}/logout null`,

@@ -1,11 +1,13 @@
 import request from 'supertest';
-import { startTestServer, type TestServer } from '../../helpers/server';
+import { createRealm } from '../../helpers/fixtures';
+import { type AdminApi, startTestServer, type TestServer } from '../../helpers/server';
 
 /**
  * Uniqueness under concurrency comes from the unique indexes, not from read-before-write: many
  * simultaneous creates of the same username (or email) give exactly one 201 and 409s, never a 500.
  */
 let ts: TestServer;
+let api: AdminApi;
 let url: string;
 let bearer: string;
 const R = 'race';
@@ -14,8 +16,8 @@ const N = 50;
 
 beforeAll(async () => {
   ts = await startTestServer();
-  const api = await ts.api();
-  expect((await api.post('/admin/realms', { realm: R, enabled: true })).status).toBe(201);
+  api = await ts.api();
+  await createRealm(api, R);
   url = await ts.listen();
   bearer = `Bearer ${await ts.token()}`;
 });
@@ -26,6 +28,9 @@ const post = (body: unknown) =>
     .post(U)
     .set('Authorization', bearer)
     .send(body as object);
+
+/** How many users of the realm `GET /users` finds with the given query. */
+const found = async (query: string) => (await api.get(`${U}?${query}`)).body.length as number;
 
 function tally(results: request.Response[]) {
   const by = new Map<number, number>();
@@ -41,16 +46,18 @@ test(`${N} concurrent creates of one username: one 201, the rest 409, one row`, 
   expect(by.get(201)).toBe(1);
   expect(by.get(409)).toBe(N - 1);
   for (const r of results.filter((x) => x.status === 409)) expect(r.body).toEqual({ errorMessage: 'User exists with same username' });
-  const realm = await ts.db.models.Realm.findOne({ where: { name: R } });
-  expect(await ts.db.models.User.count({ where: { realmId: realm!.id, username: 'racer' } })).toBe(1);
+  expect(await found('username=racer&exact=true')).toBe(1);
   const id = results
     .find((r) => r.status === 201)!
     .headers.location.split('/')
     .pop();
-  expect(await ts.db.models.UserRoleMapping.count({ where: { userId: id } })).toBe(1);
+  const mappings = (await api.get(`${U}/${id}/role-mappings`)).body;
+  const clientMappings = Object.values(mappings.clientMappings ?? {}) as Array<{ mappings: unknown[] }>;
+  expect(mappings.realmMappings.length + clientMappings.reduce((n, c) => n + c.mappings.length, 0)).toBe(1);
 });
 
 test(`${N} concurrent creates with distinct usernames and one email: one 201, the rest 409, one row`, async () => {
+  const before = (await api.get(`${U}/count`)).body as number;
   const results = await Promise.all(
     Array.from({ length: N }, (_, i) => post({ username: `mailer${i}`, email: i % 2 ? 'Shared@X.org' : 'shared@x.org' })),
   );
@@ -58,12 +65,12 @@ test(`${N} concurrent creates with distinct usernames and one email: one 201, th
   expect(by.get(201)).toBe(1);
   expect(by.get(409)).toBe(N - 1);
   for (const r of results.filter((x) => x.status === 409)) expect(r.body).toEqual({ errorMessage: 'User exists with same email' });
-  const realm = await ts.db.models.Realm.findOne({ where: { name: R } });
-  expect(await ts.db.models.User.count({ where: { realmId: realm!.id, email: 'shared@x.org' } })).toBe(1);
-  expect(await ts.db.models.User.count({ where: { realmId: realm!.id } })).toBe(2);
-  // Nothing of the losers was left behind.
-  const users = await ts.db.models.User.findAll({ where: { realmId: realm!.id }, attributes: ['id'] });
+  expect(await found('email=shared@x.org&exact=true')).toBe(1);
+  expect((await api.get(`${U}/count`)).body).toBe(before + 1);
+  // Nothing of the losers was left behind: read from the table, since the API never shows a mapping whose user is gone.
+  const users = (await api.get(`${U}?max=1000`)).body as Array<{ id: string }>;
   expect(await ts.db.models.UserRoleMapping.count()).toBeGreaterThan(0);
-  const mappings = await ts.db.models.UserRoleMapping.findAll({ where: { roleId: realm!.settings.defaultRoleId as string } });
+  const defaultRoleId = (await api.get(`/admin/realms/${R}`)).body.defaultRole.id as string;
+  const mappings = await ts.db.models.UserRoleMapping.findAll({ where: { roleId: defaultRoleId } });
   expect(mappings.map((m) => m.userId).sort()).toEqual(users.map((u) => u.id).sort());
 });
