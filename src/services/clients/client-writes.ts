@@ -7,13 +7,12 @@ import { invalidate } from '../../loaders/invalidate';
 import { getLogger } from '../../logging';
 import { type AdminEventInput, recordAdminEvent } from '../../core/admin-events';
 import { mapperRows, mergeClientRow, newClientRow, rowOf, validateClientUrls, type ClientRow } from './client-input';
-import { deleteClientUsage } from '../../core/cascade';
+import { deleteClientRows, deleteClientUsage } from '../../core/cascade';
 import type { ClientRepresentation, ClientSettings } from '../../representations/client';
 import { attachRealmDefaultScopes, replaceScopeLinks } from '../client-scopes/client-scope-links';
 import { deleteServiceAccountUser, ensureServiceAccount, removeServiceAccount, renameServiceAccount } from './client-service-account';
 import { requireClientAccess, resolveClient } from './clients';
 import type { RequestContext } from '../../core/context';
-import { deleteClientRows } from '../../core/cascade';
 
 /**
  * Client writes (config reference §1.1, §1.4): create with Keycloak's defaults, partial update,
