@@ -1,15 +1,22 @@
-import { realmAdmin, realmServer } from '../../helpers/fixtures';
+import { createRealm, realmAdmin, realmServer } from '../../helpers/fixtures';
 import type { AdminApi, TestServer } from '../../helpers/server';
 
 let ts: TestServer;
 let api: AdminApi;
-const R = 'reqactions';
-const base = `/admin/realms/${R}/authentication`;
+// Every test gets a realm of its own (beforeEach), so each starts from Keycloak's defaults whatever ran before.
+let R = 'reqactions0';
+let base = `/admin/realms/${R}/authentication`;
+let realms = 0;
 type Row = Record<string, unknown>;
 const list = async (): Promise<Row[]> => (await api.get(`${base}/required-actions`)).body;
 
 beforeAll(async () => {
   ({ ts, api } = await realmServer(R));
+});
+beforeEach(async () => {
+  R = `reqactions${++realms}`;
+  base = `/admin/realms/${R}/authentication`;
+  await createRealm(api, R);
 });
 afterAll(() => ts.close());
 

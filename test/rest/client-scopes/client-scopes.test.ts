@@ -13,7 +13,9 @@ afterAll(() => ts.close());
 
 describe('client scopes', () => {
   test('a new realm has the built-in scopes with their protocol mappers', async () => {
-    const res = await api.get(`${base}/client-scopes`);
+    // A realm of its own: other tests add and change scopes of the shared realm.
+    expect((await api.post('/admin/realms', { realm: 'scoperealm-new', enabled: true })).status).toBe(201);
+    const res = await api.get('/admin/realms/scoperealm-new/client-scopes');
     expect(res.status).toBe(200);
     const byName = Object.fromEntries(res.body.map((s: { name: string }) => [s.name, s]));
     expect(Object.keys(byName).sort()).toEqual(
@@ -48,7 +50,7 @@ describe('client scopes', () => {
       protocol: 'openid-connect',
       attributes: { 'include.in.token.scope': 'true' },
     });
-    const clients = await api.get(`${base}/clients?clientId=security-admin-console`);
+    const clients = await api.get('/admin/realms/scoperealm-new/clients?clientId=security-admin-console');
     expect(clients.body[0].protocolMappers.map((m: { name: string }) => m.name)).toEqual(['locale']);
   });
 

@@ -28,7 +28,10 @@ afterAll(async () => {
   await ts.close();
 });
 beforeEach(async () => {
+  // Each test starts from the same realm settings, the real clock and no failure records.
+  resetClock();
   expect((await f.admin.put(A, BASE)).status).toBe(204);
+  expect((await f.admin.delete(`${A}/attack-detection/brute-force/users`)).status).toBe(204);
 });
 
 const INVALID = { error: 'invalid_grant', error_description: 'Invalid user credentials' };
