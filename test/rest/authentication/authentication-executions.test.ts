@@ -157,6 +157,7 @@ describe('updating and moving executions', () => {
   test('deleting a sub-flow execution removes the sub-flow tree and its configs', async () => {
     const forms = (await rows('exec-test')).find((r) => r.displayName === 'exec-test forms') as Row;
     const realmId = (await api.get(`/admin/realms/${R}`)).body.id;
+    // Sub-flows: GET /flows lists top-level flows only, so the table counts the two removed with the execution.
     const before = await ts.db.models.AuthFlow.count({ where: { realmId } });
     expect((await api.delete(`${base}/executions/${forms.id}`)).status).toBe(204);
     expect(await ts.db.models.AuthFlow.count({ where: { realmId } })).toBe(before - 2);

@@ -194,6 +194,7 @@ describe('flows CRUD', () => {
     expect(del.status).toBe(204);
     expect((await api.get(`${base}/flows/${copy.id}`)).status).toBe(404);
     const realmId = (await api.get(`/admin/realms/${R}`)).body.id;
+    // The sub-flow of the deleted flow: GET /flows lists top-level flows only, the table shows it went too.
     const left = await ts.db.models.AuthFlow.count({ where: { realmId, alias: 'bound-copy forms' } });
     expect(left).toBe(0);
   });

@@ -19,6 +19,8 @@ beforeAll(async () => {
 afterAll(() => ts.close());
 
 const idOf = (location: string) => location.slice(location.lastIndexOf('/') + 1);
+/** Every component of the realm, sub-components included (`GET /components` without filters). */
+const componentCount = async (): Promise<number> => (await api.get(base)).body.length;
 type Comp = {
   id: string;
   name: string;
@@ -121,6 +123,7 @@ describe('CRUD', () => {
     const got = (await api.get(`${base}/${id}`)).body as Comp;
     expect(got).toMatchObject({ id, name: 'corp-ldap', parentId: realmId, providerType: US });
     expect(got.config).toEqual({ editMode: ['READ_ONLY'], vendor: ['other'], bindCredential: ['**********'], connectionUrl: ['ldap://x'] });
+    // What is stored: reads mask the secret and leave out keys the provider does not declare.
     const stored = await ts.db.models.Component.findByPk(id);
     expect(stored?.config.bindCredential).toEqual(['s3cret']);
     expect(stored?.config).not.toHaveProperty('empty');
@@ -144,6 +147,7 @@ describe('CRUD', () => {
     expect(got.name).toBe('merged');
     expect(got.providerId).toBe('ldap');
     expect(got.config).toEqual({ editMode: ['READ_ONLY'], bindCredential: ['**********'], connectionUrl: ['ldap://b'] });
+    // What is stored: reads mask the secret and leave out keys the provider does not declare.
     const stored = await ts.db.models.Component.findByPk(id);
     expect(stored?.config.bindCredential).toEqual(['keep-me']);
     expect(stored?.config).not.toHaveProperty('notDeclared');
@@ -156,6 +160,7 @@ describe('CRUD', () => {
     expect(((await api.get(`${base}?parent=${id}`)).body as Comp[]).length).toBe(6);
     expect((await api.delete(`${base}/${id}`)).status).toBe(204);
     expect((await api.get(`${base}?parent=${id}`)).body).toEqual([]);
+    // Rows of the deleted parent: the table shows no orphaned sub-component is left behind.
     expect(await ts.db.models.Component.count({ where: { parentId: id } })).toBe(0);
     for (const res of [await api.get(`${base}/${id}`), await api.put(`${base}/${id}`, { name: 'x' }), await api.delete(`${base}/${id}`)]) {
       expect(res.status).toBe(404);
@@ -182,7 +187,7 @@ describe('CRUD', () => {
 
 describe('validation (§6.1, §13)', () => {
   test('unknown provider type or id → 400, nothing written', async () => {
-    const before = await ts.db.models.Component.count();
+    const before = await componentCount();
     for (const body of [
       { name: 'x', providerId: 'nope', providerType: KP },
       { name: 'x', providerId: 'ldap', providerType: 'org.example.Nope' },
@@ -196,7 +201,7 @@ describe('validation (§6.1, §13)', () => {
     const put = await api.put(`${base}/${id}`, { providerId: 'no-such' });
     expect(put.status).toBe(400);
     expect(put.body).toEqual({ error: 'Invalid provider type or no such provider' });
-    expect(await ts.db.models.Component.count()).toBe(before + 7);
+    expect(await componentCount()).toBe(before + 7);
   });
 
   test("provider validation → 400 errorMessage with Keycloak's text", async () => {
@@ -218,12 +223,12 @@ describe('validation (§6.1, §13)', () => {
       [{ providerId: 'rsa', providerType: KP, config: {} }, "'Private RSA Key' is required"],
       [{ providerId: 'rsa', providerType: KP, config: { privateKey: ['not a key'] } }, 'Failed to decode private key'],
     ];
-    const before = await ts.db.models.Component.count();
+    const before = await componentCount();
     for (const [body, message] of cases) {
       const res = await api.post(base, { name: 'bad', ...body });
       expect([res.status, res.body]).toEqual([400, { errorMessage: message }]);
     }
-    expect(await ts.db.models.Component.count()).toBe(before);
+    expect(await componentCount()).toBe(before);
     const id = await createLdap('validate-on-update');
     const put = await api.put(`${base}/${id}`, { config: { readTimeout: ['later'] } });
     expect([put.status, put.body]).toEqual([400, { errorMessage: 'Read Timeout must be a number' }]);

@@ -1,9 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { Op } from 'sequelize';
-import { hashPassword } from '../../../src/auth/passwords';
-import { TOP_LEVEL } from '../../../src/db/models/group';
 import type { AdminApi, TestServer } from '../../helpers/server';
-import { clientUuid, createUser, realmAdmin, realmIdOf, realmServer, userId } from '../../helpers/fixtures';
+import {
+  clientUuid,
+  createGroup,
+  createLoginUser,
+  createUser,
+  grantClientRoles,
+  realmAdmin,
+  realmServer,
+  userId,
+} from '../../helpers/fixtures';
 
 let ts: TestServer;
 let api: AdminApi;
@@ -41,14 +47,15 @@ const user = (username: string, password?: string) => createUser(ts, R, username
 /** A realm user holding the named `realm-management` roles, logged in through admin-cli. */
 const adminWith = (username: string, roles: string[]) => realmAdmin(ts, R, username, roles);
 
-async function group(name: string, parentId = TOP_LEVEL): Promise<string> {
-  const id = randomUUID();
-  await ts.db.models.Group.create({ id, realmId, parentId, name, attributes: {} });
-  return id;
-}
+const group = (name: string, parentId?: string) => createGroup(api, R, name, parentId);
 
 const names = (body: Array<{ name: string }>) => body.map((r) => r.name);
-const directCount = (userId: string) => ts.db.models.UserRoleMapping.count({ where: { userId } });
+/** How many roles, realm and client, are mapped to the user directly (`GET /users/{id}/role-mappings`). */
+async function directCount(userId: string): Promise<number> {
+  const body = (await api.get(`${base}/users/${userId}/role-mappings`)).body;
+  const clients = Object.values(body.clientMappings ?? {}) as Array<{ mappings: unknown[] }>;
+  return (body.realmMappings ?? []).length + clients.reduce((n, c) => n + c.mappings.length, 0);
+}
 
 describe('user role mappings', () => {
   /**
@@ -194,7 +201,7 @@ describe('effective roles through groups and parent groups', () => {
     const parent = await group('eff-parent');
     const child = await group('eff-child', parent);
     const uid = await user('member');
-    await ts.db.models.UserGroupMembership.create({ userId: uid, groupId: child });
+    expect((await api.put(`${base}/users/${uid}/groups/${child}`)).status).toBe(204);
     expect((await api.post(`${base}/groups/${parent}/role-mappings/realm`, [await role('parent-role')])).status).toBe(204);
     expect(
       (await api.post(`${base}/groups/${child}/role-mappings/realm`, [await role('child-role'), await role('composite-top')])).status,
@@ -240,12 +247,11 @@ describe('effective roles through groups and parent groups', () => {
   test('GET role-mappings takes a bounded number of SQL statements', async () => {
     const few = await user('few-roles');
     const many = await user('many-roles');
-    const roles = await ts.db.models.Role.findAll({
-      where: { realmId, name: { [Op.in]: ['alpha', 'beta', 'gamma', 'parent-role', 'child-role'] } },
-    });
-    const clientRoles = await ts.db.models.Role.findAll({ where: { containerId: account } });
-    await ts.db.models.UserRoleMapping.create({ userId: few, roleId: roles[0].id });
-    await ts.db.models.UserRoleMapping.bulkCreate([...roles, ...clientRoles].map((r) => ({ userId: many, roleId: r.id })));
+    const roles = await Promise.all(['alpha', 'beta', 'gamma', 'parent-role', 'child-role'].map((name) => role(name)));
+    const clientRoles = (await api.get(`${base}/clients/${account}/roles`)).body as RoleRep[];
+    expect((await api.post(`${base}/users/${few}/role-mappings/realm`, [roles[0]])).status).toBe(204);
+    expect((await api.post(`${base}/users/${many}/role-mappings/realm`, roles)).status).toBe(204);
+    expect((await api.post(`${base}/users/${many}/role-mappings/clients/${account}`, clientRoles)).status).toBe(204);
     await api.get(`${base}/users/${few}/role-mappings`);
     const a = await ts.countSql(() => api.get(`${base}/users/${few}/role-mappings`));
     const b = await ts.countSql(() => api.get(`${base}/users/${many}/role-mappings`));
@@ -287,7 +293,7 @@ describe('permissions and the privilege-escalation guard', () => {
     expect((await admin.post(`${base}/groups/${g}/role-mappings/clients/${rm}`, [realmAdminRole])).status).toBe(403);
     expect((await admin.post(`${base}/groups/${g}/role-mappings/realm`, [await role('beta')])).status).toBe(204);
     // removing admin roles the caller cannot map is refused too
-    await ts.db.models.UserRoleMapping.create({ userId: target, roleId: manageRealm.id });
+    expect((await api.post(`${base}/users/${target}/role-mappings/clients/${rm}`, [manageRealm])).status).toBe(204);
     expect((await admin.delete(`${base}/users/${target}/role-mappings/clients/${rm}`, [manageRealm])).status).toBe(403);
     expect((await admin.delete(`${base}/users/${target}/role-mappings/clients/${rm}`)).status).toBe(403);
     expect(await directCount(target)).toBe(4);
@@ -304,45 +310,15 @@ describe('permissions and the privilege-escalation guard', () => {
   });
 
   test('master admin roles cannot be mapped by a master user holding only the realm admin client roles', async () => {
-    const masterId = await realmIdOf(api, 'master');
     const adminClient = await clientUuid(api, 'master', 'master-realm');
-    const uid = randomUUID();
-    await ts.db.models.User.create({
-      id: uid,
-      realmId: masterId,
-      username: 'limited',
-      emailConstraint: uid,
-      enabled: true,
-      emailVerified: false,
-      createdTimestamp: Date.now(),
-    });
-    const pw = await hashPassword('secret');
-    await ts.db.models.Credential.create({
-      id: randomUUID(),
-      userId: uid,
-      type: 'password',
-      secretData: pw.secretData,
-      credentialData: pw.credentialData,
-      priority: 10,
-      createdDate: Date.now(),
-    });
-    const manageUsers = await ts.db.models.Role.findOne({ where: { containerId: adminClient, name: 'manage-users' } });
-    await ts.db.models.UserRoleMapping.create({ userId: uid, roleId: manageUsers?.id });
+    const uid = await createLoginUser(ts, 'master', 'limited', 'secret');
+    await grantClientRoles(api, 'master', uid, 'master-realm', ['manage-users']);
     const limited = await ts.api({ username: 'limited', password: 'secret' });
-    const victim = randomUUID();
-    await ts.db.models.User.create({
-      id: victim,
-      realmId: masterId,
-      username: 'victim',
-      emailConstraint: victim,
-      enabled: true,
-      emailVerified: false,
-      createdTimestamp: Date.now(),
-    });
+    const victim = await createUser(ts, 'master', 'victim', { password: null, email: null, firstName: null, lastName: null });
     const adminRole = (await api.get('/admin/realms/master/roles/admin')).body;
     const res = await limited.post(`/admin/realms/master/users/${victim}/role-mappings/realm`, [{ id: adminRole.id, name: 'admin' }]);
     expect(res.status).toBe(403);
-    const manageRealm = await ts.db.models.Role.findOne({ where: { containerId: adminClient, name: 'manage-realm' } });
+    const manageRealm = (await api.get(`/admin/realms/master/clients/${adminClient}/roles/manage-realm`)).body;
     expect(
       (
         await limited.post(`/admin/realms/master/users/${victim}/role-mappings/clients/${adminClient}`, [

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { clientUuid, realmIdOf, realmServer } from '../../helpers/fixtures';
+import { grantClientRoles, realmIdOf, realmServer, serviceAccountClient } from '../../helpers/fixtures';
 import type { AdminApi, TestServer } from '../../helpers/server';
 
 let ts: TestServer;
@@ -62,26 +62,37 @@ beforeAll(async () => {
   await create({ username: 'carol_x', firstName: 'Carol', lastName: 'Underscore', enabled: true });
   await create({ username: 'carolax', firstName: 'Carol', lastName: 'Ax', enabled: true });
   await create({ username: 'dave', firstName: 'Dave', lastName: 'Disabled', email: 'dave@x.org', enabled: false });
-  const realmId = await realmIdOf(api, R);
-  const client = await clientUuid(api, R, 'admin-cli');
-  const sa = randomUUID();
-  ids['service-account-robot'] = sa;
-  await ts.db.models.User.create({
-    id: sa,
-    realmId,
-    username: 'service-account-robot',
-    email: null,
-    emailConstraint: sa,
-    enabled: true,
-    emailVerified: false,
-    createdTimestamp: Date.now(),
-    serviceAccountClientLink: client,
-    notBefore: 0,
-  });
+  ids['service-account-robot'] = (await serviceAccountClient(api, R, 'robot', 'robot-secret')).userId;
 });
 afterAll(() => ts.close());
 
 const ALL = ['alice', 'alicia', 'bob', 'carol_x', 'carolax', 'dave'];
+
+/**
+ * 110 users `zz-000`..`zz-109` with attribute bulk=yes, for the paging limits, written in one go rather than
+ * 110 POSTs; seeded once per file by whichever test needs them first.
+ */
+let bulkSeeded: Promise<void> | undefined;
+const seedBulk = () =>
+  (bulkSeeded ??= (async () => {
+    const realmId = await realmIdOf(api, R);
+    const rows = Array.from({ length: 110 }, (_, i) => {
+      const id = randomUUID();
+      return {
+        id,
+        realmId,
+        username: `zz-${String(i).padStart(3, '0')}`,
+        email: null,
+        emailConstraint: id,
+        enabled: true,
+        emailVerified: false,
+        createdTimestamp: Date.now(),
+        notBefore: 0,
+      };
+    });
+    await ts.db.models.User.bulkCreate(rows);
+    await ts.db.models.UserAttribute.bulkCreate(rows.map((r) => ({ id: randomUUID(), userId: r.id, name: 'bulk', value: 'yes' })));
+  })());
 
 describe('GET /users', () => {
   test('no filter: every user but service accounts, ordered by username, with listing access', async () => {
@@ -204,29 +215,14 @@ describe('GET /users', () => {
   });
 
   test('default max is 100; a negative max lists all', async () => {
-    const realmId = await realmIdOf(api, R);
-    const rows = Array.from({ length: 110 }, (_, i) => {
-      const id = randomUUID();
-      return {
-        id,
-        realmId,
-        username: `zz-${String(i).padStart(3, '0')}`,
-        email: null,
-        emailConstraint: id,
-        enabled: true,
-        emailVerified: false,
-        createdTimestamp: Date.now(),
-        notBefore: 0,
-      };
-    });
-    await ts.db.models.User.bulkCreate(rows);
-    await ts.db.models.UserAttribute.bulkCreate(rows.map((r) => ({ id: randomUUID(), userId: r.id, name: 'bulk', value: 'yes' })));
+    await seedBulk();
     expect((await api.get(U)).body).toHaveLength(100);
     expect((await api.get(`${U}?max=-1`)).body).toHaveLength(116);
     expect(await list('first=110')).toEqual(['zz-104', 'zz-105', 'zz-106', 'zz-107', 'zz-108', 'zz-109']);
   });
 
   test('the number of SQL statements does not grow with the page size', async () => {
+    await seedBulk();
     await api.get(`${U}?max=1`); // warm the token cache
     const small = await ts.countSql(() => api.get(`${U}?max=2&q=bulk:yes`));
     const large = await ts.countSql(() => api.get(`${U}?max=100&q=bulk:yes`));
@@ -240,6 +236,7 @@ describe('GET /users', () => {
 
 describe('GET /users/count', () => {
   test('no criteria counts every user, service accounts included', async () => {
+    await seedBulk();
     expect(await count('')).toBe(117);
   });
 
@@ -263,7 +260,6 @@ describe('GET /users/count', () => {
 
 describe('listing permissions', () => {
   test('view-users sees users with manage:false; query-users sees nothing but may count', async () => {
-    const client = await clientUuid(api, R, 'realm-management');
     const admins: Record<string, AdminApi> = {};
     for (const role of ['view-users', 'query-users']) {
       const username = `adm-${role}`;
@@ -275,8 +271,7 @@ describe('listing permissions', () => {
         enabled: true,
         credentials: [{ type: 'password', value: 'pw' }],
       });
-      const r = (await api.get(`/admin/realms/${R}/clients/${client}/roles/${role}`)).body;
-      await ts.db.models.UserRoleMapping.create({ userId: id, roleId: r.id });
+      await grantClientRoles(api, R, id, 'realm-management', [role]);
       admins[role] = await ts.api({ realm: R, username, password: 'pw' });
     }
     const viewed = await admins['view-users'].get(`${U}?search=alice`);

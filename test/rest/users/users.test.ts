@@ -1,8 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { hashPassword } from '../../../src/auth/passwords';
-import { TOP_LEVEL } from '../../../src/db/models/group';
-import { realmIdOf, realmServer, userId } from '../../helpers/fixtures';
+import { createGroup, grantClientRoles, realmServer, userId } from '../../helpers/fixtures';
 import type { AdminApi, TestServer } from '../../helpers/server';
 
 let ts: TestServer;
@@ -10,10 +8,16 @@ let api: AdminApi;
 const R = 'ur';
 const U = `/admin/realms/${R}/users`;
 
-/** The realm's id, read from its representation. */
-const realmOf = async (name: string) => ({ id: await realmIdOf(api, name) });
 const idOf = (location: string) => location.split('/').pop() as string;
-const userRows = async () => ts.db.models.User.count({ where: { realmId: (await realmOf(R)).id } });
+/** Every user of the realm, service accounts included (`GET /users/count` without criteria). */
+const userRows = async (): Promise<number> => (await api.get(`${U}/count`)).body;
+
+/** The ids of every role mapped to user `id` directly, realm and client roles (`GET /users/{id}/role-mappings`). */
+async function directRoleIds(id: string, realm = R): Promise<string[]> {
+  const body = (await api.get(`/admin/realms/${realm}/users/${id}/role-mappings`)).body;
+  const clients = Object.values(body.clientMappings ?? {}) as Array<{ mappings: Array<{ id: string }> }>;
+  return [...(body.realmMappings ?? []), ...clients.flatMap((c) => c.mappings)].map((r: { id: string }) => r.id);
+}
 
 async function create(body: unknown, path = U): Promise<string> {
   const res = await api.post(path, body);
@@ -34,11 +38,7 @@ async function localAdmin(realm: string, username: string, roles: string[]): Pro
     },
     `/admin/realms/${realm}/users`,
   );
-  const r = await realmOf(realm);
-  const client = await ts.db.models.Client.findOne({ where: { realmId: r.id, clientId: 'realm-management' } });
-  const rows = await ts.db.models.Role.findAll({ where: { clientId: client!.id } });
-  const wanted = rows.filter((x) => roles.includes(x.name));
-  await ts.db.models.UserRoleMapping.bulkCreate(wanted.map((role) => ({ userId: id, roleId: role.id })));
+  await grantClientRoles(api, realm, id, 'realm-management', roles);
   return ts.api({ realm, username, password: 'pw' });
 }
 
@@ -104,23 +104,20 @@ describe('POST /users', () => {
   });
 
   test('grants the default role and joins default groups and groups given by path', async () => {
-    const r = await realmOf(R);
-    const g = { realmId: r.id, description: null, attributes: {} };
-    const def = await ts.db.models.Group.create({ ...g, id: randomUUID(), parentId: TOP_LEVEL, name: 'defaults' });
-    const parent = await ts.db.models.Group.create({ ...g, id: randomUUID(), parentId: TOP_LEVEL, name: 'parent' });
-    const child = await ts.db.models.Group.create({ ...g, id: randomUUID(), parentId: parent.id, name: 'child' });
-    await ts.db.models.RealmDefaultGroup.create({ realmId: r.id, groupId: def.id });
+    const def = await createGroup(api, R, 'defaults');
+    const parent = await createGroup(api, R, 'parent');
+    const child = await createGroup(api, R, 'child', parent);
+    expect((await api.put(`/admin/realms/${R}/default-groups/${def}`)).status).toBe(204);
     const id = await create({
       username: 'grouped',
       groups: ['/parent/child'],
       realmRoles: ['offline_access'],
       clientRoles: { account: ['x'] },
     });
-    const groups = await ts.db.models.UserGroupMembership.findAll({ where: { userId: id } });
-    expect(groups.map((m) => m.groupId).sort()).toEqual([def.id, child.id].sort());
-    const roles = await ts.db.models.UserRoleMapping.findAll({ where: { userId: id } });
-    expect(roles.map((m) => m.roleId)).toEqual([(await api.get(`/admin/realms/${R}`)).body.defaultRole.id]);
-    await ts.db.models.RealmDefaultGroup.destroy({ where: { realmId: r.id } });
+    const groups = (await api.get(`${U}/${id}/groups`)).body as Array<{ id: string }>;
+    expect(groups.map((g) => g.id).sort()).toEqual([def, child].sort());
+    expect(await directRoleIds(id)).toEqual([(await api.get(`/admin/realms/${R}`)).body.defaultRole.id]);
+    expect((await api.delete(`/admin/realms/${R}/default-groups/${def}`)).status).toBe(204);
   });
 
   test('unknown group path is 400 Could not create user and creates nothing', async () => {
@@ -134,11 +131,12 @@ describe('POST /users', () => {
   test('required actions: only enabled actions of the realm are kept; default actions are added', async () => {
     const id = await create({ username: 'actions', requiredActions: ['UPDATE_PASSWORD', 'bogus', 'TERMS_AND_CONDITIONS', 'VERIFY_EMAIL'] });
     expect((await api.get(`${U}/${id}`)).body.requiredActions.sort()).toEqual(['UPDATE_PASSWORD', 'VERIFY_EMAIL']);
-    const r = await realmOf(R);
-    await ts.db.models.RequiredAction.update({ defaultAction: true }, { where: { realmId: r.id, alias: 'CONFIGURE_TOTP' } });
+    const totp = `/admin/realms/${R}/authentication/required-actions/CONFIGURE_TOTP`;
+    const action = (await api.get(totp)).body;
+    expect((await api.put(totp, { ...action, defaultAction: true })).status).toBe(204);
     const id2 = await create({ username: 'actions2' });
     expect((await api.get(`${U}/${id2}`)).body.requiredActions).toEqual(['CONFIGURE_TOTP']);
-    await ts.db.models.RequiredAction.update({ defaultAction: false }, { where: { realmId: r.id, alias: 'CONFIGURE_TOTP' } });
+    expect((await api.put(totp, { ...action, defaultAction: false })).status).toBe(204);
   });
 
   test('credentials: a password lets the user log in; temporary adds UPDATE_PASSWORD; hashed credentials are taken as-is', async () => {
@@ -150,6 +148,7 @@ describe('POST /users', () => {
     const stored = await hashPassword('imported', 'pbkdf2-sha256', 1000);
     await create({ username: 'hashed', enabled: true, credentials: [{ type: 'password', ...stored }] }, M);
     expect(await ts.token({ username: 'hashed', password: 'imported' })).toEqual(expect.any(String));
+    // The stored hash itself: the API never shows a credential's secret data.
     const cred = await ts.db.models.Credential.findOne({
       where: { userId: await userId(api, 'master', 'hashed') },
     });
@@ -265,18 +264,17 @@ describe('attributes and the user profile', () => {
   test('custom attributes are dropped unless unmanagedAttributePolicy allows them', async () => {
     const dropped = await create({ username: 'noattrs', attributes: { color: ['red'] } });
     expect((await api.get(`${U}/${dropped}`)).body.attributes).toBeUndefined();
-    expect(await ts.db.models.UserAttribute.count({ where: { userId: dropped } })).toBe(0);
 
     const config = (await api.get(`${U}/profile`)).body;
     const put = await api.put(`${U}/profile`, { ...config, unmanagedAttributePolicy: 'ENABLED' });
     expect(put.status).toBe(200);
     expect(put.body).toEqual({ ...config, unmanagedAttributePolicy: 'ENABLED' });
     expect((await api.get(`${U}/profile`)).body.unmanagedAttributePolicy).toBe('ENABLED');
-    const row = await ts.db.models.Component.findOne({
-      where: { realmId: (await realmOf(R)).id, providerType: 'org.keycloak.userprofile.UserProfileProvider' },
-    });
+    // Nothing was stored for the dropped attribute: with unmanaged attributes enabled it would show now.
+    expect((await api.get(`${U}/${dropped}`)).body.attributes).toBeUndefined();
+    const [row] = (await api.get(`/admin/realms/${R}/components?type=org.keycloak.userprofile.UserProfileProvider`)).body;
     expect(row?.providerId).toBe('declarative-user-profile');
-    expect(JSON.parse(row!.config['kc.user.profile.config'][0]).unmanagedAttributePolicy).toBe('ENABLED');
+    expect(JSON.parse(row.config['kc.user.profile.config'][0]).unmanagedAttributePolicy).toBe('ENABLED');
 
     const id = await create({
       username: 'withattrs',
@@ -285,6 +283,7 @@ describe('attributes and the user profile', () => {
     const got = (await api.get(`${U}/${id}`)).body;
     expect(got.attributes).toEqual({ color: ['red', 'blue', 'green', 'amber'], single: ['one'] });
     expect(got.email).toBeUndefined();
+    // Five rows, no more: a stray row for the root attribute `email` would not show in the representation.
     expect(await ts.db.models.UserAttribute.count({ where: { userId: id } })).toBe(5);
 
     // PUT replaces the custom attributes; absent attributes keep them.
@@ -298,8 +297,11 @@ describe('attributes and the user profile', () => {
     const config = (await api.get(`${U}/profile`)).body;
     expect((await api.put(`${U}/profile`, { ...config, unmanagedAttributePolicy: 'ADMIN_VIEW' })).status).toBe(200);
     const id = await create({ username: 'viewattrs', attributes: { color: ['red'] } });
-    expect(await ts.db.models.UserAttribute.count({ where: { userId: id } })).toBe(0);
-    await ts.db.models.UserAttribute.create({ id: randomUUID(), userId: id, name: 'color', value: 'stored' });
+    expect((await api.get(`${U}/${id}`)).body.attributes).toBeUndefined();
+    // the value is stored while unmanaged attributes are writable, then the policy goes back to ADMIN_VIEW
+    expect((await api.put(`${U}/profile`, { ...config, unmanagedAttributePolicy: 'ENABLED' })).status).toBe(200);
+    expect((await api.put(`${U}/${id}`, { attributes: { color: ['stored'] } })).status).toBe(204);
+    expect((await api.put(`${U}/profile`, { ...config, unmanagedAttributePolicy: 'ADMIN_VIEW' })).status).toBe(200);
     expect((await api.get(`${U}/${id}`)).body.attributes).toEqual({ color: ['stored'] });
     expect((await api.put(`${U}/${id}`, { attributes: { color: ['changed'] } })).status).toBe(204);
     expect((await api.get(`${U}/${id}`)).body.attributes).toEqual({ color: ['stored'] });
@@ -403,7 +405,7 @@ describe('GET, PUT, DELETE /users/{id}', () => {
     expect((await api.put(`${U}/${id}`, { credentials: [{ type: 'password', value: 'a', temporary: true }] })).status).toBe(204);
     expect((await api.get(`${U}/${id}`)).body.requiredActions.sort()).toEqual(['UPDATE_PASSWORD', 'UPDATE_PROFILE']);
     expect((await api.put(`${U}/${id}`, { credentials: [{ type: 'password', value: 'b' }] })).status).toBe(204);
-    expect(await ts.db.models.Credential.count({ where: { userId: id } })).toBe(1);
+    expect((await api.get(`${U}/${id}/credentials`)).body).toHaveLength(1);
   });
 
   test('PUT with bad input is 400 and changes nothing', async () => {
@@ -429,11 +431,12 @@ describe('GET, PUT, DELETE /users/{id}', () => {
       credentials: [{ type: 'password', value: 'x' }],
       attributes: { color: ['red'] },
     });
-    const m = ts.db.models;
-    expect(await m.UserRoleMapping.count({ where: { userId: id } })).toBe(1);
+    expect(await directRoleIds(id)).toHaveLength(1);
     const res = await api.delete(`${U}/${id}`);
     expect(res.status).toBe(204);
     expect((await api.get(`${U}/${id}`)).status).toBe(404);
+    // The API cannot show anything of a deleted user: the tables show nothing hanging off it is left behind.
+    const m = ts.db.models;
     for (const model of [m.UserAttribute, m.UserRequiredAction, m.Credential, m.UserRoleMapping, m.UserGroupMembership, m.UserSession]) {
       expect(await (model as typeof m.UserAttribute).count({ where: { userId: id } })).toBe(0);
     }
