@@ -16,8 +16,8 @@ import {
   roleUsers,
   updateRole,
   type RoleInput,
-  type RoleLocator,
 } from '../../src/services/roles/roles';
+import type { RoleLocator } from '../../src/services/roles/role-access';
 import { arrayBody, created, ctxOf, json, jsonBody, noContent, qBool, qInt, qStr, realmOf, route } from '../http';
 
 /**

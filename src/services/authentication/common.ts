@@ -13,8 +13,6 @@ import {
   toFlowRepresentation,
 } from '../../representations/authentication';
 
-export type { FlowTree };
-
 /**
  * Shared parts of authentication management (config reference §9): Keycloak's permission sets,
  * lookups, the realm's flow tree loaded in three queries and walked in memory (rendered by
@@ -37,8 +35,6 @@ export type AuthRight = keyof typeof ROLES;
 export function requireAuthRight(ctx: RequestContext, realm: RealmModel, right: AuthRight): Promise<void> {
   return requireAny(ctx, realm, ...ROLES[right]);
 }
-
-export { checkReservedChars } from '../../core/reserved-chars';
 
 /** A flow of the realm by alias (unique index), or null. */
 export function flowByAlias(ctx: RequestContext, realm: RealmModel, alias: string): Promise<AuthFlowModel | null> {

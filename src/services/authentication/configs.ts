@@ -3,7 +3,8 @@ import type { RealmModel } from '../../db/models/realm';
 import { errorA, errorC } from '../../core/errors';
 import { write } from '../../core/db-errors';
 import { type AuthenticatorConfigRep, toConfigRepresentation } from '../../representations/authentication';
-import { type Rep, authEvent, checkReservedChars, executionById, requireAuthRight, stringMap } from './common';
+import { type Rep, authEvent, executionById, requireAuthRight, stringMap } from './common';
+import { checkReservedChars } from '../../core/reserved-chars';
 import {
   AUTHENTICATORS,
   type AuthenticatorProvider,

@@ -7,16 +7,9 @@ import { write } from '../../core/db-errors';
 import { invalidate } from '../../loaders/invalidate';
 import { FLOW_BINDINGS, nextOrd } from '../../keycloak/auth-flow-defaults';
 import type { FlowRep } from '../../representations/authentication';
-import {
-  type FlowTree,
-  type Rep,
-  authEvent,
-  checkReservedChars,
-  flowByAlias,
-  loadFlowTree,
-  requireAuthRight,
-  subtreeFlowIds,
-} from './common';
+import { type Rep, authEvent, flowByAlias, loadFlowTree, requireAuthRight, subtreeFlowIds } from './common';
+import { checkReservedChars } from '../../core/reserved-chars';
+import type { FlowTree } from '../../representations/authentication';
 import { toFlowRepresentation } from '../../representations/authentication';
 import type { RequestContext } from '../../core/context';
 import type { Representation } from '../../representations/schema';

@@ -12,7 +12,6 @@ import type { RequestContext } from '../../core/context';
 import {
   KEYSTORE_FORMATS,
   type KeystoreFormat,
-  KeystoreLoadError,
   generateKeyAndCertificate,
   keystoreFormat,
   parseCertificate,
@@ -20,6 +19,7 @@ import {
   readKeystore,
   writeKeystore,
 } from './keystores';
+import { KeystoreLoadError } from './keystore-types';
 
 /**
  * Client attribute certificates — `/clients/{id}/certificates/{attr}` (config reference §2). `{attr}`

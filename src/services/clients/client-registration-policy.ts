@@ -11,8 +11,6 @@ import type { ConfigPropertyRep } from '../../representations/config-property';
  * client-scope names). The policy instances themselves are components (§6.5).
  */
 
-export type { ComponentTypeRep, ConfigPropertyRep };
-
 /** Protocol-mapper type ids of the server (default features), the options of `allowed-protocol-mapper-types`. */
 export const PROTOCOL_MAPPER_TYPE_IDS = [
   'oidc-acr-mapper',

@@ -13,8 +13,6 @@ import forge from 'node-forge';
 import { readJks, writeJks } from './jks';
 import { type KeystoreContent, type KeystoreEntry, KeystoreLoadError } from './keystore-types';
 
-export { type KeystoreContent, type KeystoreEntry, KeystoreLoadError };
-
 /**
  * Key material for client attribute certificates (config reference §2): RSA key pairs with
  * self-signed X.509 v1 certificates, and keystores in the formats Keycloak serves and accepts —

@@ -8,8 +8,10 @@ import { errorB, errorC, notFound } from '../../core/errors';
 import { write } from '../../core/db-errors';
 import type { ComponentRep } from '../../representations/component';
 import { invalidateRealmKeys } from '../../auth/realm-keys';
-import type { ComponentTypeRep } from '../clients/client-registration-policy';
-import { type ComponentDraft, type ComponentFactory, componentFactory, componentTypesOf } from './types';
+import type { ComponentTypeRep } from '../../representations/component-type';
+import { componentFactory, componentTypesOf } from './types';
+import type { ComponentFactory } from './config';
+import type { ComponentDraft } from './config';
 import { type ComponentInput, componentRepresentation, createConfig, eventRepresentation, mergeConfig, parentIdOf } from './input';
 import { recordAdminEvent } from '../../core/admin-events';
 import { deleteUserRows } from '../../core/cascade';
@@ -22,7 +24,6 @@ import type { RequestContext } from '../../core/context';
  * generate key material); a write to a key provider invalidates the realm's key cache, so the next
  * token is signed with the key that is now active.
  */
-export type { ComponentInput } from './input';
 
 const noSuchProvider = () => errorC(400, 'Invalid provider type or no such provider');
 

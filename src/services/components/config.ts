@@ -1,6 +1,6 @@
 import type { RealmModel } from '../../db/models/realm';
 import { errorA } from '../../core/errors';
-import type { ConfigPropertyRep } from '../clients/client-registration-policy';
+import type { ConfigPropertyRep } from '../../representations/config-property';
 
 /**
  * The shapes and checks shared by the component provider factories (component-types.ts,

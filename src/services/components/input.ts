@@ -21,7 +21,6 @@ export interface ComponentInput {
   config?: Record<string, Array<string | null> | null> | null;
 }
 
-export { SECRET_MASK };
 const FIELDS = new Set(['id', 'name', 'parentId', 'providerId', 'providerType', 'subType', 'config']);
 
 /** Line and column (1-based) just after a field name in the raw JSON text, as Jackson reports it. */

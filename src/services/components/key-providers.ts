@@ -1,7 +1,7 @@
 import { X509Certificate, createPrivateKey, createPublicKey, generateKeyPair, randomBytes, randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { generateRsa, selfSignedCertificate } from '../../auth/keys';
-import type { ConfigPropertyRep } from '../clients/client-registration-policy';
+import type { ConfigPropertyRep } from '../../representations/config-property';
 import { type ComponentDraft, type ComponentFactory, ConfigCheck, invalidConfig, prop } from './config';
 
 /**

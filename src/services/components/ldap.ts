@@ -1,4 +1,4 @@
-import type { ConfigPropertyRep } from '../clients/client-registration-policy';
+import type { ConfigPropertyRep } from '../../representations/config-property';
 import { type ChildComponent, type ComponentDraft, type ComponentFactory, LDAP_MAPPER_TYPE, invalidConfig, prop } from './config';
 
 /**

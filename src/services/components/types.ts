@@ -1,6 +1,8 @@
 import { KEY_PROVIDER_TYPE } from '../../auth/keys';
 import type { RealmModel } from '../../db/models/realm';
-import { type ComponentTypeRep, type ConfigPropertyRep, registrationPolicyTypes } from '../clients/client-registration-policy';
+import { registrationPolicyTypes } from '../clients/client-registration-policy';
+import type { ConfigPropertyRep } from '../../representations/config-property';
+import type { ComponentTypeRep } from '../../representations/component-type';
 import { type ComponentFactory, LDAP_MAPPER_TYPE, REG_POLICY_TYPE, USER_STORAGE_TYPE, invalidConfig, prop } from './config';
 import { KEY_PROVIDER_FACTORIES } from './key-providers';
 import { LDAP_MAPPER_FACTORIES, USER_STORAGE_FACTORIES } from './ldap';
@@ -13,8 +15,6 @@ import { UP_CONFIG_KEY, UP_PROVIDER_ID, UP_PROVIDER_TYPE } from '../users/user-p
  * drive secret masking on read and the keys an update may change), their validation (which may
  * add generated key material to the config) and the sub-components they create.
  */
-export { KEY_PROVIDER_TYPE, LDAP_MAPPER_TYPE, REG_POLICY_TYPE, USER_STORAGE_TYPE };
-export type { ChildComponent, ComponentDraft, ComponentFactory } from './config';
 
 const UP_FACTORY: ComponentFactory = {
   id: UP_PROVIDER_ID,

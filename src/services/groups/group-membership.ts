@@ -9,7 +9,8 @@ import { isEmptyPage, pageOf } from '../../core/paging';
 import { invalidate } from '../../loaders/invalidate';
 import type { UserRep } from '../../representations/user';
 import { pathOf } from './group-paths';
-import { findGroup, groupRepresentations, groupsByIds, nameCondition, type GroupRep } from './group-queries';
+import { findGroup, groupRepresentations, groupsByIds, nameCondition } from './group-queries';
+import type { GroupRep } from '../../representations/group';
 import { renderUsers } from '../users/users';
 
 /**

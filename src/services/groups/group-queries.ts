@@ -12,7 +12,6 @@ import { findGroupByPath, groupChain, pathOf } from './group-paths';
  * Read side of groups (reference §5.2–5.8): lookups, listings, search with ancestor hierarchy,
  * counts, and the batched builder of Keycloak GroupRepresentations used by every group endpoint.
  */
-export type { GroupRep };
 
 export interface GroupAccess {
   view: boolean;

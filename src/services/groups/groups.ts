@@ -9,14 +9,14 @@ import { invalidate } from '../../loaders/invalidate';
 import { recordAdminEvent } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
 import { ancestorIds, subtreeIds } from './group-paths';
-import { findGroup, groupRepresentations, type GroupRep } from './group-queries';
+import { findGroup, groupRepresentations } from './group-queries';
+import type { GroupRep } from '../../representations/group';
 
 /**
  * Write side of groups (reference §5.4–5.6): create top-level and child groups, move groups,
  * update, delete with the whole subtree. Sibling-name uniqueness comes from the unique index
  * (realm_id, parent_id, name); top-level groups carry parent_id TOP_LEVEL so the index covers them.
  */
-export { findGroup } from './group-queries';
 
 const MAX_LEN = 255;
 

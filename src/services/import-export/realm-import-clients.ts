@@ -6,7 +6,7 @@ import { attachRealmDefaultScopes } from '../client-scopes/client-scope-links';
 import { addRealmDefaultScope, createClientScope } from '../client-scopes/client-scopes';
 import { createClient } from '../clients/client-writes';
 import type { RequestContext } from '../../core/context';
-import { REG_POLICY_TYPE } from '../components/types';
+import { REG_POLICY_TYPE } from '../components/config';
 import { mapperRows } from '../client-scopes/protocol-mappers';
 import { ADMIN_ROLE_COMPOSITES, ALL_REALM_ROLES } from '../../keycloak/realm-defaults';
 import type { SetupSkips } from '../realms/realm-setup';

@@ -1,8 +1,8 @@
 import { KEY_PROVIDER_TYPE } from '../../auth/keys';
 import type { RealmModel } from '../../db/models/realm';
 import { createComponent, deleteComponent } from '../components/components';
-import type { ComponentInput } from '../components/components';
-import { SECRET_MASK } from '../components/input';
+import type { ComponentInput } from '../components/input';
+import { SECRET_MASK } from '../../representations/component';
 import type { RequestContext } from '../../core/context';
 import { takenIds } from './realm-import-clients';
 import type { ComponentExportRep, RealmRepresentation } from '../../representations/realm';

@@ -14,15 +14,7 @@ import { type UserRep, toUserRepresentation } from '../../representations/user';
 import { recordAdminEvent, roleResourcePath, roleResourceType } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
 import { pathOf } from '../groups/group-paths';
-import {
-  locateRole,
-  requireMapRoles,
-  requireRoleAccess,
-  resolveRoleOwner,
-  roleReps,
-  type RoleLocator,
-  type RoleOwner,
-} from './role-access';
+import { locateRole, requireMapRoles, requireRoleAccess, resolveRoleOwner, roleReps, type RoleLocator } from './role-access';
 
 /**
  * Realm roles and client roles — the seed's `{roleOwner}` family (`/roles` and
@@ -298,5 +290,3 @@ export async function roleManagementPermissions(ctx: RequestContext, realm: Real
   await resolveRoleOwner(ctx, realm, clientUuid);
   throw featureNotEnabled();
 }
-
-export type { RoleLocator, RoleOwner };

@@ -12,8 +12,6 @@ import type { RequestContext } from '../../core/context';
 import { recordEvent } from '../../core/user-events';
 import { type BruteForceStatus, toBruteForceStatus } from '../../representations/session';
 
-export type { BruteForceStatus };
-
 /**
  * Brute-force detection (reference §8): one `login_failure` row per user, updated under a row lock
  * (SELECT ... FOR UPDATE; SQLite serialises writers) so concurrent failed logins are all counted.

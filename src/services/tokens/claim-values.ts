@@ -4,8 +4,6 @@
  */
 import type { Claims } from '../../representations/token';
 
-export type { Claims };
-
 /** Splits a claim name on unescaped dots (`a\.b` is one segment). */
 export function claimPath(name: string): string[] {
   return name.split(/(?<!\\)\./).map((p) => p.replace(/\\\./g, '.'));

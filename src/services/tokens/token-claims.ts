@@ -6,7 +6,8 @@ import type { RoleModel } from '../../db/models/role';
 import type { UserModel } from '../../db/models/user';
 import { TOP_LEVEL } from '../../db/models/group';
 import { effectiveRoleIdsForUsers, expandComposites } from '../../core/effective-roles';
-import { type Claims, claimValue, convert, setClaim } from './claim-values';
+import { claimValue, convert, setClaim } from './claim-values';
+import type { Claims } from '../../representations/token';
 import { escapeName } from '../groups/group-paths';
 import { mapperType } from '../../keycloak/mapper-types';
 
@@ -28,7 +29,6 @@ export interface ClaimInput {
   notes?: Record<string, string>;
 }
 
-export type { Claims };
 export interface ClaimSet {
   access: Claims;
   id: Claims;

@@ -13,7 +13,6 @@ import type { UserModel } from '../../db/models/user';
  * Consents of a user (reference §4.9): the clients the user granted scopes to, plus the clients
  * holding an offline token of the user (offline sessions) as `additionalGrants`; revoking removes both.
  */
-export type { ConsentRep } from '../../representations/consent';
 
 /** Offline sessions of the user, with the client UUIDs each one holds a token for. */
 async function offlineClients(ctx: RequestContext, userId: string): Promise<Map<string, string[]>> {

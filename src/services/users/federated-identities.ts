@@ -6,7 +6,8 @@ import { recordAdminEvent } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
 import type { UserModel } from '../../db/models/user';
 import type { Representation } from '../../representations/schema';
-import { type FederatedIdentityRep, linksOf } from './federated-links';
+import { linksOf } from './federated-links';
+import type { FederatedIdentityRep } from '../../representations/federated-identity';
 
 /**
  * Identity provider links of a user (reference §4.10). The alias is not validated on link (as in

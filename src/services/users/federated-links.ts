@@ -4,8 +4,6 @@ import type { RealmModel } from '../../db/models/realm';
 import type { RequestContext } from '../../core/context';
 import { type FederatedIdentityRep, toFederatedIdentityRepresentation } from '../../representations/federated-identity';
 
-export type { FederatedIdentityRep } from '../../representations/federated-identity';
-
 /**
  * What hangs off a user besides its core rows: identity provider links and consents. Shared by
  * the user representation (`federatedIdentities`), the federated-identity endpoints and user deletion.

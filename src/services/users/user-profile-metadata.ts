@@ -3,7 +3,8 @@ import type { RealmModel } from '../../db/models/realm';
 import { ROOT_USER_ATTRIBUTES } from '../../representations/user';
 import type { RequestContext } from '../../core/context';
 import type { UserModel } from '../../db/models/user';
-import { type UPAttribute, TEMPORARY_ADMIN_ATTRIBUTE, userProfileConfig } from './user-profile';
+import { TEMPORARY_ADMIN_ATTRIBUTE, userProfileConfig } from './user-profile';
+import type { UPAttribute } from '../../representations/user-profile';
 
 /**
  * The user profile as the admin context sees it (reference §4.15–4.16): the metadata the admin

@@ -8,8 +8,6 @@ import { recordAdminEvent } from '../../core/admin-events';
 import { memo, type RequestContext } from '../../core/context';
 import type { UPAttribute, UPConfig, UPValidatorConfig } from '../../representations/user-profile';
 
-export type { UPAttribute, UPConfig };
-
 /**
  * The declarative user profile (reference §4.16): the realm's UP config, stored as a component
  * only once changed (the default is implicit), the admin-context attribute rules derived from it

@@ -2,7 +2,6 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { hashPassword } from '../../auth/passwords';
 import type { RealmModel } from '../../db/models/realm';
 import type { CredentialRep } from '../../representations/credential';
-import type { UserRep } from '../../representations/user';
 import { cannotParse, errorA } from '../../core/errors';
 import { memo, type RequestContext } from '../../core/context';
 import { findGroupByPath } from '../groups/group-paths';
@@ -13,7 +12,6 @@ import type { AttributeRules } from './user-profile';
  * Reading a UserRepresentation body: text fields, the attribute map, required actions, group
  * paths and credentials (passwords are hashed here, before any transaction starts).
  */
-export type { UserRep };
 
 /** undefined when absent or null (keep on update); null for a blank string; else the trimmed text. */
 export function textField(v: unknown): string | null | undefined {
