@@ -52,8 +52,8 @@ module.exports = {
     {
       name: 'base-libraries',
       severity: 'error',
-      comment: 'Logging and configuration are the base every layer uses; they use nothing of the server.',
-      from: { path: '^src/(logging|config)/' },
+      comment: 'Logging, metrics and configuration are the base every layer uses; they use nothing of the server.',
+      from: { path: '^src/(logging|metrics|config)/' },
       to: { path: `^src/(services|core|representations|loaders|db|auth|oidc|keycloak)/|^(rest|resolvers)/` },
     },
     {

@@ -1,5 +1,5 @@
 import { unwrapResolverError } from '@apollo/server/errors';
-import type { GraphQLFormattedError } from 'graphql';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { HttpError, serverError } from '../src/core/errors';
 import { getLogger } from '../src/logging';
 
@@ -31,7 +31,9 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
   if (original instanceof HttpError) return render(formatted, original);
   const code = formatted.extensions?.code;
   if (code && code !== 'INTERNAL_SERVER_ERROR') {
-    return { ...formatted, extensions: { ...formatted.extensions, http: { status: 400 } } };
+    // Apollo strips `http` from a thrown GraphQLError's extensions after using it for the status: keep it.
+    const http = formatted.extensions?.http ?? (original instanceof GraphQLError ? original.extensions.http : undefined);
+    return { ...formatted, extensions: { ...formatted.extensions, http: http ?? { status: 400 } } };
   }
   const e = original as { stack?: string; message?: string } | undefined;
   log.error(`Unhandled GraphQL error: ${e?.stack ?? e?.message ?? String(original)}`);

@@ -3,30 +3,51 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { contextFromRequest } from '../src/auth/bearer';
+import { corsForToken, preflight } from '../src/auth/cors';
+import { GRAPHQL_DEFAULTS, type GraphqlLimits } from '../src/config/graphql-options';
 import type { Db } from '../src/db';
 import type { RequestContext } from '../src/core/context';
 import { formatError } from './errors';
+import { graphiql } from './graphiql';
+import { limitRules, limitsPlugin, withLimits } from './limits';
 import { gatewaySchema } from './schema';
 
 /**
  * Mounts the GraphQL gateway at /graphql. Every request needs a valid admin bearer token: the
  * same actor extraction as the REST front runs as express middleware before Apollo (401
  * `{"error":"HTTP 401 Unauthorized"}` otherwise), and the request's GraphQL context is the same
- * RequestContext the REST front builds, with fresh per-request loaders.
+ * RequestContext the REST front builds, with fresh per-request loaders. Queries are checked
+ * against the limits (resolvers/limits.ts) before they run. CORS as Keycloak's admin API: a
+ * preflight is answered without authentication, a request from a browser origin gets CORS headers
+ * when its token allows that origin.
  */
-export async function mountGraphql(app: Express, db: Db, baseUrlOf: (req: Request) => string): Promise<void> {
+export async function mountGraphql(
+  app: Express,
+  db: Db,
+  baseUrlOf: (req: Request) => string,
+  limits: GraphqlLimits = GRAPHQL_DEFAULTS,
+  opts: { ui?: boolean } = {},
+): Promise<void> {
   const server = new ApolloServer<RequestContext>({
-    schema: await gatewaySchema(),
+    schema: withLimits(await gatewaySchema(), limits),
     formatError,
     includeStacktraceInErrorResponses: false,
-    // Every request is authenticated, so tools holding an admin token may introspect.
-    introspection: true,
-    plugins: [ApolloServerPluginLandingPageDisabled()],
+    // Apollo's own switch is static; the limits plugin decides per caller (admins by default).
+    introspection: limits.introspection !== 'none',
+    // Automatic persisted queries would let anyone register documents: off.
+    persistedQueries: false,
+    parseOptions: { maxTokens: limits.maxTokens },
+    validationRules: limitRules(limits),
+    plugins: [ApolloServerPluginLandingPageDisabled(), limitsPlugin(limits)],
   });
   await server.start();
+  app.options('/graphql', preflight('GET, POST', 'Apollo-Require-Preflight'));
+  // The GraphiQL page (option graphql-ui): static, before authentication; browsers' GETs only.
+  if (opts.ui) app.use('/graphql', graphiql());
   app.use(
     '/graphql',
     authenticate(db, baseUrlOf),
+    corsForToken,
     express.json({ limit: '10mb' }),
     badJson,
     expressMiddleware(server, { context: async ({ res }) => res.locals.ctx as RequestContext }),

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { mergeSchemas } from '@graphql-tools/schema';
 import { MapperKind, mapSchema, printSchemaWithDirectives } from '@graphql-tools/utils';
-import type { GraphQLSchema } from 'graphql';
+import { type GraphQLOutputType, type GraphQLSchema, isNonNullType, isObjectType } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { AdminExtrasResolver } from './realms/admin-extras';
 import { AuthenticationResolver, RealmAuthenticationResolver } from './authentication/authentication';
@@ -26,9 +26,16 @@ import { ScopeMappingsResolver } from './client-scopes/scope-mappings';
 import { RealmRolesResolver, RoleResolver } from './roles/roles';
 import { UserDetailsResolver } from './users/user-details';
 import { RealmUsersResolver, UserResolver } from './users/users';
+import { RealmUserConnectionResolver } from './users/user-connections';
+import { GroupConnectionsResolver, RealmGroupConnectionResolver } from './groups/group-connections';
+import { RealmRoleConnectionResolver, RoleConnectionsResolver } from './roles/role-connections';
+import { RealmClientConnectionResolver } from './clients/client-connections';
+import { RealmEventConnectionsResolver } from './events/event-connections';
+import { EventSubscriptionsResolver, unusedPubSub } from './events/subscriptions';
 import { ClientSessionsResolver, RealmSessionsResolver, SessionMutationsResolver, UserSessionsResolver } from './sessions/sessions';
 import { LocalizationResolver } from './realms/localization';
 import { ClientPoliciesResolver } from './clients/client-policies';
+import { BulkWritesResolver } from './bulk/bulk';
 
 /**
  * The gateway schema: type-graphql builds it from the resolver classes, then @graphql-tools adds
@@ -48,6 +55,14 @@ export const RESOLVERS = [
   AdminExtrasResolver,
   RealmEventsResolver,
   RealmUsersResolver,
+  RealmUserConnectionResolver,
+  RealmGroupConnectionResolver,
+  GroupConnectionsResolver,
+  RealmRoleConnectionResolver,
+  RoleConnectionsResolver,
+  RealmClientConnectionResolver,
+  RealmEventConnectionsResolver,
+  EventSubscriptionsResolver,
   UserResolver,
   UserDetailsResolver,
   RealmGroupsResolver,
@@ -79,6 +94,7 @@ export const RESOLVERS = [
   ServerInfoResolver,
   RealmAuthenticationResolver,
   AuthenticationResolver,
+  BulkWritesResolver,
 ] as const;
 
 let built: Promise<GraphQLSchema> | undefined;
@@ -86,8 +102,8 @@ let built: Promise<GraphQLSchema> | undefined;
 /** Builds (once per process) the executable gateway schema. */
 export function gatewaySchema(): Promise<GraphQLSchema> {
   built ??= (async () => {
-    const schema = await buildSchema({ resolvers: [...RESOLVERS], validate: false, emitSchemaFile: false });
-    return mergeSchemas({ schemas: [inSourceOrder(schema)], typeDefs: DIRECTIVES_SDL });
+    const schema = await buildSchema({ resolvers: [...RESOLVERS], validate: false, emitSchemaFile: false, pubSub: unusedPubSub });
+    return mergeSchemas({ schemas: [nullableLookups(inSourceOrder(schema))], typeDefs: DIRECTIVES_SDL });
   })();
   return built;
 }
@@ -101,6 +117,26 @@ function inSourceOrder(schema: GraphQLSchema): GraphQLSchema {
   return mapSchema(schema, {
     [MapperKind.COMPOSITE_FIELD]: (field) =>
       field.args ? { ...field, args: Object.fromEntries(Object.entries(field.args).reverse()) } : field,
+  });
+}
+
+/**
+ * Every lookup of one object — a query field with arguments that returns one object (`user(id)`,
+ * `realm(name)`, `Realm.role(name)`) — is nullable: an unknown id answers `null` for that field
+ * with a NOT_FOUND error at its path, and the rest of the response stands. Connections and
+ * mutations are not lookups.
+ */
+function isLookup(typeName: string, field: { args?: unknown; type: GraphQLOutputType }): boolean {
+  if (typeName === 'Mutation' || typeName === 'Subscription') return false;
+  if (!field.args || Object.keys(field.args).length === 0 || !isNonNullType(field.type)) return false;
+  const inner = field.type.ofType;
+  return isObjectType(inner) && !inner.name.endsWith('Connection');
+}
+
+function nullableLookups(schema: GraphQLSchema): GraphQLSchema {
+  return mapSchema(schema, {
+    [MapperKind.COMPOSITE_FIELD]: (field, _name, typeName) =>
+      isLookup(typeName, field) && isNonNullType(field.type) ? { ...field, type: field.type.ofType } : field,
   });
 }
 

@@ -1,6 +1,7 @@
 import express, { Router, type Request } from 'express';
 import type { Db } from '../src/db';
 import { contextFromRequest } from '../src/auth/bearer';
+import { corsForToken, preflight } from '../src/auth/cors';
 import { resolveRealm } from '../src/services/realms/realms';
 import { groupsRouter, groupByPathRouter, defaultGroupsRouter } from './groups/groups';
 import { ctxOf, middleware } from './http';
@@ -50,25 +51,13 @@ export function adminRouter(db: Db, baseUrlOf: (req: Request) => string): Router
   admin.use(express.raw({ type: () => true, limit: '10mb' }));
 
   // CORS preflight: answered without authentication.
-  admin.options(/.*/, (req, res) => {
-    const origin = req.headers.origin;
-    if (origin) {
-      res.set({
-        'Access-Control-Allow-Origin': origin,
-        'Access-Control-Allow-Credentials': 'true',
-        'Access-Control-Allow-Methods': 'GET, PUT, POST, DELETE',
-        'Access-Control-Allow-Headers':
-          'Origin, Accept, X-Requested-With, Content-Type, Access-Control-Request-Method, Access-Control-Request-Headers, DPoP, Authorization',
-        'Access-Control-Max-Age': '3600',
-      });
-    }
-    res.status(200).end();
-  });
+  admin.options(/.*/, preflight('GET, PUT, POST, DELETE'));
 
   admin.use(
     middleware(async (req, res) => {
       res.locals.ctx = await contextFromRequest(db, req, baseUrlOf(req));
     }),
+    corsForToken,
   );
 
   const realms = Router();

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { ConfigError, helpText, loadConfig, type Mode, type ServerConfig } from './config';
 import { configureLogging, getLogger, loggingConfigFromValues, shutdownLogging } from './logging';
+import { graphqlLimitsFromValues } from './config/graphql-options';
 import { startServer } from './server';
 
 /** `idserver start|start-dev [--name=value ...]`. Exit code 2 for bad options, 1 for start-up failures. */
@@ -36,7 +37,10 @@ export async function main(argv: string[]): Promise<void> {
     const server = await startServer({
       host: cfg.httpHost,
       port: cfg.httpPort,
+      management: cfg.metricsEnabled ? { port: cfg.httpManagementPort } : undefined,
       hostname: cfg.hostname,
+      graphql: graphqlLimitsFromValues(cfg.values),
+      graphqlUi: cfg.values['graphql-ui'] === true,
       db: {
         vendor: cfg.db,
         url: cfg.dbUrl ?? (cfg.db === 'sqlite' ? 'data/idserver.sqlite' : undefined),

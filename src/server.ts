@@ -4,8 +4,11 @@ import express, { type Express, type Request } from 'express';
 import { adminRouter } from '../rest';
 import { errorHandler } from '../rest/http';
 import { mountGraphql } from '../resolvers';
+import { attachSubscriptions } from '../resolvers/subscriptions';
+import type { GraphqlLimits } from './config/graphql-options';
 import { openDb, type Db, type DbOptions } from './db';
 import { getLogger } from './logging';
+import { collectRuntimeMetrics, registry } from './metrics';
 import { oidcRouter } from './oidc/router';
 import { startEventExpiration } from './services/events/events';
 import { bootstrap, type BootstrapOptions } from './services/realms/realms';
@@ -16,6 +19,10 @@ const httpLog = getLogger('idserver.http');
 export interface AppOptions {
   /** Fixed public base URL (issuer, Location headers); derived from each request when unset. */
   hostname?: string;
+  /** Limits of the GraphQL gateway (defaults: GRAPHQL_DEFAULTS). */
+  graphql?: GraphqlLimits;
+  /** Serve the GraphiQL page at /graphql to browsers (option `graphql-ui`; on in start-dev). */
+  graphqlUi?: boolean;
 }
 
 /** Builds the express app over an open database: OIDC endpoints, admin REST, GraphQL, health. */
@@ -40,7 +47,7 @@ export async function createApp(db: Db, opts: AppOptions = {}): Promise<Express>
   });
   app.use('/realms', oidcRouter(db, baseUrlOf));
   app.use('/admin', adminRouter(db, baseUrlOf));
-  await mountGraphql(app, db, baseUrlOf);
+  await mountGraphql(app, db, baseUrlOf, opts.graphql, { ui: opts.graphqlUi === true });
   app.use((_req, res) => {
     res.status(404).json({ error: 'Unable to find matching target resource method' });
   });
@@ -53,6 +60,8 @@ export interface StartOptions extends AppOptions {
   host: string;
   port: number;
   bootstrap: BootstrapOptions;
+  /** The management interface (Prometheus metrics at /metrics); not started when absent. */
+  management?: { port: number };
 }
 
 export interface RunningServer {
@@ -60,6 +69,8 @@ export interface RunningServer {
   db: Db;
   server: Server;
   url: string;
+  /** Base URL of the management interface, when it runs. */
+  managementUrl?: string;
   close(): Promise<void>;
 }
 
@@ -75,23 +86,57 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const app = await createApp(db, opts);
   // Expired events are purged in small batches every 15 minutes (the timer never keeps the process alive).
   const stopExpiration = startEventExpiration(db);
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(opts.port, opts.host, () => resolve(s));
-    s.once('error', reject);
-  });
-  const addr = server.address();
-  const port = typeof addr === 'object' && addr ? addr.port : opts.port;
-  const url = `http://${opts.host === '0.0.0.0' ? 'localhost' : opts.host}:${port}`;
+  const server = await listen(app, opts.port, opts.host);
+  // GraphQL subscriptions (graphql-ws) share the listener: WebSocket upgrades of /graphql.
+  const subscriptions = await attachSubscriptions(server, db, { hostname: opts.hostname, limits: opts.graphql });
+  const url = urlOf(server, opts.host);
   log.info(`idserver listening on ${url} (database: ${opts.db.vendor})`);
+  let management: Server | undefined;
+  let managementUrl: string | undefined;
+  if (opts.management) {
+    management = await listen(managementApp(), opts.management.port, opts.host);
+    managementUrl = urlOf(management, opts.host);
+    log.info(`Management interface listening on ${managementUrl} (metrics at /metrics)`);
+  }
   return {
     app,
     db,
     server,
     url,
+    managementUrl,
     close: async () => {
       stopExpiration();
+      await subscriptions.close();
+      if (management) await new Promise<void>((resolve) => management.close(() => resolve()));
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await db.close();
     },
   };
+}
+
+function listen(app: Express, port: number, host: string): Promise<Server> {
+  return new Promise<Server>((resolve, reject) => {
+    const s = app.listen(port, host, () => resolve(s));
+    s.once('error', reject);
+  });
+}
+
+function urlOf(server: Server, host: string): string {
+  const addr = server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : 0;
+  return `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`;
+}
+
+/** The management interface: Prometheus metrics (runtime and idserver's own) at /metrics. */
+function managementApp(): Express {
+  collectRuntimeMetrics();
+  const app = express();
+  app.disable('x-powered-by');
+  app.get('/metrics', (_req, res, next) => {
+    registry.metrics().then((text) => res.type(registry.contentType).send(text), next);
+  });
+  app.use((_req, res) => {
+    res.status(404).json({ error: 'Unable to find matching target resource method' });
+  });
+  return app;
 }

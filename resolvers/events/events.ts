@@ -16,6 +16,7 @@ import { resolveUser } from '../../src/services/users/users';
 import { type InRealm, type Rep, plain, realmOf } from '../types/common';
 import { representationInput } from '../types/inputs';
 import { Realm } from '../realms/types';
+import { EventType, OperationType, ResourceType } from '../types/enums';
 import { JSONObject, SafeInt } from '../types/scalars';
 
 const opt = { nullable: true } as const;
@@ -25,7 +26,7 @@ const EventsConfigInput = representationInput('RealmEventsConfigRepresentation')
 export class Event {
   @Field(() => GraphQLID) id!: string;
   @Field(() => SafeInt) time!: number;
-  @Field(() => GraphQLString) type!: string;
+  @Field(() => EventType) type!: string;
   @Field(() => GraphQLString) realmId!: string;
   @Field(() => GraphQLString, opt) clientId?: string;
   @Field(() => GraphQLString, opt) userId?: string;
@@ -49,8 +50,8 @@ export class AdminEvent {
   @Field(() => SafeInt) time!: number;
   @Field(() => GraphQLString) realmId!: string;
   @Field(() => AuthDetails) authDetails!: AuthDetails;
-  @Field(() => GraphQLString) operationType!: string;
-  @Field(() => GraphQLString) resourceType!: string;
+  @Field(() => OperationType) operationType!: string;
+  @Field(() => ResourceType) resourceType!: string;
   @Field(() => GraphQLString, opt) resourcePath?: string;
   @Field(() => GraphQLString, { nullable: true, description: 'The request body as JSON text (details enabled).' })
   representation?: string;

@@ -1,4 +1,4 @@
-import { GraphQLBoolean, GraphQLFloat, type GraphQLScalarType, GraphQLString } from 'graphql';
+import { GraphQLBoolean, GraphQLFloat, GraphQLID, type GraphQLScalarType, GraphQLString } from 'graphql';
 import { Directive, Field, InputType } from 'type-graphql';
 import { type FieldType, fieldTable, representations } from '../../src/representations/schema';
 import { JSON as JSONScalar, JSONObject, SafeInt } from './scalars';
@@ -16,6 +16,19 @@ export const inputName = (representation: string) => representation.replace(/Rep
 const classes = new Map<string, Function>();
 
 type TypeThunk = () => unknown;
+
+/** String fields of the tables that hold an object's id. */
+export const ID_FIELDS = new Set(['id', 'internalId', 'parentId', 'containerId']);
+
+/**
+ * Fields Keycloak computes for responses and ignores in requests: they stay in the REST tables (a
+ * client may send back what it read) but have no place in a GraphQL input.
+ */
+export const READ_ONLY: Record<string, readonly string[]> = {
+  UserRepresentation: ['access', 'self', 'origin', 'userProfileMetadata', 'disableableCredentialTypes'],
+  GroupRepresentation: ['access', 'subGroupCount', 'path'],
+  ClientRepresentation: ['access'],
+};
 
 function typeOf(t: FieldType): TypeThunk {
   if (t === 'string') return () => GraphQLString;
@@ -37,9 +50,13 @@ function generate(name: string): void {
   const className = inputName(name);
   const cls = { [className]: class {} }[className];
   classes.set(name, cls);
+  const readOnly = READ_ONLY[name] ?? [];
   for (const [field, type] of Object.entries(table)) {
+    if (readOnly.includes(field)) continue;
     const nullable = typeof type === 'object' && 'array' in type ? 'itemsAndList' : true;
-    Field(typeOf(type) as () => GraphQLScalarType, { nullable })(cls.prototype, field);
+    // Ids are `ID` in and out.
+    const thunk = type === 'string' && ID_FIELDS.has(field) ? () => GraphQLID : typeOf(type);
+    Field(thunk as () => GraphQLScalarType, { nullable })(cls.prototype, field);
   }
   Directive(`@representation(name: "${name}")`)(cls);
   InputType(className, { description: `Keycloak's ${name}; fields generated from its table in src/representations/schema.ts.` })(cls);

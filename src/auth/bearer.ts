@@ -40,7 +40,16 @@ export async function contextFromRequest(db: Db, req: Request, baseUrl: string, 
   return ctx;
 }
 
-function toActor(verified: NonNullable<Awaited<ReturnType<typeof verifyBearer>>>, req: Request): Actor {
+/**
+ * The caller behind a bearer token given without an HTTP request (the WebSocket front reads it from
+ * `connection_init`), verified as `contextFromRequest` does; null when it does not verify.
+ */
+export async function actorFromToken(db: Db, token: string, ipAddress?: string): Promise<Actor | null> {
+  const verified = await verifyBearer(db, token);
+  return verified ? toActor(verified, { ip: ipAddress }) : null;
+}
+
+function toActor(verified: NonNullable<Awaited<ReturnType<typeof verifyBearer>>>, req: { ip?: string }): Actor {
   return {
     realmId: verified.realm.id,
     realmName: verified.realm.name,
@@ -48,5 +57,6 @@ function toActor(verified: NonNullable<Awaited<ReturnType<typeof verifyBearer>>>
     clientId: verified.clientId,
     sessionId: verified.sessionId,
     ipAddress: req.ip,
+    allowedOrigins: verified.allowedOrigins,
   };
 }

@@ -1,6 +1,6 @@
 import type { RealmModel } from '../db/models/realm';
 import { forbidden } from '../core/errors';
-import { effectiveClientRoleNames, effectiveRealmRoleNames } from '../core/effective-roles';
+import { effectiveClientRoleNames, effectiveRealmRoleNames, holdsAnyAdminRole } from '../core/effective-roles';
 import { ALL_REALM_ROLES } from '../keycloak/realm-defaults';
 import { memo, type RequestContext } from '../core/context';
 
@@ -31,6 +31,16 @@ export function masterRealmRoles(ctx: RequestContext): Promise<Set<string>> {
   if (!actor) return Promise.resolve(new Set(['admin', 'create-realm']));
   if (actor.realmName !== MASTER) return Promise.resolve(new Set());
   return memo(ctx, 'master-realm-roles', () => effectiveRealmRoleNames(ctx.db, actor.userId, actor.realmId));
+}
+
+/**
+ * Whether the caller holds any admin role at all (on any realm it can administer): the system
+ * does; a token of a user with only account roles does not.
+ */
+export function isAdministrator(ctx: RequestContext): Promise<boolean> {
+  const actor = ctx.actor;
+  if (!actor) return Promise.resolve(true);
+  return memo(ctx, 'is-administrator', () => holdsAnyAdminRole(ctx.db, actor.userId, actor.realmId, actor.realmName === MASTER));
 }
 
 /** True when the caller holds any of the named admin roles on the target realm. */

@@ -8,6 +8,8 @@ export interface ServerConfig {
   mode: Mode;
   httpHost: string;
   httpPort: number;
+  httpManagementPort: number;
+  metricsEnabled: boolean;
   hostname?: string;
   db: 'sqlite' | 'mysql' | 'mariadb';
   dbUrl?: string;

@@ -4,6 +4,7 @@
  * in `conf/idserver.conf`. Precedence: command line > environment > file > default.
  */
 import { loggingOptions, validateLogLevel } from '../logging/options';
+import { graphqlOptions } from './graphql-options';
 import type { OptionSpec } from './option-spec';
 
 export type { OptionSpec };
@@ -57,6 +58,20 @@ const options = [
     group: 'HTTP',
     description: 'Public base URL of the server (used as token issuer); derived from the request when unset.',
     parse: parsers.string,
+  },
+  {
+    name: 'http-management-port',
+    group: 'Management',
+    description: 'The port of the management interface (metrics), separate from the public listener.',
+    default: 9000,
+    parse: parsers.int(0, 65535),
+  },
+  {
+    name: 'metrics-enabled',
+    group: 'Metrics',
+    description: 'Serve Prometheus metrics at /metrics on the management interface.',
+    default: false,
+    parse: parsers.bool,
   },
   {
     name: 'db',
@@ -126,5 +141,17 @@ export function registerOptions(specs: OptionSpec[]): void {
 }
 
 registerOptions(loggingOptions);
+registerOptions(graphqlOptions);
+registerOptions([
+  {
+    name: 'graphql-ui',
+    group: 'GraphQL',
+    description:
+      'Serve the GraphiQL page at /graphql to browsers (static, from the installed package; every query it sends still needs a bearer token).',
+    default: false,
+    devDefault: true,
+    parse: parsers.bool,
+  },
+]);
 
 export const envName = (option: string) => `IDSERVER_${option.toUpperCase().replace(/-/g, '_')}`;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RealmModel } from '../db/models/realm';
+import type { ResourceTypeName } from '../keycloak/event-types';
 import type { RequestContext } from './context';
 
 /**
@@ -13,7 +14,7 @@ export type OperationType = 'CREATE' | 'UPDATE' | 'DELETE' | 'ACTION';
 export interface AdminEventInput {
   operationType: OperationType;
   /** REALM, REALM_ROLE, USER, GROUP, GROUP_MEMBERSHIP, CLIENT, ... (reference §7.2). */
-  resourceType: string;
+  resourceType: ResourceTypeName;
   /** Path relative to `/admin/realms/{realm}/`, e.g. `users/<id>`; undefined for the realm itself. */
   resourcePath?: string;
   /** The request body (serialised to JSON text when details are enabled). */

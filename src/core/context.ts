@@ -13,6 +13,8 @@ export interface Actor {
   clientId: string;
   sessionId?: string;
   ipAddress?: string;
+  /** Web origins the token allows (its `allowed-origins` claim); `*` allows any. */
+  allowedOrigins?: string[];
 }
 
 /**

@@ -95,3 +95,22 @@ export async function effectiveRealmRoleNames(db: Db, userId: string, realmId: s
   const rows = await db.models.Role.findAll({ where: { id: ids, containerId: realmId, clientId: null }, attributes: ['name'] });
   return new Set(rows.map((r) => r.name));
 }
+
+/**
+ * Whether a user effectively holds any admin role: a role of its realm's `realm-management` client,
+ * or, for a master-realm user, a master realm role `admin`/`create-realm` or a role of any
+ * `<realm>-realm` client. One query, stopping at the first match.
+ */
+export async function holdsAnyAdminRole(db: Db, userId: string, realmId: string, isMaster: boolean): Promise<boolean> {
+  const rows = await db.sequelize.query<{ one: number }>(
+    `${USERS_CTE}
+     SELECT 1 AS one FROM eff
+       JOIN role r ON r.id = eff.role_id
+       LEFT JOIN client cl ON cl.id = r.client_id
+     WHERE (cl.realm_id = :realm AND (cl.client_id = 'realm-management' OR (:master = 1 AND cl.client_id LIKE '%-realm')))
+        OR (:master = 1 AND r.client_id IS NULL AND r.container_id = :realm AND r.name IN ('admin', 'create-realm'))
+     LIMIT 1`,
+    { replacements: { ids: [userId], realm: realmId, master: isMaster ? 1 : 0, top: TOP_LEVEL }, type: QueryTypes.SELECT },
+  );
+  return rows.length > 0;
+}

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { EventTypeName } from '../keycloak/event-types';
 import type { Db } from '../db';
 import type { RealmModel } from '../db/models/realm';
 import { NOT_SAVED_BY_DEFAULT } from '../keycloak/event-types';
@@ -9,7 +10,7 @@ import { NOT_SAVED_BY_DEFAULT } from '../keycloak/event-types';
  * `enabledEventTypes`, or, when that list is empty, one of the types Keycloak saves by default.
  */
 export interface UserEventInput {
-  type: string;
+  type: EventTypeName;
   clientId?: string | null;
   userId?: string | null;
   sessionId?: string | null;

@@ -70,11 +70,16 @@ const BASE_EVENT_TYPES = [
   'VERIFIABLE_CREDENTIAL_CREATE_OFFER',
   'VERIFIABLE_CREDENTIAL_PRE_AUTHORIZED_GRANT',
   'VERIFIABLE_CREDENTIAL_NONCE_REQUEST',
-];
+] as const;
+
+/** A user event type without its `_ERROR` twin. */
+export type BaseEventTypeName = (typeof BASE_EVENT_TYPES)[number];
+/** A user event type: a base type or its `_ERROR` twin. */
+export type EventTypeName = BaseEventTypeName | `${BaseEventTypeName}_ERROR`;
 
 /** All 132 user event types, in declaration order. */
-export const EVENT_TYPES: readonly string[] = BASE_EVENT_TYPES.flatMap((t) => [t, `${t}_ERROR`]);
-export const EVENT_TYPE_SET = new Set(EVENT_TYPES);
+export const EVENT_TYPES: readonly EventTypeName[] = BASE_EVENT_TYPES.flatMap((t) => [t, `${t}_ERROR` as const]);
+export const EVENT_TYPE_SET: ReadonlySet<string> = new Set<string>(EVENT_TYPES);
 
 /** Types stored when a realm's `enabledEventTypes` is empty (what GET events/config lists then). */
 /** Types Keycloak does not store unless listed explicitly (reference §7.2). */
@@ -114,7 +119,8 @@ export const DEFAULT_ENABLED_EVENT_TYPES: readonly string[] = EVENT_TYPES.filter
 
 export const OPERATION_TYPES = new Set(['CREATE', 'UPDATE', 'DELETE', 'ACTION']);
 
-export const RESOURCE_TYPES = new Set([
+/** Kinds of objects an admin event can be about (Keycloak's ResourceType). */
+export const RESOURCE_TYPE_NAMES = [
   'REALM',
   'REALM_ROLE',
   'REALM_ROLE_MAPPING',
@@ -154,7 +160,9 @@ export const RESOURCE_TYPES = new Set([
   'ORGANIZATION_GROUP',
   'ORGANIZATION_GROUP_MEMBERSHIP',
   'CUSTOM',
-]);
+] as const;
+export type ResourceTypeName = (typeof RESOURCE_TYPE_NAMES)[number];
+export const RESOURCE_TYPES: ReadonlySet<string> = new Set<string>(RESOURCE_TYPE_NAMES);
 
 /** Event listener provider ids a realm may configure (`jboss-logging` logs, `email` mails on some events). */
 export const EVENT_LISTENERS = new Set(['jboss-logging', 'email']);

@@ -8,6 +8,7 @@ import type { RoleModel } from '../db/models/role';
 import type { UserModel } from '../db/models/user';
 import { effectiveRoleIdsForGroups, effectiveRoleIdsForUsers } from '../core/effective-roles';
 import { clientLoaders } from './clients';
+import { countLoaders } from './counts';
 import { clientScopeLoaders } from './client-scopes';
 import { groupLoaders } from './groups';
 import { pageLoaders } from './pages';
@@ -50,6 +51,7 @@ export function createLoaders(db: Db) {
     ...clientScopeLoaders(db),
     ...clientLoaders(db),
     ...pageLoaders(db),
+    ...countLoaders(db),
   };
 }
 

@@ -8,7 +8,7 @@ import request from 'supertest';
 import { openDb, type Db, type DbOptions } from '../../src/db';
 import { configureLogging } from '../../src/logging';
 import { realmKeys } from '../../src/auth/realm-keys';
-import { createApp } from '../../src/server';
+import { type AppOptions, createApp } from '../../src/server';
 import { bootstrap } from '../../src/services/realms/realms';
 
 /**
@@ -43,7 +43,7 @@ export interface AdminApi {
   delete(path: string, body?: unknown): request.Test;
 }
 
-async function freshDbOptions(): Promise<{ opts: DbOptions; cleanup: () => Promise<void> }> {
+export async function freshDbOptions(): Promise<{ opts: DbOptions; cleanup: () => Promise<void> }> {
   if (TEST_DB_URL) {
     const url = new URL(TEST_DB_URL);
     const name = `idserver_t${process.env.JEST_WORKER_ID ?? '0'}_${process.pid}`;
@@ -77,7 +77,7 @@ async function freshDbOptions(): Promise<{ opts: DbOptions; cleanup: () => Promi
 
 let sqlListener: ((sql: string) => void) | undefined;
 
-export async function startTestServer(): Promise<TestServer> {
+export async function startTestServer(appOptions: AppOptions = {}): Promise<TestServer> {
   configureLogging({ root: process.env.IDSERVER_TEST_LOG_LEVEL ?? 'error', categories: {} });
   const { opts, cleanup } = await freshDbOptions();
   const db = await openDb(opts, (sql) => sqlListener?.(sql));
@@ -88,7 +88,7 @@ export async function startTestServer(): Promise<TestServer> {
     master.settings = { ...master.settings, accessTokenLifespan: 3600 };
     await master.save();
   }
-  const app = await createApp(db, { hostname: 'http://localhost:8080' });
+  const app = await createApp(db, { hostname: 'http://localhost:8080', ...appOptions });
   let server: Server | undefined;
   const tokens = new Map<string, string>();
 

@@ -1,4 +1,5 @@
 import { Op } from 'sequelize';
+import type { ResourceTypeName } from '../../keycloak/event-types';
 import { requireAny } from '../../auth/permissions';
 import type { AuthExecutionModel, AuthFlowModel } from '../../db/models/authentication';
 import type { RealmModel } from '../../db/models/realm';
@@ -165,7 +166,7 @@ export function authEvent(
   ctx: RequestContext,
   realm: RealmModel,
   operationType: OperationType,
-  resourceType: string,
+  resourceType: ResourceTypeName,
   path: string,
   representation?: unknown,
 ): Promise<void> {

@@ -1,4 +1,5 @@
 import { Op } from 'sequelize';
+import type { AdminEventInput } from '../../core/admin-events';
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
 import type { RoleModel } from '../../db/models/role';
@@ -54,7 +55,7 @@ async function rolesIn(ctx: RequestContext, containerId: string, ids: Iterable<s
   return (await ctx.loaders.rolesByContainer.load(containerId)).filter((r) => set.has(r.id));
 }
 
-const eventOf = (t: Target) => ({
+const eventOf = (t: Target): Pick<AdminEventInput, 'resourceType' | 'resourcePath'> => ({
   resourceType: t.container ? 'CLIENT_SCOPE_MAPPING' : 'REALM_SCOPE_MAPPING',
   resourcePath: `${t.owner.path}/scope-mappings/${t.container ? `clients/${t.container.id}` : 'realm'}`,
 });

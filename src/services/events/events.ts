@@ -71,7 +71,7 @@ export function parseDateParam(name: 'dateFrom' | 'dateTo', value: string): numb
 }
 
 /** Splits repeated and comma-separated values; each must be one of `allowed` (else Keycloak's 500). */
-function enumValues(values: string[] | undefined, allowed: Set<string>): string[] {
+function enumValues(values: string[] | undefined, allowed: ReadonlySet<string>): string[] {
   const out = (values ?? [])
     .flatMap((v) => v.split(','))
     .map((v) => v.trim())

@@ -1,4 +1,5 @@
 import { Op } from 'sequelize';
+import type { ResourceTypeName } from '../../keycloak/event-types';
 import { TOP_LEVEL } from '../../db/models/group';
 import type { RealmModel } from '../../db/models/realm';
 import { errorA } from '../../core/errors';
@@ -45,7 +46,7 @@ export interface Kind {
   /** Runs after every item of the kind is created (role composites). */
   finish?(): Promise<void>;
   /** Admin event resource type and path of a result. */
-  event(id: string, item: Item): { resourceType: string; resourcePath: string };
+  event(id: string, item: Item): { resourceType: ResourceTypeName; resourcePath: string };
 }
 
 const str = (v: unknown) => (typeof v === 'string' ? v : '');

@@ -1,4 +1,5 @@
 import { Op, col, fn, literal, where as sqlWhere } from 'sequelize';
+import type { AdminEventInput } from '../../core/admin-events';
 import type { RealmModel } from '../../db/models/realm';
 import type { RoleModel } from '../../db/models/role';
 import { notFound } from '../../core/errors';
@@ -91,7 +92,7 @@ async function rolesByIds(ctx: RequestContext, realm: RealmModel, reps: Array<{ 
 }
 
 /** The admin event of a composites change: the parent role's type, `<role path>/composites`, the role array. */
-const compositesEvent = (operationType: 'CREATE' | 'DELETE', role: RoleModel, loc: RoleLocator, reps: unknown[]) => ({
+const compositesEvent = (operationType: 'CREATE' | 'DELETE', role: RoleModel, loc: RoleLocator, reps: unknown[]): AdminEventInput => ({
   operationType,
   resourceType: roleResourceType(role),
   resourcePath: `${roleResourcePath(loc)}/composites`,

@@ -1,4 +1,5 @@
 import { Op } from 'sequelize';
+import type { AdminEventInput } from '../../core/admin-events';
 import { requireCap } from '../../auth/permissions';
 import type { ClientModel } from '../../db/models/client';
 import type { GroupModel } from '../../db/models/group';
@@ -163,7 +164,12 @@ async function rolesOfBody(ctx: RequestContext, realm: RealmModel, containerId: 
 }
 
 /** REALM_ROLE_MAPPING / CLIENT_ROLE_MAPPING event at `{owner}/{id}/role-mappings/realm|clients/{uuid}` (Appendix D). */
-const mappingEvent = (operationType: 'CREATE' | 'DELETE', owner: MappingOwner, clientUuid: string | undefined, roles: unknown[]) => ({
+const mappingEvent = (
+  operationType: 'CREATE' | 'DELETE',
+  owner: MappingOwner,
+  clientUuid: string | undefined,
+  roles: unknown[],
+): AdminEventInput => ({
   operationType,
   resourceType: clientUuid ? 'CLIENT_ROLE_MAPPING' : 'REALM_ROLE_MAPPING',
   resourcePath: `${owner.type}/${owner.model.id}/role-mappings/${clientUuid ? `clients/${clientUuid}` : 'realm'}`,

@@ -1,4 +1,5 @@
 import type { Db } from '../../db';
+import type { BaseEventTypeName, EventTypeName } from '../../keycloak/event-types';
 import type { RealmModel } from '../../db/models/realm';
 import { HttpError } from '../../core/errors';
 import { recordEvent } from '../../core/user-events';
@@ -8,7 +9,7 @@ import { recordEvent } from '../../core/user-events';
  * success, the `_ERROR` variant with Keycloak's error code on failure. Stored only when the realm
  * records that type (`recordEvent` filters).
  */
-export const EVENT_OF_GRANT: Record<string, string> = {
+export const EVENT_OF_GRANT: Record<string, BaseEventTypeName> = {
   password: 'LOGIN',
   client_credentials: 'CLIENT_LOGIN',
   refresh_token: 'REFRESH_TOKEN',
@@ -23,7 +24,7 @@ export class TokenEvent {
   constructor(
     private readonly db: Db,
     private readonly realm: RealmModel,
-    readonly type: string,
+    readonly type: BaseEventTypeName,
     private readonly ipAddress?: string,
   ) {}
 
@@ -32,7 +33,7 @@ export class TokenEvent {
     return this;
   }
 
-  private record(type: string, error?: string): Promise<void> {
+  private record(type: EventTypeName, error?: string): Promise<void> {
     const { clientId, userId, sessionId, details } = this;
     return recordEvent(this.db, this.realm, { type, clientId, userId, sessionId, ipAddress: this.ipAddress ?? null, error, details });
   }
@@ -42,7 +43,7 @@ export class TokenEvent {
   }
 
   error(code: string): Promise<void> {
-    return this.record(`${this.type}_ERROR`, code);
+    return this.record(`${this.type}_ERROR` as const, code);
   }
 
   /** Records the error event, then returns the OAuth error to throw. */

@@ -179,6 +179,8 @@ export interface VerifiedToken {
   /** Internal id of the client the token was issued to (`azp`). */
   clientId: string;
   sessionId?: string;
+  /** The token's `allowed-origins` claim (the client's web origins), for CORS on the admin fronts. */
+  allowedOrigins: string[];
 }
 
 /** The caller's user, client and session, read in one statement (bearer verification runs on every admin request). */
@@ -247,7 +249,9 @@ export async function verifyBearer(db: Db, token: string): Promise<VerifiedToken
     }
     if (!row.userId || !truthy(row.enabled) || row.userRealm !== realm.id) return null;
     if (Number(claims.iat ?? 0) < Math.max(Number(row.notBefore ?? 0), setting(realm, 'notBefore', 0))) return null;
-    return { realm, userId: row.userId, clientId: row.clientUuid, sessionId: row.sessionId ?? undefined };
+    const origins = claims['allowed-origins'];
+    const allowedOrigins = Array.isArray(origins) ? origins.map(String) : [];
+    return { realm, userId: row.userId, clientId: row.clientUuid, sessionId: row.sessionId ?? undefined, allowedOrigins };
   } catch (e) {
     log.debug(`Bearer token rejected: ${(e as Error).message}`);
     return null;

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { hashPassword } from '../../auth/passwords';
+import { type StoredPassword, hashPassword } from '../../auth/passwords';
 import type { RealmModel } from '../../db/models/realm';
 import type { CredentialRep } from '../../representations/credential';
 import { cannotParse, errorA } from '../../core/errors';
@@ -142,6 +142,13 @@ export interface PolicyCheck extends PasswordSubject {
 }
 
 /**
+ * Password hashes computed ahead of a write, by credential representation: a bulk create hashes its
+ * users' passwords in parallel before its transaction (src/services/bulk), and
+ * {@link prepareCredentials} takes the hash from here instead of hashing again.
+ */
+export const hashedAhead = new WeakMap<object, Promise<StoredPassword>>();
+
+/**
  * Hashes plain passwords (after the realm's password policy accepted them, with its hash algorithm)
  * and takes hashed credentials (`secretData`/`credentialData`) as they are.
  */
@@ -166,7 +173,7 @@ export async function prepareCredentials(list: unknown, policy?: PolicyCheck): P
         if (violation) throw policy.imported ? errorA(400, 'Password policy not met. See logs for details') : violation;
       }
       const hash = policy ? hashSettings(policy.realm) : undefined;
-      secret = await hashPassword(plain, hash?.algorithm, hash?.iterations);
+      secret = await (hashedAhead.get(c) ?? hashPassword(plain, hash?.algorithm, hash?.iterations));
     } else if (c.secretData != null && c.credentialData != null) {
       secret = { secretData: String(c.secretData), credentialData: String(c.credentialData) };
     } else if (type === 'password' && c.hashedSaltedValue != null) {
