@@ -7,7 +7,7 @@ import { addGroupMembers, assignRoles, bulkCreateUsers, bulkDelete, bulkUpdateUs
 import { resolveRealm } from '../../src/services/realms/realms';
 import { type Rep, plain } from '../types/common';
 import { representationInput } from '../types/inputs';
-import { type UserErrorValue, userErrorsOf } from '../types/user-error';
+import { type UserErrorValue, conflictField, userErrorsOf } from '../types/user-error';
 import { BulkDeleteKind, BulkItemStatus, BulkMode, BulkPayload } from './types';
 
 const UserInput = representationInput('UserRepresentation');
@@ -16,14 +16,6 @@ const modeArg = {
   defaultValue: BulkMode.ATOMIC,
   description: 'ATOMIC (default): all or nothing. PER_ITEM: each item on its own.',
 } as const;
-
-/** The input field a user write's 409 is about. */
-function userConflictField(err: HttpError): string[] | undefined {
-  if (err.status !== 409) return undefined;
-  if (/same username/.test(err.message)) return ['username'];
-  if (/same email/.test(err.message)) return ['email'];
-  return undefined;
-}
 
 /** The payload of a service's bulk result; item errors become user errors at `<argument>.<index>`. */
 function payload(result: BulkResult, argument: string, fieldOf: (err: HttpError) => string[] | undefined = () => undefined) {
@@ -51,7 +43,7 @@ export class BulkWritesResolver {
     @Arg('mode', () => BulkMode, modeArg) mode: BulkMode,
   ): Promise<BulkPayload> {
     const r = await resolveRealm(ctx, realm);
-    return payload(await bulkCreateUsers(ctx, r, plain<Rep[]>(users), mode), 'users', userConflictField) as BulkPayload;
+    return payload(await bulkCreateUsers(ctx, r, plain<Rep[]>(users), mode), 'users', conflictField) as BulkPayload;
   }
 
   @Mutation(() => BulkPayload, {
@@ -65,7 +57,7 @@ export class BulkWritesResolver {
     @Arg('mode', () => BulkMode, modeArg) mode: BulkMode,
   ): Promise<BulkPayload> {
     const r = await resolveRealm(ctx, realm);
-    return payload(await bulkUpdateUsers(ctx, r, plain<Rep[]>(users), mode), 'users', userConflictField) as BulkPayload;
+    return payload(await bulkUpdateUsers(ctx, r, plain<Rep[]>(users), mode), 'users', conflictField) as BulkPayload;
   }
 
   @Mutation(() => BulkPayload, {

@@ -30,6 +30,23 @@ export class UserError {
   message!: string;
 }
 
+/**
+ * The input field a 409 is about, from Keycloak's message (`User exists with same username`,
+ * `Role with name x already exists`, `Client x already exists`, ...); undefined when it names none.
+ */
+export function conflictField(err: HttpError): string[] | undefined {
+  if (err.status !== 409) return undefined;
+  if (/^Realm (with same name exists|.* already exists)$/.test(err.message)) return ['realm'];
+  if (/^(New )?[Ff]low alias name already exists$|^Flow .* already exists$/.test(err.message)) return ['alias'];
+  const m = /same (username|email|name|alias|clientId)\b/i.exec(err.message);
+  if (m) return [m[1] === 'clientid' ? 'clientId' : m[1]];
+  if (/^Role with name .* already exists$|group named .* already exists|^Client Scope .* already exists$/i.test(err.message))
+    return ['name'];
+  if (/^Client .* already exists$/.test(err.message)) return ['clientId'];
+  if (/^Identity Provider .* already exists$/i.test(err.message)) return ['alias'];
+  return undefined;
+}
+
 /** The plain value behind a `UserError`. */
 export interface UserErrorValue {
   field: string[] | null;
