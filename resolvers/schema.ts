@@ -5,7 +5,11 @@ import { type GraphQLOutputType, type GraphQLSchema, isNonNullType, isObjectType
 import { buildSchema } from 'type-graphql';
 import { AdminExtrasResolver } from './realms/admin-extras';
 import { AuthenticationResolver, RealmAuthenticationResolver } from './authentication/authentication';
+import { AuthenticationCatalogueResolver } from './authentication/catalogue';
+import { ImportExportResolver } from './realms/import-export';
+import { RealmUserProfileResolver, UserProfileResolver } from './users/user-profile';
 import { ClientCertificateResolver } from './clients/client-certificates';
+import { ClientExtrasResolver } from './clients/client-extras';
 import { ClientRegistrationResolver } from './clients/client-registration';
 import { ClientWritesResolver } from './clients/client-writes';
 import { ClientScopeMappingsResolver, ClientScopeResolver, RealmClientScopesResolver } from './client-scopes/client-scopes';
@@ -21,8 +25,14 @@ import { ProtocolMapperResolver } from './client-scopes/protocol-mappers';
 import { RealmResolver } from './realms/realms';
 import { ComponentResolver, RealmComponentsResolver } from './components/components';
 import { ServerInfoResolver } from './realms/server-info';
-import { RoleMappingsResolver } from './roles/role-mappings';
-import { ScopeMappingsResolver } from './client-scopes/scope-mappings';
+import { GroupMappingReadsResolver, RoleMappingsResolver, UserMappingReadsResolver } from './roles/role-mappings';
+import {
+  ClientScopeMappingReadsResolver,
+  ClientScopeScopeMappingReadsResolver,
+  ScopeMappingsResolver,
+} from './client-scopes/scope-mappings';
+import { ClientEvaluateScopesResolver, ScopeEvaluationResolver } from './client-scopes/evaluate-scopes';
+import { UserGroupCountResolver } from './users/user-group-count';
 import { RealmRolesResolver, RoleResolver } from './roles/roles';
 import { UserDetailsResolver } from './users/user-details';
 import { RealmUsersResolver, UserResolver } from './users/users';
@@ -70,10 +80,13 @@ export const RESOLVERS = [
   RealmRolesResolver,
   RoleResolver,
   RoleMappingsResolver,
+  UserMappingReadsResolver,
+  GroupMappingReadsResolver,
   RealmClientsResolver,
   ClientResolver,
   ClientWritesResolver,
   ClientCertificateResolver,
+  ClientExtrasResolver,
   ClientRegistrationResolver,
   UserSessionsResolver,
   RealmSessionsResolver,
@@ -84,6 +97,11 @@ export const RESOLVERS = [
   ClientScopeMappingsResolver,
   ProtocolMapperResolver,
   ScopeMappingsResolver,
+  ClientScopeMappingReadsResolver,
+  ClientScopeScopeMappingReadsResolver,
+  ClientEvaluateScopesResolver,
+  ScopeEvaluationResolver,
+  UserGroupCountResolver,
   LocalizationResolver,
   ClientPoliciesResolver,
   RealmIdentityProvidersResolver,
@@ -94,6 +112,10 @@ export const RESOLVERS = [
   ServerInfoResolver,
   RealmAuthenticationResolver,
   AuthenticationResolver,
+  AuthenticationCatalogueResolver,
+  ImportExportResolver,
+  RealmUserProfileResolver,
+  UserProfileResolver,
   BulkWritesResolver,
 ] as const;
 

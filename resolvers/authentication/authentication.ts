@@ -10,11 +10,13 @@ import {
   updateAuthenticatorConfig,
 } from '../../src/services/authentication/configs';
 import {
+  addExecution,
   addExecutionToFlow,
   addSubFlow,
   deleteExecution,
   executionParentNotFound,
   executionsFlowNotFound,
+  getExecution,
   listExecutions,
   moveExecution,
   subFlowParentNotFound,
@@ -36,11 +38,14 @@ import type { HttpError } from '../../src/core/errors';
 import {
   type RequiredActionInput,
   deleteRequiredAction,
+  deleteRequiredActionConfig,
   getRequiredAction,
+  getRequiredActionConfig,
   listRequiredActions,
   moveRequiredAction,
   registerRequiredAction,
   updateRequiredAction,
+  updateRequiredActionConfig,
 } from '../../src/services/authentication/required-actions';
 import { resolveRealm } from '../../src/services/realms/realms';
 import { type InRealm, type Rep, plain, realmOf } from '../types/common';
@@ -100,6 +105,19 @@ export class AuthenticationExecutionInfo {
   @Field(() => SafeInt) priority!: number;
 }
 
+@Directive('@representation(name: "AuthenticationExecutionRepresentation")')
+@ObjectType({ description: 'One execution (Keycloak AuthenticationExecutionRepresentation).' })
+export class AuthenticationExecution {
+  @Field(() => GraphQLID) id!: string;
+  @Field(() => GraphQLString, { nullable: true }) authenticator?: string;
+  @Field(() => GraphQLString, { nullable: true, description: 'Id of the linked authenticator config.' }) authenticatorConfig?: string;
+  @Field(() => GraphQLBoolean) authenticatorFlow!: boolean;
+  @Field(() => GraphQLString, { nullable: true, description: 'Id of the sub-flow, for a flow execution.' }) flowId?: string;
+  @Field(() => GraphQLString, { description: 'Id of the flow the execution belongs to.' }) parentFlow!: string;
+  @Field(() => SafeInt) priority!: number;
+  @Field(() => GraphQLString) requirement!: string;
+}
+
 @Directive('@representation(name: "AuthenticatorConfigRepresentation")')
 @ObjectType({ description: 'An authenticator config (Keycloak AuthenticatorConfigRepresentation).' })
 export class AuthenticatorConfig {
@@ -120,6 +138,11 @@ export class RequiredAction {
   @Field(() => JSONObject) config!: Record<string, string>;
 }
 
+@ObjectType({ description: "A configurable required action's config (Keycloak RequiredActionConfigRepresentation)." })
+export class RequiredActionConfig {
+  @Field(() => JSONObject) config!: Record<string, string>;
+}
+
 export enum PriorityMove {
   RAISE = 'raise',
   LOWER = 'lower',
@@ -130,6 +153,7 @@ const FlowIn = representationInput('AuthenticationFlowRepresentation');
 const InfoIn = representationInput('AuthenticationExecutionInfoRepresentation');
 const ConfigIn = representationInput('AuthenticatorConfigRepresentation');
 const ActionIn = representationInput('RequiredActionProviderRepresentation');
+const ExecutionIn = representationInput('AuthenticationExecutionRepresentation');
 const realmArg = () => Arg('realm', () => GraphQLString);
 const idArg = () => Arg('id', () => GraphQLID);
 const aliasArg = () => Arg('alias', () => GraphQLString);
@@ -169,7 +193,25 @@ export class AuthenticationResolver {
     return listExecutions(ctx, await realm(ctx, r), flowAlias);
   }
 
-  @Query(() => AuthenticatorConfig, { description: 'GET /authentication/config/{id}.' })
+  @Query(() => AuthenticationExecution, { description: 'GET /authentication/executions/{id}.' })
+  async authenticationExecution(@Ctx() ctx: RequestContext, @realmArg() r: string, @idArg() id: string): Promise<Rep> {
+    const rm = await realm(ctx, r);
+    return getExecution(await resolveExecution(ctx, rm, id));
+  }
+
+  @Query(() => RequiredAction, { description: 'GET /authentication/required-actions/{alias}.' })
+  async requiredAction(@Ctx() ctx: RequestContext, @realmArg() r: string, @aliasArg() alias: string): Promise<Rep> {
+    return getRequiredAction(ctx, await realm(ctx, r), alias);
+  }
+
+  @Query(() => RequiredActionConfig, { description: 'GET /authentication/required-actions/{alias}/config.' })
+  async requiredActionConfig(@Ctx() ctx: RequestContext, @realmArg() r: string, @aliasArg() alias: string): Promise<Rep> {
+    return getRequiredActionConfig(ctx, await realm(ctx, r), alias);
+  }
+
+  @Query(() => AuthenticatorConfig, {
+    description: 'GET /authentication/config/{id} (and GET /authentication/executions/{executionId}/config/{id}, the same read).',
+  })
   async authenticatorConfig(@Ctx() ctx: RequestContext, @realmArg() r: string, @idArg() id: string): Promise<Rep> {
     return getAuthenticatorConfig(ctx, await realm(ctx, r), id);
   }
@@ -246,6 +288,16 @@ export class AuthenticationResolver {
     const rm = await realm(ctx, r);
     await updateExecution(ctx, rm, await flowWithAlias(ctx, rm, flowAlias, executionsFlowNotFound), plain(input), flowAlias);
     return true;
+  }
+
+  @Mutation(() => AuthenticationExecution, { description: 'POST /authentication/executions; returns the new execution.' })
+  async createAuthenticationExecution(
+    @Ctx() ctx: RequestContext,
+    @realmArg() r: string,
+    @Arg('input', () => ExecutionIn) input: Rep,
+  ): Promise<Rep> {
+    const rm = await realm(ctx, r);
+    return getExecution(await resolveExecution(ctx, rm, await addExecution(ctx, rm, plain(input))));
   }
 
   @Mutation(() => GraphQLBoolean, { description: 'DELETE /authentication/executions/{id}.' })
@@ -335,6 +387,27 @@ export class AuthenticationResolver {
     @Arg('direction', () => PriorityMove) d: PriorityMove,
   ): Promise<boolean> {
     await moveRequiredAction(ctx, await realm(ctx, r), alias, d);
+    return true;
+  }
+
+  @Mutation(() => RequiredActionConfig, {
+    description:
+      "PUT /authentication/required-actions/{alias}/config: sets the provider's properties from `config`; returns the stored config.",
+  })
+  async updateRequiredActionConfig(
+    @Ctx() ctx: RequestContext,
+    @realmArg() r: string,
+    @aliasArg() alias: string,
+    @Arg('config', () => JSONObject) config: Record<string, string>,
+  ): Promise<Rep> {
+    const rm = await realm(ctx, r);
+    await updateRequiredActionConfig(ctx, rm, alias, { config: plain(config) });
+    return getRequiredActionConfig(ctx, rm, alias);
+  }
+
+  @Mutation(() => GraphQLBoolean, { description: 'DELETE /authentication/required-actions/{alias}/config.' })
+  async deleteRequiredActionConfig(@Ctx() ctx: RequestContext, @realmArg() r: string, @aliasArg() alias: string): Promise<boolean> {
+    await deleteRequiredActionConfig(ctx, await realm(ctx, r), alias);
     return true;
   }
 }

@@ -1,18 +1,22 @@
-import { GraphQLID, GraphQLString } from 'graphql';
-import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
+import { GraphQLBoolean, GraphQLID, GraphQLString } from 'graphql';
+import { Arg, type ClassType, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
 import type { RequestContext } from '../../src/core/context';
 import { resolveRealm } from '../../src/services/realms/realms';
 import {
   addScopeMappingsTo,
+  listAvailableScopeRoles,
+  listEffectiveScopeRoles,
   listScopeMappedRoles,
   removeScopeMappings,
   type ScopeRoleRep,
 } from '../../src/services/client-scopes/scope-mappings';
-import { type ScopeOwner as Owner, findScopeOwner } from '../../src/services/client-scopes/scope-owner';
+import { type ScopeOwner as Owner, type ScopeOwnerType, findScopeOwner } from '../../src/services/client-scopes/scope-owner';
 import { ScopeOwner, ownerType } from './client-scopes';
-import { type InRealm, type Rep, allInRealm, plain } from '../types/common';
+import { type InRealm, type Rep, allInRealm, plain, realmOf } from '../types/common';
 import { representationInput } from '../types/inputs';
 import { Role } from '../roles/types';
+import { Client } from '../clients/types';
+import { ClientScope } from './types';
 
 const RoleInput = representationInput('RoleRepresentation');
 const realmArg = () => Arg('realm', () => GraphQLString);
@@ -89,3 +93,62 @@ export class ScopeMappingsResolver {
     return change(ctx, realm, owner, ownerId, clientId, (c, r, o) => removeScopeMappings(c, r, o, clientId, plain<ScopeRoleRep[]>(roles)));
   }
 }
+
+const clientUuidArg = () => Arg('clientUuid', () => GraphQLID, { description: 'UUID of the client whose roles are read.' });
+const briefArg = () =>
+  Arg('brief', () => GraphQLBoolean, { nullable: true, description: 'Brief representations (default true); false adds attributes.' });
+
+/**
+ * The read-only `available` and `composite` scope-mapping endpoints as fields of a client or client
+ * scope (`GET /{clients|client-scopes}/{id}/scope-mappings/realm|clients/{client}/available|composite`),
+ * one class per owner type; names follow keycloak-admin-client (`listAvailableRealmScopeMappings`, ...).
+ */
+function scopeMappingReads(of: ClassType, type: ScopeOwnerType) {
+  const path = `/${type}/{id}/scope-mappings`;
+  const ownerOf = (ctx: RequestContext, root: InRealm) => findScopeOwner(ctx, realmOf(root), type, String(root.id));
+
+  @Resolver(() => of)
+  class ScopeMappingReadsResolver {
+    @FieldResolver(() => [Role], { description: `Realm roles not in scope that the caller may map (GET ${path}/realm/available).` })
+    async availableRealmScopeMappings(@Root() root: InRealm, @Ctx() ctx: RequestContext): Promise<InRealm[]> {
+      return allInRealm(realmOf(root), await listAvailableScopeRoles(ctx, realmOf(root), await ownerOf(ctx, root)));
+    }
+
+    @FieldResolver(() => [Role], {
+      description: `Realm roles effectively in scope: all with full scope, else mappings and their composites (GET ${path}/realm/composite).`,
+    })
+    async compositeRealmScopeMappings(@Root() root: InRealm, @Ctx() ctx: RequestContext, @briefArg() brief?: boolean): Promise<InRealm[]> {
+      const r = realmOf(root);
+      return allInRealm(r, await listEffectiveScopeRoles(ctx, r, await ownerOf(ctx, root), undefined, brief ?? true));
+    }
+
+    @FieldResolver(() => [Role], {
+      description: `Roles of a client not in scope that the caller may map (GET ${path}/clients/{client}/available).`,
+    })
+    async availableClientScopeMappings(
+      @Root() root: InRealm,
+      @Ctx() ctx: RequestContext,
+      @clientUuidArg() clientUuid: string,
+    ): Promise<InRealm[]> {
+      return allInRealm(realmOf(root), await listAvailableScopeRoles(ctx, realmOf(root), await ownerOf(ctx, root), clientUuid));
+    }
+
+    @FieldResolver(() => [Role], { description: `Roles of a client effectively in scope (GET ${path}/clients/{client}/composite).` })
+    async compositeClientScopeMappings(
+      @Root() root: InRealm,
+      @Ctx() ctx: RequestContext,
+      @clientUuidArg() clientUuid: string,
+      @briefArg() brief?: boolean,
+    ): Promise<InRealm[]> {
+      const r = realmOf(root);
+      return allInRealm(r, await listEffectiveScopeRoles(ctx, r, await ownerOf(ctx, root), clientUuid, brief ?? true));
+    }
+  }
+  return ScopeMappingReadsResolver;
+}
+
+/** `Client.availableRealmScopeMappings`, `compositeRealmScopeMappings`, `availableClientScopeMappings`, `compositeClientScopeMappings`. */
+export const ClientScopeMappingReadsResolver = scopeMappingReads(Client, 'clients');
+
+/** The same four fields on `ClientScope`. */
+export const ClientScopeScopeMappingReadsResolver = scopeMappingReads(ClientScope, 'client-scopes');

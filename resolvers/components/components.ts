@@ -1,11 +1,19 @@
 import { GraphQLBoolean, GraphQLFloat, GraphQLID, GraphQLString } from 'graphql';
 import { Arg, Ctx, Directive, Field, FieldResolver, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import type { RequestContext } from '../../src/core/context';
-import { createComponent, deleteComponent, getComponent, listComponents, updateComponent } from '../../src/services/components/components';
+import {
+  createComponent,
+  deleteComponent,
+  getComponent,
+  listComponents,
+  subComponentTypes,
+  updateComponent,
+} from '../../src/services/components/components';
 import { parseComponentInput } from '../../src/services/components/input';
 import { listRealmKeys } from '../../src/services/components/keys';
 import { resolveRealm } from '../../src/services/realms/realms';
-import { type InRealm, type Rep, plain, realmOf } from '../types/common';
+import { type InRealm, type Rep, allInRealm, inRealm, plain, realmOf } from '../types/common';
+import { ClientRegistrationPolicyProperty } from '../clients/registration-types';
 import { Realm } from '../realms/types';
 import { representationInput } from '../types/inputs';
 import { JSONObject } from '../types/scalars';
@@ -23,6 +31,16 @@ export class Component {
   @Field(() => GraphQLString) parentId!: string;
   @Field(() => GraphQLString, { nullable: true }) subType?: string;
   @Field(() => JSONObject, { nullable: true, description: 'name → values; secrets read as **********.' }) config?: Record<string, string[]>;
+}
+
+/** A provider type of an SPI (Keycloak ComponentTypeRepresentation). */
+@ObjectType({ description: 'A provider type of an SPI with its config properties (Keycloak ComponentTypeRepresentation).' })
+export class ComponentType {
+  @Field(() => GraphQLID) id!: string;
+  @Field(() => GraphQLString, { nullable: true }) helpText?: string;
+  @Field(() => [ClientRegistrationPolicyProperty], { description: 'Config properties (Keycloak ConfigPropertyRepresentation).' })
+  properties!: ClientRegistrationPolicyProperty[];
+  @Field(() => JSONObject) metadata!: Record<string, unknown>;
 }
 
 /** Input of createComponent / updateComponent: generated from the ComponentRepresentation table. */
@@ -57,15 +75,17 @@ const input = (i: Rep) => parseComponentInput(plain(i));
 /** Realm → components and keys. */
 @Resolver(() => Realm)
 export class RealmComponentsResolver {
-  @FieldResolver(() => [Component], { description: 'Components of the realm (GET /components?parent&type&name).' })
-  components(
+  @FieldResolver(() => [Component], { description: 'Components of the realm (GET /components?parent&type&name&providerId).' })
+  async components(
     @Root() realm: InRealm,
     @Ctx() ctx: RequestContext,
     @opt('type') type?: string,
     @opt('parent') parent?: string,
     @opt('name') name?: string,
-  ): Promise<Rep[]> {
-    return listComponents(ctx, realmOf(realm), { type: type ?? undefined, parent: parent ?? undefined, name: name ?? undefined });
+    @opt('providerId') providerId?: string,
+  ): Promise<InRealm[]> {
+    const filter = { type: type ?? undefined, parent: parent ?? undefined, name: name ?? undefined, providerId: providerId ?? undefined };
+    return allInRealm(realmOf(realm), await listComponents(ctx, realmOf(realm), filter));
   }
 
   @FieldResolver(() => RealmKeys, { description: 'The realm keys (GET /keys).' })
@@ -78,14 +98,26 @@ export class RealmComponentsResolver {
 @Resolver(() => Component)
 export class ComponentResolver {
   @Query(() => Component, { description: 'One component (GET /admin/realms/{realm}/components/{id}).' })
-  async component(@Ctx() ctx: RequestContext, @realmArg() realm: string, @idArg() id: string): Promise<Rep> {
-    return getComponent(ctx, await resolveRealm(ctx, realm), id);
+  async component(@Ctx() ctx: RequestContext, @realmArg() realm: string, @idArg() id: string): Promise<InRealm> {
+    const r = await resolveRealm(ctx, realm);
+    return inRealm(r, await getComponent(ctx, r, id));
+  }
+
+  @FieldResolver(() => [ComponentType], {
+    description: 'Provider types of an SPI that may be sub-components of this one (GET /components/{id}/sub-component-types?type=).',
+  })
+  async subComponentTypes(
+    @Root() component: InRealm,
+    @Ctx() ctx: RequestContext,
+    @Arg('type', () => GraphQLString, { description: 'The SPI, e.g. org.keycloak.storage.ldap.mappers.LDAPStorageMapper.' }) type: string,
+  ): Promise<object[]> {
+    return subComponentTypes(ctx, realmOf(component), String(component.id), type);
   }
 
   @Mutation(() => Component, { description: 'Creates a component (POST /components); key providers generate their keys.' })
   async createComponent(@Ctx() ctx: RequestContext, @realmArg() realm: string, @Arg('input', () => ComponentInput) i: Rep): Promise<Rep> {
     const r = await resolveRealm(ctx, realm);
-    return getComponent(ctx, r, await createComponent(ctx, r, input(i)));
+    return inRealm(r, await getComponent(ctx, r, await createComponent(ctx, r, input(i))));
   }
 
   @Mutation(() => Component, { description: 'Updates a component (PUT /components/{id}); config is merged.' })
@@ -97,7 +129,7 @@ export class ComponentResolver {
   ): Promise<Rep> {
     const r = await resolveRealm(ctx, realm);
     await updateComponent(ctx, r, id, input(i));
-    return getComponent(ctx, r, id);
+    return inRealm(r, await getComponent(ctx, r, id));
   }
 
   @Mutation(() => GraphQLBoolean, { description: 'Deletes a component and its sub-components (DELETE /components/{id}).' })

@@ -6,12 +6,18 @@ import {
   addIdentityProvider,
   deleteIdentityProvider,
   getIdentityProvider,
+  getIdentityProviderFactory,
   listIdentityProviders,
+  reloadIdentityProviderKeys,
   requireIdpAccess,
   resolveIdentityProvider,
   updateIdentityProvider,
 } from '../../src/services/identity-providers/identity-providers';
-import { importIdentityProviderConfig } from '../../src/services/identity-providers/idp-import-config';
+import {
+  exportIdentityProvider,
+  importIdentityProviderConfig,
+  importIdentityProviderConfigFile,
+} from '../../src/services/identity-providers/idp-import-config';
 import {
   addIdpMapper,
   deleteIdpMapper,
@@ -24,7 +30,9 @@ import { resolveRealm } from '../../src/services/realms/realms';
 import { type InRealm, type Rep, allInRealm, inRealm, plain, realmOf } from '../types/common';
 import { representationInput } from '../types/inputs';
 import { Realm } from '../realms/types';
-import { JSONObject } from '../types/scalars';
+import { JSON as JSONScalar, JSONObject } from '../types/scalars';
+import { TextFile, textFile } from '../clients/client-extras';
+import { ClientRegistrationPolicyProperty } from '../clients/registration-types';
 
 /** A mapper of an identity provider (Keycloak IdentityProviderMapperRepresentation). */
 @Directive('@representation(name: "IdentityProviderMapperRepresentation")')
@@ -56,6 +64,17 @@ export class IdentityProvider {
   @Field(() => GraphQLString, { nullable: true }) postBrokerLoginFlowAlias?: string;
   @Field(() => GraphQLString, { nullable: true }) organizationId?: string;
   @Field(() => JSONObject) config!: Record<string, string>;
+}
+
+/** An identity provider type (Keycloak's provider factory description, GET /identity-provider/providers/{id}). */
+@ObjectType({ description: 'An identity provider type: its name and config properties (GET /identity-provider/providers/{provider_id}).' })
+export class IdentityProviderFactory {
+  @Field(() => GraphQLID) id!: string;
+  @Field(() => GraphQLString) name!: string;
+  @Field(() => GraphQLString) helpText!: string;
+  @Field(() => [ClientRegistrationPolicyProperty], { description: 'Config properties (Keycloak ConfigPropertyRepresentation).' })
+  configProperties!: ClientRegistrationPolicyProperty[];
+  @Field(() => [JSONScalar]) configMetadata!: unknown[];
 }
 
 const IdpInput = representationInput('IdentityProviderRepresentation');
@@ -92,8 +111,10 @@ export class RealmIdentityProvidersResolver {
     @Arg('search', () => GraphQLString, opt) search?: string,
     @Arg('first', () => GraphQLInt, opt) first?: number,
     @Arg('max', () => GraphQLInt, opt) max?: number,
+    @Arg('realmOnly', () => GraphQLBoolean, { nullable: true, description: 'Only providers not linked to an organization.' })
+    realmOnly?: boolean,
   ): Promise<InRealm[]> {
-    return allInRealm(realmOf(realm), await listIdentityProviders(ctx, realmOf(realm), { search, first, max }));
+    return allInRealm(realmOf(realm), await listIdentityProviders(ctx, realmOf(realm), { search, first, max, realmOnly }));
   }
 }
 
@@ -110,6 +131,11 @@ export class IdentityProviderResolver {
   async mappers(@Root() idp: InRealm, @Ctx() ctx: RequestContext): Promise<Rep[]> {
     await requireIdpAccess(ctx, realmOf(idp), 'view');
     return mapperLoader(ctx).load({ internalId: String(idp.internalId), alias: String(idp.alias) });
+  }
+
+  @FieldResolver(() => IdentityProviderMapper, { description: 'One mapper of the provider by id (GET .../mappers/{id}).' })
+  async mapper(@Root() idp: InRealm, @Ctx() ctx: RequestContext, @Arg('id', () => GraphQLID) id: string): Promise<Rep> {
+    return getIdpMapper(ctx, await resolveIdentityProvider(ctx, realmOf(idp), String(idp.alias), 'view'), id);
   }
 
   @FieldResolver(() => JSONObject, { description: 'Mapper types this provider supports, keyed by id (GET .../mapper-types).' })
@@ -166,6 +192,45 @@ export class IdentityProviderResolver {
     @Arg('fromUrl', () => GraphQLString) fromUrl: string,
   ): Promise<Rep> {
     return importIdentityProviderConfig(ctx, await resolveRealm(ctx, realm), { providerId, fromUrl });
+  }
+
+  @Mutation(() => JSONObject, {
+    description:
+      'Reads provider metadata from an uploaded file and returns its config map (POST /identity-provider/import-config, multipart).',
+  })
+  async importIdentityProviderConfigFile(
+    @Ctx() ctx: RequestContext,
+    @realmArg() realm: string,
+    @Arg('providerId', () => GraphQLString) providerId: string,
+    @Arg('file', () => GraphQLString, { description: 'The file content: OIDC discovery JSON or SAML metadata XML.' }) file: string,
+  ): Promise<Rep> {
+    return importIdentityProviderConfigFile(ctx, await resolveRealm(ctx, realm), { providerId, file });
+  }
+
+  @Query(() => IdentityProviderFactory, { description: 'An identity provider type (GET /identity-provider/providers/{provider_id}).' })
+  async identityProviderFactory(
+    @Ctx() ctx: RequestContext,
+    @realmArg() realm: string,
+    @Arg('providerId', () => GraphQLString, { description: 'e.g. oidc, saml, github.' }) providerId: string,
+  ): Promise<object> {
+    return getIdentityProviderFactory(ctx, await resolveRealm(ctx, realm), providerId);
+  }
+
+  @Query(() => TextFile, {
+    description:
+      'The public broker configuration of a SAML provider: this realm as SP metadata (GET /identity-provider/instances/{alias}/export).',
+  })
+  async identityProviderExport(@Ctx() ctx: RequestContext, @realmArg() realm: string, @aliasArg() alias: string): Promise<TextFile> {
+    const r = await resolveRealm(ctx, realm);
+    return textFile(await exportIdentityProvider(ctx, r, await resolveIdentityProvider(ctx, r, alias, 'view')));
+  }
+
+  @Mutation(() => GraphQLBoolean, {
+    description: 'Reloads the keys of a provider; true when reloaded (GET /identity-provider/instances/{alias}/reload-keys).',
+  })
+  async reloadIdentityProviderKeys(@Ctx() ctx: RequestContext, @realmArg() realm: string, @aliasArg() alias: string): Promise<boolean> {
+    const r = await resolveRealm(ctx, realm);
+    return reloadIdentityProviderKeys(await resolveIdentityProvider(ctx, r, alias, 'manage'));
   }
 }
 

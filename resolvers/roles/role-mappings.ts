@@ -1,18 +1,26 @@
-import { GraphQLID, GraphQLString } from 'graphql';
-import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root, registerEnumType } from 'type-graphql';
+import { GraphQLBoolean, GraphQLID, GraphQLString } from 'graphql';
+import { Arg, type ClassType, Ctx, FieldResolver, Mutation, Resolver, Root, registerEnumType } from 'type-graphql';
 import type { RequestContext } from '../../src/core/context';
 import { resolveRealm } from '../../src/services/realms/realms';
 import type { RealmModel } from '../../src/db/models/realm';
+import { findGroup } from '../../src/services/groups/group-queries';
+import { resolveUser } from '../../src/services/users/users';
 import {
   addRoleMappingsTo,
+  groupMappingOwner,
+  listAvailableRoles,
+  listEffectiveRoles,
   listMappedRoles,
   removeRoleMappings,
   resolveMappingOwner,
   type MappingOwner as Owner,
   type MappingOwnerType,
+  userMappingOwner,
 } from '../../src/services/roles/role-mappings';
 import { type InRealm, type Rep, allInRealm, plain, realmOf } from '../types/common';
 import { representationInput } from '../types/inputs';
+import { Group } from '../groups/types';
+import { User } from '../users/types';
 import { ClientMappings, Role, RoleMappings } from './types';
 
 /** Who holds role mappings: the `{owner}` of `/{users|groups}/{id}/role-mappings`. */
@@ -107,3 +115,61 @@ async function change(
   await write(r, o);
   return allInRealm(r, await listMappedRoles(ctx, r, o, clientId));
 }
+
+const clientUuidArg = () => Arg('clientUuid', () => GraphQLID, { description: 'Client UUID.' });
+const briefArg = () =>
+  Arg('brief', () => GraphQLBoolean, { nullable: true, description: 'Brief representations (default true); false adds attributes.' });
+
+/**
+ * The read-only `available` and `composite` role-mapping endpoints as fields of a user or group
+ * (`GET /{users|groups}/{id}/role-mappings/realm|clients/{client}/available|composite`), one class
+ * per owner type. The services read through the per-request loaders, so a list of N owners costs
+ * the same few statements as one.
+ */
+function mappingReads(of: ClassType, path: string, ownerOf: (ctx: RequestContext, root: InRealm) => Promise<Owner>) {
+  @Resolver(() => of)
+  class MappingReadsResolver {
+    @FieldResolver(() => [Role], {
+      description: `Realm roles the caller may map that are not mapped directly (GET ${path}/realm/available).`,
+    })
+    async availableRealmRoles(@Root() root: InRealm, @Ctx() ctx: RequestContext): Promise<InRealm[]> {
+      return allInRealm(realmOf(root), await listAvailableRoles(ctx, realmOf(root), await ownerOf(ctx, root)));
+    }
+
+    @FieldResolver(() => [Role], { description: `Effective realm roles, composites and groups expanded (GET ${path}/realm/composite).` })
+    async compositeRealmRoles(@Root() root: InRealm, @Ctx() ctx: RequestContext, @briefArg() brief?: boolean): Promise<InRealm[]> {
+      return allInRealm(realmOf(root), await listEffectiveRoles(ctx, realmOf(root), await ownerOf(ctx, root), undefined, brief ?? true));
+    }
+
+    @FieldResolver(() => [Role], {
+      description: `Roles of a client the caller may map that are not mapped directly (GET ${path}/clients/{client}/available).`,
+    })
+    async availableClientRoles(@Root() root: InRealm, @Ctx() ctx: RequestContext, @clientUuidArg() clientUuid: string): Promise<InRealm[]> {
+      return allInRealm(realmOf(root), await listAvailableRoles(ctx, realmOf(root), await ownerOf(ctx, root), clientUuid));
+    }
+
+    @FieldResolver(() => [Role], {
+      description: `Effective roles of a client, composites and groups expanded (GET ${path}/clients/{client}/composite).`,
+    })
+    async compositeClientRoles(
+      @Root() root: InRealm,
+      @Ctx() ctx: RequestContext,
+      @clientUuidArg() clientUuid: string,
+      @briefArg() brief?: boolean,
+    ): Promise<InRealm[]> {
+      const r = realmOf(root);
+      return allInRealm(r, await listEffectiveRoles(ctx, r, await ownerOf(ctx, root), clientUuid, brief ?? true));
+    }
+  }
+  return MappingReadsResolver;
+}
+
+/** `User.availableRealmRoles`, `compositeRealmRoles`, `availableClientRoles`, `compositeClientRoles`. */
+export const UserMappingReadsResolver = mappingReads(User, '/users/{id}/role-mappings', async (ctx, user) =>
+  userMappingOwner(await resolveUser(ctx, realmOf(user), String(user.id))),
+);
+
+/** The same four fields on `Group`. */
+export const GroupMappingReadsResolver = mappingReads(Group, '/groups/{id}/role-mappings', async (ctx, group) =>
+  groupMappingOwner(await findGroup(ctx, realmOf(group), String(group.id))),
+);

@@ -1,5 +1,6 @@
+import request from 'supertest';
 import type { AdminApi, TestServer } from '../helpers/server';
-import { realmAdmin } from '../helpers/fixtures';
+import { clientUuid, realmAdmin } from '../helpers/fixtures';
 import { gqlClient, ok, startWithRealm } from './gql';
 
 let ts: TestServer;
@@ -75,5 +76,81 @@ describe('GraphQL: the remaining admin writes', () => {
     expect(denied.errors?.[0].extensions).toMatchObject({ code: 'FORBIDDEN', http: { status: 403 } });
     const profile = await asViewer('mutation($c: JSONObject!) { updateUserProfile(realm: "extras", config: $c) }', { c: {} });
     expect(profile.errors?.[0].extensions.code).toBe('FORBIDDEN');
+  });
+});
+
+describe('GraphQL: credential registrators, whoami, user-profile metadata and unmanaged attributes', () => {
+  test('Realm.credentialRegistrators equals REST', async () => {
+    const data = ok(await gql(`{ realm(name: "${R}") { credentialRegistrators } }`));
+    expect(data.realm.credentialRegistrators).toEqual((await api.get(`${base}/credential-registrators`)).body);
+    expect(data.realm.credentialRegistrators).toContain('CONFIGURE_TOTP');
+  });
+
+  test("whoAmI answers the admin console's whoami; other clients are FORBIDDEN", async () => {
+    const adminConsole = await clientUuid(api, 'master', 'security-admin-console');
+    expect((await api.put(`/admin/realms/master/clients/${adminConsole}`, { directAccessGrantsEnabled: true })).status).toBe(204);
+    const token = await ts.token({ clientId: 'security-admin-console' });
+    const asConsole = gqlClient(ts, { clientId: 'security-admin-console' });
+    const q =
+      'query($c: String) { whoAmI(realm: "master", currentRealm: $c) { userId realm displayName locale createRealm realmAccess temporary } }';
+    for (const current of [R, undefined]) {
+      const who = ok(await asConsole(q, { c: current })).whoAmI;
+      const rest = await request(ts.app)
+        .get(`/admin/master/console/whoami${current ? `?currentRealm=${current}` : ''}`)
+        .set('Authorization', `Bearer ${token}`);
+      expect(rest.status).toBe(200);
+      const { realm_access, ...others } = rest.body;
+      expect(who).toEqual({ ...others, realmAccess: realm_access });
+    }
+    const denied = await gql(q, { c: R });
+    expect(denied.errors?.[0].extensions).toMatchObject({ code: 'FORBIDDEN', http: { status: 403 } });
+    expect(denied.errors?.[0].message).toBe('Token issued for an application that is not the admin console: admin-cli');
+    const unknown = await asConsole(q, { c: 'nosuch' });
+    expect([unknown.data?.whoAmI, unknown.errors?.[0].extensions.code]).toEqual([null, 'NOT_FOUND']);
+  });
+
+  test('Realm.userProfileMetadata equals GET /users/profile/metadata', async () => {
+    const data = ok(
+      await gql(`{ realm(name: "${R}") { userProfileMetadata {
+        attributes { name displayName required readOnly annotations validators group multivalued }
+        groups { name displayHeader displayDescription annotations } } } }`),
+    );
+    const rest = await api.get(`${base}/users/profile/metadata`);
+    expect(rest.status).toBe(200);
+    const dropNulls = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null));
+    const meta = data.realm.userProfileMetadata;
+    expect({ attributes: meta.attributes.map(dropNulls), groups: meta.groups.map(dropNulls) }).toEqual(rest.body);
+    expect(meta.attributes.map((a: { name: string }) => a.name)).toEqual(expect.arrayContaining(['username', 'email']));
+  });
+
+  test('User.unmanagedAttributes and configuredUserStorageCredentialTypes equal REST', async () => {
+    const res = await api.post(`${base}/users`, { username: 'unmanaged-user', enabled: true, attributes: { shoe: ['42'], hat: ['big'] } });
+    expect(res.status).toBe(201);
+    const id = res.headers.location.split('/').pop() as string;
+    const q = `query($id: ID!) { user(realm: "${R}", id: $id) { unmanagedAttributes configuredUserStorageCredentialTypes } }`;
+    const user = ok(await gql(q, { id })).user;
+    expect(user.unmanagedAttributes).toEqual((await api.get(`${base}/users/${id}/unmanagedAttributes`)).body);
+    expect(user.unmanagedAttributes).toEqual({ shoe: ['42'], hat: ['big'] });
+    expect(user.configuredUserStorageCredentialTypes).toEqual(
+      (await api.get(`${base}/users/${id}/configured-user-storage-credential-types`)).body,
+    );
+  });
+
+  test('the same permission rules as REST: FORBIDDEN without the role', async () => {
+    await realmAdmin(ts, R, 'extras-users', ['view-users']);
+    const asUsers = gqlClient(ts, { realm: R, username: 'extras-users', password: 'pw' });
+    const registrators = await asUsers(`{ realm(name: "${R}") { credentialRegistrators } }`);
+    expect(registrators.errors?.map((e) => [e.path, e.extensions.code])).toEqual([[['realm', 'credentialRegistrators'], 'FORBIDDEN']]);
+    expect(ok(await asUsers(`{ realm(name: "${R}") { userProfileMetadata { groups { name } } } }`)).realm).toBeTruthy();
+    await realmAdmin(ts, R, 'extras-clients', ['view-clients']);
+    const asClients = gqlClient(ts, { realm: R, username: 'extras-clients', password: 'pw' });
+    const id = (await api.get(`${base}/users?username=unmanaged-user&exact=true`)).body[0].id;
+    const unmanaged = await asClients(`query($id: ID!) { user(realm: "${R}", id: $id) { unmanagedAttributes } }`, { id });
+    expect(unmanaged.errors?.[0].extensions.code).toBe('FORBIDDEN');
+    const nobody = await realmAdmin(ts, R, 'extras-nobody', []);
+    expect((await nobody.get(`${base}/users/profile/metadata`)).status).toBe(403);
+    const asNobody = gqlClient(ts, { realm: R, username: 'extras-nobody', password: 'pw' });
+    const metadata = await asNobody(`{ realm(name: "${R}") { userProfileMetadata { groups { name } } } }`);
+    expect(metadata.errors?.[0].extensions.code).toBe('FORBIDDEN');
   });
 });

@@ -1,4 +1,4 @@
-import { createLoginUser } from '../helpers/fixtures';
+import { createLoginUser, realmAdmin } from '../helpers/fixtures';
 import type { AdminApi, TestServer } from '../helpers/server';
 import { gqlClient, type Json, ok, startWithRealm } from './gql';
 
@@ -119,5 +119,198 @@ describe('authentication over GraphQL', () => {
     const nobody = gqlClient(ts, { username: 'gql-nobody', password: 'pw' });
     const denied = await nobody(`query($r: String!) { authenticationExecutions(realm: $r, flowAlias: "browser") { id } }`, { r: R });
     expect(denied.errors?.[0].extensions.http?.status).toBe(403);
+  });
+});
+
+/** A GraphQL object as REST renders it: optional fields GraphQL answers with `null` are left out. */
+const dropNulls = (v: unknown): unknown =>
+  Array.isArray(v)
+    ? v.map(dropNulls)
+    : v && typeof v === 'object'
+      ? Object.fromEntries(
+          Object.entries(v)
+            .filter(([, x]) => x !== null)
+            .map(([k, x]) => [k, dropNulls(x)]),
+        )
+      : v;
+
+const PROPERTY = '{ name label helpText type defaultValue options secret required readOnly }';
+const PROVIDER = '{ id displayName description supportsSecret }';
+
+describe('authentication catalogues, executions and required-action config over GraphQL', () => {
+  test('provider catalogues, per-client config description and unregistered required actions equal REST', async () => {
+    expect((await api.delete(`${base}/required-actions/TERMS_AND_CONDITIONS`)).status).toBe(204);
+    const realm = ok(
+      await gql(
+        `query($r: String!) { realm(name: $r) {
+          authenticatorProviders ${PROVIDER} clientAuthenticatorProviders ${PROVIDER} formProviders ${PROVIDER}
+          formActionProviders ${PROVIDER} perClientConfigDescription { providerId properties ${PROPERTY} }
+          unregisteredRequiredActions { providerId name } } }`,
+        { r: R },
+      ),
+    ).realm as Json;
+    for (const [field, path] of [
+      ['authenticatorProviders', 'authenticator-providers'],
+      ['clientAuthenticatorProviders', 'client-authenticator-providers'],
+      ['formProviders', 'form-providers'],
+      ['formActionProviders', 'form-action-providers'],
+      ['unregisteredRequiredActions', 'unregistered-required-actions'],
+    ]) {
+      const rest = await api.get(`${base}/${path}`);
+      expect(rest.status).toBe(200);
+      expect(rest.body.length).toBeGreaterThan(0);
+      expect([field, dropNulls(realm[field])]).toEqual([field, rest.body]);
+    }
+    expect(realm.unregisteredRequiredActions).toEqual([{ providerId: 'TERMS_AND_CONDITIONS', name: 'Terms and Conditions' }]);
+    const perClient = Object.fromEntries((realm.perClientConfigDescription as Json[]).map((e) => [e.providerId, dropNulls(e.properties)]));
+    expect(perClient).toEqual((await api.get(`${base}/per-client-config-description`)).body);
+    ok(await gql(`mutation($r: String!) { registerRequiredAction(realm: $r, providerId: "TERMS_AND_CONDITIONS") { alias } }`, { r: R }));
+  });
+
+  test('config descriptions of an authenticator and of a required action equal REST; unknown ones are 404', async () => {
+    const q = `query($r: String!, $p: String!, $a: String!) {
+      authenticatorConfigDescription(realm: $r, providerId: $p) { providerId name helpText properties ${PROPERTY} }
+      requiredActionConfigDescription(realm: $r, alias: $a) { properties ${PROPERTY} } }`;
+    const data = ok(await gql(q, { r: R, p: 'identity-provider-redirector', a: 'UPDATE_PASSWORD' }));
+    expect(dropNulls(data.authenticatorConfigDescription)).toEqual(
+      (await api.get(`${base}/config-description/identity-provider-redirector`)).body,
+    );
+    expect(dropNulls(data.requiredActionConfigDescription)).toEqual(
+      (await api.get(`${base}/required-actions/UPDATE_PASSWORD/config-description`)).body,
+    );
+    const missing = await gql(q, { r: R, p: 'nope', a: 'delete_account' });
+    expect(missing.data).toEqual({ authenticatorConfigDescription: null, requiredActionConfigDescription: null });
+    expect(missing.errors?.map((e) => [e.path?.[0], e.extensions.code, e.message, e.extensions.keycloak])).toEqual([
+      [
+        'authenticatorConfigDescription',
+        'NOT_FOUND',
+        'Could not find authenticator provider',
+        (await api.get(`${base}/config-description/nope`)).body,
+      ],
+      [
+        'requiredActionConfigDescription',
+        'NOT_FOUND',
+        'Could not find configurable RequiredAction provider',
+        (await api.get(`${base}/required-actions/delete_account/config-description`)).body,
+      ],
+    ]);
+  });
+
+  test('an execution: create from the raw representation, read one, the same as REST', async () => {
+    expect((await api.post(`${base}/flows/browser/copy`, { newName: 'gql-raw' })).status).toBe(201);
+    const flowId = ((await api.get(`${base}/flows`)).body as Json[]).find((f) => f.alias === 'gql-raw')?.id as string;
+    const EXE = '{ id authenticator authenticatorConfig authenticatorFlow flowId parentFlow priority requirement }';
+    const created = ok(
+      await gql(
+        `mutation($r: String!, $in: AuthenticationExecutionInput!) { createAuthenticationExecution(realm: $r, input: $in) ${EXE} }`,
+        {
+          r: R,
+          in: { parentFlow: flowId, authenticator: 'auth-otp-form', requirement: 'DISABLED' },
+        },
+      ),
+    ).createAuthenticationExecution as Json;
+    expect(created).toMatchObject({
+      authenticator: 'auth-otp-form',
+      parentFlow: flowId,
+      requirement: 'DISABLED',
+      authenticatorFlow: false,
+    });
+    const rest = await api.get(`${base}/executions/${created.id}`);
+    expect(dropNulls(created)).toEqual(rest.body);
+    const read = ok(
+      await gql(`query($r: String!, $id: ID!) { authenticationExecution(realm: $r, id: $id) ${EXE} }`, { r: R, id: created.id }),
+    );
+    expect(read.authenticationExecution).toEqual(created);
+
+    const noParent = await gql(
+      `mutation($r: String!) { createAuthenticationExecution(realm: $r, input: { authenticator: "auth-cookie" }) { id } }`,
+      {
+        r: R,
+      },
+    );
+    const restNoParent = await api.post(`${base}/executions`, { authenticator: 'auth-cookie' });
+    expect([noParent.errors?.[0].extensions.http?.status, noParent.errors?.[0].extensions.keycloak]).toEqual([
+      restNoParent.status,
+      restNoParent.body,
+    ]);
+    const unknown = await gql(`query($r: String!) { authenticationExecution(realm: $r, id: "nope") { id } }`, { r: R });
+    expect([unknown.data?.authenticationExecution, unknown.errors?.[0].extensions.code, unknown.errors?.[0].message]).toEqual([
+      null,
+      'NOT_FOUND',
+      'Illegal execution',
+    ]);
+  });
+
+  test('raise and lower: executions and required actions move as over REST', async () => {
+    const topLevel = async () =>
+      ((await api.get(`${base}/flows/gql-raw/executions`)).body as Json[]).filter((e) => e.level === 0).map((e) => e.id);
+    const before = await topLevel();
+    const last = before[before.length - 1];
+    ok(
+      await gql(`mutation($r: String!, $id: ID!) { moveAuthenticationExecution(realm: $r, id: $id, direction: RAISE) }`, {
+        r: R,
+        id: last,
+      }),
+    );
+    const after = await topLevel();
+    expect(after.indexOf(last)).toBe(after.length - 2);
+    const order = async () => ((await api.get(`${base}/required-actions`)).body as Json[]).map((a) => a.alias);
+    const actions = await order();
+    ok(
+      await gql(`mutation($r: String!, $a: String!) { moveRequiredAction(realm: $r, alias: $a, direction: LOWER) }`, {
+        r: R,
+        a: actions[0],
+      }),
+    );
+    expect((await order()).slice(0, 2)).toEqual([actions[1], actions[0]]);
+  });
+
+  test('a required action and its config: read, update, delete, the same as REST', async () => {
+    const action = ok(
+      await gql(
+        `query($r: String!) { requiredAction(realm: $r, alias: "VERIFY_EMAIL") { alias name providerId enabled defaultAction priority config } }`,
+        {
+          r: R,
+        },
+      ),
+    ).requiredAction;
+    expect(action).toEqual((await api.get(`${base}/required-actions/VERIFY_EMAIL`)).body);
+    const updated = ok(
+      await gql(
+        `mutation($r: String!) { updateRequiredActionConfig(realm: $r, alias: "UPDATE_PASSWORD", config: { max_auth_age: "301", other: "x" }) { config } }`,
+        { r: R },
+      ),
+    ).updateRequiredActionConfig;
+    expect(updated).toEqual({ config: { max_auth_age: '301' } });
+    expect((await api.get(`${base}/required-actions/UPDATE_PASSWORD/config`)).body).toEqual(updated);
+    const read = ok(await gql(`query($r: String!) { requiredActionConfig(realm: $r, alias: "UPDATE_PASSWORD") { config } }`, { r: R }));
+    expect(read.requiredActionConfig).toEqual(updated);
+    ok(await gql(`mutation($r: String!) { deleteRequiredActionConfig(realm: $r, alias: "UPDATE_PASSWORD") }`, { r: R }));
+    expect((await api.get(`${base}/required-actions/UPDATE_PASSWORD/config`)).body).toEqual({ config: {} });
+    const notConfigurable = await gql(`query($r: String!) { requiredActionConfig(realm: $r, alias: "delete_account") { config } }`, {
+      r: R,
+    });
+    expect([notConfigurable.errors?.[0].extensions.http?.status, notConfigurable.errors?.[0].extensions.keycloak]).toEqual([
+      400,
+      (await api.get(`${base}/required-actions/delete_account/config`)).body,
+    ]);
+  });
+
+  test('the catalogue operations apply the REST permission rules: FORBIDDEN without the role', async () => {
+    await realmAdmin(ts, R, 'gql-auth-users', ['view-users']);
+    const asUsers = gqlClient(ts, { realm: R, username: 'gql-auth-users', password: 'pw' });
+    const read = await asUsers(`query($r: String!) { authenticatorConfigDescription(realm: $r, providerId: "auth-cookie") { name } }`, {
+      r: R,
+    });
+    expect(read.errors?.[0].extensions).toMatchObject({ code: 'FORBIDDEN', http: { status: 403 } });
+    const listing = await asUsers(`query($r: String!) { realm(name: $r) { formProviders { id } } }`, { r: R });
+    expect(listing.errors?.map((e) => [e.path, e.extensions.code])).toEqual([[['realm', 'formProviders'], 'FORBIDDEN']]);
+    await realmAdmin(ts, R, 'gql-auth-viewer', ['view-realm']);
+    const asViewer = gqlClient(ts, { realm: R, username: 'gql-auth-viewer', password: 'pw' });
+    expect(
+      ok(await asViewer(`query($r: String!) { requiredActionConfig(realm: $r, alias: "UPDATE_PASSWORD") { config } }`, { r: R })),
+    ).toBeTruthy();
+    const write = await asViewer(`mutation($r: String!) { deleteRequiredActionConfig(realm: $r, alias: "UPDATE_PASSWORD") }`, { r: R });
+    expect(write.errors?.[0].extensions.code).toBe('FORBIDDEN');
   });
 });

@@ -93,3 +93,51 @@ describe('components, keys and serverinfo over GraphQL', () => {
     expect(Object.keys(info.representation.componentTypes)).toContain(KP);
   });
 });
+
+describe('sub-component types and the providerId filter (GraphQL twins of REST)', () => {
+  const MAPPER = 'org.keycloak.storage.ldap.mappers.LDAPStorageMapper';
+  const TYPES = `query($r: String!, $id: ID!, $t: String!) { component(realm: $r, id: $id) {
+    subComponentTypes(type: $t) { id helpText metadata properties { name label helpText type defaultValue options secret required readOnly } } } }`;
+  /** Drops the nulls GraphQL adds for fields REST leaves out. */
+  const noNulls = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(noNulls)
+      : v && typeof v === 'object'
+        ? Object.fromEntries(Object.entries(v).flatMap(([k, x]) => (x === null ? [] : [[k, noNulls(x)]])))
+        : v;
+  let keyProvider: string;
+
+  beforeAll(async () => {
+    keyProvider = ((await api.get(`/admin/realms/${R}/components?type=${KP}&name=rsa-generated`)).body as Json[])[0].id;
+  });
+
+  test('Component.subComponentTypes equals GET /components/{id}/sub-component-types?type=', async () => {
+    for (const type of [KP, MAPPER, 'java.lang.String']) {
+      const rest = await api.get(`/admin/realms/${R}/components/${keyProvider}/sub-component-types?type=${type}`);
+      expect(rest.status).toBe(200);
+      const data = ok(await gql(TYPES, { r: R, id: keyProvider, t: type })).component as Json;
+      expect(noNulls(data.subComponentTypes)).toEqual(noNulls(rest.body));
+    }
+    const kps = ok(await gql(TYPES, { r: R, id: keyProvider, t: KP })).component.subComponentTypes as Json[];
+    expect(kps.map((t) => t.id)).toEqual(expect.arrayContaining(['rsa-generated', 'hmac-generated']));
+  });
+
+  test('Realm.components(providerId) equals GET /components?providerId=', async () => {
+    const q = 'query($r: String!, $p: String) { realm(name: $r) { components(providerId: $p) { id name providerId } } }';
+    const rest = (await api.get(`/admin/realms/${R}/components?providerId=rsa-generated`)).body as Json[];
+    const data = ok(await gql(q, { r: R, p: 'rsa-generated' })).realm as Json;
+    expect(data.components).toEqual(rest.map(({ id, name, providerId }) => ({ id, name, providerId })));
+    expect(rest.length).toBeGreaterThan(0);
+  });
+
+  test('FORBIDDEN: sub-component types need view-realm, as REST', async () => {
+    await realmAdmin(ts, R, 'gql-sub-nobody', ['view-users']);
+    const nobody = gqlClient(ts, { realm: R, username: 'gql-sub-nobody', password: 'pw' });
+    const res = await nobody(TYPES, { r: R, id: keyProvider, t: KP });
+    expect(res.errors?.[0].extensions).toMatchObject({ code: 'FORBIDDEN', http: { status: 403 } });
+    const rest = await (await ts.api({ realm: R, username: 'gql-sub-nobody', password: 'pw' })).get(
+      `/admin/realms/${R}/components/${keyProvider}/sub-component-types?type=${KP}`,
+    );
+    expect(rest.status).toBe(403);
+  });
+});

@@ -1,6 +1,6 @@
 import { realmAdmin } from '../helpers/fixtures';
 import type { AdminApi, TestServer } from '../helpers/server';
-import { gqlClient, type Json, ok, startWithRealm } from './gql';
+import { type GqlError, gqlClient, type Json, ok, startWithRealm } from './gql';
 
 /** GraphQL over the identity provider services: the same data and errors as REST, mappers batched. */
 let ts: TestServer;
@@ -117,5 +117,108 @@ describe('identity providers over GraphQL', () => {
     const other = gqlClient(ts, { realm: R, username: 'gql-noidp', password: 'pw' });
     const res = await other(`query($r: String!) { realm(name: $r) { identityProviders { alias } } }`, { r: R });
     expect(res.errors?.[0].extensions.http?.status).toBe(403);
+  });
+});
+
+describe('identity provider types, export, reload-keys, one mapper, file import (GraphQL twins of REST)', () => {
+  const SAML_METADATA = `<?xml version="1.0"?>
+<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="https://saml.example.org/idp">
+  <md:IDPSSODescriptor WantAuthnRequestsSigned="true" protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">
+    <md:NameIDFormat>urn:oasis:names:tc:SAML:2.0:nameid-format:persistent</md:NameIDFormat>
+    <md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" Location="https://saml.example.org/sso"/>
+  </md:IDPSSODescriptor>
+</md:EntityDescriptor>`;
+  const FACTORY = `query($r: String!, $p: String!) { identityProviderFactory(realm: $r, providerId: $p) {
+    id name helpText configMetadata configProperties { name label helpText type defaultValue options secret required readOnly } } }`;
+  const EXPORT = 'query($r: String!, $a: String!) { identityProviderExport(realm: $r, alias: $a) { mediaType content json } }';
+  const RELOAD = 'mutation($r: String!, $a: String!) { reloadIdentityProviderKeys(realm: $r, alias: $a) }';
+  const IMPORT_FILE =
+    'mutation($r: String!, $p: String!, $f: String!) { importIdentityProviderConfigFile(realm: $r, providerId: $p, file: $f) }';
+
+  /** A GraphQL error carries the REST status and body. */
+  const expectSameError = (errors: GqlError[] | undefined, rest: { status: number; body: unknown }) => {
+    expect(errors?.[0].extensions.http?.status).toBe(rest.status);
+    expect(errors?.[0].extensions.keycloak).toEqual(rest.body);
+  };
+  /** Drops the nulls GraphQL adds for fields REST leaves out. */
+  const noNulls = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(noNulls)
+      : v && typeof v === 'object'
+        ? Object.fromEntries(Object.entries(v).flatMap(([k, x]) => (x === null ? [] : [[k, noNulls(x)]])))
+        : v;
+
+  beforeAll(async () => {
+    const idp = { alias: 'gsml', providerId: 'saml', config: { entityId: 'https://sp.example.org', wantAuthnRequestsSigned: 'true' } };
+    expect((await api.post(`${base}/instances`, idp)).status).toBe(201);
+  });
+  // the suite above expects every provider to have two mappers
+  afterAll(async () => {
+    expect((await api.delete(`${base}/instances/gsml`)).status).toBe(204);
+  });
+
+  test('identityProviderFactory equals GET /providers/{id}; unknown provider the same 400', async () => {
+    for (const p of ['saml', 'github', 'oidc']) {
+      const data = ok(await gql(FACTORY, { r: R, p })).identityProviderFactory;
+      expect(noNulls(data)).toEqual(noNulls((await api.get(`${base}/providers/${p}`)).body));
+    }
+    const bad = await gql(FACTORY, { r: R, p: 'nope' });
+    expect(bad.data?.identityProviderFactory).toBeNull();
+    expectSameError(bad.errors, await api.get(`${base}/providers/nope`));
+  });
+
+  test('identityProviderExport: the SAML SP metadata of GET .../export; non-SAML the same 404', async () => {
+    const rest = await api.get(`${base}/instances/gsml/export`);
+    expect(rest.status).toBe(200);
+    const file = ok(await gql(EXPORT, { r: R, a: 'gsml' })).identityProviderExport;
+    expect(file).toEqual({ mediaType: rest.headers['content-type'].split(';')[0], content: rest.text, json: null });
+    expect(file.content).toContain('entityID="https://sp.example.org"');
+    expectSameError((await gql(EXPORT, { r: R, a: 'g1' })).errors, await api.get(`${base}/instances/g1/export`));
+    expectSameError((await gql(EXPORT, { r: R, a: 'missing' })).errors, await api.get(`${base}/instances/missing/export`));
+  });
+
+  test('reloadIdentityProviderKeys answers what GET .../reload-keys answers', async () => {
+    const rest = await api.get(`${base}/instances/g1/reload-keys`);
+    expect(rest.status).toBe(200);
+    expect(ok(await gql(RELOAD, { r: R, a: 'g1' })).reloadIdentityProviderKeys).toBe(rest.body);
+    expectSameError((await gql(RELOAD, { r: R, a: 'missing' })).errors, await api.get(`${base}/instances/missing/reload-keys`));
+  });
+
+  test('IdentityProvider.mapper(id) equals GET .../mappers/{id}; unknown id the same 404', async () => {
+    const [first] = (await api.get(`${base}/instances/g2/mappers`)).body as Json[];
+    const q =
+      'query($r: String!, $id: ID!) { identityProvider(realm: $r, alias: "g2") { mapper(id: $id) { id name identityProviderAlias identityProviderMapper config } } }';
+    expect(ok(await gql(q, { r: R, id: first.id })).identityProvider.mapper).toEqual(
+      (await api.get(`${base}/instances/g2/mappers/${first.id}`)).body,
+    );
+    expectSameError((await gql(q, { r: R, id: 'nope' })).errors, await api.get(`${base}/instances/g2/mappers/nope`));
+  });
+
+  test('importIdentityProviderConfigFile equals the multipart POST /import-config', async () => {
+    const rest = await api.post(`${base}/import-config`).field('providerId', 'saml').attach('file', Buffer.from(SAML_METADATA), 'idp.xml');
+    expect(rest.status).toBe(200);
+    const data = ok(await gql(IMPORT_FILE, { r: R, p: 'saml', f: SAML_METADATA })).importIdentityProviderConfigFile;
+    expect(data).toEqual(rest.body);
+    expect(data).toMatchObject({ idpEntityId: 'https://saml.example.org/idp', syncMode: 'LEGACY' });
+  });
+
+  test('realmOnly: the realm providers, as GET /instances?realmOnly=true', async () => {
+    const q = 'query($r: String!) { realm(name: $r) { identityProviders(realmOnly: true) { representation } } }';
+    const data = ok(await gql(q, { r: R })).realm as Json;
+    expect(data.identityProviders.map((p: Json) => p.representation)).toEqual((await api.get(`${base}/instances?realmOnly=true`)).body);
+  });
+
+  test('FORBIDDEN: view-identity-providers reads types, exports and mappers, but cannot reload keys or import', async () => {
+    await realmAdmin(ts, R, 'gql-idp-viewer', ['view-identity-providers']);
+    const viewer = gqlClient(ts, { realm: R, username: 'gql-idp-viewer', password: 'pw' });
+    expect(ok(await viewer(FACTORY, { r: R, p: 'github' })).identityProviderFactory.id).toBe('github');
+    expect(ok(await viewer(EXPORT, { r: R, a: 'gsml' })).identityProviderExport.mediaType).toBe('application/xml');
+    for (const res of [await viewer(RELOAD, { r: R, a: 'g1' }), await viewer(IMPORT_FILE, { r: R, p: 'saml', f: SAML_METADATA })]) {
+      expect(res.errors?.[0].extensions).toMatchObject({ code: 'FORBIDDEN', http: { status: 403 } });
+    }
+    await realmAdmin(ts, R, 'gql-idp-nobody', ['view-realm']);
+    const nobody = gqlClient(ts, { realm: R, username: 'gql-idp-nobody', password: 'pw' });
+    expect((await nobody(FACTORY, { r: R, p: 'github' })).errors?.[0].extensions.code).toBe('FORBIDDEN');
+    expect((await nobody(EXPORT, { r: R, a: 'gsml' })).errors?.[0].extensions.code).toBe('FORBIDDEN');
   });
 });
