@@ -164,6 +164,8 @@ export function limitsPlugin(limits: GraphqlLimits): ApolloServerPlugin<RequestC
               estimators: [estimator(limits)],
             });
           } catch (e) {
+            // Variables that do not fit their types: nothing runs, and Apollo answers BAD_USER_INPUT itself.
+            if (e instanceof GraphQLError && !e.extensions?.code) return;
             graphqlRejected.inc({ reason: 'page-size' });
             throw e;
           }

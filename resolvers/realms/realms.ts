@@ -1,12 +1,20 @@
 import { GraphQLBoolean, GraphQLString } from 'graphql';
 import { Arg, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { RequestContext } from '../../src/core/context';
+import type { RealmRepresentation } from '../../src/representations/realm';
 import { realmRepresentation } from '../../src/services/realms/realm-representation';
 import { createRealm } from '../../src/services/import-export/create-realm';
 import { deleteRealm, getRealm, listRealms, resolveRealm, updateRealm } from '../../src/services/realms/realms';
-import { type InRealm, type Rep, inRealm } from '../types/common';
+import { type InRealm, type Rep, inRealm, plain, realmOf } from '../types/common';
+import { representationInputAs } from '../types/inputs';
+import { Role } from '../roles/types';
 import { Realm } from './types';
 import { JSONObject } from '../types/scalars';
+
+/** POST /admin/realms body: every writable field of RealmRepresentation, `realm` required. */
+const RealmCreateInput = representationInputAs('RealmRepresentation', 'RealmCreateInput', { required: ['realm'] });
+/** PUT /admin/realms/{realm} body: the same fields, all optional (absent and null keep the stored value). */
+const RealmUpdateInput = representationInputAs('RealmRepresentation', 'RealmUpdateInput');
 
 /** Realms: `GET/POST /admin/realms`, `GET/PUT/DELETE /admin/realms/{realm}`. */
 @Resolver(() => Realm)
@@ -24,20 +32,26 @@ export class RealmResolver {
     return inRealm(realm, await getRealm(ctx, realm));
   }
 
-  @Mutation(() => Realm, { description: 'Creates a realm from a RealmRepresentation (POST /admin/realms).' })
-  async createRealm(@Ctx() ctx: RequestContext, @Arg('input', () => JSONObject) input: Rep): Promise<InRealm> {
-    const realm = await createRealm(ctx, input);
+  @Mutation(() => Realm, {
+    description: 'Creates a realm from a RealmRepresentation, importing the collections it carries (POST /admin/realms).',
+  })
+  async createRealm(@Ctx() ctx: RequestContext, @Arg('input', () => RealmCreateInput) input: Rep): Promise<InRealm> {
+    const realm = await createRealm(ctx, plain<RealmRepresentation>(input));
     return inRealm(realm, await realmRepresentation(ctx, realm));
   }
 
-  @Mutation(() => Realm, { description: 'Merges a partial RealmRepresentation into a realm (PUT /admin/realms/{realm}).' })
+  @Mutation(() => Realm, {
+    description:
+      'Merges the given fields into a realm; a different `realm` renames it; collections are ignored (PUT /admin/realms/{realm}).',
+  })
   async updateRealm(
     @Ctx() ctx: RequestContext,
     @Arg('name', () => GraphQLString) name: string,
-    @Arg('input', () => JSONObject) input: Rep,
+    @Arg('input', () => RealmUpdateInput) input: Rep,
   ): Promise<InRealm> {
-    await updateRealm(ctx, await resolveRealm(ctx, name), input);
-    const realm = await resolveRealm(ctx, typeof input.realm === 'string' ? input.realm : name);
+    const rep = plain<RealmRepresentation>(input);
+    await updateRealm(ctx, await resolveRealm(ctx, name), rep);
+    const realm = await resolveRealm(ctx, typeof rep.realm === 'string' ? rep.realm : name);
     return inRealm(realm, await getRealm(ctx, realm));
   }
 
@@ -50,6 +64,15 @@ export class RealmResolver {
   @FieldResolver(() => GraphQLString)
   name(@Root() realm: Rep): string {
     return String(realm.realm);
+  }
+
+  @FieldResolver(() => Role, {
+    nullable: true,
+    description: "The realm's default role (`default-roles-<realm>`), full representations only.",
+  })
+  defaultRole(@Root() realm: InRealm): InRealm | null {
+    const role = realm.defaultRole;
+    return role && typeof role === 'object' ? inRealm(realmOf(realm), { ...role }) : null;
   }
 
   @FieldResolver(() => JSONObject)

@@ -1,40 +1,72 @@
-import { GraphQLBoolean, GraphQLID, GraphQLInt, GraphQLString } from 'graphql';
-import { Field, ObjectType } from 'type-graphql';
+import { GraphQLID, type GraphQLScalarType, GraphQLString } from 'graphql';
+import { Directive, Field, ObjectType } from 'type-graphql';
+import { REALM_INPUT_ONLY_FIELDS } from '../../src/representations/realm';
+import { fieldTable } from '../../src/representations/schema';
+import { typeOf } from '../types/inputs';
 import { JSONObject } from '../types/scalars';
+
+/**
+ * The realm's object types, their fields generated from the RealmRepresentation table of
+ * src/representations/schema.ts (the table REST validates PUT and POST bodies against), so the
+ * GraphQL `Realm` types every field GET /admin/realms/{realm} returns, with the same types.
+ */
+
+// biome-ignore lint/complexity/noBannedTypes: type-graphql identifies object types by their class.
+type Class = Function;
+
+/** Object types of the nested representations a realm field holds, by representation name. */
+const NESTED: Record<string, () => Class> = {};
+
+/** Adds a nullable field to `cls` for each field of the table except `skip` (declared by hand or by a relation). */
+function fieldsFromTable(cls: Class, representation: string, skip: ReadonlySet<string> = new Set()): void {
+  const table = fieldTable(representation);
+  if (!table) throw new Error(`No representation table named ${representation}`);
+  const nested = (name: string) => {
+    const of = NESTED[name];
+    if (!of) throw new Error(`No object type for ${name} (a field of ${representation})`);
+    return of();
+  };
+  for (const [field, type] of Object.entries(table)) {
+    if (skip.has(field)) continue;
+    const nullable = typeof type === 'object' && 'array' in type ? 'itemsAndList' : true;
+    Field(typeOf(type, nested) as () => GraphQLScalarType, { nullable })((cls as { prototype: object }).prototype, field);
+  }
+}
+
+/** A realm's `smtpServer` (Keycloak keeps a Map<String, String>; other keys are in `Realm.representation`). */
+@Directive('@representation(name: "SmtpServerRepresentation")')
+@ObjectType({ description: "A realm's SMTP settings (Keycloak RealmRepresentation.smtpServer); the password reads as `**********`." })
+export class SmtpServer {}
+fieldsFromTable(SmtpServer, 'SmtpServerRepresentation');
+NESTED.SmtpServerRepresentation = () => SmtpServer;
+
+/** A realm's `browserSecurityHeaders` (a Map<String, String> in Keycloak). */
+@Directive('@representation(name: "BrowserSecurityHeadersRepresentation")')
+@ObjectType({ description: 'HTTP security headers of the realm pages (Keycloak RealmRepresentation.browserSecurityHeaders).' })
+export class BrowserSecurityHeaders {}
+fieldsFromTable(BrowserSecurityHeaders, 'BrowserSecurityHeadersRepresentation');
+NESTED.BrowserSecurityHeadersRepresentation = () => BrowserSecurityHeaders;
+
+/**
+ * Fields of the full representation that the `Realm` type offers as relations rather than as the
+ * plain value: `defaultRole` (a `Role`, resolvers/realms/realms.ts), `defaultGroups` (`Group`s,
+ * resolvers/groups), `clientProfiles` and `clientPolicies` (resolvers/clients/client-policies.ts).
+ */
+const RELATIONS = new Set(['defaultRole', 'defaultGroups', 'clientProfiles', 'clientPolicies']);
 
 /**
  * A realm, backed by the RealmRepresentation `GET /admin/realms/{realm}` returns (the reduced one
  * for admins without view-realm, where most fields are null). `realm` is Keycloak's name field;
- * `name` is the same value. Relations (users, groups, roles, clients) are added by the resolvers
- * of those kinds.
+ * `name` is the same value. Every other field of the full representation is generated from its
+ * table; relations (users, groups, roles, clients) are added by the resolvers of those kinds.
  */
+@Directive('@representation(name: "RealmRepresentation")')
 @ObjectType({ description: 'A realm (Keycloak RealmRepresentation).' })
 export class Realm {
   @Field(() => GraphQLID, { nullable: true }) id?: string;
   @Field(() => GraphQLString, { description: 'The realm name (Keycloak field `realm`).' }) realm!: string;
   @Field(() => GraphQLString, { description: 'Same as `realm`.' }) name!: string;
-  @Field(() => GraphQLBoolean, { nullable: true }) enabled?: boolean;
-  @Field(() => GraphQLString, { nullable: true }) displayName?: string;
-  @Field(() => GraphQLString, { nullable: true }) displayNameHtml?: string;
-  @Field(() => GraphQLString, { nullable: true }) sslRequired?: string;
-  @Field(() => GraphQLInt, { nullable: true }) accessTokenLifespan?: number;
-  @Field(() => GraphQLInt, { nullable: true }) ssoSessionIdleTimeout?: number;
-  @Field(() => GraphQLInt, { nullable: true }) ssoSessionMaxLifespan?: number;
-  @Field(() => GraphQLBoolean, { nullable: true }) registrationAllowed?: boolean;
-  @Field(() => GraphQLBoolean, { nullable: true }) registrationEmailAsUsername?: boolean;
-  @Field(() => GraphQLBoolean, { nullable: true }) loginWithEmailAllowed?: boolean;
-  @Field(() => GraphQLBoolean, { nullable: true }) duplicateEmailsAllowed?: boolean;
-  @Field(() => GraphQLBoolean, { nullable: true }) resetPasswordAllowed?: boolean;
-  @Field(() => GraphQLBoolean, { nullable: true }) editUsernameAllowed?: boolean;
-  @Field(() => GraphQLBoolean, { nullable: true }) verifyEmail?: boolean;
-  @Field(() => GraphQLBoolean, { nullable: true }) rememberMe?: boolean;
-  @Field(() => GraphQLBoolean, { nullable: true }) bruteForceProtected?: boolean;
-  @Field(() => GraphQLBoolean, { nullable: true }) internationalizationEnabled?: boolean;
-  @Field(() => [GraphQLString], { nullable: true }) supportedLocales?: string[];
-  @Field(() => GraphQLString, { nullable: true }) defaultLocale?: string;
-  @Field(() => GraphQLBoolean, { nullable: true }) eventsEnabled?: boolean;
-  @Field(() => GraphQLBoolean, { nullable: true }) adminEventsEnabled?: boolean;
-  @Field(() => JSONObject, { nullable: true }) attributes?: Record<string, string>;
   @Field(() => JSONObject, { description: 'The whole representation, exactly as the REST GET returns it.' })
   representation!: Record<string, unknown>;
 }
+fieldsFromTable(Realm, 'RealmRepresentation', new Set(['id', 'realm', ...RELATIONS, ...REALM_INPUT_ONLY_FIELDS]));

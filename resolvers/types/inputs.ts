@@ -1,5 +1,6 @@
-import { GraphQLBoolean, GraphQLFloat, GraphQLID, type GraphQLScalarType, GraphQLString } from 'graphql';
+import { GraphQLBoolean, GraphQLFloat, GraphQLID, GraphQLInt, type GraphQLScalarType, GraphQLString } from 'graphql';
 import { Directive, Field, InputType } from 'type-graphql';
+import { REALM_NOT_IN_GRAPHQL_INPUT } from '../../src/representations/realm';
 import { type FieldType, fieldTable, representations } from '../../src/representations/schema';
 import { JSON as JSONScalar, JSONObject, SafeInt } from './scalars';
 
@@ -28,41 +29,59 @@ export const READ_ONLY: Record<string, readonly string[]> = {
   UserRepresentation: ['access', 'self', 'origin', 'userProfileMetadata', 'disableableCredentialTypes'],
   GroupRepresentation: ['access', 'subGroupCount', 'path'],
   ClientRepresentation: ['access'],
+  RealmRepresentation: [...REALM_NOT_IN_GRAPHQL_INPUT],
 };
 
-function typeOf(t: FieldType): TypeThunk {
+/**
+ * The GraphQL type of a field of a table; a nested representation is `nested(name)` (the generated
+ * input type by default; object types pass their own).
+ */
+export function typeOf(t: FieldType, nested: (representation: string) => unknown = representationInput): TypeThunk {
   if (t === 'string') return () => GraphQLString;
   if (t === 'boolean') return () => GraphQLBoolean;
   if (t === 'int') return () => SafeInt;
+  if (t === 'int32') return () => GraphQLInt;
   if (t === 'number') return () => GraphQLFloat;
   if (t === 'map') return () => JSONObject;
   if (t === 'any') return () => JSONScalar;
   if ('array' in t) {
-    const item = typeOf(t.array);
+    const item = typeOf(t.array, nested);
     return () => [item()];
   }
-  return () => representationInput(t.ref);
+  if ('map' in t) return () => JSONObject;
+  if ('enum' in t) return () => GraphQLString;
+  return () => nested(t.ref);
 }
 
-function generate(name: string): void {
+// biome-ignore lint/complexity/noBannedTypes: type-graphql identifies input types by their class.
+function defineInput(name: string, className: string, required: readonly string[] = []): Function {
   const table = fieldTable(name);
   if (!table) throw new Error(`No representation table named ${name}`);
-  const className = inputName(name);
   const cls = { [className]: class {} }[className];
-  classes.set(name, cls);
   const readOnly = READ_ONLY[name] ?? [];
   for (const [field, type] of Object.entries(table)) {
     if (readOnly.includes(field)) continue;
-    const nullable = typeof type === 'object' && 'array' in type ? 'itemsAndList' : true;
+    const list = typeof type === 'object' && 'array' in type;
+    const nullable = required.includes(field) ? (list ? 'items' : false) : list ? 'itemsAndList' : true;
     // Ids are `ID` in and out.
     const thunk = type === 'string' && ID_FIELDS.has(field) ? () => GraphQLID : typeOf(type);
     Field(thunk as () => GraphQLScalarType, { nullable })(cls.prototype, field);
   }
   Directive(`@representation(name: "${name}")`)(cls);
   InputType(className, { description: `Keycloak's ${name}; fields generated from its table in src/representations/schema.ts.` })(cls);
+  return cls;
 }
 
-for (const name of Object.keys(representations)) generate(name);
+for (const name of Object.keys(representations)) classes.set(name, defineInput(name, inputName(name)));
+
+/**
+ * A second input type generated from a representation's table under another name, with some fields
+ * required (`RealmCreateInput`: `realm` required; `RealmUpdateInput`: none).
+ */
+// biome-ignore lint/complexity/noBannedTypes: type-graphql identifies input types by their class.
+export function representationInputAs(name: string, className: string, opts: { required?: readonly string[] } = {}): Function {
+  return defineInput(name, className, opts.required);
+}
 
 /** The generated input class of a representation (e.g. `UserRepresentation` → `UserInput`). */
 // biome-ignore lint/complexity/noBannedTypes: type-graphql identifies input types by their class.

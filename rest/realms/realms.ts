@@ -1,8 +1,10 @@
 import { Router } from 'express';
 import { createRealm } from '../../src/services/import-export/create-realm';
 import { deleteRealm, getRealm, listRealms, updateRealm } from '../../src/services/realms/realms';
-import { errorA } from '../../src/core/errors';
+import { cannotParse, errorA } from '../../src/core/errors';
 import type { RealmRepresentation } from '../../src/representations/realm';
+import { representationError } from '../../src/representations/schema';
+import { readRealmRepresentation } from '../../src/services/realms/realm-settings';
 import { created, ctxOf, json, noContent, parseJson, qBool, realmOf, rawBody, route } from '../http';
 
 /** `/admin/realms` collection: list and import. */
@@ -39,9 +41,10 @@ realmRouter.put(
   '/',
   route(async (req, res) => {
     const body = parseJson(req);
-    if (!body || typeof body !== 'object' || Array.isArray(body)) {
-      throw errorA(400, 'unable to read contents from stream');
-    }
+    if (body === undefined || body === null) throw errorA(400, 'unable to read contents from stream');
+    // Keycloak's JAX-RS layer reads the body before the method runs: its 400s come before any 403.
+    if (typeof body !== 'object' || Array.isArray(body)) throw cannotParse('mapping');
+    readRealmRepresentation(body as RealmRepresentation, (problem) => representationError(problem, rawBody(req)));
     await updateRealm(ctxOf(res), realmOf(res), body as RealmRepresentation);
     noContent(res);
   }),

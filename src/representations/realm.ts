@@ -1,7 +1,7 @@
 import type { RealmModel } from '../db/models/realm';
 import type { RoleModel } from '../db/models/role';
 import { defaultRealmSettings } from '../keycloak/realm-defaults';
-import type { Representation } from './schema';
+import { type Representation, representations } from './schema';
 import type { SmtpServerRep } from './smtp';
 
 /** Fields of RealmRepresentation that are accepted on input (settings, structure, legacy names). */
@@ -62,6 +62,39 @@ export const REALM_STRUCTURE_FIELDS = [
   'clientProfiles',
 ] as const;
 
+/**
+ * Fields of RealmRepresentation the GraphQL realm inputs leave out: the version stamps of an export,
+ * what the server computes (`adminPermissionsClient`), the `oAuth2…` spellings of the `oauth2…`
+ * fields, and the legacy fields the REST front accepts (a Keycloak export may carry them) and ignores.
+ */
+export const REALM_NOT_IN_GRAPHQL_INPUT = [
+  'keycloakVersion',
+  'idserverVersion',
+  'adminPermissionsClient',
+  'oAuth2DeviceCodeLifespan',
+  'oAuth2DevicePollingInterval',
+  'passwordCredentialGrantAllowed',
+  'userCacheEnabled',
+  'realmCacheEnabled',
+  'privateKey',
+  'publicKey',
+  'certificate',
+  'codeSecret',
+  'defaultRoles',
+  'federatedUsers',
+  'userFederationProviders',
+  'userFederationMappers',
+  'organizations',
+  'scimApiEnabled',
+  'social',
+  'updateProfileOnInitialSocialLogin',
+  'socialProviders',
+  'applicationScopeMappings',
+  'applications',
+  'oauthClients',
+  'clientTemplates',
+] as const;
+
 /** Settings fields: every key of the defaults plus the optional ones above that are plain settings. */
 export const SETTINGS_FIELDS = new Set([
   ...Object.keys(defaultRealmSettings()),
@@ -75,7 +108,59 @@ export const SETTINGS_FIELDS = new Set([
   'eventsExpiration',
 ]);
 
-export const KNOWN_REALM_FIELDS = new Set<string>([...REALM_STRUCTURE_FIELDS, ...SETTINGS_FIELDS]);
+/** Every field of RealmRepresentation the server accepts: the keys of its table in schema.ts. */
+export const KNOWN_REALM_FIELDS = new Set<string>(Object.keys(representations.RealmRepresentation));
+
+/**
+ * Fields of RealmRepresentation that GET /admin/realms/{realm} never returns: what a realm import
+ * brings (collections, legacy key material and names), the version stamp of an export, and fields
+ * the server accepts and ignores. Every other field of the table is part of the full representation
+ * (and of the GraphQL `Realm` type).
+ */
+export const REALM_INPUT_ONLY_FIELDS = new Set<string>([
+  'oAuth2DeviceCodeLifespan',
+  'oAuth2DevicePollingInterval',
+  'passwordCredentialGrantAllowed',
+  'userCacheEnabled',
+  'realmCacheEnabled',
+  'privateKey',
+  'publicKey',
+  'certificate',
+  'codeSecret',
+  'roles',
+  'groups',
+  'defaultRoles',
+  'adminPermissionsClient',
+  'localizationTexts',
+  'users',
+  'federatedUsers',
+  'scopeMappings',
+  'clientScopeMappings',
+  'clients',
+  'clientScopes',
+  'defaultDefaultClientScopes',
+  'defaultOptionalClientScopes',
+  'userFederationProviders',
+  'userFederationMappers',
+  'identityProviders',
+  'identityProviderMappers',
+  'protocolMappers',
+  'components',
+  'authenticationFlows',
+  'authenticatorConfig',
+  'requiredActions',
+  'keycloakVersion',
+  'idserverVersion',
+  'organizations',
+  'scimApiEnabled',
+  'social',
+  'updateProfileOnInitialSocialLogin',
+  'socialProviders',
+  'applicationScopeMappings',
+  'applications',
+  'oauthClients',
+  'clientTemplates',
+]);
 
 type DefaultSettings = ReturnType<typeof defaultRealmSettings>;
 
@@ -119,9 +204,9 @@ type StructureField = (typeof REALM_STRUCTURE_FIELDS)[number];
 
 /**
  * Keycloak's RealmRepresentation: the settings, the realm's identity, and the nested collections a
- * realm import brings or a partial export writes. The realm has no entry in the field table (its
- * input is checked field by field in realm-settings.ts), so this type is declared here; legacy
- * fields the server accepts and ignores are `unknown`.
+ * realm import brings or a partial export writes. Its fields and their types are the
+ * `RealmRepresentation` table of schema.ts (input is read against it in realm-settings.ts); this
+ * type names what the services read of it, legacy fields the server accepts and ignores are `unknown`.
  */
 export type RealmRepresentation = RealmSettingsRep & {
   id?: string | null;

@@ -14,6 +14,9 @@ beforeAll(async () => {
 });
 afterAll(() => ts.close());
 
+/** The non-null fields of a GraphQL object (a field GraphQL has and the REST JSON omits reads as null). */
+const strip = (o: Record<string, unknown> | null) => (o ? Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null)) : o);
+
 describe('graphql realms', () => {
   test('401 without a token (before Apollo), with Keycloak body', async () => {
     const res = await request(ts.app).post('/graphql').send({ query: '{ realms { name } }' });
@@ -26,7 +29,7 @@ describe('graphql realms', () => {
 
   test('create, read, update and delete a realm', async () => {
     const created = ok(
-      await gql('mutation($r: JSONObject!) { createRealm(input: $r) { name enabled accessTokenLifespan } }', {
+      await gql('mutation($r: RealmCreateInput!) { createRealm(input: $r) { name enabled accessTokenLifespan } }', {
         r: { realm: 'g1', enabled: true },
       }),
     );
@@ -87,6 +90,167 @@ describe('graphql realms', () => {
     expect(invalid.errors?.[0].extensions).toMatchObject({ code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } });
     const wrongInput = await gql('mutation { createUser(realm: "master", input: { username: "x", unknownField: 1 }) { id } }');
     expect(wrongInput.errors?.[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+  });
+
+  test('every field of the full representation is readable, with the value and type REST returns', async () => {
+    await api.post('/admin/realms', { realm: 'g3', enabled: true });
+    expect((await api.post('/admin/realms/g3/groups', { name: 'everyone' })).status).toBe(201);
+    const setup = await api.put('/admin/realms/g3', {
+      displayName: 'G Three',
+      displayNameHtml: '<b>G3</b>',
+      passwordPolicy: 'length(8)',
+      loginTheme: 'keycloak',
+      accountTheme: 'keycloak.v3',
+      adminTheme: 'keycloak.v2',
+      emailTheme: 'keycloak',
+      internationalizationEnabled: true,
+      supportedLocales: ['en', 'de'],
+      defaultLocale: 'en',
+      maxSecondaryAuthFailures: 3,
+      defaultGroups: ['/everyone'],
+      eventsExpiration: 7200,
+      smtpServer: { host: 'mail.example.com', port: '25', from: 'idp@example.com', auth: 'true', user: 'u', password: 'secret' },
+    });
+    expect(setup.status).toBe(204);
+    const rest = (await api.get('/admin/realms/g3')).body;
+    expect(rest.defaultGroups).toEqual(['/everyone']);
+
+    const introspect = ok(
+      await gql(`{ realm: __type(name: "Realm") { fields { name type { kind name ofType { kind name ofType { kind name } } } } }
+        smtp: __type(name: "SmtpServer") { fields { name } } headers: __type(name: "BrowserSecurityHeaders") { fields { name } }
+        role: __type(name: "Role") { fields { name } } }`),
+    );
+    const fields = new Set<string>(introspect.realm.fields.map((f: { name: string }) => f.name));
+    const missing = Object.keys(rest).filter((k) => !fields.has(k));
+    expect(missing).toEqual([]);
+
+    const sub = (type: string) => `{ ${introspect[type].fields.map((f: { name: string }) => f.name).join(' ')} }`;
+    const relations: Record<string, string> = {
+      smtpServer: sub('smtp'),
+      browserSecurityHeaders: sub('headers'),
+      defaultRole: '{ id name description composite clientRole containerId }',
+      defaultGroups: '{ path }',
+      clientProfiles: '{ profiles { name } }',
+      clientPolicies: '{ policies { name } }',
+    };
+    const selection = Object.keys(rest)
+      .map((k) => `${k} ${relations[k] ?? ''}`)
+      .join('\n');
+    const read = ok(await gql(`{ realm(name: "g3") { ${selection} } }`)).realm;
+    for (const [k, v] of Object.entries(rest)) {
+      const got = read[k];
+      const value = k === 'smtpServer' || k === 'browserSecurityHeaders' || k === 'defaultRole' ? strip(got) : got;
+      if (k === 'defaultGroups') expect(got.map((g: { path: string }) => g.path)).toEqual(v);
+      else expect({ [k]: value }).toEqual({ [k]: v });
+    }
+    expect(read.smtpServer.password).toBe('**********');
+    expect(typeof read.accessTokenLifespan).toBe('number');
+  });
+
+  test('typed update round trip: what updateRealm stores, REST reads back', async () => {
+    await api.post('/admin/realms', { realm: 'g4', enabled: true });
+    const updated = ok(
+      await gql(
+        `mutation($input: RealmUpdateInput!) { updateRealm(name: "g4", input: $input) {
+          accessTokenLifespan enabled registrationAllowed supportedLocales bruteForceStrategy quickLoginCheckMilliSeconds attributes
+          smtpServer { host port password } browserSecurityHeaders { xFrameOptions contentSecurityPolicy } } }`,
+        {
+          input: {
+            accessTokenLifespan: 120,
+            enabled: false,
+            registrationAllowed: true,
+            supportedLocales: ['en', 'fr'],
+            bruteForceStrategy: 'LINEAR',
+            quickLoginCheckMilliSeconds: 2500,
+            attributes: { custom: 'yes' },
+            smtpServer: { host: 'smtp.example.org', port: '587', password: 'secret' },
+            browserSecurityHeaders: { xFrameOptions: 'DENY' },
+          },
+        },
+      ),
+    ).updateRealm;
+    expect(updated).toMatchObject({
+      accessTokenLifespan: 120,
+      enabled: false,
+      registrationAllowed: true,
+      supportedLocales: ['en', 'fr'],
+      bruteForceStrategy: 'LINEAR',
+      quickLoginCheckMilliSeconds: 2500,
+      smtpServer: { host: 'smtp.example.org', port: '587', password: '**********' },
+    });
+    expect(updated.attributes.custom).toBe('yes');
+    const rest = (await api.get('/admin/realms/g4')).body;
+    expect(rest).toMatchObject({
+      accessTokenLifespan: 120,
+      enabled: false,
+      supportedLocales: ['en', 'fr'],
+      bruteForceStrategy: 'LINEAR',
+      smtpServer: { host: 'smtp.example.org', port: '587', password: '**********' },
+      browserSecurityHeaders: { xFrameOptions: 'DENY' },
+    });
+    // As in Keycloak, the headers map sent replaces the stored one.
+    expect(rest.browserSecurityHeaders).toEqual({ xFrameOptions: 'DENY' });
+    expect(updated.browserSecurityHeaders).toEqual({ xFrameOptions: 'DENY', contentSecurityPolicy: null });
+    // Every representation masks the SMTP password: only the table shows the secret was stored as sent.
+    const stored = await ts.db.models.Realm.findOne({ where: { name: 'g4' } });
+    expect((stored?.settings.smtpServer as { password?: string } | undefined)?.password).toBe('secret');
+  });
+
+  test('createRealm takes a typed input: realm required, nested collections imported', async () => {
+    const created = ok(
+      await gql(`mutation { createRealm(input: {
+        realm: "g5", enabled: true, accessTokenLifespan: 90, registrationAllowed: true,
+        roles: { realm: [{ name: "reader", description: "reads" }] },
+        users: [{ username: "carol", enabled: true, realmRoles: ["reader"] }] }) {
+          name enabled accessTokenLifespan registrationAllowed defaultRole { name } } }`),
+    ).createRealm;
+    expect(created).toEqual({
+      name: 'g5',
+      enabled: true,
+      accessTokenLifespan: 90,
+      registrationAllowed: true,
+      defaultRole: { name: 'default-roles-g5' },
+    });
+    expect((await api.get('/admin/realms/g5/roles/reader')).body.description).toBe('reads');
+    expect((await api.get('/admin/realms/g5/users?username=carol&exact=true')).body).toHaveLength(1);
+
+    const noName = await gql('mutation { createRealm(input: { enabled: true }) { name } }');
+    expect(noName.errors?.[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+  });
+
+  test('bad input is rejected by GraphQL validation and nothing is stored', async () => {
+    await api.post('/admin/realms', { realm: 'g6', enabled: true });
+    const before = (await api.get('/admin/realms/g6')).body;
+    const literals = [
+      '{ accessTokenLifespan: "abc" }',
+      '{ accessTokenLifespan: 3000000000 }',
+      '{ enabled: "str" }',
+      '{ supportedLocales: [{ locale: "en" }] }',
+      '{ smtpServer: { host: 5, nosuch: "x" } }',
+      '{ displayName: "half", nosuchfield: 1 }',
+      '{ keycloakVersion: "26.0.0" }',
+    ];
+    for (const input of literals) {
+      const res = await gql(`mutation { updateRealm(name: "g6", input: ${input}) { name } }`);
+      expect({ input, code: res.errors?.[0].extensions.code }).toEqual({ input, code: 'GRAPHQL_VALIDATION_FAILED' });
+    }
+    const variables = [{ accessTokenLifespan: 'abc' }, { enabled: 'str' }, { ssoSessionIdleTimeout: 1.5 }, { nosuchfield: 1 }];
+    for (const input of variables) {
+      const res = await gql('mutation($input: RealmUpdateInput!) { updateRealm(name: "g6", input: $input) { name } }', { input });
+      expect({ input, code: res.errors?.[0].extensions.code, status: res.status }).toEqual({ input, code: 'BAD_USER_INPUT', status: 400 });
+    }
+    // Open maps are read as Keycloak reads them by the service: a Map<String, String> holds no objects.
+    const nested = await gql('mutation { updateRealm(name: "g6", input: { displayName: "half", attributes: { a: { b: 1 } } }) { name } }');
+    expect(nested.errors?.[0].extensions).toMatchObject({
+      code: 'BAD_REQUEST',
+      http: { status: 400 },
+      keycloak: { error: 'unknown_error', error_description: 'Cannot parse the JSON' },
+    });
+    expect((await api.get('/admin/realms/g6')).body).toEqual(before);
+
+    const create = await gql('mutation { createRealm(input: { realm: "g7", enabled: "yes" }) { name } }');
+    expect(create.errors?.[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    expect((await api.get('/admin/realms/g7')).status).toBe(404);
   });
 
   test('403 FORBIDDEN for a caller without the role', async () => {

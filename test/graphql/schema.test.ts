@@ -26,10 +26,13 @@ function expected(t: FieldType, input: boolean): string {
   if (t === 'string') return 'String';
   if (t === 'boolean') return 'Boolean';
   if (t === 'int') return 'SafeInt';
+  if (t === 'int32') return 'Int';
   if (t === 'number') return 'Float';
   if (t === 'map') return 'JSONObject';
   if (t === 'any') return 'JSON';
   if ('array' in t) return `[${expected(t.array, input)}]`;
+  if ('map' in t) return 'JSONObject';
+  if ('enum' in t) return 'String';
   return input ? t.ref.replace(/Representation$/, 'Input') : t.ref.replace(/Representation$/, '');
 }
 

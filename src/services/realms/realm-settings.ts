@@ -1,21 +1,33 @@
 import type { HttpError } from '../../core/errors';
-import { KNOWN_REALM_FIELDS, type RealmRepresentation, type RealmSettingsRep, SETTINGS_FIELDS } from '../../representations/realm';
+import { type RealmRepresentation, type RealmSettingsRep, SETTINGS_FIELDS } from '../../representations/realm';
+import { type RepresentationProblem, readRepresentation } from '../../representations/schema';
 
 /**
- * Picks the settings fields of a realm representation (POST /admin/realms and PUT /admin/realms/{realm});
- * unknown fields are rejected with `onUnknown`.
+ * Reads a realm representation as Keycloak's Jackson does (POST /admin/realms and PUT
+ * /admin/realms/{realm}): every field checked against the RealmRepresentation table, values coerced in
+ * place where Jackson coerces ("60" → 60, "true" → true); an unknown field or a value of the wrong type
+ * is `onProblem`'s error, before anything is stored.
  */
-export function settingsFrom(rep: RealmRepresentation, onUnknown: (field: string) => HttpError): RealmSettingsRep {
+export function readRealmRepresentation(rep: RealmRepresentation, onProblem: (problem: RepresentationProblem) => HttpError): void {
+  const problem = readRepresentation('RealmRepresentation', rep as Record<string, unknown>);
+  if (problem) throw onProblem(problem);
+}
+
+/**
+ * Picks the settings fields of a realm representation (POST /admin/realms and PUT /admin/realms/{realm})
+ * after reading it with readRealmRepresentation: unknown fields and wrong types are `onProblem`'s error.
+ */
+export function settingsFrom(rep: RealmRepresentation, onProblem: (problem: RepresentationProblem) => HttpError): RealmSettingsRep {
+  readRealmRepresentation(rep, onProblem);
   const picked: Array<[string, unknown]> = [];
   for (const [k, v] of Object.entries(rep)) {
-    if (!KNOWN_REALM_FIELDS.has(k)) throw onUnknown(k);
     if (v === null || v === undefined) continue;
     if (SETTINGS_FIELDS.has(k)) picked.push([k, v]);
   }
   const out: RealmSettingsRep = Object.fromEntries(picked);
-  if (rep.oAuth2DeviceCodeLifespan !== undefined && out.oauth2DeviceCodeLifespan === undefined)
+  if (rep.oAuth2DeviceCodeLifespan != null && out.oauth2DeviceCodeLifespan === undefined)
     out.oauth2DeviceCodeLifespan = rep.oAuth2DeviceCodeLifespan;
-  if (rep.oAuth2DevicePollingInterval !== undefined && out.oauth2DevicePollingInterval === undefined)
+  if (rep.oAuth2DevicePollingInterval != null && out.oauth2DevicePollingInterval === undefined)
     out.oauth2DevicePollingInterval = rep.oAuth2DevicePollingInterval;
   return out;
 }

@@ -4,7 +4,7 @@ import { hashPassword } from '../../auth/passwords';
 import { MASTER, adminRoles, check, requireCap, requireRealmReach } from '../../auth/permissions';
 import type { Db } from '../../db';
 import type { RealmModel } from '../../db/models/realm';
-import { badRequest, conflict, errorC, forbidden, notFound } from '../../core/errors';
+import { badRequest, conflict, forbidden, notFound } from '../../core/errors';
 import { write } from '../../core/db-errors';
 import { invalidate } from '../../loaders/invalidate';
 import { checkReservedChars } from '../../core/reserved-chars';
@@ -16,6 +16,7 @@ import {
   toBriefRealmRepresentation,
   toReducedRealmRepresentation,
 } from '../../representations/realm';
+import { representationError } from '../../representations/schema';
 import { recordAdminEvent, recordAdminEventInCallerRealm } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
 import { validatePolicies, validateProfiles } from '../clients/client-policies';
@@ -60,12 +61,14 @@ export async function listRealms(
   return out;
 }
 
-/** PUT /admin/realms/{realm}: merges top-level settings; renames; nested collections are ignored. */
+/**
+ * PUT /admin/realms/{realm}: merges top-level settings; renames; nested collections are ignored. The
+ * body is read as Keycloak's Jackson reads it: an unknown field or a value of the wrong type is a 400
+ * and nothing is stored.
+ */
 export async function updateRealm(ctx: RequestContext, realm: RealmModel, rep: RealmRepresentation): Promise<void> {
   await requireCap(ctx, realm, 'manageRealm');
-  const settings = settingsFrom(rep, (f) =>
-    errorC(400, `Invalid json representation for RealmRepresentation. Unrecognized field "${f}" at line 1 column 1.`),
-  );
+  const settings = settingsFrom(rep, (problem) => representationError(problem));
   checkEventListeners(rep.eventsListeners);
   const newName = typeof rep.realm === 'string' && rep.realm !== realm.name ? rep.realm : undefined;
   if (newName !== undefined) {
