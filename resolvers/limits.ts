@@ -87,6 +87,8 @@ export function limitRules(limits: GraphqlLimits): ValidationRule[] {
  * Wraps the resolvers of the schema: paged fields get their `max` (the page limit when omitted,
  * checked again at run time for direct executions), and every object-valued field checks the
  * request's deadline before it resolves. Leaf fields keep graphql-js's default resolver.
+ * Mutations are not stopped: a write that ran is always reported, and the cost limit already
+ * bounds what a mutation's selection can read.
  */
 export function withLimits(schema: GraphQLSchema, limits: GraphqlLimits): GraphQLSchema {
   return mapSchema(schema, {
@@ -98,7 +100,7 @@ export function withLimits(schema: GraphQLSchema, limits: GraphqlLimits): GraphQ
         ...field,
         resolve: (source, args, ctx, info) => {
           const deadline = deadlines.get(ctx);
-          if (deadline !== undefined && Date.now() > deadline) {
+          if (deadline !== undefined && Date.now() > deadline && info.operation.operation !== 'mutation') {
             if (!timedOut.has(ctx)) {
               timedOut.add(ctx);
               graphqlRejected.inc({ reason: 'timeout' });

@@ -46,6 +46,7 @@ import { ClientSessionsResolver, RealmSessionsResolver, SessionMutationsResolver
 import { LocalizationResolver } from './realms/localization';
 import { ClientPoliciesResolver } from './clients/client-policies';
 import { BulkWritesResolver } from './bulk/bulk';
+import { mutationPayloads } from './payloads';
 
 /**
  * The gateway schema: type-graphql builds it from the resolver classes, then @graphql-tools adds
@@ -125,7 +126,7 @@ let built: Promise<GraphQLSchema> | undefined;
 export function gatewaySchema(): Promise<GraphQLSchema> {
   built ??= (async () => {
     const schema = await buildSchema({ resolvers: [...RESOLVERS], validate: false, emitSchemaFile: false, pubSub: unusedPubSub });
-    return mergeSchemas({ schemas: [nullableLookups(inSourceOrder(schema))], typeDefs: DIRECTIVES_SDL });
+    return mergeSchemas({ schemas: [mutationPayloads(nullableLookups(inSourceOrder(schema)))], typeDefs: DIRECTIVES_SDL });
   })();
   return built;
 }

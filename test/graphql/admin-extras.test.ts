@@ -25,9 +25,8 @@ describe('GraphQL: the remaining admin writes', () => {
     const read = ok(await gql(`{ realm(name: "${R}") { userProfile } }`)).realm.userProfile;
     expect(read).toEqual((await api.get(`${base}/users/profile`)).body);
     const config = { ...read, unmanagedAttributePolicy: 'ENABLED' };
-    const stored = ok(
-      await gql('mutation($c: JSONObject!) { updateUserProfile(realm: "extras", config: $c) }', { c: config }),
-    ).updateUserProfile;
+    const stored = ok(await gql('mutation($c: JSONObject!) { updateUserProfile(realm: "extras", config: $c) { result } }', { c: config }))
+      .updateUserProfile.result;
     expect(stored.unmanagedAttributePolicy).toBe('ENABLED');
     expect((await api.get(`${base}/users/profile`)).body.unmanagedAttributePolicy).toBe('ENABLED');
   });
@@ -35,15 +34,14 @@ describe('GraphQL: the remaining admin writes', () => {
   test('cluster nodes and registration access token of a client', async () => {
     const id = await newClient('with-nodes');
     const vars = { id };
-    ok(await gql('mutation($id: ID!) { registerClientNode(realm: "extras", id: $id, node: "node-a") }', vars));
+    ok(await gql('mutation($id: ID!) { registerClientNode(realm: "extras", id: $id, node: "node-a") { ok } }', vars));
     expect(Object.keys((await api.get(`${base}/clients/${id}`)).body.registeredNodes)).toEqual(['node-a']);
-    ok(await gql('mutation($id: ID!) { unregisterClientNode(realm: "extras", id: $id, node: "node-a") }', vars));
+    ok(await gql('mutation($id: ID!) { unregisterClientNode(realm: "extras", id: $id, node: "node-a") { ok } }', vars));
     expect((await api.get(`${base}/clients/${id}`)).body.registeredNodes).toBeUndefined();
-    const rep = ok(
-      await gql('mutation($id: ID!) { regenerateRegistrationAccessToken(realm: "extras", id: $id) }', vars),
-    ).regenerateRegistrationAccessToken;
+    const rep = ok(await gql('mutation($id: ID!) { regenerateRegistrationAccessToken(realm: "extras", id: $id) { result } }', vars))
+      .regenerateRegistrationAccessToken.result;
     expect(rep).toMatchObject({ id, clientId: 'with-nodes', registrationAccessToken: expect.any(String) });
-    const noRotated = await gql('mutation($id: ID!) { invalidateRotatedClientSecret(realm: "extras", id: $id) }', vars);
+    const noRotated = await gql('mutation($id: ID!) { invalidateRotatedClientSecret(realm: "extras", id: $id) { ok } }', vars);
     expect(noRotated.errors).toBeUndefined();
   });
 
@@ -64,7 +62,7 @@ describe('GraphQL: the remaining admin writes', () => {
       priority: 20,
       createdDate: Date.now(),
     });
-    ok(await gql('mutation($u: ID!) { disableCredentialTypes(realm: "extras", userId: $u, types: ["otp"]) }', { u: userId }));
+    ok(await gql('mutation($u: ID!) { disableCredentialTypes(realm: "extras", userId: $u, types: ["otp"]) { ok } }', { u: userId }));
     expect((await api.get(`${base}/users/${userId}/credentials`)).body.map((c: { type: string }) => c.type)).toEqual(['password']);
   });
 
@@ -72,9 +70,9 @@ describe('GraphQL: the remaining admin writes', () => {
     const id = await newClient('guarded');
     await realmAdmin(ts, R, 'viewer', ['view-clients', 'view-users']);
     const asViewer = gqlClient(ts, { realm: R, username: 'viewer', password: 'pw' });
-    const denied = await asViewer('mutation($id: ID!) { registerClientNode(realm: "extras", id: $id, node: "n") }', { id });
+    const denied = await asViewer('mutation($id: ID!) { registerClientNode(realm: "extras", id: $id, node: "n") { ok } }', { id });
     expect(denied.errors?.[0].extensions).toMatchObject({ code: 'FORBIDDEN', http: { status: 403 } });
-    const profile = await asViewer('mutation($c: JSONObject!) { updateUserProfile(realm: "extras", config: $c) }', { c: {} });
+    const profile = await asViewer('mutation($c: JSONObject!) { updateUserProfile(realm: "extras", config: $c) { result } }', { c: {} });
     expect(profile.errors?.[0].extensions.code).toBe('FORBIDDEN');
   });
 });

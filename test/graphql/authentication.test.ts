@@ -1,6 +1,6 @@
 import { createLoginUser, realmAdmin } from '../helpers/fixtures';
 import type { AdminApi, TestServer } from '../helpers/server';
-import { gqlClient, type Json, ok, startWithRealm } from './gql';
+import { USER_ERRORS, gqlClient, type Json, ok, startWithRealm, userErrors } from './gql';
 
 /** GraphQL over authentication management: the same data and errors as REST. */
 let ts: TestServer;
@@ -49,42 +49,48 @@ describe('authentication over GraphQL', () => {
   test('mutations: copy, add execution and sub-flow, config, move, delete; required actions', async () => {
     const copy = ok(
       await gql(
-        `mutation($r: String!) { copyAuthenticationFlow(realm: $r, flowAlias: "browser", newName: "gql-copy") { id alias builtIn } }`,
+        `mutation($r: String!) { copyAuthenticationFlow(realm: $r, flowAlias: "browser", newName: "gql-copy") { authenticationFlow { id alias builtIn } } }`,
         { r: R },
       ),
-    ).copyAuthenticationFlow as Json;
+    ).copyAuthenticationFlow.authenticationFlow as Json;
     expect(copy).toMatchObject({ alias: 'gql-copy', builtIn: false });
     const exeId = ok(
-      await gql(`mutation($r: String!) { addAuthenticationExecution(realm: $r, flowAlias: "gql-copy", provider: "auth-otp-form") }`, {
-        r: R,
-      }),
-    ).addAuthenticationExecution as string;
+      await gql(
+        `mutation($r: String!) { addAuthenticationExecution(realm: $r, flowAlias: "gql-copy", provider: "auth-otp-form") { id } }`,
+        {
+          r: R,
+        },
+      ),
+    ).addAuthenticationExecution.id as string;
     const sub = ok(
       await gql(
-        `mutation($r: String!) { addAuthenticationSubFlow(realm: $r, flowAlias: "gql-copy", alias: "gql-sub") { alias topLevel } }`,
+        `mutation($r: String!) { addAuthenticationSubFlow(realm: $r, flowAlias: "gql-copy", alias: "gql-sub") { authenticationFlow { alias topLevel } } }`,
         { r: R },
       ),
-    ).addAuthenticationSubFlow as Json;
+    ).addAuthenticationSubFlow.authenticationFlow as Json;
     expect(sub).toEqual({ alias: 'gql-sub', topLevel: false });
     const config = ok(
       await gql(
-        `mutation($r: String!, $e: ID!) { createAuthenticatorConfig(realm: $r, executionId: $e, input: { alias: "gql-cfg", config: { a: "b" } }) { id alias config } }`,
+        `mutation($r: String!, $e: ID!) { createAuthenticatorConfig(realm: $r, executionId: $e, input: { alias: "gql-cfg", config: { a: "b" } }) { authenticatorConfig { id alias config } } }`,
         {
           r: R,
           e: exeId,
         },
       ),
-    ).createAuthenticatorConfig as Json;
+    ).createAuthenticatorConfig.authenticatorConfig as Json;
     expect(config).toMatchObject({ alias: 'gql-cfg', config: { a: 'b' } });
     expect((await api.get(`${base}/config/${config.id}`)).body.alias).toBe('gql-cfg');
     ok(
-      await gql(`mutation($r: String!, $e: ID!) { moveAuthenticationExecution(realm: $r, id: $e, direction: RAISE) }`, { r: R, e: exeId }),
+      await gql(`mutation($r: String!, $e: ID!) { moveAuthenticationExecution(realm: $r, id: $e, direction: RAISE) { ok } }`, {
+        r: R,
+        e: exeId,
+      }),
     );
     const row = ((await api.get(`${base}/flows/gql-copy/executions`)).body as Json[]).find((e) => e.id === exeId) as Json;
     expect(row.index).toBe(4);
     ok(
       await gql(
-        `mutation($r: String!, $in: AuthenticationExecutionInfoInput!) { updateAuthenticationExecution(realm: $r, flowAlias: "gql-copy", input: $in) }`,
+        `mutation($r: String!, $in: AuthenticationExecutionInfoInput!) { updateAuthenticationExecution(realm: $r, flowAlias: "gql-copy", input: $in) { ok } }`,
         {
           r: R,
           in: { id: exeId, requirement: 'REQUIRED', priority: row.priority },
@@ -92,27 +98,33 @@ describe('authentication over GraphQL', () => {
       ),
     );
     expect(((await api.get(`${base}/flows/gql-copy/executions`)).body as Json[]).find((e) => e.id === exeId)?.requirement).toBe('REQUIRED');
-    ok(await gql(`mutation($r: String!, $id: ID!) { deleteAuthenticationFlow(realm: $r, id: $id) }`, { r: R, id: copy.id }));
+    ok(await gql(`mutation($r: String!, $id: ID!) { deleteAuthenticationFlow(realm: $r, id: $id) { ok } }`, { r: R, id: copy.id }));
     expect((await api.get(`${base}/flows/${copy.id}`)).status).toBe(404);
 
     const action = ok(
       await gql(
-        `mutation($r: String!) { updateRequiredAction(realm: $r, alias: "VERIFY_EMAIL", input: { alias: "VERIFY_EMAIL", name: "Verify", enabled: true, priority: 55 }) { alias name priority } }`,
+        `mutation($r: String!) { updateRequiredAction(realm: $r, alias: "VERIFY_EMAIL", input: { alias: "VERIFY_EMAIL", name: "Verify", enabled: true, priority: 55 }) { requiredAction { alias name priority } } }`,
         {
           r: R,
         },
       ),
-    ).updateRequiredAction as Json;
+    ).updateRequiredAction.requiredAction as Json;
     expect(action).toEqual({ alias: 'VERIFY_EMAIL', name: 'Verify', priority: 55 });
-    ok(await gql(`mutation($r: String!) { deleteRequiredAction(realm: $r, alias: "idp_link") }`, { r: R }));
+    ok(await gql(`mutation($r: String!) { deleteRequiredAction(realm: $r, alias: "idp_link") { ok } }`, { r: R }));
     const reg = ok(
-      await gql(`mutation($r: String!) { registerRequiredAction(realm: $r, providerId: "idp_link") { alias name enabled } }`, { r: R }),
-    ).registerRequiredAction as Json;
+      await gql(
+        `mutation($r: String!) { registerRequiredAction(realm: $r, providerId: "idp_link") { requiredAction { alias name enabled } } }`,
+        { r: R },
+      ),
+    ).registerRequiredAction.requiredAction as Json;
     expect(reg).toEqual({ alias: 'idp_link', name: 'Linking Identity Provider', enabled: true });
   });
 
   test('errors carry Keycloak statuses; callers without rights get 403', async () => {
-    const res = await gql(`mutation($r: String!) { copyAuthenticationFlow(realm: $r, flowAlias: "nope", newName: "x") { id } }`, { r: R });
+    const res = await gql(
+      `mutation($r: String!) { copyAuthenticationFlow(realm: $r, flowAlias: "nope", newName: "x") { authenticationFlow { id } } }`,
+      { r: R },
+    );
     expect(res.errors?.[0].extensions.http?.status).toBe(404);
     expect(res.errors?.[0].message).toBe('Flow not found');
     await createLoginUser(ts, 'master', 'gql-nobody', 'pw');
@@ -164,7 +176,12 @@ describe('authentication catalogues, executions and required-action config over 
     expect(realm.unregisteredRequiredActions).toEqual([{ providerId: 'TERMS_AND_CONDITIONS', name: 'Terms and Conditions' }]);
     const perClient = Object.fromEntries((realm.perClientConfigDescription as Json[]).map((e) => [e.providerId, dropNulls(e.properties)]));
     expect(perClient).toEqual((await api.get(`${base}/per-client-config-description`)).body);
-    ok(await gql(`mutation($r: String!) { registerRequiredAction(realm: $r, providerId: "TERMS_AND_CONDITIONS") { alias } }`, { r: R }));
+    ok(
+      await gql(
+        `mutation($r: String!) { registerRequiredAction(realm: $r, providerId: "TERMS_AND_CONDITIONS") { requiredAction { alias } } }`,
+        { r: R },
+      ),
+    );
   });
 
   test('config descriptions of an authenticator and of a required action equal REST; unknown ones are 404', async () => {
@@ -202,13 +219,13 @@ describe('authentication catalogues, executions and required-action config over 
     const EXE = '{ id authenticator authenticatorConfig authenticatorFlow flowId parentFlow priority requirement }';
     const created = ok(
       await gql(
-        `mutation($r: String!, $in: AuthenticationExecutionInput!) { createAuthenticationExecution(realm: $r, input: $in) ${EXE} }`,
+        `mutation($r: String!, $in: AuthenticationExecutionInput!) { createAuthenticationExecution(realm: $r, input: $in) { authenticationExecution ${EXE} } }`,
         {
           r: R,
           in: { parentFlow: flowId, authenticator: 'auth-otp-form', requirement: 'DISABLED' },
         },
       ),
-    ).createAuthenticationExecution as Json;
+    ).createAuthenticationExecution.authenticationExecution as Json;
     expect(created).toMatchObject({
       authenticator: 'auth-otp-form',
       parentFlow: flowId,
@@ -223,15 +240,15 @@ describe('authentication catalogues, executions and required-action config over 
     expect(read.authenticationExecution).toEqual(created);
 
     const noParent = await gql(
-      `mutation($r: String!) { createAuthenticationExecution(realm: $r, input: { authenticator: "auth-cookie" }) { id } }`,
+      `mutation($r: String!) { createAuthenticationExecution(realm: $r, input: { authenticator: "auth-cookie" }) { authenticationExecution { id } ${USER_ERRORS} } }`,
       {
         r: R,
       },
     );
     const restNoParent = await api.post(`${base}/executions`, { authenticator: 'auth-cookie' });
-    expect([noParent.errors?.[0].extensions.http?.status, noParent.errors?.[0].extensions.keycloak]).toEqual([
-      restNoParent.status,
-      restNoParent.body,
+    expect(restNoParent.status).toBe(400);
+    expect(userErrors(noParent, 'createAuthenticationExecution')).toEqual([
+      { field: ['input'], code: 'BAD_REQUEST', message: restNoParent.body.error },
     ]);
     const unknown = await gql(`query($r: String!) { authenticationExecution(realm: $r, id: "nope") { id } }`, { r: R });
     expect([unknown.data?.authenticationExecution, unknown.errors?.[0].extensions.code, unknown.errors?.[0].message]).toEqual([
@@ -247,7 +264,7 @@ describe('authentication catalogues, executions and required-action config over 
     const before = await topLevel();
     const last = before[before.length - 1];
     ok(
-      await gql(`mutation($r: String!, $id: ID!) { moveAuthenticationExecution(realm: $r, id: $id, direction: RAISE) }`, {
+      await gql(`mutation($r: String!, $id: ID!) { moveAuthenticationExecution(realm: $r, id: $id, direction: RAISE) { ok } }`, {
         r: R,
         id: last,
       }),
@@ -257,7 +274,7 @@ describe('authentication catalogues, executions and required-action config over 
     const order = async () => ((await api.get(`${base}/required-actions`)).body as Json[]).map((a) => a.alias);
     const actions = await order();
     ok(
-      await gql(`mutation($r: String!, $a: String!) { moveRequiredAction(realm: $r, alias: $a, direction: LOWER) }`, {
+      await gql(`mutation($r: String!, $a: String!) { moveRequiredAction(realm: $r, alias: $a, direction: LOWER) { ok } }`, {
         r: R,
         a: actions[0],
       }),
@@ -277,15 +294,15 @@ describe('authentication catalogues, executions and required-action config over 
     expect(action).toEqual((await api.get(`${base}/required-actions/VERIFY_EMAIL`)).body);
     const updated = ok(
       await gql(
-        `mutation($r: String!) { updateRequiredActionConfig(realm: $r, alias: "UPDATE_PASSWORD", config: { max_auth_age: "301", other: "x" }) { config } }`,
+        `mutation($r: String!) { updateRequiredActionConfig(realm: $r, alias: "UPDATE_PASSWORD", config: { max_auth_age: "301", other: "x" }) { requiredActionConfig { config } } }`,
         { r: R },
       ),
-    ).updateRequiredActionConfig;
+    ).updateRequiredActionConfig.requiredActionConfig;
     expect(updated).toEqual({ config: { max_auth_age: '301' } });
     expect((await api.get(`${base}/required-actions/UPDATE_PASSWORD/config`)).body).toEqual(updated);
     const read = ok(await gql(`query($r: String!) { requiredActionConfig(realm: $r, alias: "UPDATE_PASSWORD") { config } }`, { r: R }));
     expect(read.requiredActionConfig).toEqual(updated);
-    ok(await gql(`mutation($r: String!) { deleteRequiredActionConfig(realm: $r, alias: "UPDATE_PASSWORD") }`, { r: R }));
+    ok(await gql(`mutation($r: String!) { deleteRequiredActionConfig(realm: $r, alias: "UPDATE_PASSWORD") { ok } }`, { r: R }));
     expect((await api.get(`${base}/required-actions/UPDATE_PASSWORD/config`)).body).toEqual({ config: {} });
     const notConfigurable = await gql(`query($r: String!) { requiredActionConfig(realm: $r, alias: "delete_account") { config } }`, {
       r: R,
@@ -310,7 +327,9 @@ describe('authentication catalogues, executions and required-action config over 
     expect(
       ok(await asViewer(`query($r: String!) { requiredActionConfig(realm: $r, alias: "UPDATE_PASSWORD") { config } }`, { r: R })),
     ).toBeTruthy();
-    const write = await asViewer(`mutation($r: String!) { deleteRequiredActionConfig(realm: $r, alias: "UPDATE_PASSWORD") }`, { r: R });
+    const write = await asViewer(`mutation($r: String!) { deleteRequiredActionConfig(realm: $r, alias: "UPDATE_PASSWORD") { ok } }`, {
+      r: R,
+    });
     expect(write.errors?.[0].extensions.code).toBe('FORBIDDEN');
   });
 });

@@ -2,7 +2,7 @@ import type request from 'supertest';
 import { readKeystore } from '../../src/services/clients/keystores';
 import { createClient, realmAdmin } from '../helpers/fixtures';
 import type { AdminApi, TestServer } from '../helpers/server';
-import { type GqlResult, gqlClient, type Json, ok, startWithRealm } from './gql';
+import { type GqlResult, USER_ERRORS, gqlClient, type Json, ok, startWithRealm, userErrors } from './gql';
 
 /**
  * GraphQL twins of the client sub-resources read or written one at a time: keystore download and
@@ -37,16 +37,28 @@ function expectSameError(result: GqlResult, rest: request.Response): void {
   expect(result.errors?.[0].extensions.keycloak).toEqual(rest.body);
 }
 
+/** A mutation's input error: the user error says what the REST body says, with the REST status's code. */
+function expectSameUserError(result: GqlResult, mutation: string, rest: request.Response): void {
+  const body = rest.body as Json;
+  expect(userErrors(result, mutation)).toEqual([
+    {
+      field: null,
+      code: rest.status === 409 ? 'CONFLICT' : 'BAD_REQUEST',
+      message: body.errorMessage ?? body.error_description ?? body.error,
+    },
+  ]);
+}
+
 const pem = (label: string, b64: string) => `-----BEGIN ${label}-----\n${b64.match(/.{1,64}/g)?.join('\n')}\n-----END ${label}-----\n`;
 
 const KEYSTORE = `query($r: String!, $c: ID!, $a: String!, $cfg: KeyStoreConfig!) {
   clientKeystore(realm: $r, clientUuid: $c, attr: $a, config: $cfg) { format mediaType content } }`;
 const GENERATE = `mutation($r: String!, $c: ID!, $a: String!, $cfg: KeyStoreConfig!) {
-  generateClientKeystore(realm: $r, clientUuid: $c, attr: $a, config: $cfg) { format mediaType content } }`;
+  generateClientKeystore(realm: $r, clientUuid: $c, attr: $a, config: $cfg) { clientKeystore { format mediaType content } ${USER_ERRORS} } }`;
 const upload = (op: 'uploadClientKey' | 'uploadClientCertificate') => `mutation($r: String!, $c: ID!, $a: String!, $f: String!,
   $file: String!, $alias: String, $kp: String, $sp: String) {
   ${op}(realm: $r, clientUuid: $c, attr: $a, keystoreFormat: $f, file: $file, keyAlias: $alias, keyPassword: $kp, storePassword: $sp) {
-    privateKey publicKey certificate kid } }`;
+    clientCertificate { privateKey publicKey certificate kid } ${USER_ERRORS} } }`;
 
 describe('client certificates: keystore download, generate-and-download, upload', () => {
   let id: string;
@@ -86,7 +98,7 @@ describe('client certificates: keystore download, generate-and-download, upload'
   test('generateClientKeystore returns a new key pair and stores only its certificate, as generate-and-download', async () => {
     const [viaGql, viaRest] = [await newClient('gen-gql'), await newClient('gen-rest')];
     const cfg = { format: 'PKCS12', keyAlias: 'g', keyPassword: 'pw', storePassword: 'pw', keySize: 2048, validity: 1 };
-    const ks = ok(await gql(GENERATE, { r: R, c: viaGql, a: 'saml.signing', cfg })).generateClientKeystore as Json;
+    const ks = ok(await gql(GENERATE, { r: R, c: viaGql, a: 'saml.signing', cfg })).generateClientKeystore.clientKeystore as Json;
     expect(ks).toMatchObject({ format: 'PKCS12', mediaType: 'application/octet-stream' });
     const entry = readKeystore('PKCS12', Buffer.from(ks.content, 'base64'), 'g', 'pw', 'pw');
     expect(entry.privateKey).toBeDefined();
@@ -97,7 +109,11 @@ describe('client certificates: keystore download, generate-and-download, upload'
     expect(await info(viaGql)).toEqual({ certificate: entry.certificate?.toString('base64') });
     expect(Object.keys(await info(viaRest))).toEqual(['certificate']);
     const denied = await api.post(`${base}/clients/${viaRest}/certificates/saml.signing/generate-and-download`, { format: 'JKS' });
-    expectSameError(await gql(GENERATE, { r: R, c: viaGql, a: 'saml.signing', cfg: { format: 'JKS' } }), denied);
+    expectSameUserError(
+      await gql(GENERATE, { r: R, c: viaGql, a: 'saml.signing', cfg: { format: 'JKS' } }),
+      'generateClientKeystore',
+      denied,
+    );
   });
 
   test('uploadClientCertificate and uploadClientKey answer and store what the REST uploads do', async () => {
@@ -111,7 +127,7 @@ describe('client certificates: keystore download, generate-and-download, upload'
     const certPem = pem('CERTIFICATE', stored.certificate);
     const [a, b] = [await newClient('up-gql'), await newClient('up-rest')];
     const vars = { r: R, a: 'jwt.credential', f: 'Certificate PEM', file: Buffer.from(certPem).toString('base64') };
-    const gqlCert = ok(await gql(upload('uploadClientCertificate'), { ...vars, c: a })).uploadClientCertificate;
+    const gqlCert = ok(await gql(upload('uploadClientCertificate'), { ...vars, c: a })).uploadClientCertificate.clientCertificate;
     const restCert = await restUpload(b, 'upload-certificate', { keystoreFormat: 'Certificate PEM' }, Buffer.from(certPem));
     expect(restCert.status).toBe(200);
     expect(gqlCert).toEqual({ privateKey: null, publicKey: null, kid: null, ...restCert.body });
@@ -121,7 +137,7 @@ describe('client certificates: keystore download, generate-and-download, upload'
     const p12 = ok(await gql(KEYSTORE, { r: R, c: id, a: 'jwt.credential', cfg })).clientKeystore.content as string;
     const fields = { keystoreFormat: 'PKCS12', keyAlias: 'k', keyPassword: 'pw', storePassword: 'pw' };
     const keyVars = { ...vars, f: 'PKCS12', file: p12, alias: 'k', kp: 'pw', sp: 'pw' };
-    const gqlKey = ok(await gql(upload('uploadClientKey'), { ...keyVars, c: a })).uploadClientKey;
+    const gqlKey = ok(await gql(upload('uploadClientKey'), { ...keyVars, c: a })).uploadClientKey.clientCertificate;
     const restKey = await restUpload(b, 'upload', fields, Buffer.from(p12, 'base64'));
     expect(gqlKey).toEqual({ publicKey: null, kid: null, ...restKey.body });
     expect(gqlKey).toMatchObject(stored);
@@ -129,7 +145,7 @@ describe('client certificates: keystore download, generate-and-download, upload'
     // a wrong store password: the same 400
     const bad = await restUpload(b, 'upload', { ...fields, storePassword: 'nope' }, Buffer.from(p12, 'base64'));
     expect(bad.status).toBe(400);
-    expectSameError(await gql(upload('uploadClientKey'), { ...keyVars, sp: 'nope', c: a }), bad);
+    expectSameUserError(await gql(upload('uploadClientKey'), { ...keyVars, sp: 'nope', c: a }), 'uploadClientKey', bad);
   });
 
   test('FORBIDDEN: view-clients downloads but cannot upload or generate', async () => {
@@ -253,8 +269,12 @@ describe('cluster node test', () => {
   test('testClientNodesAvailable: the REST result (no admin URL: nothing pinged); FORBIDDEN for view-clients', async () => {
     const id = await newClient('nodes-test');
     await api.post(`${base}/clients/${id}/nodes`, { node: '127.0.0.1' }).expect(204);
-    const m = 'mutation($r: String!, $c: ID!) { testClientNodesAvailable(realm: $r, clientUuid: $c) { successRequests failedRequests } }';
-    expect(ok(await gql(m, { r: R, c: id })).testClientNodesAvailable).toEqual({ successRequests: [], failedRequests: [] });
+    const m =
+      'mutation($r: String!, $c: ID!) { testClientNodesAvailable(realm: $r, clientUuid: $c) { globalRequestResult { successRequests failedRequests } } }';
+    expect(ok(await gql(m, { r: R, c: id })).testClientNodesAvailable.globalRequestResult).toEqual({
+      successRequests: [],
+      failedRequests: [],
+    });
     expect((await api.get(`${base}/clients/${id}/test-nodes-available`)).body).toEqual({});
     await realmAdmin(ts, R, 'nodes-viewer', ['view-clients']);
     const viewer = gqlClient(ts, { realm: R, username: 'nodes-viewer', password: 'pw' });

@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { createClient } from '../helpers/fixtures';
 import type { AdminApi, TestServer } from '../helpers/server';
-import { type gqlClient, ok, startWithRealm } from './gql';
+import { USER_ERRORS, type gqlClient, ok, startWithRealm, userErrors } from './gql';
 
 /** GraphQL: client certificates, client initial access and registration policy providers — parity with REST. */
 let ts: TestServer;
@@ -19,13 +19,13 @@ afterAll(() => ts.close());
 test('generateClientCertificate, then the certificate as a client field and a query, equal to REST', async () => {
   const gen = ok(
     await gql(
-      'mutation($r: String!, $c: ID!) { generateClientCertificate(realm: $r, clientId: $c, attr: "saml.signing") { privateKey certificate publicKey kid } }',
+      'mutation($r: String!, $c: ID!) { generateClientCertificate(realm: $r, clientId: $c, attr: "saml.signing") { clientCertificate { privateKey certificate publicKey kid } } }',
       {
         r: R,
         c: clientId,
       },
     ),
-  ).generateClientCertificate;
+  ).generateClientCertificate.clientCertificate;
   expect(new X509Certificate(Buffer.from(gen.certificate, 'base64')).subject).toBe('CN=gql-client');
   expect(gen).toMatchObject({ privateKey: expect.any(String), publicKey: null, kid: null });
   const rest = (await api.get(`/admin/realms/${R}/clients/${clientId}/certificates/saml.signing`)).body;
@@ -48,20 +48,25 @@ test('generateClientCertificate, then the certificate as a client field and a qu
 test('createClientInitialAccess, list and delete', async () => {
   const created = ok(
     await gql(
-      'mutation($r: String!) { createClientInitialAccess(realm: $r, input: { expiration: 60, count: 2 }) { id token expiration count remainingCount timestamp } }',
+      'mutation($r: String!) { createClientInitialAccess(realm: $r, input: { expiration: 60, count: 2 }) { clientInitialAccess { id token expiration count remainingCount timestamp } } }',
       { r: R },
     ),
-  ).createClientInitialAccess;
+  ).createClientInitialAccess.clientInitialAccess;
   expect(created).toMatchObject({ token: expect.any(String), expiration: 60, count: 2, remainingCount: 2 });
   const listed = ok(await gql('query($r: String!) { realm(name: $r) { clientInitialAccess { id token count } } }', { r: R })).realm
     .clientInitialAccess;
   expect(listed).toEqual([{ id: created.id, token: null, count: 2 }]);
   expect((await api.get(`/admin/realms/${R}/clients-initial-access`)).body.map((e: { id: string }) => e.id)).toEqual([created.id]);
-  const bad = await gql('mutation($r: String!) { createClientInitialAccess(realm: $r, input: { count: -1 }) { id } }', { r: R });
-  expect(bad.errors?.[0]).toMatchObject({ message: 'The count cannot be less than 0', extensions: { http: { status: 400 } } });
+  const bad = await gql(
+    `mutation($r: String!) { createClientInitialAccess(realm: $r, input: { count: -1 }) { clientInitialAccess { id } ${USER_ERRORS} } }`,
+    { r: R },
+  );
+  expect(userErrors(bad, 'createClientInitialAccess')).toEqual([
+    { field: ['input'], code: 'BAD_REQUEST', message: 'The count cannot be less than 0' },
+  ]);
   expect(
-    ok(await gql('mutation($r: String!, $id: ID!) { deleteClientInitialAccess(realm: $r, id: $id) }', { r: R, id: created.id }))
-      .deleteClientInitialAccess,
+    ok(await gql('mutation($r: String!, $id: ID!) { deleteClientInitialAccess(realm: $r, id: $id) { ok } }', { r: R, id: created.id }))
+      .deleteClientInitialAccess.ok,
   ).toBe(true);
   expect((await api.get(`/admin/realms/${R}/clients-initial-access`)).body).toEqual([]);
 });

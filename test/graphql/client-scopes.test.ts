@@ -1,6 +1,6 @@
 import { realmAdmin } from '../helpers/fixtures';
 import type { AdminApi, TestServer } from '../helpers/server';
-import { gqlClient, type Json, ok, startWithRealm } from './gql';
+import { USER_ERRORS, gqlClient, type Json, ok, startWithRealm, userErrors } from './gql';
 
 /** GraphQL over the client-scope services: the same data and errors as REST, nested fields loader-batched. */
 let ts: TestServer;
@@ -43,26 +43,26 @@ describe('client scopes over GraphQL', () => {
   test('mutations: scope CRUD, mappers, scope mappings, realm default lists', async () => {
     const created = ok(
       await gql(
-        `mutation($r: String!, $in: ClientScopeInput!) { createClientScope(realm: $r, input: $in) { id name protocol attributes } }`,
+        `mutation($r: String!, $in: ClientScopeInput!) { createClientScope(realm: $r, input: $in) { clientScope { id name protocol attributes } } }`,
         {
           r: R,
           in: { name: 'gql-scope', protocol: 'openid-connect', attributes: { 'include.in.token.scope': 'true' } },
         },
       ),
-    ).createClientScope as Json;
+    ).createClientScope.clientScope as Json;
     expect(created).toMatchObject({ name: 'gql-scope', protocol: 'openid-connect' });
     const id = created.id as string;
     const updated = ok(
       await gql(
-        `mutation($r: String!, $id: ID!) { updateClientScope(realm: $r, id: $id, input: { name: "gql-scope-2", description: "d" }) { name description } }`,
+        `mutation($r: String!, $id: ID!) { updateClientScope(realm: $r, id: $id, input: { name: "gql-scope-2", description: "d" }) { clientScope { name description } } }`,
         { r: R, id },
       ),
     );
-    expect(updated.updateClientScope).toEqual({ name: 'gql-scope-2', description: 'd' });
+    expect(updated.updateClientScope.clientScope).toEqual({ name: 'gql-scope-2', description: 'd' });
 
     const mapper = ok(
       await gql(
-        `mutation($r: String!, $id: ID!, $in: ProtocolMapperInput!) { createProtocolMapper(realm: $r, owner: CLIENT_SCOPE, ownerId: $id, input: $in) { id name protocolMapper config } }`,
+        `mutation($r: String!, $id: ID!, $in: ProtocolMapperInput!) { createProtocolMapper(realm: $r, owner: CLIENT_SCOPE, ownerId: $id, input: $in) { protocolMapper { id name protocolMapper config } } }`,
         {
           r: R,
           id,
@@ -74,7 +74,7 @@ describe('client scopes over GraphQL', () => {
           },
         },
       ),
-    ).createProtocolMapper as Json;
+    ).createProtocolMapper.protocolMapper as Json;
     expect(mapper).toMatchObject({
       name: 'hc',
       protocolMapper: 'oidc-hardcoded-claim-mapper',
@@ -82,13 +82,13 @@ describe('client scopes over GraphQL', () => {
     });
     expect((await api.get(`${base}/client-scopes/${id}/protocol-mappers/models/${mapper.id}`)).body.name).toBe('hc');
     const dup = await gql(
-      `mutation($r: String!, $id: ID!, $in: ProtocolMapperInput!) { createProtocolMapper(realm: $r, owner: CLIENT_SCOPE, ownerId: $id, input: $in) { id } }`,
+      `mutation($r: String!, $id: ID!, $in: ProtocolMapperInput!) { createProtocolMapper(realm: $r, owner: CLIENT_SCOPE, ownerId: $id, input: $in) { protocolMapper { id } ${USER_ERRORS} } }`,
       { r: R, id, in: { name: 'hc', protocol: 'openid-connect', protocolMapper: 'oidc-hardcoded-claim-mapper', config: {} } },
     );
-    expect(dup.errors?.[0].extensions.http?.status).toBe(409);
+    expect(userErrors(dup, 'createProtocolMapper')).toMatchObject([{ field: ['input', 'name'], code: 'CONFLICT' }]);
     const upd = ok(
       await gql(
-        `mutation($r: String!, $id: ID!, $m: ID!, $in: ProtocolMapperInput!) { updateProtocolMapper(realm: $r, owner: CLIENT_SCOPE, ownerId: $id, id: $m, input: $in) { name } }`,
+        `mutation($r: String!, $id: ID!, $m: ID!, $in: ProtocolMapperInput!) { updateProtocolMapper(realm: $r, owner: CLIENT_SCOPE, ownerId: $id, id: $m, input: $in) { protocolMapper { name } } }`,
         {
           r: R,
           id,
@@ -97,10 +97,10 @@ describe('client scopes over GraphQL', () => {
         },
       ),
     );
-    expect(upd.updateProtocolMapper).toEqual({ name: 'hc2' });
+    expect(upd.updateProtocolMapper.protocolMapper).toEqual({ name: 'hc2' });
     const added = ok(
       await gql(
-        `mutation($r: String!, $id: ID!, $in: [ProtocolMapperInput!]!) { addProtocolMappers(realm: $r, owner: CLIENT_SCOPE, ownerId: $id, input: $in) { name } }`,
+        `mutation($r: String!, $id: ID!, $in: [ProtocolMapperInput!]!) { addProtocolMappers(realm: $r, owner: CLIENT_SCOPE, ownerId: $id, input: $in) { protocolMappers { name } } }`,
         {
           r: R,
           id,
@@ -108,20 +108,20 @@ describe('client scopes over GraphQL', () => {
         },
       ),
     );
-    expect((added.addProtocolMappers as Json[]).map((m) => m.name).sort()).toEqual(['full', 'hc2']);
+    expect((added.addProtocolMappers.protocolMappers as Json[]).map((m) => m.name).sort()).toEqual(['full', 'hc2']);
     expect(
       ok(
         await gql(
-          `mutation($r: String!, $id: ID!, $m: ID!) { deleteProtocolMapper(realm: $r, owner: CLIENT_SCOPE, ownerId: $id, id: $m) }`,
+          `mutation($r: String!, $id: ID!, $m: ID!) { deleteProtocolMapper(realm: $r, owner: CLIENT_SCOPE, ownerId: $id, id: $m) { ok } }`,
           { r: R, id, m: mapper.id },
         ),
-      ).deleteProtocolMapper,
+      ).deleteProtocolMapper.ok,
     ).toBe(true);
 
     const role = (await api.get(`${base}/roles/gql-role`)).body;
     const mapped = ok(
       await gql(
-        `mutation($r: String!, $id: ID!, $roles: [RoleInput!]!) { addRealmScopeMappings(realm: $r, owner: CLIENT_SCOPE, ownerId: $id, roles: $roles) { name } }`,
+        `mutation($r: String!, $id: ID!, $roles: [RoleInput!]!) { addRealmScopeMappings(realm: $r, owner: CLIENT_SCOPE, ownerId: $id, roles: $roles) { roles { name } } }`,
         {
           r: R,
           id,
@@ -129,11 +129,11 @@ describe('client scopes over GraphQL', () => {
         },
       ),
     );
-    expect(mapped.addRealmScopeMappings).toEqual([{ name: 'gql-role' }]);
+    expect(mapped.addRealmScopeMappings.roles).toEqual([{ name: 'gql-role' }]);
     expect((await api.get(`${base}/client-scopes/${id}/scope-mappings/realm`)).body.map((r: Json) => r.name)).toEqual(['gql-role']);
     const removed = ok(
       await gql(
-        `mutation($r: String!, $id: ID!, $roles: [RoleInput!]!) { removeRealmScopeMappings(realm: $r, owner: CLIENT_SCOPE, ownerId: $id, roles: $roles) { name } }`,
+        `mutation($r: String!, $id: ID!, $roles: [RoleInput!]!) { removeRealmScopeMappings(realm: $r, owner: CLIENT_SCOPE, ownerId: $id, roles: $roles) { roles { name } } }`,
         {
           r: R,
           id,
@@ -141,24 +141,32 @@ describe('client scopes over GraphQL', () => {
         },
       ),
     );
-    expect(removed.removeRealmScopeMappings).toEqual([]);
+    expect(removed.removeRealmScopeMappings.roles).toEqual([]);
 
     expect(
-      ok(await gql(`mutation($r: String!, $id: ID!) { addRealmDefaultClientScope(realm: $r, list: OPTIONAL, id: $id) }`, { r: R, id }))
-        .addRealmDefaultClientScope,
+      ok(
+        await gql(`mutation($r: String!, $id: ID!) { addRealmDefaultClientScope(realm: $r, list: OPTIONAL, id: $id) { ok } }`, {
+          r: R,
+          id,
+        }),
+      ).addRealmDefaultClientScope.ok,
     ).toBe(true);
     const lists = ok(
       await gql(`query($r: String!) { realm(name: $r) { defaultClientScopes(list: OPTIONAL) { id name protocol } } }`, { r: R }),
     );
     expect((lists.realm as Json).defaultClientScopes).toEqual((await api.get(`${base}/default-optional-client-scopes`)).body);
     expect(
-      ok(await gql(`mutation($r: String!, $id: ID!) { removeRealmDefaultClientScope(realm: $r, list: OPTIONAL, id: $id) }`, { r: R, id }))
-        .removeRealmDefaultClientScope,
+      ok(
+        await gql(`mutation($r: String!, $id: ID!) { removeRealmDefaultClientScope(realm: $r, list: OPTIONAL, id: $id) { ok } }`, {
+          r: R,
+          id,
+        }),
+      ).removeRealmDefaultClientScope.ok,
     ).toBe(true);
 
-    expect(ok(await gql(`mutation($r: String!, $id: ID!) { deleteClientScope(realm: $r, id: $id) }`, { r: R, id })).deleteClientScope).toBe(
-      true,
-    );
+    expect(
+      ok(await gql(`mutation($r: String!, $id: ID!) { deleteClientScope(realm: $r, id: $id) { ok } }`, { r: R, id })).deleteClientScope.ok,
+    ).toBe(true);
     const gone = await gql(`query($r: String!, $id: ID!) { clientScope(realm: $r, id: $id) { id } }`, { r: R, id });
     expect(gone.errors?.[0].message).toBe('Could not find client scope');
     expect(gone.errors?.[0].extensions.http?.status).toBe(404);
@@ -166,15 +174,16 @@ describe('client scopes over GraphQL', () => {
 
   test('errors and permissions as in REST', async () => {
     const bad = await gql(
-      `mutation($r: String!) { createClientScope(realm: $r, input: { name: "a b", protocol: "openid-connect" }) { id } }`,
+      `mutation($r: String!) { createClientScope(realm: $r, input: { name: "a b", protocol: "openid-connect" }) { clientScope { id } ${USER_ERRORS} } }`,
       { r: R },
     );
-    expect(bad.errors?.[0].message).toBe('Unexpected name "a b" for ClientScope');
-    expect(bad.errors?.[0].extensions.http?.status).toBe(400);
+    expect(userErrors(bad, 'createClientScope')).toEqual([
+      { field: ['input'], code: 'BAD_REQUEST', message: 'Unexpected name "a b" for ClientScope' },
+    ]);
     await realmAdmin(ts, R, 'gql-viewer', ['view-clients']);
     const viewer = gqlClient(ts, { realm: R, username: 'gql-viewer', password: 'pw' });
     const denied = await viewer(
-      `mutation($r: String!) { createClientScope(realm: $r, input: { name: "v", protocol: "openid-connect" }) { id } }`,
+      `mutation($r: String!) { createClientScope(realm: $r, input: { name: "v", protocol: "openid-connect" }) { clientScope { id } } }`,
       { r: R },
     );
     expect(denied.errors?.[0].extensions.http?.status).toBe(403);

@@ -1,6 +1,6 @@
 import { createClient, realmAdmin } from '../helpers/fixtures';
 import type { AdminApi, TestServer } from '../helpers/server';
-import { gqlClient, ok, startWithRealm } from './gql';
+import { USER_ERRORS, gqlClient, ok, startWithRealm, userErrors } from './gql';
 
 /** Clients through GraphQL: the same service functions as REST, nested relations loader-batched. */
 let ts: TestServer;
@@ -19,8 +19,10 @@ const CLIENT = `id clientId name publicClient serviceAccountsEnabled secret redi
 
 describe('graphql clients', () => {
   test('createClient returns what GET /clients/{id} returns, with nested relations', async () => {
-    const { createClient: c } = ok(
-      await gql(`mutation($c: ClientInput!) { createClient(realm: "${R}", input: $c) { ${CLIENT} } }`, {
+    const {
+      createClient: { client: c },
+    } = ok(
+      await gql(`mutation($c: ClientInput!) { createClient(realm: "${R}", input: $c) { client { ${CLIENT} } } }`, {
         c: {
           clientId: 'gql-app',
           name: 'GQL',
@@ -61,34 +63,40 @@ describe('graphql clients', () => {
     expect(c.protocolMappers).toEqual([expect.objectContaining({ name: 'hc', protocolMapper: 'oidc-hardcoded-claim-mapper' })]);
   });
 
-  test('duplicate clientId → 409 in extensions; data unchanged', async () => {
+  test('duplicate clientId → a CONFLICT user error on input.clientId; data unchanged', async () => {
     await createClient(api, R, { clientId: 'gql-dup' });
-    const res = await gql(`mutation { createClient(realm: "${R}", input: {clientId: "gql-dup"}) { id } }`);
-    expect(res.errors?.[0].message).toBe('Client gql-dup already exists');
-    expect(res.errors?.[0].extensions.http?.status).toBe(409);
+    const res = await gql(`mutation { createClient(realm: "${R}", input: {clientId: "gql-dup"}) { client { id } ${USER_ERRORS} } }`);
+    expect(res.data?.createClient.client).toBeNull();
+    expect(userErrors(res, 'createClient')).toEqual([
+      { field: ['input', 'clientId'], code: 'CONFLICT', message: 'Client gql-dup already exists' },
+    ]);
     expect((await api.get(`${base}/clients?clientId=gql-dup`)).body).toHaveLength(1);
   });
 
   test('updateClient, regenerateClientSecret, scope links, deleteClient', async () => {
     const id = await createClient(api, R, { clientId: 'gql-upd', serviceAccountsEnabled: true });
-    const { updateClient: u } = ok(
+    const {
+      updateClient: { client: u },
+    } = ok(
       await gql(
-        `mutation { updateClient(realm: "${R}", id: "${id}", input: {name: "Renamed", attributes: {a: "1"}}) { name attributes } }`,
+        `mutation { updateClient(realm: "${R}", id: "${id}", input: {name: "Renamed", attributes: {a: "1"}}) { client { name attributes } } }`,
       ),
     );
     expect(u).toMatchObject({ name: 'Renamed', attributes: { a: '1', realm_client: 'false' } });
-    const { regenerateClientSecret: s } = ok(await gql(`mutation { regenerateClientSecret(realm: "${R}", id: "${id}") { type value } }`));
+    const {
+      regenerateClientSecret: { clientSecret: s },
+    } = ok(await gql(`mutation { regenerateClientSecret(realm: "${R}", id: "${id}") { clientSecret { type value } } }`));
     expect(s.type).toBe('secret');
     expect((await api.get(`${base}/clients/${id}/client-secret`)).body.value).toBe(s.value);
     const phone = (await api.get(`${base}/clients/${id}/optional-client-scopes`)).body.find((x: { name: string }) => x.name === 'phone');
-    ok(await gql(`mutation { removeClientOptionalScope(realm: "${R}", id: "${id}", scopeId: "${phone.id}") }`));
-    ok(await gql(`mutation { addClientDefaultScope(realm: "${R}", id: "${id}", scopeId: "${phone.id}") }`));
+    ok(await gql(`mutation { removeClientOptionalScope(realm: "${R}", id: "${id}", scopeId: "${phone.id}") { ok } }`));
+    ok(await gql(`mutation { addClientDefaultScope(realm: "${R}", id: "${id}", scopeId: "${phone.id}") { ok } }`));
     const q = ok(await gql(`{ client(realm: "${R}", id: "${id}") { defaultClientScopes { name } optionalClientScopes { name } } }`));
     expect(q.client.defaultClientScopes.map((x: { name: string }) => x.name)).toContain('phone');
     expect(q.client.optionalClientScopes.map((x: { name: string }) => x.name)).not.toContain('phone');
-    ok(await gql(`mutation { removeClientDefaultScope(realm: "${R}", id: "${id}", scopeId: "${phone.id}") }`));
-    ok(await gql(`mutation { addClientOptionalScope(realm: "${R}", id: "${id}", scopeId: "${phone.id}") }`));
-    expect(ok(await gql(`mutation { deleteClient(realm: "${R}", id: "${id}") }`)).deleteClient).toBe(true);
+    ok(await gql(`mutation { removeClientDefaultScope(realm: "${R}", id: "${id}", scopeId: "${phone.id}") { ok } }`));
+    ok(await gql(`mutation { addClientOptionalScope(realm: "${R}", id: "${id}", scopeId: "${phone.id}") { ok } }`));
+    expect(ok(await gql(`mutation { deleteClient(realm: "${R}", id: "${id}") { ok } }`)).deleteClient.ok).toBe(true);
     expect((await api.get(`${base}/clients/${id}`)).status).toBe(404);
   });
 
@@ -106,7 +114,7 @@ describe('graphql clients', () => {
   test('permissions: a view-clients caller cannot create, update or delete', async () => {
     await realmAdmin(ts, R, 'gviewer', ['view-clients']);
     const viewer = gqlClient(ts, { realm: R, username: 'gviewer', password: 'pw' });
-    const res = await viewer(`mutation { createClient(realm: "${R}", input: {clientId: "nope"}) { id } }`);
+    const res = await viewer(`mutation { createClient(realm: "${R}", input: {clientId: "nope"}) { client { id } } }`);
     expect(res.errors?.[0].extensions.http?.status).toBe(403);
     const list = ok(await viewer(`{ realm(name: "${R}") { clients(clientId: "many-0") { clientId } } }`));
     expect(list.realm.clients).toEqual([{ clientId: 'many-0' }]);

@@ -1,6 +1,6 @@
 import { realmAdmin } from '../helpers/fixtures';
 import type { AdminApi, TestServer } from '../helpers/server';
-import { gqlClient, type Json, ok, startWithRealm } from './gql';
+import { gqlClient, type Json, ok, startWithRealm, userErrors } from './gql';
 
 /** GraphQL over components, keys and server info: the same data and errors as REST. */
 let ts: TestServer;
@@ -40,39 +40,48 @@ describe('components, keys and serverinfo over GraphQL', () => {
 
   test('create, update, read, delete a key provider; the new key becomes active', async () => {
     const created = ok(
-      await gql(`mutation($r: String!, $i: ComponentInput!) { createComponent(realm: $r, input: $i) { ${FIELDS} } }`, {
+      await gql(`mutation($r: String!, $i: ComponentInput!) { createComponent(realm: $r, input: $i) { component { ${FIELDS} } } }`, {
         r: R,
         i: { name: 'gql-hmac', providerId: 'hmac-generated', providerType: KP, config: { priority: ['500'], algorithm: ['HS512'] } },
       }),
-    ).createComponent as Json;
+    ).createComponent.component as Json;
     expect(created).toMatchObject({ name: 'gql-hmac', providerId: 'hmac-generated', config: { priority: ['500'], algorithm: ['HS512'] } });
     const keys = (await api.get(`/admin/realms/${R}/keys`)).body;
     const mine = keys.keys.find((k: Json) => k.providerId === created.id);
     expect(keys.active.HS512).toBe(mine.kid);
 
     const updated = ok(
-      await gql(`mutation($r: String!, $id: ID!, $i: ComponentInput!) { updateComponent(realm: $r, id: $id, input: $i) { name config } }`, {
-        r: R,
-        id: created.id,
-        i: { name: 'renamed', config: { active: ['false'] } },
-      }),
-    ).updateComponent as Json;
+      await gql(
+        `mutation($r: String!, $id: ID!, $i: ComponentInput!) { updateComponent(realm: $r, id: $id, input: $i) { component { name config } } }`,
+        {
+          r: R,
+          id: created.id,
+          i: { name: 'renamed', config: { active: ['false'] } },
+        },
+      ),
+    ).updateComponent.component as Json;
     expect(updated).toEqual({ name: 'renamed', config: { priority: ['500'], algorithm: ['HS512'], active: ['false'] } });
     const one = ok(await gql(`query($r: String!, $id: ID!) { component(realm: $r, id: $id) { ${FIELDS} } }`, { r: R, id: created.id }));
     expect(one.component).toEqual({ ...(await api.get(`/admin/realms/${R}/components/${created.id}`)).body, subType: null });
     expect(
-      ok(await gql('mutation($r: String!, $id: ID!) { deleteComponent(realm: $r, id: $id) }', { r: R, id: created.id })).deleteComponent,
+      ok(await gql('mutation($r: String!, $id: ID!) { deleteComponent(realm: $r, id: $id) { ok } }', { r: R, id: created.id }))
+        .deleteComponent.ok,
     ).toBe(true);
     const gone = await gql(`query($r: String!, $id: ID!) { component(realm: $r, id: $id) { id } }`, { r: R, id: created.id });
     expect(gone.errors?.[0]).toMatchObject({ message: 'Could not find component', extensions: { http: { status: 404 } } });
   });
 
   test('validation and permission errors carry the REST status', async () => {
-    const bad = await gql('mutation($r: String!, $i: ComponentInput!) { createComponent(realm: $r, input: $i) { id } }', {
-      r: R,
-      i: { name: 'x', providerId: 'nope', providerType: KP },
-    });
-    expect(bad.errors?.[0]).toMatchObject({ message: 'Invalid provider type or no such provider', extensions: { http: { status: 400 } } });
+    const bad = await gql(
+      'mutation($r: String!, $i: ComponentInput!) { createComponent(realm: $r, input: $i) { component { id } userErrors { field code message } } }',
+      {
+        r: R,
+        i: { name: 'x', providerId: 'nope', providerType: KP },
+      },
+    );
+    expect(userErrors(bad, 'createComponent')).toEqual([
+      { field: ['input'], code: 'BAD_REQUEST', message: 'Invalid provider type or no such provider' },
+    ]);
     await realmAdmin(ts, R, 'gql-viewer', ['view-users']);
     const viewer = gqlClient(ts, { realm: R, username: 'gql-viewer', password: 'pw' });
     const denied = await viewer(`query($r: String!) { realm(name: $r) { keys { active } } }`, { r: R });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createdId, realmAdmin, realmIdOf } from '../helpers/fixtures';
 import { type AdminApi, type TestServer, startTestServer } from '../helpers/server';
 import { type TestSmtp, startSmtp } from '../helpers/smtp';
-import { gqlClient, ok } from './gql';
+import { USER_ERRORS, gqlClient, ok, userErrors } from './gql';
 
 /** GraphQL: Realm.events / adminEvents / eventsConfig and the event and e-mail mutations, same services as REST. */
 let ts: TestServer;
@@ -38,8 +38,8 @@ describe('graphql events', () => {
   test('updateEventsConfig and eventsConfig agree with REST', async () => {
     const data = ok(
       await gql(
-        `mutation($i: RealmEventsConfigInput!) { updateEventsConfig(realm: "${R}", input: $i) {
-          eventsEnabled eventsExpiration eventsListeners adminEventsEnabled adminEventsDetailsEnabled enabledEventTypes } }`,
+        `mutation($i: RealmEventsConfigInput!) { updateEventsConfig(realm: "${R}", input: $i) { eventsConfig {
+          eventsEnabled eventsExpiration eventsListeners adminEventsEnabled adminEventsDetailsEnabled enabledEventTypes } } }`,
         {
           i: {
             eventsEnabled: true,
@@ -51,7 +51,7 @@ describe('graphql events', () => {
         },
       ),
     );
-    expect(data.updateEventsConfig).toEqual({
+    expect(data.updateEventsConfig.eventsConfig).toEqual({
       eventsEnabled: true,
       eventsExpiration: 900,
       eventsListeners: ['jboss-logging'],
@@ -59,11 +59,13 @@ describe('graphql events', () => {
       adminEventsDetailsEnabled: true,
       enabledEventTypes: ['LOGIN'],
     });
-    expect((await api.get(`/admin/realms/${R}/events/config`)).body).toEqual(data.updateEventsConfig);
+    expect((await api.get(`/admin/realms/${R}/events/config`)).body).toEqual(data.updateEventsConfig.eventsConfig);
     const read = ok(await gql(`{ realm(name: "${R}") { eventsConfig { eventsEnabled enabledEventTypes } } }`));
     expect(read.realm.eventsConfig).toEqual({ eventsEnabled: true, enabledEventTypes: ['LOGIN'] });
-    const bad = await gql(`mutation { updateEventsConfig(realm: "${R}", input: { eventsListeners: ["kafka"] }) { eventsEnabled } }`);
-    expect(bad.errors?.[0]).toMatchObject({ message: 'Unknown event listener', extensions: { http: { status: 400 } } });
+    const bad = await gql(
+      `mutation { updateEventsConfig(realm: "${R}", input: { eventsListeners: ["kafka"] }) { eventsConfig { eventsEnabled } ${USER_ERRORS} } }`,
+    );
+    expect(userErrors(bad, 'updateEventsConfig')).toEqual([{ field: ['input'], code: 'BAD_REQUEST', message: 'Unknown event listener' }]);
   });
 
   test('a GraphQL mutation records its admin event; adminEvents filters', async () => {
@@ -71,9 +73,9 @@ describe('graphql events', () => {
     const enabled = { ...config, adminEventsEnabled: true, adminEventsDetailsEnabled: true };
     expect((await api.put(`/admin/realms/${R}/events/config`, enabled)).status).toBe(204);
     const created = ok(
-      await gql(`mutation { createUser(realm: "${R}", input: { username: "gqluser", email: "g@x.org", enabled: true }) { id } }`),
+      await gql(`mutation { createUser(realm: "${R}", input: { username: "gqluser", email: "g@x.org", enabled: true }) { user { id } } }`),
     );
-    const id = created.createUser.id as string;
+    const id = created.createUser.user.id as string;
     const data = ok(
       await gql(`{ realm(name: "${R}") { adminEvents(resourceTypes: ["USER"], operationTypes: ["CREATE"]) {
         operationType resourceType resourcePath representation authDetails { userId clientId } } } }`),
@@ -103,8 +105,8 @@ describe('graphql events', () => {
     expect(filtered.realm.events).toEqual([{ type: 'LOGIN', details: { a: '1' } }]);
     const bad = await gql(`{ realm(name: "${R}") { events(dateFrom: "nope") { type } } }`);
     expect(bad.errors?.[0].extensions.http?.status).toBe(400);
-    expect(ok(await gql(`mutation { clearEvents(realm: "${R}") }`)).clearEvents).toBe(true);
-    expect(ok(await gql(`mutation { clearAdminEvents(realm: "${R}") }`)).clearAdminEvents).toBe(true);
+    expect(ok(await gql(`mutation { clearEvents(realm: "${R}") { ok } }`)).clearEvents.ok).toBe(true);
+    expect(ok(await gql(`mutation { clearAdminEvents(realm: "${R}") { ok } }`)).clearAdminEvents.ok).toBe(true);
     expect((await api.get(`/admin/realms/${R}/events`)).body).toEqual([]);
     expect((await api.get(`/admin/realms/${R}/admin-events`)).body).toEqual([]);
   });
@@ -112,26 +114,28 @@ describe('graphql events', () => {
   test('executeActionsEmail, sendVerifyEmail and testSmtpConnection mutations', async () => {
     const id = await gqlUser();
     expect(
-      ok(await gql(`mutation { executeActionsEmail(realm: "${R}", userId: "${id}", actions: ["UPDATE_PASSWORD"], lifespan: 300) }`))
-        .executeActionsEmail,
+      ok(await gql(`mutation { executeActionsEmail(realm: "${R}", userId: "${id}", actions: ["UPDATE_PASSWORD"], lifespan: 300) { ok } }`))
+        .executeActionsEmail.ok,
     ).toBe(true);
-    expect(ok(await gql(`mutation { sendVerifyEmail(realm: "${R}", userId: "${id}") }`)).sendVerifyEmail).toBe(true);
+    expect(ok(await gql(`mutation { sendVerifyEmail(realm: "${R}", userId: "${id}") { ok } }`)).sendVerifyEmail.ok).toBe(true);
     const mails = await smtp.waitFor(2);
     expect(mails.map((m) => [m.recipients[0], m.subject])).toEqual([
       ['g@x.org', 'Update Your Account'],
       ['g@x.org', 'Verify email'],
     ]);
-    const bad = await gql(`mutation { executeActionsEmail(realm: "${R}", userId: "${id}", actions: ["NOPE"]) }`);
-    expect(bad.errors?.[0]).toMatchObject({ message: 'Provided invalid required actions', extensions: { http: { status: 400 } } });
+    const bad = await gql(`mutation { executeActionsEmail(realm: "${R}", userId: "${id}", actions: ["NOPE"]) { ok ${USER_ERRORS} } }`);
+    expect(userErrors(bad, 'executeActionsEmail')).toEqual([
+      { field: null, code: 'BAD_REQUEST', message: 'Provided invalid required actions' },
+    ]);
 
     await realmAdmin(ts, R, 'smtpadmin', ['manage-realm']);
     const asAdmin = gqlClient(ts, { realm: R, username: 'smtpadmin', password: 'pw' });
-    const sent = await asAdmin(`mutation($s: JSONObject!) { testSmtpConnection(realm: "${R}", settings: $s) }`, {
+    const sent = await asAdmin(`mutation($s: JSONObject!) { testSmtpConnection(realm: "${R}", settings: $s) { ok } }`, {
       s: { host: '127.0.0.1', port: String(smtp.port), from: 'gql@idserver.test' },
     });
-    expect(ok(sent).testSmtpConnection).toBe(true);
+    expect(ok(sent).testSmtpConnection.ok).toBe(true);
     expect((await smtp.waitFor(3))[2]).toMatchObject({ recipients: ['smtpadmin@example.org'], subject: '[KEYCLOAK] - SMTP test message' });
-    const failed = await gql(`mutation { testSmtpConnection(realm: "${R}", settings: { host: "127.0.0.1" }) }`);
+    const failed = await gql(`mutation { testSmtpConnection(realm: "${R}", settings: { host: "127.0.0.1" }) { ok } }`);
     expect(failed.errors?.[0]).toMatchObject({ message: 'Failed to send email', extensions: { http: { status: 500 } } });
   });
 });

@@ -40,3 +40,18 @@ export async function startWithRealm(realm: string): Promise<{ ts: TestServer; a
   const { ts, api } = await realmServer(realm);
   return { ts, api, gql: gqlClient(ts) };
 }
+
+export interface UserErrorJson {
+  field: string[] | null;
+  code: string;
+  message: string;
+}
+
+/** The `userErrors` of a mutation's payload; throws when the request itself failed with GraphQL errors. */
+export function userErrors(r: GqlResult, mutation: string): UserErrorJson[] {
+  if (r.errors?.length || !r.data) throw new Error(`GraphQL errors: ${JSON.stringify(r.errors)}`);
+  return (r.data as Json)[mutation].userErrors;
+}
+
+/** The selection of a payload's user errors. */
+export const USER_ERRORS = 'userErrors { field code message }';

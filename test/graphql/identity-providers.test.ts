@@ -1,6 +1,6 @@
 import { realmAdmin } from '../helpers/fixtures';
 import type { AdminApi, TestServer } from '../helpers/server';
-import { type GqlError, gqlClient, type Json, ok, startWithRealm } from './gql';
+import { type GqlError, USER_ERRORS, gqlClient, type Json, ok, startWithRealm, userErrors } from './gql';
 
 /** GraphQL over the identity provider services: the same data and errors as REST, mappers batched. */
 let ts: TestServer;
@@ -48,10 +48,10 @@ describe('identity providers over GraphQL', () => {
   test('mutations: create, update, mapper create/update/delete, delete; errors as REST', async () => {
     const created = ok(
       await gql(
-        `mutation($r: String!, $in: IdentityProviderInput!) { createIdentityProvider(realm: $r, input: $in) { alias providerId displayName config } }`,
+        `mutation($r: String!, $in: IdentityProviderInput!) { createIdentityProvider(realm: $r, input: $in) { identityProvider { alias providerId displayName config } } }`,
         { r: R, in: { alias: 'gql-oidc', providerId: 'oidc', displayName: 'G', config: { clientId: 'c' } } },
       ),
-    ).createIdentityProvider as Json;
+    ).createIdentityProvider.identityProvider as Json;
     expect(created).toMatchObject({
       alias: 'gql-oidc',
       providerId: 'oidc',
@@ -59,44 +59,45 @@ describe('identity providers over GraphQL', () => {
       config: { clientId: 'c', syncMode: 'LEGACY' },
     });
     const dup = await gql(
-      `mutation($r: String!) { createIdentityProvider(realm: $r, input: { alias: "gql-oidc", providerId: "oidc" }) { alias } }`,
+      `mutation($r: String!) { createIdentityProvider(realm: $r, input: { alias: "gql-oidc", providerId: "oidc" }) { identityProvider { alias } ${USER_ERRORS} } }`,
       {
         r: R,
       },
     );
-    expect(dup.errors?.[0].message).toBe('Identity Provider gql-oidc already exists');
-    expect(dup.errors?.[0].extensions.http?.status).toBe(409);
+    expect(userErrors(dup, 'createIdentityProvider')).toEqual([
+      { field: ['input', 'alias'], code: 'CONFLICT', message: 'Identity Provider gql-oidc already exists' },
+    ]);
     const updated = ok(
       await gql(
-        `mutation($r: String!) { updateIdentityProvider(realm: $r, alias: "gql-oidc", input: { alias: "gql-oidc", providerId: "oidc", trustEmail: true }) { trustEmail displayName } }`,
+        `mutation($r: String!) { updateIdentityProvider(realm: $r, alias: "gql-oidc", input: { alias: "gql-oidc", providerId: "oidc", trustEmail: true }) { identityProvider { trustEmail displayName } } }`,
         { r: R },
       ),
-    ).updateIdentityProvider as Json;
+    ).updateIdentityProvider.identityProvider as Json;
     expect(updated).toEqual({ trustEmail: true, displayName: null });
     const mapper = ok(
       await gql(
-        `mutation($r: String!) { createIdentityProviderMapper(realm: $r, alias: "gql-oidc", input: { name: "gm", identityProviderMapper: "oidc-user-attribute-idp-mapper", config: { claim: "c" } }) { id name identityProviderAlias config } }`,
+        `mutation($r: String!) { createIdentityProviderMapper(realm: $r, alias: "gql-oidc", input: { name: "gm", identityProviderMapper: "oidc-user-attribute-idp-mapper", config: { claim: "c" } }) { identityProviderMapper { id name identityProviderAlias config } } }`,
         { r: R },
       ),
-    ).createIdentityProviderMapper as Json;
+    ).createIdentityProviderMapper.identityProviderMapper as Json;
     expect(mapper).toMatchObject({ name: 'gm', identityProviderAlias: 'gql-oidc', config: { claim: 'c' } });
     const changed = ok(
       await gql(
-        `mutation($r: String!, $id: ID!) { updateIdentityProviderMapper(realm: $r, alias: "gql-oidc", id: $id, input: { config: { claim: "d" } }) { name config } }`,
+        `mutation($r: String!, $id: ID!) { updateIdentityProviderMapper(realm: $r, alias: "gql-oidc", id: $id, input: { config: { claim: "d" } }) { identityProviderMapper { name config } } }`,
         { r: R, id: mapper.id },
       ),
-    ).updateIdentityProviderMapper as Json;
+    ).updateIdentityProviderMapper.identityProviderMapper as Json;
     expect(changed).toEqual({ name: 'gm', config: { claim: 'd' } });
     expect(
       ok(
-        await gql(`mutation($r: String!, $id: ID!) { deleteIdentityProviderMapper(realm: $r, alias: "gql-oidc", id: $id) }`, {
+        await gql(`mutation($r: String!, $id: ID!) { deleteIdentityProviderMapper(realm: $r, alias: "gql-oidc", id: $id) { ok } }`, {
           r: R,
           id: mapper.id,
         }),
       ),
-    ).toEqual({ deleteIdentityProviderMapper: true });
-    expect(ok(await gql(`mutation($r: String!) { deleteIdentityProvider(realm: $r, alias: "gql-oidc") }`, { r: R }))).toEqual({
-      deleteIdentityProvider: true,
+    ).toEqual({ deleteIdentityProviderMapper: { ok: true } });
+    expect(ok(await gql(`mutation($r: String!) { deleteIdentityProvider(realm: $r, alias: "gql-oidc") { ok } }`, { r: R }))).toEqual({
+      deleteIdentityProvider: { ok: true },
     });
     expect((await api.get(`${base}/instances/gql-oidc`)).status).toBe(404);
   });
@@ -104,12 +105,18 @@ describe('identity providers over GraphQL', () => {
   test('importIdentityProviderConfig mutation returns the config map', async () => {
     const url = `${await ts.listen()}/realms/master/.well-known/openid-configuration`;
     const data = ok(
-      await gql(`mutation($r: String!, $u: String!) { importIdentityProviderConfig(realm: $r, providerId: "oidc", fromUrl: $u) }`, {
-        r: R,
-        u: url,
-      }),
+      await gql(
+        `mutation($r: String!, $u: String!) { importIdentityProviderConfig(realm: $r, providerId: "oidc", fromUrl: $u) { result } }`,
+        {
+          r: R,
+          u: url,
+        },
+      ),
     );
-    expect(data.importIdentityProviderConfig).toMatchObject({ issuer: 'http://localhost:8080/realms/master', metadataDescriptorUrl: url });
+    expect(data.importIdentityProviderConfig.result).toMatchObject({
+      issuer: 'http://localhost:8080/realms/master',
+      metadataDescriptorUrl: url,
+    });
   });
 
   test('a caller without identity-provider roles gets 403', async () => {
@@ -131,9 +138,9 @@ describe('identity provider types, export, reload-keys, one mapper, file import 
   const FACTORY = `query($r: String!, $p: String!) { identityProviderFactory(realm: $r, providerId: $p) {
     id name helpText configMetadata configProperties { name label helpText type defaultValue options secret required readOnly } } }`;
   const EXPORT = 'query($r: String!, $a: String!) { identityProviderExport(realm: $r, alias: $a) { mediaType content json } }';
-  const RELOAD = 'mutation($r: String!, $a: String!) { reloadIdentityProviderKeys(realm: $r, alias: $a) }';
+  const RELOAD = 'mutation($r: String!, $a: String!) { reloadIdentityProviderKeys(realm: $r, alias: $a) { ok } }';
   const IMPORT_FILE =
-    'mutation($r: String!, $p: String!, $f: String!) { importIdentityProviderConfigFile(realm: $r, providerId: $p, file: $f) }';
+    'mutation($r: String!, $p: String!, $f: String!) { importIdentityProviderConfigFile(realm: $r, providerId: $p, file: $f) { result } }';
 
   /** A GraphQL error carries the REST status and body. */
   const expectSameError = (errors: GqlError[] | undefined, rest: { status: number; body: unknown }) => {
@@ -180,7 +187,7 @@ describe('identity provider types, export, reload-keys, one mapper, file import 
   test('reloadIdentityProviderKeys answers what GET .../reload-keys answers', async () => {
     const rest = await api.get(`${base}/instances/g1/reload-keys`);
     expect(rest.status).toBe(200);
-    expect(ok(await gql(RELOAD, { r: R, a: 'g1' })).reloadIdentityProviderKeys).toBe(rest.body);
+    expect(ok(await gql(RELOAD, { r: R, a: 'g1' })).reloadIdentityProviderKeys.ok).toBe(rest.body);
     expectSameError((await gql(RELOAD, { r: R, a: 'missing' })).errors, await api.get(`${base}/instances/missing/reload-keys`));
   });
 
@@ -197,7 +204,7 @@ describe('identity provider types, export, reload-keys, one mapper, file import 
   test('importIdentityProviderConfigFile equals the multipart POST /import-config', async () => {
     const rest = await api.post(`${base}/import-config`).field('providerId', 'saml').attach('file', Buffer.from(SAML_METADATA), 'idp.xml');
     expect(rest.status).toBe(200);
-    const data = ok(await gql(IMPORT_FILE, { r: R, p: 'saml', f: SAML_METADATA })).importIdentityProviderConfigFile;
+    const data = ok(await gql(IMPORT_FILE, { r: R, p: 'saml', f: SAML_METADATA })).importIdentityProviderConfigFile.result;
     expect(data).toEqual(rest.body);
     expect(data).toMatchObject({ idpEntityId: 'https://saml.example.org/idp', syncMode: 'LEGACY' });
   });

@@ -1,6 +1,6 @@
 import { realmAdmin } from '../helpers/fixtures';
 import type { AdminApi, TestServer } from '../helpers/server';
-import { gqlClient, type Json, ok, startWithRealm } from './gql';
+import { USER_ERRORS, gqlClient, type Json, ok, startWithRealm, userErrors } from './gql';
 
 /** GraphQL over partial import and partial export: the same services, data and errors as REST. */
 let ts: TestServer;
@@ -18,7 +18,7 @@ beforeAll(async () => {
 afterAll(() => ts.close());
 
 const IMPORT = `mutation($r: String!, $in: JSONObject!, $p: PartialImportPolicy) {
-  partialImport(realm: $r, input: $in, ifResourceExists: $p) { overwritten added skipped results { action resourceType resourceName id } } }`;
+  partialImport(realm: $r, input: $in, ifResourceExists: $p) { partialImportResults { overwritten added skipped results { action resourceType resourceName id } } ${USER_ERRORS} } }`;
 
 const DOC = {
   clients: [{ clientId: 'gi-app', redirectUris: ['https://app.example/*'] }],
@@ -32,7 +32,7 @@ const sorted = (results: Json[]) =>
 
 describe('partial import over GraphQL', () => {
   test('adds the resources and reports them as REST would', async () => {
-    const res = ok(await gql(IMPORT, { r: R, in: DOC })).partialImport as Json;
+    const res = ok(await gql(IMPORT, { r: R, in: DOC })).partialImport.partialImportResults as Json;
     expect(res).toMatchObject({ added: 5, skipped: 0, overwritten: 0 });
     const app = (await api.get(`${base}/clients?clientId=gi-app`)).body[0];
     const user = (await api.get(`${base}/users?username=gi-user&exact=true`)).body[0];
@@ -49,8 +49,8 @@ describe('partial import over GraphQL', () => {
   });
 
   test('SKIP (as an argument or in the document) answers exactly what REST answers', async () => {
-    const viaArg = ok(await gql(IMPORT, { r: R, in: DOC, p: 'SKIP' })).partialImport as Json;
-    const viaDoc = ok(await gql(IMPORT, { r: R, in: { ...DOC, ifResourceExists: 'SKIP' } })).partialImport as Json;
+    const viaArg = ok(await gql(IMPORT, { r: R, in: DOC, p: 'SKIP' })).partialImport.partialImportResults as Json;
+    const viaDoc = ok(await gql(IMPORT, { r: R, in: { ...DOC, ifResourceExists: 'SKIP' } })).partialImport.partialImportResults as Json;
     const rest = await api.post(`${base}/partialImport`, { ...DOC, ifResourceExists: 'SKIP' });
     expect(rest.status).toBe(200);
     expect({ ...viaArg, results: sorted(viaArg.results) }).toEqual({ ...rest.body, results: sorted(rest.body.results) });
@@ -60,8 +60,8 @@ describe('partial import over GraphQL', () => {
 
   test('OVERWRITE recreates existing resources', async () => {
     const before = (await api.get(`${base}/users?username=gi-user&exact=true`)).body[0];
-    const res = ok(await gql(IMPORT, { r: R, in: { users: [{ username: 'gi-user', firstName: 'Over' }] }, p: 'OVERWRITE' }))
-      .partialImport as Json;
+    const res = ok(await gql(IMPORT, { r: R, in: { users: [{ username: 'gi-user', firstName: 'Over' }] }, p: 'OVERWRITE' })).partialImport
+      .partialImportResults as Json;
     const after = (await api.get(`${base}/users?username=gi-user&exact=true`)).body[0];
     expect(res).toEqual({
       overwritten: 1,
@@ -79,8 +79,8 @@ describe('partial import over GraphQL', () => {
       users: [{ username: 'existing' }],
     };
     const failed = await gql(IMPORT, { r: R, in: existing });
-    expect(failed.data).toBeNull();
-    expect(failed.errors?.[0].extensions).toMatchObject({ code: 'CONFLICT', http: { status: 409 } });
+    expect(failed.data?.partialImport.partialImportResults).toBeNull();
+    expect(userErrors(failed, 'partialImport')).toMatchObject([{ field: ['input'], code: 'CONFLICT' }]);
     const halfway = {
       clients: [{ clientId: 'gi-rollback' }],
       groups: [{ name: 'gi-rb-group' }],
@@ -89,15 +89,17 @@ describe('partial import over GraphQL', () => {
     const broken = await gql(IMPORT, { r: R, in: halfway });
     const rest = await api.post(`${base}/partialImport`, halfway);
     expect(rest.status).toBe(400);
-    expect([broken.errors?.[0].extensions.http?.status, broken.errors?.[0].extensions.keycloak]).toEqual([rest.status, rest.body]);
+    expect(userErrors(broken, 'partialImport')).toEqual([{ field: ['input'], code: 'BAD_REQUEST', message: rest.body.errorMessage }]);
     expect((await api.get(`${base}/clients?clientId=gi-rollback`)).body).toEqual([]);
     expect((await api.get(`${base}/roles/gi-rb-role`)).status).toBe(404);
     expect((await api.get(`${base}/groups?search=gi-rb-group`)).body).toEqual([]);
     const twins = await gql(IMPORT, { r: R, in: { users: [{ username: 'gi-twin' }, { username: 'gi-twin' }] } });
-    expect(twins.errors?.[0].extensions.code).toBe('CONFLICT');
+    expect(userErrors(twins, 'partialImport')).toMatchObject([{ code: 'CONFLICT' }]);
     expect((await api.get(`${base}/users?username=gi-twin&exact=true`)).body).toEqual([]);
     const badShape = await gql(IMPORT, { r: R, in: { users: 'x' } });
-    expect(badShape.errors?.[0].extensions.keycloak).toEqual((await api.post(`${base}/partialImport`, { users: 'x' })).body);
+    const restShape = (await api.post(`${base}/partialImport`, { users: 'x' })).body;
+    expect(restShape).toEqual({ error: 'unknown_error', error_description: 'Cannot parse the JSON' });
+    expect(userErrors(badShape, 'partialImport')).toEqual([{ field: ['input'], code: 'BAD_REQUEST', message: restShape.error_description }]);
   });
 });
 

@@ -29,3 +29,13 @@ it('a query running past the deadline stops with TIMEOUT errors and a 503 status
   expect(timeouts[0].message).toBe('The query ran longer than 1 ms and was stopped.');
   expect(timeouts[0].extensions.http?.status).toBe(503);
 });
+
+it('a mutation is not stopped: the write that ran is reported with its selection', async () => {
+  const r = await gqlClient(ts)(
+    `mutation { createGroup(realm: "${REALM}", input: { name: "late" }) { group { id name subGroups { id } members(max: 2) { id } } userErrors { code } } }`,
+  );
+  expect(r.errors).toBeUndefined();
+  expect(r.data?.createGroup).toMatchObject({ group: { name: 'late', subGroups: [], members: [] }, userErrors: [] });
+  const api = await ts.api();
+  expect((await api.get(`/admin/realms/${REALM}/groups/${r.data?.createGroup.group.id}`)).body.name).toBe('late');
+});

@@ -1,6 +1,6 @@
 import { realmAdmin } from '../helpers/fixtures';
 import type { AdminApi, TestServer } from '../helpers/server';
-import { gqlClient, type Json, ok, startWithRealm } from './gql';
+import { USER_ERRORS, gqlClient, type Json, ok, startWithRealm, userErrors } from './gql';
 
 /** GraphQL over the localization and client-policies services: the same data and errors as REST. */
 let ts: TestServer;
@@ -17,29 +17,34 @@ afterAll(() => ts.close());
 describe('localization over GraphQL', () => {
   test('mutations write what REST reads, and queries read what REST writes', async () => {
     const saved = ok(
-      await gql(`mutation($r: String!) { saveLocalizationTexts(realm: $r, locale: "en", texts: { hello: "Hello", bye: "Bye" }) }`, {
-        r: R,
-      }),
+      await gql(
+        `mutation($r: String!) { saveLocalizationTexts(realm: $r, locale: "en", texts: { hello: "Hello", bye: "Bye" }) { result } }`,
+        {
+          r: R,
+        },
+      ),
     );
-    expect(saved.saveLocalizationTexts).toEqual({ hello: 'Hello', bye: 'Bye' });
-    ok(await gql(`mutation($r: String!) { setLocalizationText(realm: $r, locale: "de", key: "hello", text: "Hallo") }`, { r: R }));
+    expect(saved.saveLocalizationTexts.result).toEqual({ hello: 'Hello', bye: 'Bye' });
+    ok(await gql(`mutation($r: String!) { setLocalizationText(realm: $r, locale: "de", key: "hello", text: "Hallo") { ok } }`, { r: R }));
     expect((await api.get(`${base}/localization/de/hello`)).text).toBe('Hallo');
     expect((await api.post(`${base}/localization/fr`, { hello: 'Salut' })).status).toBe(204);
     const data = ok(await gql(`query($r: String!) { realm(name: $r) { localizationLocales localizationTexts(locale: "fr") } }`, { r: R }));
     expect(data.realm).toEqual({ localizationLocales: ['de', 'en', 'fr'], localizationTexts: { hello: 'Salut' } });
-    ok(await gql(`mutation($r: String!) { deleteLocalizationText(realm: $r, locale: "en", key: "bye") }`, { r: R }));
-    ok(await gql(`mutation($r: String!) { deleteLocalizationTexts(realm: $r, locale: "fr") }`, { r: R }));
+    ok(await gql(`mutation($r: String!) { deleteLocalizationText(realm: $r, locale: "en", key: "bye") { ok } }`, { r: R }));
+    ok(await gql(`mutation($r: String!) { deleteLocalizationTexts(realm: $r, locale: "fr") { ok } }`, { r: R }));
     expect((await api.get(`${base}/localization`)).body).toEqual(['de', 'en']);
     expect((await api.get(`${base}/localization/en`)).body).toEqual({ hello: 'Hello' });
   });
 
   test('errors carry the REST status and body', async () => {
-    const res = await gql(`mutation($r: String!) { deleteLocalizationText(realm: $r, locale: "en", key: "nope") }`, { r: R });
+    const res = await gql(`mutation($r: String!) { deleteLocalizationText(realm: $r, locale: "en", key: "nope") { ok } }`, { r: R });
     expect(res.errors?.[0].message).toBe('Localization text not found');
     expect(res.errors?.[0].extensions.http?.status).toBe(404);
     await realmAdmin(ts, R, 'gql-viewer', ['view-users']);
     const viewer = gqlClient(ts, { realm: R, username: 'gql-viewer', password: 'pw' });
-    const denied = await viewer(`mutation($r: String!) { setLocalizationText(realm: $r, locale: "en", key: "k", text: "t") }`, { r: R });
+    const denied = await viewer(`mutation($r: String!) { setLocalizationText(realm: $r, locale: "en", key: "k", text: "t") { ok } }`, {
+      r: R,
+    });
     expect(denied.errors?.[0].extensions.http?.status).toBe(403);
     expect((await api.get(`${base}/localization/en/k`)).status).toBe(404);
   });
@@ -49,22 +54,22 @@ describe('client policies over GraphQL', () => {
   test('profiles and policies: write, read back, equal to REST', async () => {
     const profiles = ok(
       await gql(
-        `mutation($r: String!, $in: ClientProfilesInput!) { updateClientProfiles(realm: $r, input: $in) { profiles { name executors { executor configuration } } } }`,
+        `mutation($r: String!, $in: ClientProfilesInput!) { updateClientProfiles(realm: $r, input: $in) { clientProfiles { profiles { name executors { executor configuration } } } } }`,
         {
           r: R,
           in: { profiles: [{ name: 'gp', executors: [{ executor: 'pkce-enforcer', configuration: { 'auto-configure': 'true' } }] }] },
         },
       ),
-    ).updateClientProfiles as Json;
+    ).updateClientProfiles.clientProfiles as Json;
     expect(profiles.profiles).toEqual([
       { name: 'gp', executors: [{ executor: 'pkce-enforcer', configuration: { 'auto-configure': 'true' } }] },
     ]);
     const policies = ok(
       await gql(
-        `mutation($r: String!, $in: ClientPoliciesInput!) { updateClientPolicies(realm: $r, input: $in) { policies { name enabled conditions { condition } profiles } } }`,
+        `mutation($r: String!, $in: ClientPoliciesInput!) { updateClientPolicies(realm: $r, input: $in) { clientPolicies { policies { name enabled conditions { condition } profiles } } } }`,
         { r: R, in: { policies: [{ name: 'pol', profiles: ['gp'], conditions: [{ condition: 'any-client', configuration: {} }] }] } },
       ),
-    ).updateClientPolicies as Json;
+    ).updateClientPolicies.clientPolicies as Json;
     expect(policies.policies).toEqual([{ name: 'pol', enabled: false, conditions: [{ condition: 'any-client' }], profiles: ['gp'] }]);
     const read = ok(
       await gql(
@@ -79,10 +84,11 @@ describe('client policies over GraphQL', () => {
         .map((p: Json) => JSON.parse(JSON.stringify(p))),
     );
     const bad = await gql(
-      `mutation($r: String!, $in: ClientPoliciesInput!) { updateClientPolicies(realm: $r, input: $in) { policies { name } } }`,
+      `mutation($r: String!, $in: ClientPoliciesInput!) { updateClientPolicies(realm: $r, input: $in) { clientPolicies { policies { name } } ${USER_ERRORS} } }`,
       { r: R, in: { policies: [{ name: 'x', profiles: ['ghost'] }] } },
     );
-    expect(bad.errors?.[0].message).toBe('Policy x contains invalid profile ghost');
-    expect(bad.errors?.[0].extensions.http?.status).toBe(400);
+    expect(userErrors(bad, 'updateClientPolicies')).toEqual([
+      { field: ['input'], code: 'BAD_REQUEST', message: 'Policy x contains invalid profile ghost' },
+    ]);
   });
 });

@@ -1,5 +1,5 @@
 import type { AdminApi, TestServer } from '../helpers/server';
-import { createLoginUser, gqlClient, ok, startWithRealm } from './gql';
+import { USER_ERRORS, createLoginUser, gqlClient, ok, startWithRealm, userErrors } from './gql';
 
 /**
  * Users, groups, roles and role mappings written and read through GraphQL agree with what the REST
@@ -28,7 +28,7 @@ describe('graphql ⇄ REST parity', () => {
 
   test('createUser returns what GET /users/{id} returns', async () => {
     const res = ok(
-      await gql(`mutation($u: UserInput!) { createUser(realm: "par", input: $u) { ${USER_FIELDS} } }`, {
+      await gql(`mutation($u: UserInput!) { createUser(realm: "par", input: $u) { user { ${USER_FIELDS} } } }`, {
         u: {
           username: 'Alice',
           email: 'alice@example.com',
@@ -39,9 +39,9 @@ describe('graphql ⇄ REST parity', () => {
         },
       }),
     );
-    userId = res.createUser.id;
+    userId = res.createUser.user.id;
     const rest = (await api.get(`/admin/realms/par/users/${userId}`)).body;
-    expect(drop(res.createUser)).toEqual(rest);
+    expect(drop(res.createUser.user)).toEqual(rest);
     const read = ok(await gql(`{ realm(name: "par") { user(id: "${userId}") { ${USER_FIELDS} } } }`));
     expect(drop(read.realm.user)).toEqual(rest);
     const top = ok(await gql(`{ user(realm: "par", id: "${userId}") { username } }`));
@@ -57,34 +57,38 @@ describe('graphql ⇄ REST parity', () => {
   });
 
   test('updateUser and deleteUser', async () => {
-    const res = ok(await gql(`mutation { updateUser(realm: "par", id: "${userId}", input: { firstName: "Alicia" }) { firstName email } }`));
-    expect(res.updateUser).toEqual({ firstName: 'Alicia', email: 'alice@example.com' });
+    const res = ok(
+      await gql(`mutation { updateUser(realm: "par", id: "${userId}", input: { firstName: "Alicia" }) { user { firstName email } } }`),
+    );
+    expect(res.updateUser.user).toEqual({ firstName: 'Alicia', email: 'alice@example.com' });
     expect((await api.get(`/admin/realms/par/users/${userId}`)).body.firstName).toBe('Alicia');
     const bob = (await api.get('/admin/realms/par/users?username=bob&exact=true')).body[0];
-    expect(ok(await gql(`mutation { deleteUser(realm: "par", id: "${bob.id}") }`)).deleteUser).toBe(true);
+    expect(ok(await gql(`mutation { deleteUser(realm: "par", id: "${bob.id}") { ok } }`)).deleteUser.ok).toBe(true);
     expect((await api.get(`/admin/realms/par/users/${bob.id}`)).status).toBe(404);
   });
 
   test('a duplicate username is CONFLICT with Keycloak message', async () => {
-    const res = await gql('mutation { createUser(realm: "par", input: { username: "alice" }) { id } }');
-    expect(res.errors?.[0]).toMatchObject({
-      message: 'User exists with same username',
-      extensions: { code: 'CONFLICT', http: { status: 409 }, keycloak: { errorMessage: 'User exists with same username' } },
-    });
+    const res = await gql(`mutation { createUser(realm: "par", input: { username: "alice" }) { user { id } ${USER_ERRORS} } }`);
+    expect(res.data?.createUser.user).toBeNull();
+    expect(userErrors(res, 'createUser')).toEqual([
+      { field: ['input', 'username'], code: 'CONFLICT', message: 'User exists with same username' },
+    ]);
   });
 
   test('groups: create, child, read, move, update match REST', async () => {
     const top = ok(
-      await gql(`mutation { createGroup(realm: "par", input: { name: "staff", attributes: { site: ["x"] } }) { ${GROUP_FIELDS} } }`),
-    );
-    groupId = top.createGroup.id;
-    const child = ok(
       await gql(
-        `mutation { createChildGroup(realm: "par", parentId: "${groupId}", input: { name: "devs" }) { ${GROUP_FIELDS} parent { id } } }`,
+        `mutation { createGroup(realm: "par", input: { name: "staff", attributes: { site: ["x"] } }) { group { ${GROUP_FIELDS} } } }`,
       ),
     );
-    childId = child.createChildGroup.id;
-    expect(child.createChildGroup).toMatchObject({ path: '/staff/devs', parentId: groupId, parent: { id: groupId } });
+    groupId = top.createGroup.group.id;
+    const child = ok(
+      await gql(
+        `mutation { createChildGroup(realm: "par", parentId: "${groupId}", input: { name: "devs" }) { group { ${GROUP_FIELDS} parent { id } } } }`,
+      ),
+    );
+    childId = child.createChildGroup.group.id;
+    expect(child.createChildGroup.group).toMatchObject({ path: '/staff/devs', parentId: groupId, parent: { id: groupId } });
 
     const read = ok(
       await gql(`{ realm(name: "par") { group(id: "${groupId}") { ${GROUP_FIELDS} realmRoles { name } subGroups { id path } } } }`),
@@ -103,24 +107,26 @@ describe('graphql ⇄ REST parity', () => {
     expect(list.realm.groups).toEqual([{ id: groupId, name: 'staff', path: '/staff', subGroupCount: 1 }]);
     expect(list.realm.groupsCount).toBe((await api.get('/admin/realms/par/groups/count')).body.count);
 
-    const moved = ok(await gql(`mutation { moveGroup(realm: "par", id: "${childId}") { path parent { id } } }`));
-    expect(moved.moveGroup).toEqual({ path: '/devs', parent: null });
+    const moved = ok(await gql(`mutation { moveGroup(realm: "par", id: "${childId}") { group { path parent { id } } } }`));
+    expect(moved.moveGroup.group).toEqual({ path: '/devs', parent: null });
     expect((await api.get(`/admin/realms/par/groups/${childId}`)).body.path).toBe('/devs');
-    const back = ok(await gql(`mutation { moveGroup(realm: "par", id: "${childId}", parentId: "${groupId}") { path } }`));
-    expect(back.moveGroup.path).toBe('/staff/devs');
+    const back = ok(await gql(`mutation { moveGroup(realm: "par", id: "${childId}", parentId: "${groupId}") { group { path } } }`));
+    expect(back.moveGroup.group.path).toBe('/staff/devs');
 
     const upd = ok(
       await gql(
-        `mutation { updateGroup(realm: "par", id: "${groupId}", input: { name: "people", description: "all" }) { name description path } }`,
+        `mutation { updateGroup(realm: "par", id: "${groupId}", input: { name: "people", description: "all" }) { group { name description path } } }`,
       ),
     );
-    expect(upd.updateGroup).toEqual({ name: 'people', description: 'all', path: '/people' });
+    expect(upd.updateGroup.group).toEqual({ name: 'people', description: 'all', path: '/people' });
     expect((await api.get(`/admin/realms/par/group-by-path/people/devs`)).body.id).toBe(childId);
     expect(ok(await gql('{ realm(name: "par") { groupByPath(path: "/people/devs") { id } } }')).realm.groupByPath.id).toBe(childId);
   });
 
   test('membership: joinGroup, members, user groups match REST', async () => {
-    expect(ok(await gql(`mutation { joinGroup(realm: "par", userId: "${userId}", groupId: "${childId}") }`)).joinGroup).toBe(true);
+    expect(ok(await gql(`mutation { joinGroup(realm: "par", userId: "${userId}", groupId: "${childId}") { ok } }`)).joinGroup.ok).toBe(
+      true,
+    );
     const res = ok(
       await gql(
         `{ realm(name: "par") { user(id: "${userId}") { groups { ${GROUP_FIELDS} } } group(id: "${childId}") { members { ${USER_FIELDS} } } } }`,
@@ -132,17 +138,19 @@ describe('graphql ⇄ REST parity', () => {
     );
     const restMembers = (await api.get(`/admin/realms/par/groups/${childId}/members`)).body;
     expect(res.realm.group.members.map(drop)).toEqual(restMembers);
-    expect(ok(await gql(`mutation { leaveGroup(realm: "par", userId: "${userId}", groupId: "${childId}") }`)).leaveGroup).toBe(true);
+    expect(ok(await gql(`mutation { leaveGroup(realm: "par", userId: "${userId}", groupId: "${childId}") { ok } }`)).leaveGroup.ok).toBe(
+      true,
+    );
     expect((await api.get(`/admin/realms/par/groups/${childId}/members`)).body).toEqual([]);
-    await gql(`mutation { joinGroup(realm: "par", userId: "${userId}", groupId: "${childId}") }`);
+    await gql(`mutation { joinGroup(realm: "par", userId: "${userId}", groupId: "${childId}") { ok } }`);
   });
 
   test('default groups', async () => {
-    expect(ok(await gql(`mutation { setDefaultGroup(realm: "par", groupId: "${groupId}") }`)).setDefaultGroup).toBe(true);
+    expect(ok(await gql(`mutation { setDefaultGroup(realm: "par", groupId: "${groupId}") { ok } }`)).setDefaultGroup.ok).toBe(true);
     const res = ok(await gql('{ realm(name: "par") { defaultGroups { id path } } }'));
     expect(res.realm.defaultGroups).toEqual([{ id: groupId, path: '/people' }]);
     expect((await api.get('/admin/realms/par/default-groups')).body.map((g: { id: string }) => g.id)).toEqual([groupId]);
-    expect(ok(await gql(`mutation { removeDefaultGroup(realm: "par", groupId: "${groupId}") }`)).removeDefaultGroup).toBe(true);
+    expect(ok(await gql(`mutation { removeDefaultGroup(realm: "par", groupId: "${groupId}") { ok } }`)).removeDefaultGroup.ok).toBe(true);
     expect((await api.get('/admin/realms/par/default-groups')).body).toEqual([]);
   });
 
@@ -151,19 +159,21 @@ describe('graphql ⇄ REST parity', () => {
 
   test('roles: create, composites, update, read match REST', async () => {
     const reader = ok(
-      await gql(`mutation { createRole(realm: "par", input: { name: "reader", description: "reads" }) { ${ROLE_FIELDS} } }`),
+      await gql(`mutation { createRole(realm: "par", input: { name: "reader", description: "reads" }) { role { ${ROLE_FIELDS} } } }`),
     );
-    readerId = reader.createRole.id;
+    readerId = reader.createRole.role.id;
     const writer = ok(
-      await gql(`mutation { createRole(realm: "par", input: { name: "writer", attributes: { level: ["2"] } }) { ${ROLE_FIELDS} } }`),
-    );
-    writerId = writer.createRole.id;
-    const comp = ok(
       await gql(
-        `mutation { addComposites(realm: "par", id: "${writerId}", roles: [{ id: "${readerId}" }]) { composite composites { name } } }`,
+        `mutation { createRole(realm: "par", input: { name: "writer", attributes: { level: ["2"] } }) { role { ${ROLE_FIELDS} } } }`,
       ),
     );
-    expect(comp.addComposites).toEqual({ composite: true, composites: [{ name: 'reader' }] });
+    writerId = writer.createRole.role.id;
+    const comp = ok(
+      await gql(
+        `mutation { addComposites(realm: "par", id: "${writerId}", roles: [{ id: "${readerId}" }]) { role { composite composites { name } } } }`,
+      ),
+    );
+    expect(comp.addComposites.role).toEqual({ composite: true, composites: [{ name: 'reader' }] });
     expect((await api.get(`/admin/realms/par/roles/writer/composites`)).body.map((r: { name: string }) => r.name)).toEqual(['reader']);
 
     const read = ok(await gql(`{ realm(name: "par") { role(name: "writer") { ${ROLE_FIELDS} } } }`));
@@ -173,18 +183,16 @@ describe('graphql ⇄ REST parity', () => {
 
     const upd = ok(
       await gql(
-        `mutation { updateRole(realm: "par", id: "${readerId}", input: { name: "viewer", description: "views" }) { name description } }`,
+        `mutation { updateRole(realm: "par", id: "${readerId}", input: { name: "viewer", description: "views" }) { role { name description } } }`,
       ),
     );
-    expect(upd.updateRole).toEqual({ name: 'viewer', description: 'views' });
+    expect(upd.updateRole.role).toEqual({ name: 'viewer', description: 'views' });
     expect((await api.get(`/admin/realms/par/roles-by-id/${readerId}`)).body.name).toBe('viewer');
 
-    const dup = await gql('mutation { createRole(realm: "par", input: { name: "writer" }) { id } }');
-    expect(dup.errors?.[0].extensions).toMatchObject({
-      code: 'CONFLICT',
-      http: { status: 409 },
-      keycloak: { errorMessage: 'Role with name writer already exists' },
-    });
+    const dup = await gql(`mutation { createRole(realm: "par", input: { name: "writer" }) { role { id } ${USER_ERRORS} } }`);
+    expect(userErrors(dup, 'createRole')).toEqual([
+      { field: ['input', 'name'], code: 'CONFLICT', message: 'Role with name writer already exists' },
+    ]);
   });
 
   test('client roles and the clients read API', async () => {
@@ -205,10 +213,10 @@ describe('graphql ⇄ REST parity', () => {
     });
     const created = ok(
       await gql(
-        `mutation { createRole(realm: "par", clientId: "${account.id}", input: { name: "extra" }) { name clientRole containerId client { clientId } } }`,
+        `mutation { createRole(realm: "par", clientId: "${account.id}", input: { name: "extra" }) { role { name clientRole containerId client { clientId } } } }`,
       ),
     );
-    expect(created.createRole).toEqual({ name: 'extra', clientRole: true, containerId: account.id, client: { clientId: 'account' } });
+    expect(created.createRole.role).toEqual({ name: 'extra', clientRole: true, containerId: account.id, client: { clientId: 'account' } });
     const roles = ok(await gql(`{ client(realm: "par", id: "${account.id}") { roles { ${ROLE_FIELDS} } } }`));
     expect(roles.client.roles.map(drop)).toEqual((await api.get(`/admin/realms/par/clients/${account.id}/roles`)).body);
   });
@@ -218,21 +226,21 @@ describe('graphql ⇄ REST parity', () => {
     const extra = (await api.get(`/admin/realms/par/clients/${account.id}/roles/extra`)).body;
     const added = ok(
       await gql(
-        `mutation { addRealmRoleMappings(realm: "par", owner: USER, ownerId: "${userId}", roles: [{ id: "${writerId}", name: "writer" }]) { name } }`,
+        `mutation { addRealmRoleMappings(realm: "par", owner: USER, ownerId: "${userId}", roles: [{ id: "${writerId}", name: "writer" }]) { roles { name } } }`,
       ),
     );
-    expect(added.addRealmRoleMappings.map((r: { name: string }) => r.name)).toContain('writer');
+    expect(added.addRealmRoleMappings.roles.map((r: { name: string }) => r.name)).toContain('writer');
     ok(
       await gql(
-        `mutation { addRealmRoleMappings(realm: "par", owner: GROUP, ownerId: "${groupId}", roles: [{ id: "${readerId}", name: "viewer" }]) { name } }`,
+        `mutation { addRealmRoleMappings(realm: "par", owner: GROUP, ownerId: "${groupId}", roles: [{ id: "${readerId}", name: "viewer" }]) { roles { name } } }`,
       ),
     );
     const cm = ok(
       await gql(
-        `mutation { addClientRoleMappings(realm: "par", owner: GROUP, ownerId: "${childId}", clientId: "${account.id}", roles: [{ id: "${extra.id}", name: "extra" }]) { name } }`,
+        `mutation { addClientRoleMappings(realm: "par", owner: GROUP, ownerId: "${childId}", clientId: "${account.id}", roles: [{ id: "${extra.id}", name: "extra" }]) { roles { name } } }`,
       ),
     );
-    expect(cm.addClientRoleMappings).toEqual([{ name: 'extra' }]);
+    expect(cm.addClientRoleMappings.roles).toEqual([{ name: 'extra' }]);
 
     const res = ok(
       await gql(`{ realm(name: "par") {
@@ -258,16 +266,16 @@ describe('graphql ⇄ REST parity', () => {
 
     const removed = ok(
       await gql(
-        `mutation { removeRealmRoleMappings(realm: "par", owner: USER, ownerId: "${userId}", roles: [{ id: "${writerId}", name: "writer" }]) { name } }`,
+        `mutation { removeRealmRoleMappings(realm: "par", owner: USER, ownerId: "${userId}", roles: [{ id: "${writerId}", name: "writer" }]) { roles { name } } }`,
       ),
     );
-    expect(removed.removeRealmRoleMappings.map((r: { name: string }) => r.name)).not.toContain('writer');
+    expect(removed.removeRealmRoleMappings.roles.map((r: { name: string }) => r.name)).not.toContain('writer');
     const rc = ok(
       await gql(
-        `mutation { removeClientRoleMappings(realm: "par", owner: GROUP, ownerId: "${childId}", clientId: "${account.id}", roles: [{ id: "${extra.id}", name: "extra" }]) { name } }`,
+        `mutation { removeClientRoleMappings(realm: "par", owner: GROUP, ownerId: "${childId}", clientId: "${account.id}", roles: [{ id: "${extra.id}", name: "extra" }]) { roles { name } } }`,
       ),
     );
-    expect(rc.removeClientRoleMappings).toEqual([]);
+    expect(rc.removeClientRoleMappings.roles).toEqual([]);
     const roleUsers = ok(await gql(`{ role(realm: "par", id: "${readerId}") { groups { id } users { id } } }`));
     expect(roleUsers.role).toEqual({ groups: [{ id: groupId }], users: [] });
   });
@@ -275,13 +283,13 @@ describe('graphql ⇄ REST parity', () => {
   test('removeComposites, deleteRole, deleteGroup', async () => {
     const res = ok(
       await gql(
-        `mutation { removeComposites(realm: "par", id: "${writerId}", roles: [{ id: "${readerId}" }]) { composite composites { name } } }`,
+        `mutation { removeComposites(realm: "par", id: "${writerId}", roles: [{ id: "${readerId}" }]) { role { composite composites { name } } } }`,
       ),
     );
-    expect(res.removeComposites).toEqual({ composite: false, composites: [] });
-    expect(ok(await gql(`mutation { deleteRole(realm: "par", id: "${writerId}") }`)).deleteRole).toBe(true);
+    expect(res.removeComposites.role).toEqual({ composite: false, composites: [] });
+    expect(ok(await gql(`mutation { deleteRole(realm: "par", id: "${writerId}") { ok } }`)).deleteRole.ok).toBe(true);
     expect((await api.get('/admin/realms/par/roles/writer')).status).toBe(404);
-    expect(ok(await gql(`mutation { deleteGroup(realm: "par", id: "${groupId}") }`)).deleteGroup).toBe(true);
+    expect(ok(await gql(`mutation { deleteGroup(realm: "par", id: "${groupId}") { ok } }`)).deleteGroup.ok).toBe(true);
     expect((await api.get(`/admin/realms/par/groups/${childId}`)).status).toBe(404);
     const gone = await gql(`{ realm(name: "par") { group(id: "${groupId}") { id } } }`);
     expect(gone.errors?.[0]).toMatchObject({
@@ -301,7 +309,7 @@ describe('graphql ⇄ REST parity', () => {
     const nobody = gqlClient(ts, { realm: 'par', username: 'nobody', password: 'pw' });
     for (const q of [
       '{ realm(name: "par") { users { id } } }',
-      'mutation { createGroup(realm: "par", input: { name: "x" }) { id } }',
+      'mutation { createGroup(realm: "par", input: { name: "x" }) { group { id } } }',
       '{ realm(name: "master") { name } }',
     ]) {
       const res = await nobody(q);

@@ -1,7 +1,7 @@
 import { createLoginUser } from '../helpers/fixtures';
 import request from 'supertest';
 import { startTestServer, type AdminApi, type TestServer } from '../helpers/server';
-import { gqlClient, ok } from './gql';
+import { USER_ERRORS, gqlClient, ok, userErrors } from './gql';
 
 let ts: TestServer;
 let api: AdminApi;
@@ -29,11 +29,11 @@ describe('graphql realms', () => {
 
   test('create, read, update and delete a realm', async () => {
     const created = ok(
-      await gql('mutation($r: RealmCreateInput!) { createRealm(input: $r) { name enabled accessTokenLifespan } }', {
+      await gql('mutation($r: RealmCreateInput!) { createRealm(input: $r) { realm { name enabled accessTokenLifespan } } }', {
         r: { realm: 'g1', enabled: true },
       }),
     );
-    expect(created.createRealm).toEqual({ name: 'g1', enabled: true, accessTokenLifespan: 300 });
+    expect(created.createRealm.realm).toEqual({ name: 'g1', enabled: true, accessTokenLifespan: 300 });
 
     const read = ok(await gql('{ realm(name: "g1") { id realm displayName sslRequired representation } }'));
     const rest = (await api.get('/admin/realms/g1')).body;
@@ -43,38 +43,36 @@ describe('graphql realms', () => {
 
     const updated = ok(
       await gql(
-        'mutation { updateRealm(name: "g1", input: { displayName: "G One", accessTokenLifespan: 120 }) { displayName accessTokenLifespan ssoSessionIdleTimeout } }',
+        'mutation { updateRealm(name: "g1", input: { displayName: "G One", accessTokenLifespan: 120 }) { realm { displayName accessTokenLifespan ssoSessionIdleTimeout } } }',
       ),
     );
-    expect(updated.updateRealm).toEqual({ displayName: 'G One', accessTokenLifespan: 120, ssoSessionIdleTimeout: 1800 });
+    expect(updated.updateRealm.realm).toEqual({ displayName: 'G One', accessTokenLifespan: 120, ssoSessionIdleTimeout: 1800 });
     expect((await api.get('/admin/realms/g1')).body.displayName).toBe('G One');
 
     const list = ok(await gql('{ realms(brief: true) { name } }'));
     expect(list.realms.map((r: { name: string }) => r.name)).toEqual(expect.arrayContaining(['master', 'g1']));
 
-    const renamed = ok(await gql('mutation { updateRealm(name: "g1", input: { realm: "g1b" }) { name displayName } }'));
-    expect(renamed.updateRealm).toEqual({ name: 'g1b', displayName: 'G One' });
+    const renamed = ok(await gql('mutation { updateRealm(name: "g1", input: { realm: "g1b" }) { realm { name displayName } } }'));
+    expect(renamed.updateRealm.realm).toEqual({ name: 'g1b', displayName: 'G One' });
     expect((await api.get('/admin/realms/g1')).status).toBe(404);
 
-    expect(ok(await gql('mutation { deleteRealm(name: "g1b") }'))).toEqual({ deleteRealm: true });
+    expect(ok(await gql('mutation { deleteRealm(name: "g1b") { ok } }'))).toEqual({ deleteRealm: { ok: true } });
     expect((await api.get('/admin/realms/g1b')).status).toBe(404);
   });
 
-  test('errors carry the code, the HTTP status and Keycloak body', async () => {
+  test('input errors are userErrors; other errors carry the code, the HTTP status and Keycloak body', async () => {
     await api.post('/admin/realms', { realm: 'g2', enabled: true });
-    const dup = await gql('mutation { createRealm(input: { realm: "g2" }) { name } }');
-    expect(dup.errors?.[0]).toMatchObject({
-      message: 'Realm g2 already exists',
-      extensions: { code: 'CONFLICT', http: { status: 409 }, keycloak: { errorMessage: 'Realm g2 already exists' } },
-    });
+    const dup = await gql(`mutation { createRealm(input: { realm: "g2" }) { realm { name } ${USER_ERRORS} } }`);
+    expect(dup.data?.createRealm.realm).toBeNull();
+    expect(userErrors(dup, 'createRealm')).toEqual([{ field: ['input', 'realm'], code: 'CONFLICT', message: 'Realm g2 already exists' }]);
     const missing = await gql('{ realm(name: "nope") { name } }');
     expect(missing.errors?.[0]).toMatchObject({
       message: 'Realm not found.',
       path: ['realm'],
       extensions: { code: 'NOT_FOUND', http: { status: 404 }, keycloak: { error: 'Realm not found.' } },
     });
-    const master = await gql('mutation { deleteRealm(name: "master") }');
-    expect(master.errors?.[0].extensions).toMatchObject({ code: 'BAD_REQUEST', keycloak: { errorMessage: "Can't remove master realm" } });
+    const master = await gql(`mutation { deleteRealm(name: "master") { ok ${USER_ERRORS} } }`);
+    expect(userErrors(master, 'deleteRealm')).toEqual([{ field: null, code: 'BAD_REQUEST', message: "Can't remove master realm" }]);
   });
 
   test('malformed requests are 400s in GraphQL shape', async () => {
@@ -88,7 +86,7 @@ describe('graphql realms', () => {
     expect(bad.body.errors[0].extensions).toEqual({ code: 'BAD_REQUEST', http: { status: 400 } });
     const invalid = await gql('{ realm(name: "master") { nope } }');
     expect(invalid.errors?.[0].extensions).toMatchObject({ code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } });
-    const wrongInput = await gql('mutation { createUser(realm: "master", input: { username: "x", unknownField: 1 }) { id } }');
+    const wrongInput = await gql('mutation { createUser(realm: "master", input: { username: "x", unknownField: 1 }) { user { id } } }');
     expect(wrongInput.errors?.[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
   });
 
@@ -151,9 +149,9 @@ describe('graphql realms', () => {
     await api.post('/admin/realms', { realm: 'g4', enabled: true });
     const updated = ok(
       await gql(
-        `mutation($input: RealmUpdateInput!) { updateRealm(name: "g4", input: $input) {
+        `mutation($input: RealmUpdateInput!) { updateRealm(name: "g4", input: $input) { realm {
           accessTokenLifespan enabled registrationAllowed supportedLocales bruteForceStrategy quickLoginCheckMilliSeconds attributes
-          smtpServer { host port password } browserSecurityHeaders { xFrameOptions contentSecurityPolicy } } }`,
+          smtpServer { host port password } browserSecurityHeaders { xFrameOptions contentSecurityPolicy } } } }`,
         {
           input: {
             accessTokenLifespan: 120,
@@ -168,7 +166,7 @@ describe('graphql realms', () => {
           },
         },
       ),
-    ).updateRealm;
+    ).updateRealm.realm;
     expect(updated).toMatchObject({
       accessTokenLifespan: 120,
       enabled: false,
@@ -201,9 +199,9 @@ describe('graphql realms', () => {
       await gql(`mutation { createRealm(input: {
         realm: "g5", enabled: true, accessTokenLifespan: 90, registrationAllowed: true,
         roles: { realm: [{ name: "reader", description: "reads" }] },
-        users: [{ username: "carol", enabled: true, realmRoles: ["reader"] }] }) {
-          name enabled accessTokenLifespan registrationAllowed defaultRole { name } } }`),
-    ).createRealm;
+        users: [{ username: "carol", enabled: true, realmRoles: ["reader"] }] }) { realm {
+          name enabled accessTokenLifespan registrationAllowed defaultRole { name } } } }`),
+    ).createRealm.realm;
     expect(created).toEqual({
       name: 'g5',
       enabled: true,
@@ -214,7 +212,7 @@ describe('graphql realms', () => {
     expect((await api.get('/admin/realms/g5/roles/reader')).body.description).toBe('reads');
     expect((await api.get('/admin/realms/g5/users?username=carol&exact=true')).body).toHaveLength(1);
 
-    const noName = await gql('mutation { createRealm(input: { enabled: true }) { name } }');
+    const noName = await gql('mutation { createRealm(input: { enabled: true }) { realm { name } } }');
     expect(noName.errors?.[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
   });
 
@@ -231,24 +229,22 @@ describe('graphql realms', () => {
       '{ keycloakVersion: "26.0.0" }',
     ];
     for (const input of literals) {
-      const res = await gql(`mutation { updateRealm(name: "g6", input: ${input}) { name } }`);
+      const res = await gql(`mutation { updateRealm(name: "g6", input: ${input}) { realm { name } } }`);
       expect({ input, code: res.errors?.[0].extensions.code }).toEqual({ input, code: 'GRAPHQL_VALIDATION_FAILED' });
     }
     const variables = [{ accessTokenLifespan: 'abc' }, { enabled: 'str' }, { ssoSessionIdleTimeout: 1.5 }, { nosuchfield: 1 }];
     for (const input of variables) {
-      const res = await gql('mutation($input: RealmUpdateInput!) { updateRealm(name: "g6", input: $input) { name } }', { input });
+      const res = await gql('mutation($input: RealmUpdateInput!) { updateRealm(name: "g6", input: $input) { realm { name } } }', { input });
       expect({ input, code: res.errors?.[0].extensions.code, status: res.status }).toEqual({ input, code: 'BAD_USER_INPUT', status: 400 });
     }
     // Open maps are read as Keycloak reads them by the service: a Map<String, String> holds no objects.
-    const nested = await gql('mutation { updateRealm(name: "g6", input: { displayName: "half", attributes: { a: { b: 1 } } }) { name } }');
-    expect(nested.errors?.[0].extensions).toMatchObject({
-      code: 'BAD_REQUEST',
-      http: { status: 400 },
-      keycloak: { error: 'unknown_error', error_description: 'Cannot parse the JSON' },
-    });
+    const nested = await gql(
+      'mutation { updateRealm(name: "g6", input: { displayName: "half", attributes: { a: { b: 1 } } }) { realm { name } userErrors { field code message } } }',
+    );
+    expect(userErrors(nested, 'updateRealm')).toEqual([{ field: ['input'], code: 'BAD_REQUEST', message: 'Cannot parse the JSON' }]);
     expect((await api.get('/admin/realms/g6')).body).toEqual(before);
 
-    const create = await gql('mutation { createRealm(input: { realm: "g7", enabled: "yes" }) { name } }');
+    const create = await gql('mutation { createRealm(input: { realm: "g7", enabled: "yes" }) { realm { name } } }');
     expect(create.errors?.[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
     expect((await api.get('/admin/realms/g7')).status).toBe(404);
   });
@@ -256,7 +252,7 @@ describe('graphql realms', () => {
   test('403 FORBIDDEN for a caller without the role', async () => {
     await createLoginUser(ts, 'master', 'plain', 'pw');
     const plain = gqlClient(ts, { username: 'plain', password: 'pw' });
-    const res = await plain('mutation { createRealm(input: { realm: "nope2" }) { name } }');
+    const res = await plain('mutation { createRealm(input: { realm: "nope2" }) { realm { name } } }');
     expect(res.errors?.[0]).toMatchObject({
       message: 'HTTP 403 Forbidden',
       extensions: { code: 'FORBIDDEN', http: { status: 403 }, keycloak: { error: 'HTTP 403 Forbidden' } },

@@ -42,20 +42,22 @@ describe('GraphQL sessions and brute force', () => {
 
   test('mutations: deleteSession, logoutUser, logoutAll, pushRevocation; errors carry the REST status', async () => {
     const t = await f.login('bob');
-    const missing = await gql(`mutation { deleteSession(realm: "${R}", id: "nope") }`);
+    const missing = await gql(`mutation { deleteSession(realm: "${R}", id: "nope") { ok } }`);
     expect(missing.errors?.[0]).toMatchObject({ message: 'Sesssion not found', extensions: { http: { status: 404 } } });
-    expect(ok(await gql(`mutation($id: ID!) { deleteSession(realm: "${R}", id: $id) }`, { id: t.body.session_state }))).toEqual({
-      deleteSession: true,
+    expect(ok(await gql(`mutation($id: ID!) { deleteSession(realm: "${R}", id: $id) { ok } }`, { id: t.body.session_state }))).toEqual({
+      deleteSession: { ok: true },
     });
     await f.login('bob');
-    expect(ok(await gql(`mutation($id: ID!) { logoutUser(realm: "${R}", id: $id) }`, { id: f.users.bob }))).toEqual({ logoutUser: true });
+    expect(ok(await gql(`mutation($id: ID!) { logoutUser(realm: "${R}", id: $id) { ok } }`, { id: f.users.bob }))).toEqual({
+      logoutUser: { ok: true },
+    });
     expect((await f.admin.get(`/admin/realms/${R}/users/${f.users.bob}/sessions`)).body).toEqual([]);
-    expect(ok(await gql(`mutation { pushRevocation(realm: "${R}") { successRequests failedRequests } }`))).toEqual({
-      pushRevocation: { successRequests: [], failedRequests: [] },
+    expect(ok(await gql(`mutation { pushRevocation(realm: "${R}") { globalRequestResult { successRequests failedRequests } } }`))).toEqual({
+      pushRevocation: { globalRequestResult: { successRequests: [], failedRequests: [] } },
     });
     advanceClock(1);
-    expect(ok(await gql(`mutation { logoutAll(realm: "${R}") { successRequests failedRequests } }`))).toEqual({
-      logoutAll: { successRequests: [], failedRequests: [] },
+    expect(ok(await gql(`mutation { logoutAll(realm: "${R}") { globalRequestResult { successRequests failedRequests } } }`))).toEqual({
+      logoutAll: { globalRequestResult: { successRequests: [], failedRequests: [] } },
     });
     expect((await f.admin.get(`/admin/realms/${R}/client-session-stats`)).body).toEqual([]);
   });
@@ -69,14 +71,14 @@ describe('GraphQL sessions and brute force', () => {
     expect(locked.realm.bruteForceStatus).toMatchObject({ numFailures: 2, disabled: true });
     expect(Number(locked.realm.bruteForceStatus.failedLoginNotBefore)).toBeGreaterThan(0);
     expect(locked.user.bruteForceStatus).toMatchObject({ numFailures: 2, disabled: true });
-    expect(ok(await gql(`mutation($id: ID!) { clearBruteForce(realm: "${R}", userId: $id) }`, { id: f.users.bob }))).toEqual({
-      clearBruteForce: true,
+    expect(ok(await gql(`mutation($id: ID!) { clearBruteForce(realm: "${R}", userId: $id) { ok } }`, { id: f.users.bob }))).toEqual({
+      clearBruteForce: { ok: true },
     });
     expect(ok(await gql(q, { id: f.users.bob })).realm.bruteForceStatus).toEqual({
       numFailures: 0,
       disabled: false,
       failedLoginNotBefore: '0',
     });
-    expect(ok(await gql(`mutation { clearBruteForce(realm: "${R}") }`))).toEqual({ clearBruteForce: true });
+    expect(ok(await gql(`mutation { clearBruteForce(realm: "${R}") { ok } }`))).toEqual({ clearBruteForce: { ok: true } });
   });
 });

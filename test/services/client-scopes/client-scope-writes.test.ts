@@ -53,12 +53,12 @@ test('GraphQL: a mapper update is read back in the same request', async () => {
   const res = await gqlClient(ts)(
     `mutation($id: ID!, $owner: ID!) {
       updateProtocolMapper(realm: "${R}", owner: CLIENT_SCOPE, ownerId: $owner, id: $id,
-        input: { name: "g1-renamed", protocol: "openid-connect", protocolMapper: "oidc-usermodel-attribute-mapper", config: {} }) { name }
+        input: { name: "g1-renamed", protocol: "openid-connect", protocolMapper: "oidc-usermodel-attribute-mapper", config: {} }) { protocolMapper { name } }
     }`,
     { id, owner: s },
   );
   expect(res.errors).toBeUndefined();
-  expect(res.data?.updateProtocolMapper).toEqual({ name: 'g1-renamed' });
+  expect(res.data?.updateProtocolMapper?.protocolMapper).toEqual({ name: 'g1-renamed' });
   const viewer = await realmAdmin(ts, R, 'viewer', ['view-clients']);
   expect(((await viewer.get(models)).body as Array<{ name: string }>).map((m) => m.name)).toEqual(['g1-renamed']);
 });
