@@ -15,6 +15,7 @@ export const PAGE_HTML = String.raw`<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
 <title>idserver GraphQL</title>
 <link rel="stylesheet" href="/graphql/graphiql/graphiql.min.css">
 <link rel="stylesheet" href="/graphql/graphiql/app.css">
@@ -100,6 +101,7 @@ export const APP_JS = String.raw`(function () {
   var loc = window.location;
   var origin = loc.origin;
   var wsOrigin = (loc.protocol === 'https:' ? 'wss://' : 'ws://') + loc.host;
+  var NO_TOKEN = 'No token yet: use "Get token" above, or paste a token into the Headers tab.';
   var DEFAULT_HEADERS = '{\n  "Authorization": "Bearer ' + PLACEHOLDER + '"\n}';
   var DEFAULT_QUERY = [
     '# Welcome to the GraphQL API of idserver.',
@@ -147,7 +149,10 @@ export const APP_JS = String.raw`(function () {
 
   function makeFetcher() {
     return function (params, opts) {
-      return base(params, Object.assign({}, opts, { headers: authorize(opts && opts.headers) }));
+      var headers = authorize(opts && opts.headers);
+      // Without a token the server can only answer 401: say what to do instead of asking it.
+      if (!headers.Authorization) return Promise.resolve({ errors: [{ message: NO_TOKEN }] });
+      return base(params, Object.assign({}, opts, { headers: headers }));
     };
   }
 

@@ -14,7 +14,8 @@ const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,im
 function assetUrls(html: string): string[] {
   const scripts = [...html.matchAll(/<script\b([^>]*)>/gi)].map((m) => /\bsrc="([^"]*)"/i.exec(m[1])?.[1] ?? '');
   const links = [...html.matchAll(/<link\b([^>]*)>/gi)].map((m) => /\bhref="([^"]*)"/i.exec(m[1])?.[1] ?? '');
-  return [...scripts, ...links];
+  // The icon is an empty data: URL (no favicon request).
+  return [...scripts, ...links].filter((u) => u !== 'data:,');
 }
 
 describe('with graphql-ui on (the start-dev default)', () => {
@@ -111,9 +112,11 @@ describe('with graphql-ui on (the start-dev default)', () => {
     expect(gql.shouldPersistHeaders).toBe(false);
     expect(page.fetcherOptions).toEqual({ url: `${url}/graphql`, subscriptionUrl: `${url.replace('http:', 'ws:')}/graphql` });
 
-    // No token yet: the placeholder header is not sent, the server says 401.
+    // No token yet: the placeholder header is not sent, nor is the request; the answer says what to do.
     const placeholder = { headers: { Authorization: 'Bearer <paste token>' } };
-    expect(await gql.fetcher({ query: '{ realms { name } }' }, placeholder)).toEqual({ error: 'HTTP 401 Unauthorized' });
+    expect(await gql.fetcher({ query: '{ realms { name } }' }, placeholder)).toEqual({
+      errors: [{ message: 'No token yet: use "Get token" above, or paste a token into the Headers tab.' }],
+    });
 
     await page.signIn('admin', 'wrong');
     expect(page.status()).toEqual({ text: 'No token: Invalid user credentials', kind: 'error' });
@@ -141,7 +144,9 @@ describe('with graphql-ui on (the start-dev default)', () => {
     });
 
     page.click('signout');
-    expect(await page.graphiql().fetcher({ query: '{ __typename }' }, placeholder)).toEqual({ error: 'HTTP 401 Unauthorized' });
+    expect(await page.graphiql().fetcher({ query: '{ __typename }' }, placeholder)).toEqual({
+      errors: [{ message: 'No token yet: use "Get token" above, or paste a token into the Headers tab.' }],
+    });
   });
 });
 

@@ -99,7 +99,9 @@ describe('partial import over GraphQL', () => {
     const badShape = await gql(IMPORT, { r: R, in: { users: 'x' } });
     const restShape = (await api.post(`${base}/partialImport`, { users: 'x' })).body;
     expect(restShape).toEqual({ error: 'unknown_error', error_description: 'Cannot parse the JSON' });
-    expect(userErrors(badShape, 'partialImport')).toEqual([{ field: ['input'], code: 'BAD_REQUEST', message: restShape.error_description }]);
+    expect(userErrors(badShape, 'partialImport')).toEqual([
+      { field: ['input'], code: 'BAD_REQUEST', message: restShape.error_description },
+    ]);
   });
 });
 
