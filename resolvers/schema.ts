@@ -34,6 +34,7 @@ import {
 import { ClientEvaluateScopesResolver, ScopeEvaluationResolver } from './client-scopes/evaluate-scopes';
 import { UserGroupCountResolver } from './users/user-group-count';
 import { RealmRolesResolver, RoleResolver } from './roles/roles';
+import { RoleCompositeReadsResolver } from './roles/role-composite-reads';
 import { UserDetailsResolver } from './users/user-details';
 import { RealmUsersResolver, UserResolver } from './users/users';
 import { RealmUserConnectionResolver } from './users/user-connections';
@@ -80,6 +81,7 @@ export const RESOLVERS = [
   GroupResolver,
   RealmRolesResolver,
   RoleResolver,
+  RoleCompositeReadsResolver,
   RoleMappingsResolver,
   UserMappingReadsResolver,
   GroupMappingReadsResolver,

@@ -8,6 +8,7 @@ import {
   deleteMapper,
   getMapper,
   listMappers,
+  listMappersByProtocol,
   updateMapper,
 } from '../../src/services/client-scopes/protocol-mappers';
 import { resolveRealm } from '../../src/services/realms/realms';
@@ -26,15 +27,35 @@ const inputArg = () => Arg('input', () => MapperInput);
 /** Protocol mappers of clients and client scopes (`/{clients|client-scopes}/{id}/protocol-mappers/...`). */
 @Resolver(() => ProtocolMapper)
 export class ProtocolMapperResolver {
-  @Query(() => [ProtocolMapper], { description: 'Protocol mappers of a client or client scope (GET .../protocol-mappers/models).' })
+  @Query(() => [ProtocolMapper], {
+    description:
+      'Protocol mappers of a client or client scope (GET .../protocol-mappers/models); with `protocol`, those of one protocol (GET .../protocol-mappers/protocol/{protocol}).',
+  })
   async protocolMappers(
     @Ctx() ctx: RequestContext,
     @realmArg() realm: string,
     @ownerArg() owner: ScopeOwner,
     @ownerIdArg() ownerId: string,
+    @Arg('protocol', () => GraphQLString, { nullable: true, description: 'Only mappers of this protocol, e.g. openid-connect or saml.' })
+    protocol?: string | null,
   ): Promise<Rep[]> {
     const r = await resolveRealm(ctx, realm);
-    return listMappers(ctx, r, await findScopeOwner(ctx, r, ownerType(owner), ownerId));
+    const o = await findScopeOwner(ctx, r, ownerType(owner), ownerId);
+    return protocol == null ? listMappers(ctx, r, o) : listMappersByProtocol(ctx, r, o, protocol);
+  }
+
+  @Query(() => ProtocolMapper, {
+    description: 'One protocol mapper of a client or client scope by id (GET .../protocol-mappers/models/{id}).',
+  })
+  async protocolMapper(
+    @Ctx() ctx: RequestContext,
+    @realmArg() realm: string,
+    @ownerArg() owner: ScopeOwner,
+    @ownerIdArg() ownerId: string,
+    @Arg('id', () => GraphQLID) id: string,
+  ): Promise<Rep> {
+    const r = await resolveRealm(ctx, realm);
+    return getMapper(ctx, r, await findScopeOwner(ctx, r, ownerType(owner), ownerId), id);
   }
 
   @Mutation(() => ProtocolMapper, { description: 'Creates a protocol mapper (POST .../protocol-mappers/models).' })

@@ -99,9 +99,10 @@ const briefArg = () =>
   Arg('brief', () => GraphQLBoolean, { nullable: true, description: 'Brief representations (default true); false adds attributes.' });
 
 /**
- * The read-only `available` and `composite` scope-mapping endpoints as fields of a client or client
- * scope (`GET /{clients|client-scopes}/{id}/scope-mappings/realm|clients/{client}/available|composite`),
- * one class per owner type; names follow keycloak-admin-client (`listAvailableRealmScopeMappings`, ...).
+ * The read-only scope-mapping endpoints of one container as fields of a client or client scope
+ * (`GET /{clients|client-scopes}/{id}/scope-mappings/clients/{client}` and
+ * `.../realm|clients/{client}/available|composite`), one class per owner type; names follow
+ * keycloak-admin-client (`listClientScopeMappings`, `listAvailableRealmScopeMappings`, ...).
  */
 function scopeMappingReads(of: ClassType, type: ScopeOwnerType) {
   const path = `/${type}/{id}/scope-mappings`;
@@ -109,6 +110,13 @@ function scopeMappingReads(of: ClassType, type: ScopeOwnerType) {
 
   @Resolver(() => of)
   class ScopeMappingReadsResolver {
+    @FieldResolver(() => [Role], {
+      description: `Direct scope mappings of one client's roles (GET ${path}/clients/{client}); unknown client: NOT_FOUND.`,
+    })
+    async clientScopeMappings(@Root() root: InRealm, @Ctx() ctx: RequestContext, @clientUuidArg() clientUuid: string): Promise<InRealm[]> {
+      return allInRealm(realmOf(root), await listScopeMappedRoles(ctx, realmOf(root), await ownerOf(ctx, root), clientUuid));
+    }
+
     @FieldResolver(() => [Role], { description: `Realm roles not in scope that the caller may map (GET ${path}/realm/available).` })
     async availableRealmScopeMappings(@Root() root: InRealm, @Ctx() ctx: RequestContext): Promise<InRealm[]> {
       return allInRealm(realmOf(root), await listAvailableScopeRoles(ctx, realmOf(root), await ownerOf(ctx, root)));
@@ -147,8 +155,11 @@ function scopeMappingReads(of: ClassType, type: ScopeOwnerType) {
   return ScopeMappingReadsResolver;
 }
 
-/** `Client.availableRealmScopeMappings`, `compositeRealmScopeMappings`, `availableClientScopeMappings`, `compositeClientScopeMappings`. */
+/**
+ * `Client.clientScopeMappings`, `availableRealmScopeMappings`, `compositeRealmScopeMappings`,
+ * `availableClientScopeMappings`, `compositeClientScopeMappings`.
+ */
 export const ClientScopeMappingReadsResolver = scopeMappingReads(Client, 'clients');
 
-/** The same four fields on `ClientScope`. */
+/** The same five fields on `ClientScope`. */
 export const ClientScopeScopeMappingReadsResolver = scopeMappingReads(ClientScope, 'client-scopes');

@@ -1,7 +1,15 @@
 import { GraphQLBoolean, GraphQLString } from 'graphql';
 import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
 import type { RequestContext } from '../../src/core/context';
-import { deleteLocale, deleteText, getLocaleTexts, listLocales, saveText, saveTexts } from '../../src/services/realms/localization';
+import {
+  deleteLocale,
+  deleteText,
+  getLocaleTexts,
+  getText,
+  listLocales,
+  saveText,
+  saveTexts,
+} from '../../src/services/realms/localization';
 import { resolveRealm } from '../../src/services/realms/realms';
 import { type InRealm, realmOf } from '../types/common';
 import { Realm } from './types';
@@ -27,6 +35,19 @@ export class LocalizationResolver {
     @Arg('useRealmDefaultLocaleFallback', () => GraphQLBoolean, { nullable: true }) fallback?: boolean,
   ): Promise<object> {
     return getLocaleTexts(ctx, realmOf(realm), locale, fallback ?? false);
+  }
+
+  @FieldResolver(() => GraphQLString, {
+    nullable: true,
+    description: 'One text of a locale (GET /localization/{locale}/{key}); an unknown key is null with a NOT_FOUND error.',
+  })
+  async localizationText(
+    @Root() realm: InRealm,
+    @Ctx() ctx: RequestContext,
+    @localeArg() locale: string,
+    @keyArg() key: string,
+  ): Promise<string> {
+    return getText(ctx, realmOf(realm), locale, key);
   }
 
   @Mutation(() => JSONObject, { description: 'Merges texts into a locale (POST /localization/{locale}); returns the locale texts.' })

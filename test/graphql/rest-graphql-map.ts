@@ -63,6 +63,10 @@ export const MAPPED: Record<string, Twin> = {
   // localization
   [`GET ${R}/localization`]: realmField('localizationLocales'),
   [`GET ${R}/localization/:locale`]: realmField('localizationTexts'),
+  [`GET ${R}/localization/:locale/:key`]: {
+    path: realmField('localizationText'),
+    note: 'getText; the text as a String where REST answers text/plain',
+  },
   [`POST ${R}/localization/:locale`]: ['Mutation.saveLocalizationTexts'],
   [`DELETE ${R}/localization/:locale`]: ['Mutation.deleteLocalizationTexts'],
   [`PUT ${R}/localization/:locale/:key`]: ['Mutation.setLocalizationText'],
@@ -184,6 +188,8 @@ export const MAPPED: Record<string, Twin> = {
   [`PUT ${R}/roles/:roleName`]: { path: ['Mutation.updateRole'], note: 'updateRole; GraphQL names the role by id' },
   [`DELETE ${R}/roles/:roleName`]: { path: ['Mutation.deleteRole'], note: 'deleteRole; GraphQL names the role by id' },
   [`GET ${R}/roles/:roleName/composites`]: ['Query.role(name:)', 'Role.composites'],
+  [`GET ${R}/roles/:roleName/composites/realm`]: ['Query.role(name:)', 'Role.realmComposites'],
+  [`GET ${R}/roles/:roleName/composites/clients/:compositeClient`]: ['Query.role(name:)', 'Role.clientComposites(clientUuid:)'],
   [`POST ${R}/roles/:roleName/composites`]: { path: ['Mutation.addComposites'], note: 'addComposites; GraphQL names the role by id' },
   [`DELETE ${R}/roles/:roleName/composites`]: {
     path: ['Mutation.removeComposites'],
@@ -201,6 +207,11 @@ export const MAPPED: Record<string, Twin> = {
   [`PUT ${R}/clients/:clientUuid/roles/:roleName`]: { path: ['Mutation.updateRole'], note: 'updateRole; GraphQL names the role by id' },
   [`DELETE ${R}/clients/:clientUuid/roles/:roleName`]: { path: ['Mutation.deleteRole'], note: 'deleteRole; GraphQL names the role by id' },
   [`GET ${R}/clients/:clientUuid/roles/:roleName/composites`]: ['Query.role(clientId:)', 'Role.composites'],
+  [`GET ${R}/clients/:clientUuid/roles/:roleName/composites/realm`]: ['Query.role(clientId:)', 'Role.realmComposites'],
+  [`GET ${R}/clients/:clientUuid/roles/:roleName/composites/clients/:compositeClient`]: [
+    'Query.role(clientId:)',
+    'Role.clientComposites(clientUuid:)',
+  ],
   [`POST ${R}/clients/:clientUuid/roles/:roleName/composites`]: {
     path: ['Mutation.addComposites'],
     note: 'addComposites; GraphQL names the role by id',
@@ -215,6 +226,8 @@ export const MAPPED: Record<string, Twin> = {
   [`PUT ${R}/roles-by-id/:roleId`]: ['Mutation.updateRole'],
   [`DELETE ${R}/roles-by-id/:roleId`]: ['Mutation.deleteRole'],
   [`GET ${R}/roles-by-id/:roleId/composites`]: ['Query.role(id:)', 'Role.composites'],
+  [`GET ${R}/roles-by-id/:roleId/composites/realm`]: ['Query.role(id:)', 'Role.realmComposites'],
+  [`GET ${R}/roles-by-id/:roleId/composites/clients/:compositeClient`]: ['Query.role(id:)', 'Role.clientComposites(clientUuid:)'],
   [`POST ${R}/roles-by-id/:roleId/composites`]: ['Mutation.addComposites'],
   [`DELETE ${R}/roles-by-id/:roleId/composites`]: ['Mutation.removeComposites'],
 
@@ -413,6 +426,8 @@ function scopeOwnerRoutes(kind: 'clients' | 'client-scopes', type: 'Client' | 'C
   const root = type === 'Client' ? 'Query.client' : 'Query.clientScope';
   return {
     [`GET ${at}/protocol-mappers/models`]: ['Query.protocolMappers(owner:)'],
+    [`GET ${at}/protocol-mappers/models/:mapperId`]: ['Query.protocolMapper(owner:)'],
+    [`GET ${at}/protocol-mappers/protocol/:protocol`]: ['Query.protocolMappers(protocol:)'],
     [`POST ${at}/protocol-mappers/models`]: ['Mutation.createProtocolMapper'],
     [`POST ${at}/protocol-mappers/add-models`]: ['Mutation.addProtocolMappers'],
     [`PUT ${at}/protocol-mappers/models/:mapperId`]: ['Mutation.updateProtocolMapper'],
@@ -423,6 +438,7 @@ function scopeOwnerRoutes(kind: 'clients' | 'client-scopes', type: 'Client' | 'C
       note: 'the realmMappings of getScopeMappings (same view check and representations), not listScopeMappedRoles',
     },
     [`POST ${at}/scope-mappings/realm`]: ['Mutation.addRealmScopeMappings'],
+    [`GET ${at}/scope-mappings/clients/:roleClient`]: [root, `${type}.clientScopeMappings(clientUuid:)`],
     [`DELETE ${at}/scope-mappings/realm`]: ['Mutation.removeRealmScopeMappings'],
     [`POST ${at}/scope-mappings/clients/:roleClient`]: ['Mutation.addClientScopeMappings'],
     [`DELETE ${at}/scope-mappings/clients/:roleClient`]: ['Mutation.removeClientScopeMappings'],
@@ -501,38 +517,5 @@ export const OWN_ISSUE: Record<string, OwnIssue> = {
   [`PUT ${R}/identity-provider/instances/:alias/management/permissions`]: FGAP('an identity provider'),
 };
 
-const UNASSIGNED = (expect: Coordinate | null, reason: string): Pending => ({ expect, reason: `no twin, not assigned yet: ${reason}` });
-
-export const PENDING: Record<string, Pending> = {
-  [`GET ${R}/clients/:ownerId/protocol-mappers/models/:mapperId`]: UNASSIGNED('Query.protocolMapper', 'getMapper (one protocol mapper)'),
-  [`GET ${R}/client-scopes/:ownerId/protocol-mappers/models/:mapperId`]: UNASSIGNED(
-    'Query.protocolMapper',
-    'getMapper (one protocol mapper)',
-  ),
-  [`GET ${R}/clients/:ownerId/protocol-mappers/protocol/:protocol`]: UNASSIGNED(
-    'Query.protocolMappers(protocol:)',
-    'listMappersByProtocol',
-  ),
-  [`GET ${R}/client-scopes/:ownerId/protocol-mappers/protocol/:protocol`]: UNASSIGNED(
-    'Query.protocolMappers(protocol:)',
-    'listMappersByProtocol',
-  ),
-  [`GET ${R}/clients/:ownerId/scope-mappings/clients/:roleClient`]: UNASSIGNED(
-    null,
-    'listScopeMappedRoles(client); RoleMappings.clientMappings lists every client and has no 404 for an unknown one',
-  ),
-  [`GET ${R}/client-scopes/:ownerId/scope-mappings/clients/:roleClient`]: UNASSIGNED(
-    null,
-    'listScopeMappedRoles(client); RoleMappings.clientMappings lists every client and has no 404 for an unknown one',
-  ),
-  [`GET ${R}/roles/:roleName/composites/realm`]: UNASSIGNED('Role.realmComposites', 'getRealmComposites'),
-  [`GET ${R}/roles/:roleName/composites/clients/:compositeClient`]: UNASSIGNED('Role.clientComposites', 'getClientComposites'),
-  [`GET ${R}/clients/:clientUuid/roles/:roleName/composites/realm`]: UNASSIGNED('Role.realmComposites', 'getRealmComposites'),
-  [`GET ${R}/clients/:clientUuid/roles/:roleName/composites/clients/:compositeClient`]: UNASSIGNED(
-    'Role.clientComposites',
-    'getClientComposites',
-  ),
-  [`GET ${R}/roles-by-id/:roleId/composites/realm`]: UNASSIGNED('Role.realmComposites', 'getRealmComposites'),
-  [`GET ${R}/roles-by-id/:roleId/composites/clients/:compositeClient`]: UNASSIGNED('Role.clientComposites', 'getClientComposites'),
-  [`GET ${R}/localization/:locale/:key`]: UNASSIGNED('Realm.localizationText', 'getText (one text; localizationTexts gives the map)'),
-};
+/** Empty: every REST route has its twin. A new route without one goes here with `{ expect, reason }`. */
+export const PENDING: Record<string, Pending> = {};
