@@ -17,12 +17,14 @@ import {
   isLeafType,
   isListType,
   Kind,
+  visit,
 } from 'graphql';
 import { type ComplexityEstimator, getComplexity } from 'graphql-query-complexity';
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import type { GraphqlLimits } from '../src/config/graphql-options';
 import type { RequestContext } from '../src/core/context';
 import { isAdministrator } from '../src/auth/permissions';
+import { checkJsonValue, hasBadText } from '../src/core/input-text';
 import { DEFAULT_PAGE } from './types/connection';
 import { graphqlQueryCost, graphqlRejected } from '../src/metrics';
 
@@ -146,6 +148,18 @@ function mayIntrospect(limits: GraphqlLimits, ctx: RequestContext): Promise<bool
 
 const SUGGESTION = / Did you mean .*\?$/;
 
+/** Whether a string literal of the document or a variable holds text no front accepts (src/core/input-text.ts). */
+function hasBadInputText(document: DocumentNode, variables: Record<string, unknown> | undefined): boolean {
+  if (variables && checkJsonValue(variables)) return true;
+  let bad = false;
+  visit(document, {
+    StringValue(node) {
+      if (hasBadText(node.value)) bad = true;
+    },
+  });
+  return bad;
+}
+
 /** The Apollo plugin enforcing the pre-execution cost, introspection, the deadline, and reporting cost. */
 export function limitsPlugin(limits: GraphqlLimits): ApolloServerPlugin<RequestContext> {
   return {
@@ -153,6 +167,9 @@ export function limitsPlugin(limits: GraphqlLimits): ApolloServerPlugin<RequestC
       let cost: number | undefined;
       return {
         async didResolveOperation({ document, operationName, request, schema, contextValue }) {
+          if (hasBadInputText(document, request.variables)) {
+            throw rejected('Text must not contain NUL characters or unpaired surrogates.', 'BAD_USER_INPUT', 400);
+          }
           if (introspects(document, operationName) && !(await mayIntrospect(limits, contextValue))) {
             graphqlRejected.inc({ reason: 'introspection' });
             throw rejected('GraphQL introspection is not allowed for this caller.', 'FORBIDDEN', 403);

@@ -1,8 +1,10 @@
+import { STATUS_CODES } from 'node:http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { RealmModel } from '../src/db/models/realm';
 import { HttpError, cannotParse, errorC } from '../src/core/errors';
 import { validateRepresentation, validateRepresentationArray } from '../src/representations/schema';
 import type { RequestContext } from '../src/core/context';
+import { badText, checkJsonValue, hasBadText } from '../src/core/input-text';
 
 /**
  * Shared plumbing of the REST adapters: async handlers, the request context and realm set by the
@@ -63,11 +65,15 @@ export function parseJson(req: Request): unknown {
   const raw = rawBody(req);
   if (!raw.trim()) return undefined;
   requireJsonType(req);
+  let value: unknown;
   try {
-    return JSON.parse(raw);
+    value = JSON.parse(raw);
   } catch {
     throw cannotParse('syntax');
   }
+  const bad = checkJsonValue(value);
+  if (bad) throw bad;
+  return value;
 }
 
 /** The parsed JSON body; an empty body or `null` is Keycloak's 400. */
@@ -99,13 +105,45 @@ export function qStr(req: Request, name: string): string | undefined {
   return v === undefined ? undefined : String(v);
 }
 
-/** Integer query parameter; non-numeric → 404 (JAX-RS conversion failure). */
+const INT32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
+
+/** Integer query parameter (a Java Integer); non-numeric or out of range → 404 (JAX-RS conversion failure). */
 export function qInt(req: Request, name: string): number | undefined {
   const v = qStr(req, name);
   if (v === undefined || v === '') return undefined;
   if (!/^-?\d+$/.test(v.trim())) throw badParam();
-  return Number(v);
+  const n = Number(v);
+  if (n < INT32.min || n > INT32.max) throw badParam();
+  return n;
 }
+
+/**
+ * Refuses path segments and query values holding NUL or unpaired surrogates (400) before any
+ * handler runs; a path that does not percent-decode is express's 400, rendered by `errorHandler`.
+ */
+export const rejectBadText: RequestHandler = (req, _res, next) => {
+  const texts: string[] = [];
+  for (const segment of req.path.split('/')) {
+    try {
+      texts.push(decodeURIComponent(segment));
+    } catch {
+      next(errorC(400, 'HTTP 400 Bad Request'));
+      return;
+    }
+  }
+  const collect = (v: unknown): void => {
+    if (typeof v === 'string') texts.push(v);
+    else if (Array.isArray(v)) v.forEach(collect);
+    else if (v && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) {
+        texts.push(k);
+        collect(x);
+      }
+    }
+  };
+  collect(req.query);
+  next(texts.some(hasBadText) ? badText() : undefined);
+};
 
 /** Boolean query parameter: only `true` (any case) is true, as Boolean.valueOf. */
 export function qBool(req: Request, name: string): boolean | undefined {
@@ -147,6 +185,11 @@ export function errorHandler(log: { error: (m: string) => void }) {
     const e = err as { type?: string; status?: number; message?: string; stack?: string };
     if (e?.type === 'entity.too.large') {
       res.status(413).json({ error: 'HTTP 413 Request Entity Too Large' });
+      return;
+    }
+    // express's own client errors (a path parameter that does not percent-decode, ...).
+    if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
+      res.status(e.status).json({ error: `HTTP ${e.status} ${STATUS_CODES[e.status] ?? 'Client Error'}` });
       return;
     }
     log.error(`Unhandled error: ${e?.stack ?? e?.message ?? String(err)}`);

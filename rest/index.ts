@@ -4,7 +4,7 @@ import { contextFromRequest } from '../src/auth/bearer';
 import { corsForToken, preflight } from '../src/auth/cors';
 import { resolveRealm } from '../src/services/realms/realms';
 import { groupsRouter, groupByPathRouter, defaultGroupsRouter } from './groups/groups';
-import { ctxOf, middleware } from './http';
+import { ctxOf, middleware, rejectBadText } from './http';
 import { realmRouter, realmsCollection } from './realms/realms';
 import { roleMappingRouter } from './roles/role-mappings';
 import { clientRolesRouter, realmRolesRouter, rolesByIdRouter } from './roles/roles';
@@ -58,6 +58,7 @@ export function adminRouter(db: Db, baseUrlOf: (req: Request) => string): Router
       res.locals.ctx = await contextFromRequest(db, req, baseUrlOf(req));
     }),
     corsForToken,
+    rejectBadText,
   );
 
   const realms = Router();

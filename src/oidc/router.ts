@@ -3,6 +3,8 @@ import type { Db } from '../db';
 import { HttpError } from '../core/errors';
 import { discoveryDocument, realmJwks } from '../services/tokens/oidc-metadata';
 import { tokenEndpoint } from '../services/tokens/token-endpoint';
+import { oauth } from '../services/tokens/tokens';
+import { hasBadText } from '../core/input-text';
 
 type Handler = (req: express.Request, res: express.Response) => Promise<void>;
 
@@ -19,7 +21,16 @@ function basicCredentials(req: express.Request): { clientId: string; secret: str
   if (!auth?.toLowerCase().startsWith('basic ')) return undefined;
   const decoded = Buffer.from(auth.slice(6).trim(), 'base64').toString('utf8');
   const i = decoded.indexOf(':');
-  return i > 0 ? { clientId: decodeURIComponent(decoded.slice(0, i)), secret: decodeURIComponent(decoded.slice(i + 1)) } : undefined;
+  return i > 0 ? { clientId: formDecoded(decoded.slice(0, i)), secret: formDecoded(decoded.slice(i + 1)) } : undefined;
+}
+
+/** A URL-encoded credential; one that does not decode is taken as it is (and then matches no client). */
+function formDecoded(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
 }
 
 /** `/realms/{realm}/...`: the token endpoint, JWKS and OpenID discovery. */
@@ -33,6 +44,10 @@ export function oidcRouter(db: Db, baseUrlOf: (req: express.Request) => string):
     handle(async (req, res) => {
       const basic = basicCredentials(req);
       const body = (req.body ?? {}) as Record<string, string>;
+      const texts = [...Object.values(body), basic?.clientId ?? '', basic?.secret ?? ''];
+      if (texts.some((v) => typeof v === 'string' && hasBadText(v))) {
+        throw oauth(400, 'invalid_request', 'Text must not contain NUL characters or unpaired surrogates');
+      }
       const out = await tokenEndpoint(db, {
         realm: String(req.params.realm),
         form: body,
