@@ -55,9 +55,14 @@ export function rawBody(req: Request): string {
   return '';
 }
 
+/** Keycloak's 415 for a body whose Content-Type the endpoint does not consume (measured). */
+export const contentTypeMismatch = () => errorC(415, 'The content-type header value did not match the value in @Consumes');
+
+/** A JSON body needs a JSON Content-Type: another type is Keycloak's 415, none at all too. */
 function requireJsonType(req: Request): void {
   const ct = req.headers['content-type'];
-  if (ct && !/^application\/([\w.+-]*\+)?json\b/i.test(ct)) throw errorC(415, 'HTTP 415 Unsupported Media Type');
+  if (!ct) throw errorC(415, 'HTTP 415 Unsupported Media Type');
+  if (!/^application\/([\w.+-]*\+)?json\b/i.test(ct)) throw contentTypeMismatch();
 }
 
 /** Parses the JSON body (undefined when empty); malformed JSON → 400 invalid_request. */

@@ -10,13 +10,12 @@ import {
   saveText,
   saveTexts,
 } from '../../src/services/realms/localization';
-import { ctxOf, json, noContent, qBool, rawBody, realmOf, requiredJson, route } from '../http';
+import { contentTypeMismatch, ctxOf, json, noContent, qBool, rawBody, realmOf, requiredJson, route } from '../http';
 import { isMultipart, multipartFields } from '../multipart';
 
 /** `/{realm}/localization`: realm localization texts (config reference §10.4). */
 export const localizationRouter = Router({ mergeParams: true });
 
-const unsupported = () => errorC(415, 'HTTP 415 Unsupported Media Type');
 const badRequest = () => errorC(400, 'HTTP 400 Bad Request');
 
 /** The texts of a POST body: a JSON map, or a JSON file uploaded as multipart field `file`. */
@@ -31,7 +30,7 @@ async function textsBody(req: Request): Promise<unknown> {
       throw errorC(400, 'Could not read file.');
     }
   }
-  if (ct && !/^application\/([\w.+-]*\+)?json\b/i.test(ct)) throw unsupported();
+  if (ct && !/^application\/([\w.+-]*\+)?json\b/i.test(ct)) throw contentTypeMismatch();
   return requiredJson(req);
 }
 
@@ -72,7 +71,7 @@ localizationRouter.put(
   '/:locale/:key',
   route(async (req, res) => {
     const ct = req.headers['content-type'];
-    if (ct && !/^text\/plain\b/i.test(ct)) throw unsupported();
+    if (ct && !/^text\/plain\b/i.test(ct)) throw contentTypeMismatch();
     await saveText(ctxOf(res), realmOf(res), param(req, 'locale'), param(req, 'key'), rawBody(req));
     noContent(res);
   }),

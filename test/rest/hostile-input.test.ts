@@ -97,3 +97,12 @@ test('GraphQL: NUL in a variable or a literal is refused before anything runs', 
   ]);
   expect(await userCount()).toBe(before);
 });
+
+test('a JSON body without a JSON Content-Type is a 415, with none at all too', async () => {
+  const body = JSON.stringify({ name: 'typed-role' });
+  const none = await api.post(`${base}/roles`).unset('Content-Type').send(Buffer.from(body));
+  expect([none.status, none.body]).toEqual([415, { error: 'HTTP 415 Unsupported Media Type' }]);
+  const text = await api.post(`${base}/roles`).set('Content-Type', 'text/plain').send(body);
+  expect([text.status, text.body]).toEqual([415, { error: 'The content-type header value did not match the value in @Consumes' }]);
+  expect((await api.get(`${base}/roles/typed-role`)).status).toBe(404);
+});
