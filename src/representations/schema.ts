@@ -1,4 +1,3 @@
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import { type HttpError, cannotParse, errorC } from '../core/errors';
 
 /**
@@ -67,7 +66,7 @@ export const representations = {
     algorithm: S,
     digits: I,
     period: I,
-    config: M,
+    config: mapOf(arr(S)),
     rawPassword: S,
   },
   FederatedIdentityRepresentation: { identityProvider: S, userId: S, userName: S },
@@ -88,10 +87,10 @@ export const representations = {
     firstBrokerLoginFlowAlias: S,
     postBrokerLoginFlowAlias: S,
     organizationId: S,
-    config: M,
+    config: mapOf(S),
     types: arr(S),
   },
-  IdentityProviderMapperRepresentation: { id: S, name: S, identityProviderAlias: S, identityProviderMapper: S, config: M },
+  IdentityProviderMapperRepresentation: { id: S, name: S, identityProviderAlias: S, identityProviderMapper: S, config: mapOf(S) },
   RealmEventsConfigRepresentation: {
     eventsEnabled: B,
     eventsExpiration: I,
@@ -108,7 +107,7 @@ export const representations = {
     lastName: S,
     email: S,
     emailVerified: B,
-    attributes: M,
+    attributes: M, // a single value is a one-value list (Keycloak's StringListMapDeserializer): normalizeAttributes reads it
     userProfileMetadata: A,
     self: S,
     origin: S,
@@ -122,13 +121,13 @@ export const representations = {
     requiredActions: arr(S),
     federatedIdentities: arr(ref('FederatedIdentityRepresentation')),
     realmRoles: arr(S),
-    clientRoles: M,
+    clientRoles: mapOf(arr(S)),
     clientConsents: arr(ref('UserConsentRepresentation')),
     notBefore: I,
-    applicationRoles: M,
+    applicationRoles: mapOf(arr(S)),
     socialLinks: arr(A),
     groups: arr(S),
-    access: M,
+    access: mapOf(B),
   },
   GroupRepresentation: {
     id: S,
@@ -138,10 +137,10 @@ export const representations = {
     parentId: S,
     subGroupCount: I,
     subGroups: arr(A),
-    attributes: M,
+    attributes: mapOf(arr(S)),
     realmRoles: arr(S),
-    clientRoles: M,
-    access: M,
+    clientRoles: mapOf(arr(S)),
+    access: mapOf(B),
   },
   RoleRepresentation: {
     id: S,
@@ -152,9 +151,9 @@ export const representations = {
     composites: M,
     clientRole: B,
     containerId: S,
-    attributes: M,
+    attributes: mapOf(arr(S)),
   },
-  ProtocolMapperRepresentation: { id: S, name: S, protocol: S, protocolMapper: S, consentRequired: B, consentText: S, config: M },
+  ProtocolMapperRepresentation: { id: S, name: S, protocol: S, protocolMapper: S, consentRequired: B, consentText: S, config: mapOf(S) },
   ClientRepresentation: {
     id: S,
     clientId: S,
@@ -185,11 +184,11 @@ export const representations = {
     publicClient: B,
     frontchannelLogout: B,
     protocol: S,
-    attributes: M,
-    authenticationFlowBindingOverrides: M,
+    attributes: mapOf(S),
+    authenticationFlowBindingOverrides: mapOf(S),
     fullScopeAllowed: B,
     nodeReRegistrationTimeout: I,
-    registeredNodes: M,
+    registeredNodes: mapOf(I32),
     protocolMappers: arr(ref('ProtocolMapperRepresentation')),
     clientTemplate: S,
     useTemplateConfig: B,
@@ -198,7 +197,7 @@ export const representations = {
     defaultClientScopes: arr(S),
     optionalClientScopes: arr(S),
     authorizationSettings: A,
-    access: M,
+    access: mapOf(B),
     origin: S,
   },
   AuthenticationFlowRepresentation: {
@@ -247,15 +246,15 @@ export const representations = {
     index: I,
     priority: I,
   },
-  AuthenticatorConfigRepresentation: { id: S, alias: S, config: M },
-  ComponentRepresentation: { id: S, name: S, providerId: S, providerType: S, parentId: S, subType: S, config: M },
-  RequiredActionProviderRepresentation: { alias: S, name: S, providerId: S, enabled: B, defaultAction: B, priority: I, config: M },
+  AuthenticatorConfigRepresentation: { id: S, alias: S, config: mapOf(S) },
+  ComponentRepresentation: { id: S, name: S, providerId: S, providerType: S, parentId: S, subType: S, config: mapOf(arr(S)) },
+  RequiredActionProviderRepresentation: { alias: S, name: S, providerId: S, enabled: B, defaultAction: B, priority: I, config: mapOf(S) },
   ClientScopeRepresentation: {
     id: S,
     name: S,
     description: S,
     protocol: S,
-    attributes: M,
+    attributes: mapOf(S),
     protocolMappers: arr(ref('ProtocolMapperRepresentation')),
   },
   ClientPolicyExecutorRepresentation: { executor: S, configuration: A },
@@ -529,47 +528,6 @@ export type Representation<N extends RepresentationName> = {
 const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
 
-const jsonType = (t: FieldType): Record<string, unknown> => {
-  if (t === 'string') return { type: ['string', 'null'] };
-  if (t === 'boolean') return { type: ['boolean', 'null'] };
-  if (t === 'int') return { type: ['integer', 'null'] };
-  if (t === 'int32') return { type: ['integer', 'null'], minimum: INT32_MIN, maximum: INT32_MAX };
-  if (t === 'number') return { type: ['number', 'null'] };
-  if (t === 'map') return { type: ['object', 'null'] };
-  if (t === 'any') return {};
-  if ('array' in t) return { type: ['array', 'null'], items: jsonType(t.array) };
-  if ('map' in t) return { type: ['object', 'null'], additionalProperties: jsonType(t.map) };
-  if ('enum' in t) return { enum: [...t.enum, null] };
-  return { anyOf: [{ $ref: `#/definitions/${t.ref}` }, { type: 'null' }] };
-};
-
-function schemaFor(name: string): Record<string, unknown> {
-  const definitions: Record<string, unknown> = {};
-  for (const [n, table] of Object.entries(representations)) {
-    definitions[n] = {
-      type: 'object',
-      additionalProperties: Object.hasOwn(OPEN_REPRESENTATIONS, n) ? jsonType(OPEN_REPRESENTATIONS[n]) : false,
-      properties: Object.fromEntries(Object.entries(table).map(([k, t]) => [k, jsonType(t)])),
-    };
-  }
-  return { $ref: `#/definitions/${name}`, definitions };
-}
-
-// coerceTypes mirrors Jackson's leniency ("true" for a boolean, 5 for a string field).
-const ajv = new Ajv({ allErrors: false, coerceTypes: true, strict: false });
-const cache = new Map<string, ValidateFunction>();
-
-function compiled(name: string, isArray: boolean): ValidateFunction {
-  const key = `${name}${isArray ? '[]' : ''}`;
-  let v = cache.get(key);
-  if (!v) {
-    const s = schemaFor(name);
-    v = ajv.compile(isArray ? { type: 'array', items: { $ref: s.$ref }, definitions: s.definitions } : s);
-    cache.set(key, v);
-  }
-  return v;
-}
-
 /**
  * Line and column (1-based) of an unknown field as Jackson reports them: where the parser stands after
  * the field's value token (after `true`, after a string's closing quote, after `{` or `[`).
@@ -595,31 +553,21 @@ function endOfToken(raw: string, start: number): number {
   return end;
 }
 
-function toHttpError(name: string, err: ErrorObject, raw?: string): HttpError {
-  if (err.keyword === 'additionalProperties') {
-    const field = String((err.params as { additionalProperty: string }).additionalProperty);
-    const { line, column } = locate(raw, field);
-    return errorC(400, `Invalid json representation for ${name}. Unrecognized field "${field}" at line ${line} column ${column}.`);
-  }
-  return cannotParse('mapping');
-}
-
 /**
- * Validates (and leniently coerces, in place) a parsed request body against a representation.
+ * Validates (and coerces, in place, as Jackson does) a parsed request body against a representation.
  * Unknown fields → 400 "Invalid json representation ..."; wrong types → 400 "Cannot parse the JSON".
  */
 export function validateRepresentation<T = Record<string, unknown>>(name: string, body: unknown, raw?: string): T {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw cannotParse('mapping');
-  const v = compiled(name, false);
-  if (!v(body)) throw toHttpError(name, (v.errors ?? [])[0], raw);
+  if (!isObject(body)) throw cannotParse('mapping');
+  const problem = readRepresentation(name as RepresentationName, body);
+  if (problem) throw representationError(problem, raw);
   return body as T;
 }
 
 /** Validates an array body of a representation (role mappings, composites). */
 export function validateRepresentationArray<T = Record<string, unknown>>(name: string, body: unknown, raw?: string): T[] {
   if (!Array.isArray(body)) throw cannotParse('mapping');
-  const v = compiled(name, true);
-  if (!v(body)) throw toHttpError(name, (v.errors ?? [])[0], raw);
+  for (const item of body) validateRepresentation(name, item, raw);
   return body as T[];
 }
 

@@ -106,3 +106,19 @@ test('a JSON body without a JSON Content-Type is a 415, with none at all too', a
   expect([text.status, text.body]).toEqual([415, { error: 'The content-type header value did not match the value in @Consumes' }]);
   expect((await api.get(`${base}/roles/typed-role`)).status).toBe(404);
 });
+
+test('maps hold what Keycloak declares: objects in string maps are refused, scalars coerced to text', async () => {
+  const clients = `${base}/clients`;
+  const nested = await api.post(clients, { clientId: 'typed-attrs', attributes: { x: { b: [] } } });
+  expect([nested.status, nested.body]).toEqual([400, { error: 'unknown_error', error_description: 'Cannot parse the JSON' }]);
+  expect((await api.get(`${clients}?clientId=typed-attrs`)).body).toEqual([]);
+  expect((await api.post(clients, { clientId: 'typed-attrs', attributes: { 'pkce.code.challenge.method': 5 } })).status).toBe(201);
+  const [client] = (await api.get(`${clients}?clientId=typed-attrs`)).body;
+  expect(client.attributes['pkce.code.challenge.method']).toBe('5');
+  const mapper = { name: 'm', protocol: 'openid-connect', protocolMapper: 'oidc-hardcoded-claim-mapper' };
+  const badConfig = await api.post(`${clients}/${client.id}/protocol-mappers/models`, { ...mapper, config: { 'claim.name': ['a'] } });
+  expect(badConfig.status).toBe(400);
+  const component = { name: 'k', providerId: 'rsa-generated', providerType: 'org.keycloak.keys.KeyProvider' };
+  expect((await api.post(`${base}/components`, { ...component, config: { priority: { x: 1 } } })).status).toBe(400);
+  expect((await api.get(`${base}/components?name=k`)).body).toEqual([]);
+});

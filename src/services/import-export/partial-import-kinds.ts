@@ -150,13 +150,15 @@ export function rolesKinds(ctx: RequestContext, realm: RealmModel, roles: Rep, c
     existsMessage: (item) => `Realm role '${item.name}' already exists.`,
     remove: (item) => removeRole(item),
     async create(item) {
-      const id = await createRole(ctx, realm, undefined, {
+      const name = await createRole(ctx, realm, undefined, {
         name: item.name,
         description: item.rep.description as string,
-        attributes: item.rep.attributes as Rep,
+        attributes: item.rep.attributes as Record<string, string[]>,
       });
       created.push({ rep: item.rep });
-      return id;
+      // Keycloak reports the new role's id (createRole answers its name, for the Location header).
+      const row = await ctx.db.models.Role.findOne({ where: { realmId: realm.id, clientId: null, name }, attributes: ['id'] });
+      return row?.id ?? name;
     },
     event: (id) => ({ resourceType: 'REALM_ROLE', resourcePath: `roles-by-id/${id}` }),
   };
@@ -190,7 +192,7 @@ export function rolesKinds(ctx: RequestContext, realm: RealmModel, roles: Rep, c
       await createRole(ctx, realm, clientUuid, {
         name: str(item.rep.name),
         description: item.rep.description as string,
-        attributes: item.rep.attributes as Rep,
+        attributes: item.rep.attributes as Record<string, string[]>,
       });
       created.push({ clientUuid, rep: item.rep });
       return clientUuid;
