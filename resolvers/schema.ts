@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { mergeSchemas } from '@graphql-tools/schema';
 import { MapperKind, mapSchema, printSchemaWithDirectives } from '@graphql-tools/utils';
-import { type GraphQLOutputType, type GraphQLSchema, isNonNullType, isObjectType } from 'graphql';
+import { type ConstDirectiveNode, type GraphQLOutputType, type GraphQLSchema, Kind, isNonNullType, isObjectType } from 'graphql';
+import { fieldDescription } from '../src/representations/descriptions';
 import { buildSchema } from 'type-graphql';
 import { AdminExtrasResolver } from './realms/admin-extras';
 import { AuthenticationResolver, RealmAuthenticationResolver } from './authentication/authentication';
@@ -128,7 +129,7 @@ let built: Promise<GraphQLSchema> | undefined;
 export function gatewaySchema(): Promise<GraphQLSchema> {
   built ??= (async () => {
     const schema = await buildSchema({ resolvers: [...RESOLVERS], validate: false, emitSchemaFile: false, pubSub: unusedPubSub });
-    return mergeSchemas({ schemas: [mutationPayloads(nullableLookups(inSourceOrder(schema)))], typeDefs: DIRECTIVES_SDL });
+    return mergeSchemas({ schemas: [mutationPayloads(nullableLookups(describedFields(inSourceOrder(schema))))], typeDefs: DIRECTIVES_SDL });
   })();
   return built;
 }
@@ -162,6 +163,30 @@ function nullableLookups(schema: GraphQLSchema): GraphQLSchema {
   return mapSchema(schema, {
     [MapperKind.COMPOSITE_FIELD]: (field, _name, typeName) =>
       isLookup(typeName, field) && isNonNullType(field.type) ? { ...field, type: field.type.ofType } : field,
+  });
+}
+
+/** The `@representation(name:)` a type carries, if any. */
+function representationOf(type: { astNode?: { directives?: readonly ConstDirectiveNode[] } | null }): string | undefined {
+  const directive = type.astNode?.directives?.find((d) => d.name.value === 'representation');
+  const arg = directive?.arguments?.find((a) => a.name.value === 'name');
+  return arg?.value.kind === Kind.STRING ? arg.value.value : undefined;
+}
+
+/**
+ * A field of a type mirroring a Keycloak representation, declared without a description of its own,
+ * gets the one of its representation's field table (src/representations/descriptions.ts): each
+ * field of Keycloak's JSON is described once for both fronts.
+ */
+function describedFields(schema: GraphQLSchema): GraphQLSchema {
+  return mapSchema(schema, {
+    [MapperKind.OBJECT_FIELD]: (field, name, typeName) => {
+      if (field.description) return field;
+      const type = schema.getType(typeName);
+      const rep = type && representationOf(type);
+      const description = rep ? fieldDescription(rep, name) : undefined;
+      return description ? { ...field, description } : field;
+    },
   });
 }
 

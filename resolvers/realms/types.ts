@@ -1,6 +1,7 @@
 import { GraphQLID, type GraphQLScalarType, GraphQLString } from 'graphql';
-import { Directive, Field, ObjectType } from 'type-graphql';
+import { Directive, Field, ObjectType, getMetadataStorage } from 'type-graphql';
 import { REALM_INPUT_ONLY_FIELDS } from '../../src/representations/realm';
+import { FIELD_DESCRIPTIONS, fieldDescription } from '../../src/representations/descriptions';
 import { fieldTable } from '../../src/representations/schema';
 import { typeOf } from '../types/inputs';
 import { JSONObject } from '../types/scalars';
@@ -17,7 +18,33 @@ type Class = Function;
 /** Object types of the nested representations a realm field holds, by representation name. */
 const NESTED: Record<string, () => Class> = {};
 
-/** Adds a nullable field to `cls` for each field of the table except `skip` (declared by hand or by a relation). */
+/**
+ * Gives a generated field the description of its table (src/representations/descriptions.ts), read
+ * when the schema is built, so that a `@FieldResolver` of the same field declaring its own
+ * description wins (type-graphql keeps the `@Field` description otherwise).
+ */
+function describeFromTable(cls: Class, field: string, fromTable: string | undefined): void {
+  const storage = getMetadataStorage();
+  const meta = storage.fields.find((f) => f.target === cls && f.name === field);
+  if (!meta) return;
+  const ofType = (r: (typeof storage.fieldResolvers)[number]) => {
+    try {
+      return r.getObjectType?.();
+    } catch {
+      return undefined; // a resolver class without an object type
+    }
+  };
+  Object.defineProperty(meta, 'description', {
+    configurable: true,
+    enumerable: true,
+    get: () => storage.fieldResolvers.find((r) => r.schemaName === field && r.description && ofType(r) === cls)?.description ?? fromTable,
+  });
+}
+
+/**
+ * Adds a nullable field to `cls` for each field of the table except `skip` (declared by hand or by a
+ * relation), described from the table.
+ */
 function fieldsFromTable(cls: Class, representation: string, skip: ReadonlySet<string> = new Set()): void {
   const table = fieldTable(representation);
   if (!table) throw new Error(`No representation table named ${representation}`);
@@ -30,6 +57,7 @@ function fieldsFromTable(cls: Class, representation: string, skip: ReadonlySet<s
     if (skip.has(field)) continue;
     const nullable = typeof type === 'object' && 'array' in type ? 'itemsAndList' : true;
     Field(typeOf(type, nested) as () => GraphQLScalarType, { nullable })((cls as { prototype: object }).prototype, field);
+    describeFromTable(cls, field, fieldDescription(representation, field));
   }
 }
 
@@ -52,7 +80,7 @@ NESTED.BrowserSecurityHeadersRepresentation = () => BrowserSecurityHeaders;
  * plain value: `defaultRole` (a `Role`, resolvers/realms/realms.ts), `defaultGroups` (`Group`s,
  * resolvers/groups), `clientProfiles` and `clientPolicies` (resolvers/clients/client-policies.ts).
  */
-const RELATIONS = new Set(['defaultRole', 'defaultGroups', 'clientProfiles', 'clientPolicies']);
+export const RELATIONS: ReadonlySet<string> = new Set(['defaultRole', 'defaultGroups', 'clientProfiles', 'clientPolicies']);
 
 /**
  * A realm, backed by the RealmRepresentation `GET /admin/realms/{realm}` returns (the reduced one
@@ -63,7 +91,7 @@ const RELATIONS = new Set(['defaultRole', 'defaultGroups', 'clientProfiles', 'cl
 @Directive('@representation(name: "RealmRepresentation")')
 @ObjectType({ description: 'A realm (Keycloak RealmRepresentation).' })
 export class Realm {
-  @Field(() => GraphQLID, { nullable: true }) id?: string;
+  @Field(() => GraphQLID, { nullable: true, description: FIELD_DESCRIPTIONS.RealmRepresentation.id }) id?: string;
   @Field(() => GraphQLString, { description: 'The realm name (Keycloak field `realm`).' }) realm!: string;
   @Field(() => GraphQLString, { description: 'Same as `realm`.' }) name!: string;
   @Field(() => JSONObject, { description: 'The whole representation, exactly as the REST GET returns it.' })

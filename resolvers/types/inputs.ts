@@ -1,6 +1,7 @@
 import { GraphQLBoolean, GraphQLFloat, GraphQLID, GraphQLInt, type GraphQLScalarType, GraphQLString } from 'graphql';
 import { Directive, Field, InputType } from 'type-graphql';
 import { REALM_NOT_IN_GRAPHQL_INPUT } from '../../src/representations/realm';
+import { fieldDescription } from '../../src/representations/descriptions';
 import { type FieldType, fieldTable, representations } from '../../src/representations/schema';
 import { JSON as JSONScalar, JSONObject, SafeInt } from './scalars';
 
@@ -10,6 +11,7 @@ import { JSON as JSONScalar, JSONObject, SafeInt } from './scalars';
  * the shape of a `UserInput` cannot drift from what `POST /users` accepts. Each input type carries
  * `@representation(name: ...)` naming its table. Keycloak's `long`s map to `SafeInt`, maps to
  * `JSONObject`, untyped values to `JSON`, nested representations to their generated input type.
+ * Each field carries its description from src/representations/descriptions.ts.
  */
 export const inputName = (representation: string) => representation.replace(/Representation$/, 'Input');
 
@@ -65,7 +67,7 @@ function defineInput(name: string, className: string, required: readonly string[
     const nullable = required.includes(field) ? (list ? 'items' : false) : list ? 'itemsAndList' : true;
     // Ids are `ID` in and out.
     const thunk = type === 'string' && ID_FIELDS.has(field) ? () => GraphQLID : typeOf(type);
-    Field(thunk as () => GraphQLScalarType, { nullable })(cls.prototype, field);
+    Field(thunk as () => GraphQLScalarType, { nullable, description: fieldDescription(name, field) })(cls.prototype, field);
   }
   Directive(`@representation(name: "${name}")`)(cls);
   InputType(className, { description: `Keycloak's ${name}; fields generated from its table in src/representations/schema.ts.` })(cls);

@@ -81,6 +81,95 @@ export type EventTypeName = BaseEventTypeName | `${BaseEventTypeName}_ERROR`;
 export const EVENT_TYPES: readonly EventTypeName[] = BASE_EVENT_TYPES.flatMap((t) => [t, `${t}_ERROR` as const]);
 export const EVENT_TYPE_SET: ReadonlySet<string> = new Set<string>(EVENT_TYPES);
 
+/**
+ * What each base user event type records, as a noun phrase: the type's description is the phrase,
+ * its `_ERROR` twin's is the phrase followed by "failed" (or a text of ERROR_TYPE_DESCRIPTIONS).
+ * Typed by the list above, so a new type without a description does not compile.
+ */
+const BASE_EVENT_TYPE_DESCRIPTIONS: Record<BaseEventTypeName, string> = {
+  LOGIN: 'Login of a user to a client (login flow or password grant)',
+  REGISTER: 'Self-registration of a new user on the registration page',
+  LOGOUT: 'Logout of a user session',
+  CODE_TO_TOKEN: 'Exchange of an authorization code for tokens at the token endpoint',
+  CLIENT_LOGIN: 'Token request of a client for its own service account (client credentials grant)',
+  REFRESH_TOKEN: 'Refresh of tokens with a refresh token',
+  VALIDATE_ACCESS_TOKEN: 'Validation of an access token by the deprecated validate endpoint',
+  INTROSPECT_TOKEN: 'Introspection of a token by a client',
+  FEDERATED_IDENTITY_LINK: "Linking of a user to an identity provider's account",
+  REMOVE_FEDERATED_IDENTITY: "Removal of the link between a user and an identity provider's account",
+  UPDATE_EMAIL: 'Change of the e-mail address of a user',
+  UPDATE_PROFILE: 'Update of the profile of a user by the user',
+  UPDATE_PASSWORD: 'Change of the password of a user by the user',
+  UPDATE_TOTP: 'Set-up of an OTP authenticator by a user',
+  VERIFY_EMAIL: 'Verification of the e-mail address of a user',
+  VERIFY_PROFILE: "Check of a user's profile against the user-profile configuration at login",
+  REMOVE_TOTP: 'Removal of the OTP authenticator of a user',
+  GRANT_CONSENT: 'Consent of a user to the scopes a client asked for',
+  UPDATE_CONSENT: 'Update of the consent a user gave a client',
+  REVOKE_GRANT: 'Revocation of the consent and offline tokens a user gave a client',
+  SEND_VERIFY_EMAIL: 'Sending of an e-mail to verify the address of a user',
+  SEND_RESET_PASSWORD: 'Sending of a reset-password e-mail',
+  SEND_IDENTITY_PROVIDER_LINK: "Sending of an e-mail to confirm linking an identity provider's account",
+  RESET_PASSWORD: 'Reset of a password through the forgot-password flow',
+  RESTART_AUTHENTICATION: 'Restart of an authentication flow from its beginning',
+  INVALID_SIGNATURE: 'Legacy type for a request whose signature did not verify',
+  REGISTER_NODE: 'Registration of a cluster node of a client',
+  UNREGISTER_NODE: 'Unregistration of a cluster node of a client',
+  USER_INFO_REQUEST: 'Request to the userinfo endpoint',
+  IDENTITY_PROVIDER_LINK_ACCOUNT: "Linking of an existing user to an identity provider's account during a first broker login",
+  IDENTITY_PROVIDER_LOGIN: 'Login through an identity provider',
+  IDENTITY_PROVIDER_FIRST_LOGIN: "First login through an identity provider's account (first broker login flow)",
+  IDENTITY_PROVIDER_POST_LOGIN: 'Post-login flow after a login through an identity provider',
+  IDENTITY_PROVIDER_RESPONSE: 'Response of an identity provider to a login request',
+  IDENTITY_PROVIDER_RETRIEVE_TOKEN: "Retrieval by a client of a user's stored identity provider token",
+  IMPERSONATE: 'Impersonation of a user by an admin',
+  CUSTOM_REQUIRED_ACTION: 'Completion of a required action that has no event type of its own',
+  EXECUTE_ACTIONS: 'Sending of an e-mail asking a user to perform required actions',
+  EXECUTE_ACTION_TOKEN: 'Use of an action token (the link of an e-mail)',
+  CLIENT_INFO: 'Read of a client through the client registration service',
+  CLIENT_REGISTER: 'Creation of a client through the client registration service',
+  CLIENT_UPDATE: 'Update of a client through the client registration service',
+  CLIENT_DELETE: 'Deletion of a client through the client registration service',
+  CLIENT_INITIATED_ACCOUNT_LINKING: 'Account linking with an identity provider started by a client',
+  TOKEN_EXCHANGE: 'Token exchange (RFC 8693)',
+  OAUTH2_DEVICE_AUTH: 'Device authorization request of the device flow',
+  OAUTH2_DEVICE_VERIFY_USER_CODE: 'Check of the user code entered in the device flow',
+  OAUTH2_DEVICE_CODE_TO_TOKEN: 'Exchange of a device code for tokens',
+  AUTHREQID_TO_TOKEN: 'Exchange of a CIBA auth_req_id for tokens',
+  PERMISSION_TOKEN: 'Issue of a permission token (RPT) of authorization services',
+  DELETE_ACCOUNT: 'Deletion of an account by its user',
+  PUSHED_AUTHORIZATION_REQUEST: 'Pushed authorization request (PAR)',
+  USER_DISABLED_BY_PERMANENT_LOCKOUT: 'Disabling of a user by brute-force detection (permanent lockout)',
+  USER_DISABLED_BY_TEMPORARY_LOCKOUT: 'Temporary lockout of a user by brute-force detection',
+  OAUTH2_EXTENSION_GRANT: 'Token request with an extension grant type',
+  FEDERATED_IDENTITY_OVERRIDE_LINK: "Replacement of a user's link to an identity provider with another account",
+  UPDATE_CREDENTIAL: 'Creation or update of a credential by its user',
+  REMOVE_CREDENTIAL: 'Removal of a credential of a user',
+  INVITE_ORG: 'Invitation of a user to an organization',
+  USER_SESSION_DELETED: 'Removal of a user session other than by logout (e.g. on expiry; details.reason says why)',
+  JWT_AUTHORIZATION_GRANT: 'Token request with a JWT as authorization grant (RFC 7523)',
+  VERIFIABLE_CREDENTIAL_REQUEST: 'Request for a verifiable credential (OID4VCI)',
+  VERIFIABLE_CREDENTIAL_OFFER_REQUEST: 'Retrieval of a verifiable credential offer (OID4VCI)',
+  VERIFIABLE_CREDENTIAL_CREATE_OFFER: 'Creation of a verifiable credential offer (OID4VCI)',
+  VERIFIABLE_CREDENTIAL_PRE_AUTHORIZED_GRANT: 'Token request with a pre-authorized code (OID4VCI)',
+  VERIFIABLE_CREDENTIAL_NONCE_REQUEST: 'Request for a nonce for a verifiable credential request (OID4VCI)',
+};
+
+/** `_ERROR` types whose meaning is not "the base type failed". */
+const ERROR_TYPE_DESCRIPTIONS: Partial<Record<BaseEventTypeName, string>> = {
+  INVALID_SIGNATURE: 'Error twin of INVALID_SIGNATURE (legacy).',
+  USER_DISABLED_BY_PERMANENT_LOCKOUT: 'Error twin of USER_DISABLED_BY_PERMANENT_LOCKOUT; lockouts are recorded as the success type.',
+  USER_DISABLED_BY_TEMPORARY_LOCKOUT: 'Error twin of USER_DISABLED_BY_TEMPORARY_LOCKOUT; lockouts are recorded as the success type.',
+};
+
+/** One line per user event type: what happened (an `_ERROR` type: what failed; the event's `error` says why). */
+export const EVENT_TYPE_DESCRIPTIONS: Readonly<Record<EventTypeName, string>> = Object.fromEntries(
+  BASE_EVENT_TYPES.flatMap((t) => [
+    [t, `${BASE_EVENT_TYPE_DESCRIPTIONS[t]}.`],
+    [`${t}_ERROR`, ERROR_TYPE_DESCRIPTIONS[t] ?? `${BASE_EVENT_TYPE_DESCRIPTIONS[t]} failed; \`error\` says why.`],
+  ]),
+) as Record<EventTypeName, string>;
+
 /** Types stored when a realm's `enabledEventTypes` is empty (what GET events/config lists then). */
 /** Types Keycloak does not store unless listed explicitly (reference §7.2). */
 export const NOT_SAVED_BY_DEFAULT = new Set([
@@ -117,7 +206,15 @@ export const NOT_SAVED_BY_DEFAULT = new Set([
 
 export const DEFAULT_ENABLED_EVENT_TYPES: readonly string[] = EVENT_TYPES.filter((t) => !NOT_SAVED_BY_DEFAULT.has(t));
 
-export const OPERATION_TYPES = new Set(['CREATE', 'UPDATE', 'DELETE', 'ACTION']);
+/** What an admin event did (Keycloak's OperationType), each with its description. */
+export const OPERATION_TYPE_DESCRIPTIONS = {
+  CREATE: 'Something was created or added: an object, a role mapping, a membership, a link.',
+  UPDATE: 'An object was changed.',
+  DELETE: 'Something was deleted or removed: an object, a role mapping, a membership, a link.',
+  ACTION: 'An action rather than a change: resetting a password, logging out, sending an e-mail, revoking a consent.',
+} as const;
+export type OperationTypeName = keyof typeof OPERATION_TYPE_DESCRIPTIONS;
+export const OPERATION_TYPES = new Set<string>(Object.keys(OPERATION_TYPE_DESCRIPTIONS));
 
 /** Kinds of objects an admin event can be about (Keycloak's ResourceType). */
 export const RESOURCE_TYPE_NAMES = [
@@ -163,6 +260,49 @@ export const RESOURCE_TYPE_NAMES = [
 ] as const;
 export type ResourceTypeName = (typeof RESOURCE_TYPE_NAMES)[number];
 export const RESOURCE_TYPES: ReadonlySet<string> = new Set<string>(RESOURCE_TYPE_NAMES);
+
+/** What kind of object each resource type is; typed by the list above. */
+export const RESOURCE_TYPE_DESCRIPTIONS: Readonly<Record<ResourceTypeName, string>> = {
+  REALM: 'A realm and its settings.',
+  REALM_ROLE: 'A realm role.',
+  REALM_ROLE_MAPPING: 'Realm roles granted to a user or group.',
+  REALM_SCOPE_MAPPING: 'Realm roles in the scope of a client or client scope.',
+  AUTH_FLOW: 'An authentication flow.',
+  AUTH_EXECUTION_FLOW: 'A sub-flow added to an authentication flow.',
+  AUTH_EXECUTION: 'An execution of an authentication flow.',
+  AUTHENTICATOR_CONFIG: 'The configuration of an authenticator.',
+  REQUIRED_ACTION: 'A required action.',
+  REQUIRED_ACTION_CONFIG: 'The configuration of a required action.',
+  IDENTITY_PROVIDER: 'An identity provider.',
+  IDENTITY_PROVIDER_MAPPER: 'A mapper of an identity provider.',
+  PROTOCOL_MAPPER: 'A protocol mapper of a client or client scope.',
+  USER: 'A user, or something of a user (credentials, consents, identity links).',
+  USER_LOGIN_FAILURE: 'The brute-force record of login failures of a user.',
+  USER_SESSION: 'A user session.',
+  USER_FEDERATION_PROVIDER: 'A user federation (storage) provider, e.g. LDAP.',
+  USER_FEDERATION_MAPPER: 'A mapper of a user federation provider.',
+  USER_PROFILE: 'The user-profile configuration of a realm.',
+  GROUP: 'A group.',
+  GROUP_MEMBERSHIP: "A user's membership of a group.",
+  CLIENT: 'A client, or something of a client (secret, tokens, certificates).',
+  CLIENT_INITIAL_ACCESS_MODEL: 'An initial access token for the client registration service.',
+  CLIENT_ROLE: 'A client role.',
+  CLIENT_ROLE_MAPPING: 'Client roles granted to a user or group.',
+  CLIENT_SCOPE: 'A client scope.',
+  CLIENT_SCOPE_MAPPING: 'Client roles in the scope of a client or client scope.',
+  CLIENT_SCOPE_CLIENT_MAPPING: 'A link of a client scope to a client, as a default or optional scope.',
+  CLUSTER_NODE: 'A registered cluster node of a client.',
+  COMPONENT: 'A component: key provider, user storage, client registration policy and the like.',
+  AUTHORIZATION_RESOURCE_SERVER: 'The authorization-services settings of a client (its resource server).',
+  AUTHORIZATION_RESOURCE: 'A protected resource of authorization services.',
+  AUTHORIZATION_SCOPE: 'A scope of authorization services.',
+  AUTHORIZATION_POLICY: 'A policy or permission of authorization services.',
+  ORGANIZATION: 'An organization.',
+  ORGANIZATION_MEMBERSHIP: "A user's membership of an organization.",
+  ORGANIZATION_GROUP: 'A group of an organization.',
+  ORGANIZATION_GROUP_MEMBERSHIP: "A user's membership of an organization group.",
+  CUSTOM: 'An object of an extension.',
+};
 
 /** Event listener provider ids a realm may configure (`jboss-logging` logs, `email` mails on some events). */
 export const EVENT_LISTENERS = new Set(['jboss-logging', 'email']);

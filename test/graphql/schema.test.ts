@@ -2,18 +2,33 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getDirective } from '@graphql-tools/utils';
 import {
+  type GraphQLEnumType,
   type GraphQLField,
   type GraphQLInputField,
+  type GraphQLObjectType,
   type GraphQLSchema,
   type GraphQLType,
+  GraphQLString,
   getNamedType,
   isInputObjectType,
   isListType,
   isNonNullType,
   isObjectType,
 } from 'graphql';
+import { FieldResolver, Query, Resolver, buildSchema } from 'type-graphql';
+import { FIELD_DESCRIPTIONS, fieldDescription } from '../../src/representations/descriptions';
 import { type FieldTable, type FieldType, fieldTable } from '../../src/representations/schema';
+import {
+  EVENT_TYPES,
+  EVENT_TYPE_DESCRIPTIONS,
+  OPERATION_TYPES,
+  OPERATION_TYPE_DESCRIPTIONS,
+  RESOURCE_TYPES,
+  RESOURCE_TYPE_DESCRIPTIONS,
+} from '../../src/keycloak/event-types';
 import { ID_FIELDS, READ_ONLY } from '../../resolvers/types/inputs';
+import { RELATIONS, Realm } from '../../resolvers/realms/types';
+import { REALM_INPUT_ONLY_FIELDS } from '../../src/representations/realm';
 import { gatewaySchema, printGatewaySchema } from '../../resolvers/schema';
 
 let schema: GraphQLSchema;
@@ -86,5 +101,76 @@ describe('graphql schema', () => {
         expect(`${type.name}.${name}: ${want.includes(got) ? want[0] : got}`).toBe(`${type.name}.${name}: ${want[0]}`);
       }
     }
+  });
+
+  test('every field generated from a representation table carries the description of its table', () => {
+    const inputs = Object.values(schema.getTypeMap()).filter(isInputObjectType);
+    const tabled = inputs.filter((t) => representationOf(t));
+    for (const type of tabled) {
+      const rep = representationOf(type) as string;
+      for (const [name, field] of Object.entries(type.getFields())) {
+        const want = fieldDescription(rep, name);
+        expect(want).toBeTruthy();
+        expect(`${type.name}.${name}: ${field.description}`).toBe(`${type.name}.${name}: ${want}`);
+      }
+    }
+    // The generated outputs: every field generated from the table has the table's description (the
+    // relations and the fields the Realm class declares are not generated; `realm` has its own text).
+    const notGenerated = new Set(['realm', 'name', 'representation', ...RELATIONS, ...REALM_INPUT_ONLY_FIELDS]);
+    for (const name of ['Realm', 'SmtpServer', 'BrowserSecurityHeaders']) {
+      const type = schema.getType(name) as GraphQLObjectType;
+      const rep = representationOf(type) as string;
+      const table = fieldTable(rep) as FieldTable;
+      const generated = Object.entries(type.getFields()).filter(([f]) => Object.hasOwn(table, f) && !notGenerated.has(f));
+      expect(generated.length).toBeGreaterThan(0);
+      for (const [f, field] of generated) {
+        expect(`${name}.${f}: ${field.description}`).toBe(`${name}.${f}: ${fieldDescription(rep, f)}`);
+      }
+    }
+    expect((schema.getType('Realm') as GraphQLObjectType).getFields().realm.description).toBe('The realm name (Keycloak field `realm`).');
+    expect((schema.getType('RealmCreateInput') as GraphQLObjectType).getFields().accessTokenLifespan.description).toBe(
+      FIELD_DESCRIPTIONS.RealmRepresentation.accessTokenLifespan,
+    );
+  });
+
+  test('every EventType, OperationType and ResourceType value has its description', () => {
+    const cases: Array<[string, Iterable<string>, Readonly<Record<string, string>>]> = [
+      ['EventType', EVENT_TYPES, EVENT_TYPE_DESCRIPTIONS],
+      ['OperationType', OPERATION_TYPES, OPERATION_TYPE_DESCRIPTIONS],
+      ['ResourceType', RESOURCE_TYPES, RESOURCE_TYPE_DESCRIPTIONS],
+    ];
+    for (const [name, values, descriptions] of cases) {
+      const type = schema.getType(name) as GraphQLEnumType;
+      expect(type.getValues().map((v) => v.name)).toEqual([...values]);
+      for (const v of type.getValues()) {
+        expect(v.description).toBeTruthy();
+        expect(`${name}.${v.name}: ${v.description}`).toBe(`${name}.${v.name}: ${descriptions[v.name]}`);
+      }
+    }
+    const eventType = schema.getType('EventType') as GraphQLEnumType;
+    expect(eventType.getValue('CODE_TO_TOKEN')?.description).toBe('Exchange of an authorization code for tokens at the token endpoint.');
+    expect(eventType.getValue('CODE_TO_TOKEN_ERROR')?.description).toBe(
+      'Exchange of an authorization code for tokens at the token endpoint failed; `error` says why.',
+    );
+  });
+
+  // Last: it declares a resolver, which type-graphql registers for the whole process (the gateway schema is already built).
+  test('a field resolver declaring its own description wins over the table on a generated type', async () => {
+    @Resolver(() => Realm)
+    class ProbeResolver {
+      @Query(() => Realm, { nullable: true })
+      probeRealm(): Realm | null {
+        return null;
+      }
+
+      @FieldResolver(() => GraphQLString, { nullable: true, description: 'Explicit description of the probe.' })
+      loginTheme(): string | null {
+        return null;
+      }
+    }
+    const probe = await buildSchema({ resolvers: [ProbeResolver], validate: false });
+    const fields = (probe.getType('Realm') as GraphQLObjectType).getFields();
+    expect(fields.loginTheme.description).toBe('Explicit description of the probe.');
+    expect(fields.accountTheme.description).toBe(FIELD_DESCRIPTIONS.RealmRepresentation.accountTheme);
   });
 });
