@@ -83,5 +83,21 @@ export function pageLoaders(db: Db) {
       order: 'g.name',
       name: 'g.name',
     }),
+    /** Ids of the users holding a role by a direct mapping, ordered by username. */
+    userIdsPageByRole: pagedIds(db, {
+      parent: 'm.role_id',
+      child: 'm.user_id',
+      from: 'user_role_mapping m JOIN user_entity u ON u.id = m.user_id',
+      order: 'u.username',
+      name: 'u.username',
+    }),
+    /** Ids of the groups holding a role by a direct mapping, ordered by name. */
+    groupIdsPageByRole: pagedIds(db, {
+      parent: 'm.role_id',
+      child: 'm.group_id',
+      from: 'group_role_mapping m JOIN keycloak_group g ON g.id = m.group_id',
+      order: 'g.name',
+      name: 'g.name',
+    }),
   };
 }

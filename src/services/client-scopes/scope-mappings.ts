@@ -6,6 +6,7 @@ import type { RoleModel } from '../../db/models/role';
 import { forbidden, notFound } from '../../core/errors';
 import { type MappingsRep, type RoleRep, toMappingsRepresentation } from '../../representations/role';
 import { recordAdminEvent } from '../../core/admin-events';
+import { batchLoad } from '../../loaders/batch';
 import { invalidate } from '../../loaders/invalidate';
 import { type ScopeOwner, requireOwnerAccess } from './scope-owner';
 import { findClient } from '../clients/clients';
@@ -121,13 +122,25 @@ export async function listEffectiveScopeRoles(
   const all = await ctx.loaders.rolesByContainer.load(t.containerId);
   const c = t.owner.client;
   if (c && (c.fullScopeAllowed || c.id === t.containerId)) return roleReps(ctx, all, brief);
-  const expanded = await expandComposites(ctx.db, await directIds(ctx, t.owner));
-  const inScope = new Set([...expanded.values()].flatMap((s) => [...s]));
+  const inScope = await expandedRoleIds(ctx, await directIds(ctx, t.owner));
   return roleReps(
     ctx,
     all.filter((r) => inScope.has(r.id)),
     brief,
   );
+}
+
+/**
+ * The roles and all their composite descendants: the roles every owner of one request tick asks
+ * for are expanded in one recursive statement (GraphQL `compositeRealmScopeMappings` of a list).
+ */
+async function expandedRoleIds(ctx: RequestContext, roleIds: readonly string[]): Promise<Set<string>> {
+  const expand = async (ids: readonly string[]) => {
+    const map = await expandComposites(ctx.db, ids);
+    return ids.map((id) => map.get(id) ?? new Set<string>());
+  };
+  const sets = await Promise.all([...new Set(roleIds)].map((id) => batchLoad(ctx.memo, 'expand-composites', expand, id)));
+  return new Set(sets.flatMap((set) => [...set]));
 }
 
 /** Body roles: realm endpoints by `id` (any role of the realm), client endpoints by `name` in that client; unknown → 404 `Role not found`. */

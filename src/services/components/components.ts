@@ -16,6 +16,7 @@ import { type ComponentInput, componentRepresentation, createConfig, eventRepres
 import { recordAdminEvent } from '../../core/admin-events';
 import { deleteUserRows } from '../../core/cascade';
 import type { RequestContext } from '../../core/context';
+import { batchLoad } from '../../loaders/batch';
 
 /**
  * Components — `/admin/realms/{realm}/components` (config reference §6): key providers, user
@@ -40,9 +41,16 @@ async function findComponent(
   id: string,
   message = 'Could not find component',
 ): Promise<ComponentModel> {
-  const c = await ctx.db.models.Component.findByPk(id);
+  const c = await batchLoad(ctx.memo, 'components', (ids: readonly string[]) => componentsById(ctx, ids), id);
   if (!c || c.realmId !== realm.id) throw notFound(message);
   return c;
+}
+
+/** Components by id (in key order, null when missing): the lookups of one request tick in one statement. */
+async function componentsById(ctx: RequestContext, ids: readonly string[]): Promise<Array<ComponentModel | null>> {
+  const rows = await ctx.db.models.Component.findAll({ where: { id: { [Op.in]: [...new Set(ids)] } } });
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.map((id) => byId.get(id) ?? null);
 }
 
 export interface ComponentFilter {

@@ -1,4 +1,4 @@
-import { Op, literal } from 'sequelize';
+import { QueryTypes } from 'sequelize';
 import { requireCap } from '../../auth/permissions';
 import type { GroupModel } from '../../db/models/group';
 import type { RealmModel } from '../../db/models/realm';
@@ -6,10 +6,11 @@ import type { UserModel } from '../../db/models/user';
 import { type OperationType, recordAdminEvent } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
 import { isEmptyPage, pageOf } from '../../core/paging';
+import { batchLoad } from '../../loaders/batch';
 import { invalidate } from '../../loaders/invalidate';
 import type { UserRep } from '../../representations/user';
 import { pathOf } from './group-paths';
-import { findGroup, groupRepresentations, groupsByIds, nameCondition } from './group-queries';
+import { findGroup, groupRepresentations, groupsByIds } from './group-queries';
 import type { GroupRep } from '../../representations/group';
 import { renderUsers } from '../users/users';
 
@@ -43,11 +44,6 @@ function membershipEvent(
     representation,
     details,
   });
-}
-
-/** `IN (SELECT ...)` over the membership table, so large groups are never loaded into memory. */
-function membershipSubquery(ctx: RequestContext, select: 'user_id' | 'group_id', by: 'group_id' | 'user_id', id: string) {
-  return literal(`(SELECT ${select} FROM user_group_membership WHERE ${by} = ${ctx.db.sequelize.escape(id)})`);
 }
 
 /**
@@ -87,7 +83,10 @@ export async function listUserGroups(
   return groupRepresentations(ctx, realm, await groupsByIds(ctx, realm, ids), { brief: query.briefRepresentation ?? true });
 }
 
-/** GET /{realm}/users/{id}/groups/count: `{count}` of the user's direct groups (name filter optional). */
+/**
+ * GET /{realm}/users/{id}/groups/count: `{count}` of the user's direct groups (name filter optional).
+ * The users of one request tick are counted together (GraphQL `User.groupCount` of a list).
+ */
 export async function countUserGroups(
   ctx: RequestContext,
   realm: RealmModel,
@@ -95,10 +94,26 @@ export async function countUserGroups(
   search?: string,
 ): Promise<{ count: number }> {
   await requireCap(ctx, realm, 'viewUsers');
-  const count = await ctx.db.models.Group.count({
-    where: { realmId: realm.id, id: { [Op.in]: membershipSubquery(ctx, 'group_id', 'user_id', user.id) }, [Op.and]: nameCondition(search) },
-  });
+  const name = `user-group-count:${realm.id}:${JSON.stringify(search ?? null)}`;
+  const count = await batchLoad(ctx.memo, name, (ids: readonly string[]) => countGroupsOfUsers(ctx, realm, ids, search), user.id);
   return { count };
+}
+
+/** Direct groups of many users of a realm, counted per user (name filter as `nameCondition`): one `GROUP BY` statement. */
+export async function countGroupsOfUsers(
+  ctx: RequestContext,
+  realm: RealmModel,
+  userIds: readonly string[],
+  search?: string,
+): Promise<number[]> {
+  const filter = search === undefined ? '' : ' AND INSTR(LOWER(g.name), LOWER(:search)) > 0';
+  const rows = (await ctx.db.sequelize.query(
+    `SELECT m.user_id AS parent, COUNT(*) AS n FROM user_group_membership m JOIN keycloak_group g ON g.id = m.group_id
+     WHERE m.user_id IN (:ids) AND g.realm_id = :realm${filter} GROUP BY m.user_id`,
+    { replacements: { ids: [...new Set(userIds)], realm: realm.id, search: search ?? null }, type: QueryTypes.SELECT },
+  )) as Array<{ parent: string; n: number | string }>;
+  const counts = new Map(rows.map((r) => [r.parent, Number(r.n)]));
+  return userIds.map((id) => counts.get(id) ?? 0);
 }
 
 /** PUT /{realm}/users/{id}/groups/{groupId}: joins the group (idempotent); unknown group → 404 `Group not found`. */

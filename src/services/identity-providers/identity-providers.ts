@@ -9,6 +9,7 @@ import { pageOf, sqlPage } from '../../core/paging';
 import { checkReservedChars } from '../../core/reserved-chars';
 import { recordAdminEvent } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
+import { batchLoad } from '../../loaders/batch';
 import { type IdpProviderFactoryRep, identityProviderType, providerFactoryRepresentation } from '../../keycloak/identity-provider-types';
 import {
   type IdentityProviderRep,
@@ -37,17 +38,36 @@ export function requireIdpAccess(ctx: RequestContext, realm: RealmModel, access:
 
 const idpNotFound = () => errorC(404, 'HTTP 404 Not Found');
 
-/** The identity provider named by alias or internal id, or null. */
+/**
+ * The identity provider named by alias or internal id, or null. The lookups of one request tick
+ * are one statement (GraphQL fields of a list of providers resolve each provider again).
+ */
 export async function findIdentityProvider(
   ctx: RequestContext,
   realm: RealmModel,
   aliasOrId: string,
 ): Promise<IdentityProviderModel | null> {
-  const m = ctx.db.models.IdentityProvider;
-  const byAlias = await m.findOne({ where: { realmId: realm.id, alias: aliasOrId } });
-  if (byAlias) return byAlias;
-  const byId = await m.findByPk(aliasOrId);
-  return byId && byId.realmId === realm.id ? byId : null;
+  return batchLoad(
+    ctx.memo,
+    `identity-providers:${realm.id}`,
+    (keys: readonly string[]) => identityProvidersNamed(ctx, realm, keys),
+    aliasOrId,
+  );
+}
+
+/** The providers of a realm named by alias, else by internal id (in key order, null when neither): one statement. */
+export async function identityProvidersNamed(
+  ctx: RequestContext,
+  realm: RealmModel,
+  aliasesOrIds: readonly string[],
+): Promise<Array<IdentityProviderModel | null>> {
+  const keys = [...new Set(aliasesOrIds)];
+  const rows = await ctx.db.models.IdentityProvider.findAll({
+    where: { realmId: realm.id, [Op.or]: [{ alias: { [Op.in]: keys } }, { internalId: { [Op.in]: keys } }] },
+  });
+  const byAlias = new Map(rows.map((r) => [r.alias, r]));
+  const byId = new Map(rows.map((r) => [r.internalId, r]));
+  return aliasesOrIds.map((k) => byAlias.get(k) ?? byId.get(k) ?? null);
 }
 
 /** Checks access, then resolves `instances/{alias}` (404 `HTTP 404 Not Found`): the parent the `instances/{alias}/...` services take. */

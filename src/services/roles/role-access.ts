@@ -6,6 +6,8 @@ import { forbidden, notFound } from '../../core/errors';
 import { type RoleRep, toRoleRepresentation } from '../../representations/role';
 import { isMasterAdminClient, resolveClient } from '../clients/clients';
 import { memo, type RequestContext } from '../../core/context';
+import { batchLoad } from '../../loaders/batch';
+import { Op } from 'sequelize';
 import { ALL_REALM_ROLES } from '../../keycloak/realm-defaults';
 
 /**
@@ -81,9 +83,26 @@ export async function locateRole(
   }
   const owner = await resolveRoleOwner(ctx, realm, loc.clientUuid);
   await requireRoleAccess(ctx, owner, access);
-  const role = await ctx.db.models.Role.findOne({ where: { containerId: owner.containerId, name: loc.name } });
+  const where = { containerId: owner.containerId, name: loc.name };
+  const role =
+    (await batchLoad(ctx.memo, 'roles-by-name', (keys: readonly RoleName[]) => rolesByName(ctx, keys), where)) ??
+    // No exact match: the database's own comparison has the last word (MariaDB ignores trailing spaces).
+    (await ctx.db.models.Role.findOne({ where }));
   if (!role) throw notFound('Could not find role');
   return { role, owner };
+}
+
+type RoleName = { containerId: string; name: string };
+
+/** Roles by container and name (in key order, null when missing): the lookups of one request tick in one statement. */
+async function rolesByName(ctx: RequestContext, keys: readonly RoleName[]): Promise<Array<RoleModel | null>> {
+  const byContainer = new Map<string, Set<string>>();
+  for (const k of keys) byContainer.set(k.containerId, (byContainer.get(k.containerId) ?? new Set()).add(k.name));
+  const rows = await ctx.db.models.Role.findAll({
+    where: { [Op.or]: [...byContainer].map(([containerId, names]) => ({ containerId, name: { [Op.in]: [...names] } })) },
+  });
+  const found = new Map(rows.map((r) => [`${r.containerId}\u0000${r.name}`, r]));
+  return keys.map((k) => found.get(`${k.containerId}\u0000${k.name}`) ?? null);
 }
 
 /** Role representations with their `composite` flags, loaded in one batch (the roles are primed for later lookups by id). */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Op, col, fn, literal, where as sqlWhere } from 'sequelize';
+import { Op, col, fn, where as sqlWhere } from 'sequelize';
 import { requireCap } from '../../auth/permissions';
 import type { GroupModel } from '../../db/models/group';
 import type { RealmModel } from '../../db/models/realm';
@@ -208,22 +208,22 @@ export interface PageQuery {
 }
 
 /** Holders of a role: first 0, max 100; a negative max is the default too. */
-const holdersPage = (q: PageQuery) => sqlPage(pageOf(q, { defaultMax: 100, negativeMax: 'default' }));
+const holdersPage = (q: PageQuery) => pageOf(q, { defaultMax: 100, negativeMax: 'default' });
 
-/** `id IN (SELECT <column> FROM <table> WHERE role_id = ?)` for the direct holders of a role. */
-function heldBy(ctx: RequestContext, table: string, column: string, roleId: string) {
-  return { [Op.in]: literal(`(SELECT ${column} FROM ${table} WHERE role_id = ${ctx.db.sequelize.escape(roleId)})`) };
-}
+/** The models behind loaded ids that exist in the realm, in the order of the ids. */
+const inRealm = <T extends { realmId: string }>(realm: RealmModel, rows: Array<T | null | Error>): T[] =>
+  rows.filter((r): r is T => !!r && !(r instanceof Error) && r.realmId === realm.id);
 
-/** GET {roleOwner}/{name}/users: users with a direct mapping of the role, by username (first 0, max 100). */
+/**
+ * GET {roleOwner}/{name}/users: users with a direct mapping of the role, by username (first 0, max
+ * 100). The page of every role of one request tick is one statement (`userIdsPageByRole`).
+ */
 export async function roleUsers(ctx: RequestContext, realm: RealmModel, loc: RoleLocator, q: PageQuery = {}): Promise<UserRep[]> {
   const { role } = await locateRole(ctx, realm, loc, 'view');
   await requireCap(ctx, realm, 'queryUsers');
-  const users = await ctx.db.models.User.findAll({
-    where: { realmId: realm.id, id: heldBy(ctx, 'user_role_mapping', 'user_id', role.id) },
-    order: [['username', 'ASC']],
-    ...holdersPage(q),
-  });
+  const page = holdersPage(q);
+  const userIds = await ctx.loaders.userIdsPageByRole.load({ id: role.id, offset: page.offset, limit: page.limit });
+  const users = inRealm(realm, await ctx.loaders.userById.loadMany(userIds));
   const ids = users.map((u) => u.id);
   const brief = q.brief ?? false;
   const [attributes, actions, credentials] = await Promise.all([
@@ -267,15 +267,15 @@ async function groupRoleNames(ctx: RequestContext, groups: GroupModel[]) {
   });
 }
 
-/** GET {roleOwner}/{name}/groups: groups with a direct mapping of the role, by name (first 0, max 100, brief by default). */
+/**
+ * GET {roleOwner}/{name}/groups: groups with a direct mapping of the role, by name (first 0, max
+ * 100, brief by default). The page of every role of one request tick is one statement.
+ */
 export async function roleGroups(ctx: RequestContext, realm: RealmModel, loc: RoleLocator, q: PageQuery = {}): Promise<GroupRep[]> {
   const { role } = await locateRole(ctx, realm, loc, 'view');
-  const groups = await ctx.db.models.Group.findAll({
-    where: { realmId: realm.id, id: heldBy(ctx, 'group_role_mapping', 'group_id', role.id) },
-    order: [['name', 'ASC']],
-    ...holdersPage(q),
-  });
-  for (const g of groups) ctx.loaders.groupById.prime(g.id, g);
+  const page = holdersPage(q);
+  const groupIds = await ctx.loaders.groupIdsPageByRole.load({ id: role.id, offset: page.offset, limit: page.limit });
+  const groups = inRealm(realm, await ctx.loaders.groupById.loadMany(groupIds));
   const brief = q.brief ?? true;
   const paths = await Promise.all(groups.map((g) => pathOf(ctx, g)));
   const roles = brief ? [] : await groupRoleNames(ctx, groups);

@@ -175,26 +175,34 @@ export async function sessionRepresentations(
   sessions: UserSessionModel[],
   opts: SessionRepOptions = {},
 ): Promise<UserSessionRepresentation[]> {
-  if (!sessions.length) return [];
+  return (await sessionRepresentationGroups(db, [{ sessions, opts }]))[0];
+}
+
+/**
+ * Representations of several lists of sessions, each with its own options (the sessions of many
+ * clients, each timed by its client): the same three queries as one list, for all of them.
+ */
+export async function sessionRepresentationGroups(
+  db: Db,
+  groups: ReadonlyArray<{ sessions: UserSessionModel[]; opts?: SessionRepOptions }>,
+): Promise<UserSessionRepresentation[][]> {
+  const all = groups.flatMap((g) => g.sessions);
+  if (!all.length) return groups.map(() => []);
   const m = db.models;
-  const links = await m.ClientSession.findAll({ where: { userSessionId: { [Op.in]: sessions.map((s) => s.id) } } });
+  const links = await m.ClientSession.findAll({ where: { userSessionId: { [Op.in]: [...new Set(all.map((s) => s.id))] } } });
   const clientIds = [...new Set(links.map((l) => l.clientId))];
-  const userIds = [...new Set(sessions.map((s) => s.userId))];
+  const userIds = [...new Set(all.map((s) => s.userId))];
   const [clients, users] = await Promise.all([
     clientIds.length ? m.Client.findAll({ where: { id: { [Op.in]: clientIds } }, attributes: ['id', 'clientId'] }) : [],
     m.User.findAll({ where: { id: { [Op.in]: userIds } }, attributes: ['id', 'username'] }),
   ]);
   const clientNames = new Map(clients.map((c) => [c.id, c.clientId]));
   const username = new Map(users.map((u) => [u.id, u.username]));
-  return sessions.map((s) =>
-    toUserSessionRepresentation(
-      s,
-      {
-        username: username.get(s.userId) ?? null,
-        links: links.filter((l) => l.userSessionId === s.id && clientNames.has(l.clientId)),
-        clientNames,
-      },
-      opts,
+  const linksOf = new Map<string, typeof links>();
+  for (const l of links) if (clientNames.has(l.clientId)) linksOf.set(l.userSessionId, [...(linksOf.get(l.userSessionId) ?? []), l]);
+  return groups.map(({ sessions, opts = {} }) =>
+    sessions.map((s) =>
+      toUserSessionRepresentation(s, { username: username.get(s.userId) ?? null, links: linksOf.get(s.id) ?? [], clientNames }, opts),
     ),
   );
 }

@@ -9,7 +9,8 @@ import { clientAccess, findClient } from '../clients/clients';
 import { nowSeconds } from '../../core/clock';
 import type { RequestContext } from '../../core/context';
 import { type GlobalRequestResult, notifyClients } from './revocation';
-import { activeSessionWhere, removeSessions, sessionRepresentations, sessionTimeouts } from './session-store';
+import { activeSessionWhere, removeSessions, sessionRepresentationGroups, sessionTimeouts } from './session-store';
+import { batchLoad } from '../../loaders/batch';
 import { recordEvent } from '../../core/user-events';
 import type { UserModel } from '../../db/models/user';
 import { type PageQuery, isEmptyPage, pageOf } from '../../core/paging';
@@ -69,22 +70,43 @@ async function backchannelLogout(ctx: RequestContext, realm: RealmModel, clientI
   await notifyClients(ctx, realm, clients, 'LOGOUT', nowSeconds());
 }
 
-/** GET /{realm}/users/{id}/sessions: the user's active online sessions (the user resolved by the front). */
+/**
+ * GET /{realm}/users/{id}/sessions: the user's active online sessions (the user resolved by the
+ * front). The users of one request tick are read together (GraphQL `User.sessions` of a list).
+ */
 export async function listUserSessions(ctx: RequestContext, realm: RealmModel, user: UserModel): Promise<UserSessionRepresentation[]> {
   await requireCap(ctx, realm, 'viewUsers');
-  const sessions = await ctx.db.models.UserSession.findAll({
-    where: { ...activeSessionWhere(realm, false), userId: user.id },
+  return batchLoad(ctx.memo, `user-sessions:${realm.id}`, (ids: readonly string[]) => userSessionsOf(ctx, realm, ids), user.id);
+}
+
+/** Active online sessions of many users (in key order), each by start: four statements for any number of users. */
+export async function userSessionsOf(
+  ctx: RequestContext,
+  realm: RealmModel,
+  userIds: readonly string[],
+): Promise<UserSessionRepresentation[][]> {
+  const sessions = await activeSessionsOfUsers(ctx, realm, userIds, false);
+  return sessionRepresentationGroups(
+    ctx.db,
+    userIds.map((id) => ({ sessions: sessions.filter((s) => s.userId === id) })),
+  );
+}
+
+/** Active sessions (online or offline) of many users, by start. */
+function activeSessionsOfUsers(ctx: RequestContext, realm: RealmModel, userIds: readonly string[], offline: boolean) {
+  return ctx.db.models.UserSession.findAll({
+    where: { ...activeSessionWhere(realm, offline), userId: { [Op.in]: [...new Set(userIds)] } },
     order: [
       ['started', 'ASC'],
       ['id', 'ASC'],
     ],
   });
-  return sessionRepresentations(ctx.db, sessions);
 }
 
 /**
  * GET /{realm}/users/{id}/offline-sessions/{clientUuid}: the user's offline sessions holding that client.
  * The client is looked up here, after the capability check, with its own 404 `Client not found`.
+ * The users of one request tick are read together (GraphQL `User.offlineSessions` of a list).
  */
 export async function listUserOfflineSessions(
   ctx: RequestContext,
@@ -95,23 +117,27 @@ export async function listUserOfflineSessions(
   await requireCap(ctx, realm, 'viewUsers');
   const client = await findClient(ctx, realm, clientUuid);
   if (!client) throw notFound('Client not found');
-  const sessions = await ctx.db.models.UserSession.findAll({
-    where: { ...activeSessionWhere(realm, true), userId: user.id },
-    order: [
-      ['started', 'ASC'],
-      ['id', 'ASC'],
-    ],
-  });
-  if (!sessions.length) return [];
+  const name = `user-offline-sessions:${realm.id}:${client.id}`;
+  return batchLoad(ctx.memo, name, (ids: readonly string[]) => userOfflineSessionsOf(ctx, realm, client, ids), user.id);
+}
+
+/** Active offline sessions of many users (in key order) that hold the client: five statements for any number of users. */
+export async function userOfflineSessionsOf(
+  ctx: RequestContext,
+  realm: RealmModel,
+  client: ClientModel,
+  userIds: readonly string[],
+): Promise<UserSessionRepresentation[][]> {
+  const sessions = await activeSessionsOfUsers(ctx, realm, userIds, true);
+  if (!sessions.length) return userIds.map(() => []);
   const links = await ctx.db.models.ClientSession.findAll({
     where: { userSessionId: { [Op.in]: sessions.map((s) => s.id) }, clientId: client.id },
     attributes: ['userSessionId'],
   });
   const withClient = new Set(links.map((l) => l.userSessionId));
-  return sessionRepresentations(
+  return sessionRepresentationGroups(
     ctx.db,
-    sessions.filter((s) => withClient.has(s.id)),
-    { onlyClient: client.id },
+    userIds.map((id) => ({ sessions: sessions.filter((s) => s.userId === id && withClient.has(s.id)), opts: { onlyClient: client.id } })),
   );
 }
 
@@ -236,16 +262,10 @@ export async function clientSessionStats(ctx: RequestContext, realm: RealmModel)
   return [...stats.values()].sort((a, b) => a.clientId.localeCompare(b.clientId)).map(toClientSessionStat);
 }
 
-/** `FROM ... WHERE` of the client's active (online or offline) sessions, with its replacements. */
-function ofClient(realm: RealmModel, client: ClientModel, offline: boolean): SqlPart {
-  const act = activeSql(realm, offline, nowSeconds(), 'a');
-  return {
-    sql: `FROM client_session cs JOIN user_session us ON us.id = cs.user_session_id WHERE cs.client_id = :client AND cs.offline = :off AND ${act.sql}`,
-    repl: { client: client.id, off: offline ? 1 : 0, ...act.repl },
-  };
-}
-
-/** GET /{realm}/clients/{id}/session-count and /offline-session-count: `{count}` of active sessions with the client. */
+/**
+ * GET /{realm}/clients/{id}/session-count and /offline-session-count: `{count}` of active sessions
+ * with the client. The clients of one request tick are counted together (GraphQL `Client.sessionCount`).
+ */
 export async function clientSessionCount(
   ctx: RequestContext,
   realm: RealmModel,
@@ -253,15 +273,39 @@ export async function clientSessionCount(
   offline = false,
 ): Promise<{ count: number }> {
   await requireCap(ctx, realm, 'viewClients');
-  const of = ofClient(realm, client, offline);
-  const [row] = await ctx.db.sequelize.query<{ n: number | string }>(`SELECT COUNT(*) AS n ${of.sql}`, {
-    type: QueryTypes.SELECT,
-    replacements: of.repl,
-  });
-  return { count: Number(row?.n ?? 0) };
+  const name = `client-session-count:${realm.id}:${offline}`;
+  return { count: await batchLoad(ctx.memo, name, (ids: readonly string[]) => sessionCountsOf(ctx, realm, ids, offline), client.id) };
 }
 
-/** GET /{realm}/clients/{id}/user-sessions and /offline-sessions?first&max (max 100 by default). */
+/** `FROM ... WHERE` of the active (online or offline) sessions of the clients `:clients`, with its other replacements. */
+function ofClients(realm: RealmModel, offline: boolean): SqlPart {
+  const act = activeSql(realm, offline, nowSeconds(), 'a');
+  return {
+    sql: `FROM client_session cs JOIN user_session us ON us.id = cs.user_session_id WHERE cs.client_id IN (:clients) AND cs.offline = :off AND ${act.sql}`,
+    repl: { off: offline ? 1 : 0, ...act.repl },
+  };
+}
+
+/** Active sessions of many clients (UUIDs, in key order), counted: one `GROUP BY` statement. */
+export async function sessionCountsOf(
+  ctx: RequestContext,
+  realm: RealmModel,
+  clientIds: readonly string[],
+  offline: boolean,
+): Promise<number[]> {
+  const of = ofClients(realm, offline);
+  const rows = await ctx.db.sequelize.query<{ parent: string; n: number | string }>(
+    `SELECT cs.client_id AS parent, COUNT(*) AS n ${of.sql} GROUP BY cs.client_id`,
+    { type: QueryTypes.SELECT, replacements: { ...of.repl, clients: [...new Set(clientIds)] } },
+  );
+  const counts = new Map(rows.map((r) => [r.parent, Number(r.n)]));
+  return clientIds.map((id) => counts.get(id) ?? 0);
+}
+
+/**
+ * GET /{realm}/clients/{id}/user-sessions and /offline-sessions?first&max (max 100 by default). The
+ * clients of one request tick are read together (GraphQL `Client.sessions` of a list).
+ */
 export async function listClientSessions(
   ctx: RequestContext,
   realm: RealmModel,
@@ -272,14 +316,44 @@ export async function listClientSessions(
   await requireCap(ctx, realm, 'viewClients');
   const page = pageOf(q, { defaultMax: 100, negativeMax: 'default' });
   if (isEmptyPage(page)) return [];
-  const of = ofClient(realm, client, offline);
-  const ids = await ctx.db.sequelize.query<{ id: string }>(`SELECT us.id ${of.sql} ORDER BY us.started, us.id LIMIT :max OFFSET :first`, {
-    type: QueryTypes.SELECT,
-    replacements: { ...of.repl, max: page.limit, first: page.offset },
-  });
-  if (!ids.length) return [];
-  const sessions = await ctx.db.models.UserSession.findAll({ where: { id: { [Op.in]: ids.map((r) => r.id) } } });
-  const order = new Map(ids.map((r, i) => [r.id, i]));
-  sessions.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
-  return sessionRepresentations(ctx.db, sessions, offline ? { lastAccessOf: client.id } : {});
+  const name = `client-sessions:${realm.id}:${offline}:${page.offset}:${page.limit}`;
+  return batchLoad(
+    ctx.memo,
+    name,
+    (ids: readonly string[]) => clientSessionsOf(ctx, realm, ids, offline, { offset: page.offset, limit: page.limit ?? 100 }),
+    client.id,
+  );
+}
+
+/**
+ * One page (by start) of the active sessions of each of many clients (in key order): one ranked
+ * statement (`ROW_NUMBER() OVER (PARTITION BY client)`) and the representations' four.
+ */
+export async function clientSessionsOf(
+  ctx: RequestContext,
+  realm: RealmModel,
+  clientIds: readonly string[],
+  offline: boolean,
+  page: { offset: number; limit: number },
+): Promise<UserSessionRepresentation[][]> {
+  const of = ofClients(realm, offline);
+  const ranked = await ctx.db.sequelize.query<{ parent: string; id: string }>(
+    `SELECT t.parent AS parent, t.id AS id FROM (
+       SELECT cs.client_id AS parent, us.id AS id, ROW_NUMBER() OVER (PARTITION BY cs.client_id ORDER BY us.started, us.id) AS rn ${of.sql}
+     ) t WHERE t.rn > :first AND t.rn <= :last ORDER BY t.parent, t.rn`,
+    {
+      type: QueryTypes.SELECT,
+      replacements: { ...of.repl, clients: [...new Set(clientIds)], first: page.offset, last: page.offset + page.limit },
+    },
+  );
+  if (!ranked.length) return clientIds.map(() => []);
+  const sessions = await ctx.db.models.UserSession.findAll({ where: { id: { [Op.in]: [...new Set(ranked.map((r) => r.id))] } } });
+  const byId = new Map(sessions.map((s) => [s.id, s]));
+  return sessionRepresentationGroups(
+    ctx.db,
+    clientIds.map((id) => ({
+      sessions: ranked.filter((r) => r.parent === id).flatMap((r) => byId.get(r.id) ?? []),
+      opts: offline ? { lastAccessOf: id } : {},
+    })),
+  );
 }

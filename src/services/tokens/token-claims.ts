@@ -40,45 +40,118 @@ export interface ClaimSet {
 
 /** The client's effective scopes for a scope parameter: requested optional scopes first, then the default ones. */
 export async function effectiveClientScopes(db: Db, client: ClientModel, scope: string): Promise<ClientScopeModel[]> {
-  const links = await db.models.ClientScopeClient.findAll({ where: { clientId: client.id } });
-  if (!links.length) return [];
-  const scopes = await db.models.ClientScope.findAll({ where: { id: { [Op.in]: links.map((l) => l.scopeId) } }, order: [['name', 'ASC']] });
+  return (await effectiveClientScopesOf(db, [client], scope))[0];
+}
+
+/** `effectiveClientScopes` of many clients for one scope parameter (in client order): two statements for all. */
+export async function effectiveClientScopesOf(db: Db, clients: readonly ClientModel[], scope: string): Promise<ClientScopeModel[][]> {
+  const links = await db.models.ClientScopeClient.findAll({ where: { clientId: { [Op.in]: [...new Set(clients.map((c) => c.id))] } } });
+  if (!links.length) return clients.map(() => []);
+  const scopes = await db.models.ClientScope.findAll({
+    where: { id: { [Op.in]: [...new Set(links.map((l) => l.scopeId))] } },
+    order: [['name', 'ASC']],
+  });
   const wanted = new Set(scope.split(/\s+/).filter(Boolean));
-  const isDefault = new Map(links.map((l) => [l.scopeId, Boolean(l.defaultScope)]));
-  const protocol = client.protocol || 'openid-connect';
-  const usable = scopes.filter((s) => s.protocol === protocol);
-  return [...usable.filter((s) => !isDefault.get(s.id) && wanted.has(s.name)), ...usable.filter((s) => isDefault.get(s.id))];
+  // Each row read once: Sequelize getters are slow, and a filter per client would read every row again.
+  const linksOf = new Map<string, Map<string, boolean>>();
+  for (const l of links) {
+    const clientId = l.clientId;
+    if (!linksOf.has(clientId)) linksOf.set(clientId, new Map());
+    linksOf.get(clientId)?.set(l.scopeId, Boolean(l.defaultScope));
+  }
+  const plain = scopes.map((s) => ({ s, id: s.id, protocol: s.protocol }));
+  return clients.map((client) => {
+    const isDefault = linksOf.get(client.id) ?? new Map<string, boolean>();
+    const protocol = client.protocol || 'openid-connect';
+    const usable = plain.filter((p) => isDefault.has(p.id) && p.protocol === protocol).map((p) => p.s);
+    return [...usable.filter((s) => !isDefault.get(s.id) && wanted.has(s.name)), ...usable.filter((s) => isDefault.get(s.id))];
+  });
 }
 
 /** Role ids the client may put into tokens through these scopes, or null for a full-scope client. */
 export async function scopeRoleIds(db: Db, client: ClientModel, scopes: ClientScopeModel[]): Promise<Set<string> | null> {
-  if (client.fullScopeAllowed) return null;
-  const owners = [client.id, ...scopes.map((s) => s.id)];
-  const rows = await db.models.ScopeMapping.findAll({ where: { ownerId: { [Op.in]: owners } }, attributes: ['roleId'] });
+  return (await scopeRoleIdsOf(db, [{ client, scopes }]))[0];
+}
+
+/** `scopeRoleIds` of many clients, each with its effective scopes (in order): three statements for all. */
+export async function scopeRoleIdsOf(
+  db: Db,
+  list: ReadonlyArray<{ client: ClientModel; scopes: ClientScopeModel[] }>,
+): Promise<Array<Set<string> | null>> {
+  const limited = list.filter((e) => !e.client.fullScopeAllowed);
+  if (!limited.length) return list.map(() => null);
+  const ownersOf = (e: (typeof list)[number]) => [e.client.id, ...e.scopes.map((s) => s.id)];
+  const owners = [...new Set(limited.flatMap(ownersOf))];
+  const rows = await db.models.ScopeMapping.findAll({ where: { ownerId: { [Op.in]: owners } }, attributes: ['ownerId', 'roleId'] });
   const expanded = await expandComposites(db, new Set(rows.map((r) => r.roleId)));
-  const out = new Set<string>([...expanded.values()].flatMap((s) => [...s]));
-  for (const r of await db.models.Role.findAll({ where: { clientId: client.id }, attributes: ['id'] })) out.add(r.id);
-  return out;
+  const clientIds = [...new Set(limited.map((e) => e.client.id))];
+  const own = await db.models.Role.findAll({ where: { clientId: { [Op.in]: clientIds } }, attributes: ['id', 'clientId'] });
+  const rolesOfOwner = new Map<string, string[]>();
+  for (const r of rows) rolesOfOwner.set(r.ownerId, [...(rolesOfOwner.get(r.ownerId) ?? []), r.roleId]);
+  const ownRoles = new Map<string, string[]>();
+  for (const r of own) ownRoles.set(r.clientId as string, [...(ownRoles.get(r.clientId as string) ?? []), r.id]);
+  return list.map((e) => {
+    if (e.client.fullScopeAllowed) return null;
+    const out = new Set<string>();
+    for (const owner of ownersOf(e))
+      for (const roleId of rolesOfOwner.get(owner) ?? []) for (const id of expanded.get(roleId) ?? []) out.add(id);
+    for (const id of ownRoles.get(e.client.id) ?? []) out.add(id);
+    return out;
+  });
 }
 
 /** Protocol mappers of the client and of its effective scopes (client protocol only), ordered by priority. */
 export async function effectiveMappers(db: Db, client: ClientModel, scopes: ClientScopeModel[]): Promise<ProtocolMapperModel[]> {
-  const ownerCond = [{ clientId: client.id }, ...(scopes.length ? [{ clientScopeId: { [Op.in]: scopes.map((s) => s.id) } }] : [])];
+  return (await effectiveMappersOf(db, [{ client, scopes }]))[0];
+}
+
+/** `effectiveMappers` of many clients, each with its effective scopes (in order): one statement for all. */
+export async function effectiveMappersOf(
+  db: Db,
+  list: ReadonlyArray<{ client: ClientModel; scopes: ClientScopeModel[] }>,
+): Promise<ProtocolMapperModel[][]> {
+  if (!list.length) return [];
+  const scopeIds = [...new Set(list.flatMap((e) => e.scopes.map((s) => s.id)))];
+  const ownerCond = [
+    { clientId: { [Op.in]: [...new Set(list.map((e) => e.client.id))] } },
+    ...(scopeIds.length ? [{ clientScopeId: { [Op.in]: scopeIds } }] : []),
+  ];
   const rows = await db.models.ProtocolMapper.findAll({ where: { [Op.or]: ownerCond } });
-  const order = new Map<string, number>(scopes.map((s, i) => [s.id, i]));
-  const rank = (m: ProtocolMapperModel) => (m.clientId ? scopes.length : (order.get(m.clientScopeId as string) ?? 0));
-  const protocol = client.protocol || 'openid-connect';
-  return rows
-    .filter((m) => m.protocol === protocol && mapperType(m.protocolMapper))
-    .sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name))
-    .sort((a, b) => (mapperType(a.protocolMapper)?.priority ?? 0) - (mapperType(b.protocolMapper)?.priority ?? 0));
+  // Each row read once (Sequelize getters are slow): mappers by owning client or scope.
+  const byOwner = new Map<string, ProtocolMapperModel[]>();
+  for (const m of rows) {
+    const owner = (m.clientId ?? m.clientScopeId) as string;
+    byOwner.set(owner, [...(byOwner.get(owner) ?? []), m]);
+  }
+  return list.map(({ client, scopes }) => {
+    const order = new Map<string, number>(scopes.map((s, i) => [s.id, i]));
+    const rank = (m: ProtocolMapperModel) => (m.clientId ? scopes.length : (order.get(m.clientScopeId as string) ?? 0));
+    const protocol = client.protocol || 'openid-connect';
+    return [client.id, ...order.keys()]
+      .flatMap((owner) => byOwner.get(owner) ?? [])
+      .filter((m) => m.protocol === protocol && mapperType(m.protocolMapper))
+      .sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name))
+      .sort((a, b) => (mapperType(a.protocolMapper)?.priority ?? 0) - (mapperType(b.protocolMapper)?.priority ?? 0));
+  });
 }
 
 /** The roles granted to the user in tokens of this client: effective roles limited by the client's scope. */
 export async function grantedRoles(db: Db, user: UserModel, allowed: Set<string> | null): Promise<RoleModel[]> {
-  const effective = (await effectiveRoleIdsForUsers(db, [user.id])).get(user.id) ?? new Set<string>();
-  const ids = [...effective].filter((id) => !allowed || allowed.has(id));
-  return ids.length ? db.models.Role.findAll({ where: { id: { [Op.in]: ids } }, order: [['name', 'ASC']] }) : [];
+  return (await grantedRolesOf(db, [{ user, allowed }]))[0];
+}
+
+/** `grantedRoles` of many user/client pairs (in order): two statements for all. */
+async function grantedRolesOf(db: Db, list: ReadonlyArray<{ user: UserModel; allowed: Set<string> | null }>): Promise<RoleModel[][]> {
+  const effective = await effectiveRoleIdsForUsers(db, [...new Set(list.map((e) => e.user.id))]);
+  const idsOf = list.map(({ user, allowed }) =>
+    [...(effective.get(user.id) ?? new Set<string>())].filter((id) => !allowed || allowed.has(id)),
+  );
+  const all = [...new Set(idsOf.flat())];
+  const roles = all.length ? await db.models.Role.findAll({ where: { id: { [Op.in]: all } }, order: [['name', 'ASC']] }) : [];
+  return idsOf.map((ids) => {
+    const wanted = new Set(ids);
+    return roles.filter((r) => wanted.has(r.id));
+  });
 }
 
 const PROPERTY: Record<string, (u: UserModel) => unknown> = {
@@ -106,84 +179,107 @@ interface Facts {
   origins: string[];
 }
 
-async function loadFacts(db: Db, input: ClaimInput, mappers: ProtocolMapperModel[], roles: RoleModel[]): Promise<Facts> {
-  const types = new Set(mappers.map((m) => m.protocolMapper));
-  const needs = (...ids: string[]) => ids.some((id) => types.has(id));
-  const attrRows = needs('oidc-usermodel-attribute-mapper', 'oidc-address-mapper')
-    ? await db.models.UserAttribute.findAll({ where: { userId: input.user.id }, order: [['id', 'ASC']] })
+/** What one claim computation needs besides the facts: its input, mappers and granted roles. */
+interface FactsInput {
+  input: ClaimInput;
+  mappers: ProtocolMapperModel[];
+  roles: RoleModel[];
+}
+
+/** The facts of many claim computations (in order): the same bounded statements as one, for all of them. */
+async function loadFactsOf(db: Db, list: readonly FactsInput[]): Promise<Facts[]> {
+  const needs = (e: FactsInput, ...ids: string[]) => e.mappers.some((m) => ids.includes(m.protocolMapper));
+  const usersOf = (pred: (e: FactsInput) => boolean) => [...new Set(list.filter(pred).map((e) => e.input.user.id))];
+  const attrUsers = usersOf((e) => needs(e, 'oidc-usermodel-attribute-mapper', 'oidc-address-mapper'));
+  const attrRows = attrUsers.length
+    ? await db.models.UserAttribute.findAll({ where: { userId: { [Op.in]: attrUsers } }, order: [['id', 'ASC']] })
     : [];
-  const attributes: Record<string, string[]> = {};
-  for (const r of attrRows) {
-    attributes[r.name] ??= [];
-    attributes[r.name].push(r.value);
-  }
-  let groupPaths: string[] = [];
-  let groupNames: string[] = [];
-  let groupAttributes: Array<Record<string, string[]>> = [];
-  if (needs('oidc-group-membership-mapper', 'oidc-usermodel-attribute-mapper')) {
-    const memberships = await db.models.UserGroupMembership.findAll({ where: { userId: input.user.id } });
-    const direct = memberships.map((m) => m.groupId);
-    const ids = direct.length
-      ? (
-          await db.sequelize.query<{ id: string }>(
-            `WITH RECURSIVE anc(id) AS (
-               SELECT group_id FROM user_group_membership WHERE user_id = :user
-               UNION
-               SELECT g.parent_id FROM anc JOIN keycloak_group g ON g.id = anc.id WHERE g.parent_id <> :top
-             ) SELECT id FROM anc`,
-            { replacements: { user: input.user.id, top: TOP_LEVEL }, type: QueryTypes.SELECT },
-          )
-        ).map((r) => r.id)
-      : [];
-    const groups = ids.length ? await db.models.Group.findAll({ where: { id: { [Op.in]: ids } } }) : [];
-    const byId = new Map(groups.map((g) => [g.id, g]));
-    const chain = (id: string): string[] => {
-      const out: string[] = [];
-      for (let g = byId.get(id); g && !out.includes(g.id); g = byId.get(g.parentId)) out.unshift(g.id);
-      return out;
-    };
-    const named = direct.filter((g) => byId.has(g));
-    groupPaths = named
-      .map(
-        (g) =>
-          `/${chain(g)
-            .map((a) => escapeName(byId.get(a)?.name ?? ''))
-            .join('/')}`,
-      )
-      .sort();
-    groupNames = named.map((g) => byId.get(g)?.name as string).sort();
-    const all = [...new Set(named.flatMap((g) => chain(g).reverse()))];
-    groupAttributes = all.map((g) => byId.get(g)?.attributes ?? {});
-  }
-  const roleClientIds = [...new Set(roles.map((r) => r.clientId).filter((c): c is string => !!c))];
-  const needAllClients = mappers.some((m) => ['oidc-hardcoded-role-mapper', 'oidc-role-name-mapper'].includes(m.protocolMapper));
-  const clients = needAllClients
-    ? await db.models.Client.findAll({ where: { realmId: input.realm.id }, attributes: ['id', 'clientId'] })
-    : roleClientIds.length
-      ? await db.models.Client.findAll({ where: { id: { [Op.in]: roleClientIds } }, attributes: ['id', 'clientId'] })
-      : [];
-  const clientIds = new Map(clients.map((c) => [c.id, c.clientId]));
-  const realmRoles = new Set<string>();
-  const clientRoles = new Map<string, Set<string>>();
-  for (const r of roles) {
-    if (!r.clientId) realmRoles.add(r.name);
-    else {
-      const cid = clientIds.get(r.clientId) as string;
-      if (!clientRoles.has(cid)) clientRoles.set(cid, new Set());
-      clientRoles.get(cid)?.add(r.name);
-    }
-  }
-  return {
-    input,
-    attributes,
-    groupPaths,
-    groupNames,
-    groupAttributes,
-    realmRoles,
-    clientRoles,
-    clientIds,
-    origins: webOrigins(input.client),
+  const groupUsers = usersOf((e) => needs(e, 'oidc-group-membership-mapper', 'oidc-usermodel-attribute-mapper'));
+  const memberships = groupUsers.length ? await db.models.UserGroupMembership.findAll({ where: { userId: { [Op.in]: groupUsers } } }) : [];
+  const ids = memberships.length
+    ? (
+        await db.sequelize.query<{ id: string }>(
+          `WITH RECURSIVE anc(id) AS (
+             SELECT group_id FROM user_group_membership WHERE user_id IN (:users)
+             UNION
+             SELECT g.parent_id FROM anc JOIN keycloak_group g ON g.id = anc.id WHERE g.parent_id <> :top
+           ) SELECT id FROM anc`,
+          { replacements: { users: [...new Set(memberships.map((m) => m.userId))], top: TOP_LEVEL }, type: QueryTypes.SELECT },
+        )
+      ).map((r) => r.id)
+    : [];
+  const groups = ids.length ? await db.models.Group.findAll({ where: { id: { [Op.in]: ids } } }) : [];
+  const byId = new Map(groups.map((g) => [g.id, g]));
+  const chain = (id: string): string[] => {
+    const out: string[] = [];
+    for (let g = byId.get(id); g && !out.includes(g.id); g = byId.get(g.parentId)) out.unshift(g.id);
+    return out;
   };
+  const needAllClients = (e: FactsInput) => needs(e, 'oidc-hardcoded-role-mapper', 'oidc-role-name-mapper');
+  const roleClientIdsOf = (e: FactsInput) => [...new Set(e.roles.map((r) => r.clientId).filter((c): c is string => !!c))];
+  const allRealms = [...new Set(list.filter(needAllClients).map((e) => e.input.realm.id))];
+  const someClients = [...new Set(list.filter((e) => !needAllClients(e)).flatMap(roleClientIdsOf))];
+  const clientCond = [
+    ...(allRealms.length ? [{ realmId: { [Op.in]: allRealms } }] : []),
+    ...(someClients.length ? [{ id: { [Op.in]: someClients } }] : []),
+  ];
+  const clients = clientCond.length
+    ? await db.models.Client.findAll({ where: { [Op.or]: clientCond }, attributes: ['id', 'realmId', 'clientId'] })
+    : [];
+  return list.map((e) => {
+    const { input, roles } = e;
+    const attributes: Record<string, string[]> = {};
+    if (needs(e, 'oidc-usermodel-attribute-mapper', 'oidc-address-mapper')) {
+      for (const r of attrRows) {
+        if (r.userId !== input.user.id) continue;
+        attributes[r.name] ??= [];
+        attributes[r.name].push(r.value);
+      }
+    }
+    let groupPaths: string[] = [];
+    let groupNames: string[] = [];
+    let groupAttributes: Array<Record<string, string[]>> = [];
+    if (needs(e, 'oidc-group-membership-mapper', 'oidc-usermodel-attribute-mapper')) {
+      const direct = memberships.filter((m) => m.userId === input.user.id).map((m) => m.groupId);
+      const named = direct.filter((g) => byId.has(g));
+      groupPaths = named
+        .map(
+          (g) =>
+            `/${chain(g)
+              .map((a) => escapeName(byId.get(a)?.name ?? ''))
+              .join('/')}`,
+        )
+        .sort();
+      groupNames = named.map((g) => byId.get(g)?.name as string).sort();
+      const all = [...new Set(named.flatMap((g) => chain(g).reverse()))];
+      groupAttributes = all.map((g) => byId.get(g)?.attributes ?? {});
+    }
+    const wanted = needAllClients(e)
+      ? (c: (typeof clients)[number]) => c.realmId === input.realm.id
+      : (c: (typeof clients)[number]) => roleClientIdsOf(e).includes(c.id);
+    const clientIds = new Map(clients.filter(wanted).map((c) => [c.id, c.clientId]));
+    const realmRoles = new Set<string>();
+    const clientRoles = new Map<string, Set<string>>();
+    for (const r of roles) {
+      if (!r.clientId) realmRoles.add(r.name);
+      else {
+        const cid = clientIds.get(r.clientId) as string;
+        if (!clientRoles.has(cid)) clientRoles.set(cid, new Set());
+        clientRoles.get(cid)?.add(r.name);
+      }
+    }
+    return {
+      input,
+      attributes,
+      groupPaths,
+      groupNames,
+      groupAttributes,
+      realmRoles,
+      clientRoles,
+      clientIds,
+      origins: webOrigins(input.client),
+    };
+  });
 }
 
 /** The client's allowed web origins: `+` means the origins of its redirect URIs. */
@@ -374,10 +470,41 @@ function applyRoleChanges(pm: ProtocolMapperModel, f: Facts): void {
 
 /** Computes the claims of the three token kinds for a user, client and scope parameter. */
 export async function computeClaims(db: Db, input: ClaimInput): Promise<ClaimSet> {
-  const scopes = await effectiveClientScopes(db, input.client, input.scope);
-  const [mappers, allowed] = await Promise.all([effectiveMappers(db, input.client, scopes), scopeRoleIds(db, input.client, scopes)]);
-  const roles = await grantedRoles(db, input.user, allowed);
-  const facts = await loadFacts(db, input, mappers, roles);
+  return (await computeClaimsOf(db, [input]))[0];
+}
+
+/**
+ * `computeClaims` of many inputs (in order; evaluate-scopes of a list of clients): the statements
+ * of one computation per distinct scope parameter, whatever the number of inputs.
+ */
+export async function computeClaimsOf(db: Db, inputs: readonly ClaimInput[]): Promise<ClaimSet[]> {
+  const scopesOf: ClientScopeModel[][] = inputs.map(() => []);
+  for (const scope of new Set(inputs.map((i) => i.scope))) {
+    const at = inputs.flatMap((input, i) => (input.scope === scope ? [i] : []));
+    const found = await effectiveClientScopesOf(
+      db,
+      at.map((i) => inputs[i].client),
+      scope,
+    );
+    at.forEach((i, j) => {
+      scopesOf[i] = found[j];
+    });
+  }
+  const withScopes = inputs.map((input, i) => ({ client: input.client, scopes: scopesOf[i] }));
+  const [mappersOf, allowedOf] = await Promise.all([effectiveMappersOf(db, withScopes), scopeRoleIdsOf(db, withScopes)]);
+  const rolesOf = await grantedRolesOf(
+    db,
+    inputs.map((input, i) => ({ user: input.user, allowed: allowedOf[i] })),
+  );
+  const factsOf = await loadFactsOf(
+    db,
+    inputs.map((input, i) => ({ input, mappers: mappersOf[i], roles: rolesOf[i] })),
+  );
+  return inputs.map((_, i) => claimSet(mappersOf[i], factsOf[i]));
+}
+
+/** Applies the mappers in priority order to the facts. */
+function claimSet(mappers: ProtocolMapperModel[], facts: Facts): ClaimSet {
   const set: ClaimSet = { access: {}, id: {}, userinfo: {}, accessAud: [], idAud: [] };
   for (const pm of mappers) {
     if (pm.protocolMapper === 'oidc-hardcoded-role-mapper' || pm.protocolMapper === 'oidc-role-name-mapper') {

@@ -8,36 +8,50 @@ import type { RequestContext } from '../../core/context';
 import { type ConsentRep, toConsentRepresentation } from '../../representations/consent';
 import type { Representation } from '../../representations/schema';
 import type { UserModel } from '../../db/models/user';
+import { batchLoad } from '../../loaders/batch';
 
 /**
  * Consents of a user (reference §4.9): the clients the user granted scopes to, plus the clients
  * holding an offline token of the user (offline sessions) as `additionalGrants`; revoking removes both.
  */
 
-/** Offline sessions of the user, with the client UUIDs each one holds a token for. */
-async function offlineClients(ctx: RequestContext, userId: string): Promise<Map<string, string[]>> {
+/** Offline sessions of each user (by user id), with the client UUIDs each one holds a token for: two statements. */
+async function offlineClientsOfUsers(ctx: RequestContext, userIds: readonly string[]): Promise<Map<string, Map<string, string[]>>> {
   const m = ctx.db.models;
-  const sessions = await m.UserSession.findAll({ where: { userId, offline: true }, attributes: ['id', 'clientId'] });
-  const out = new Map<string, string[]>(sessions.map((s) => [s.id, s.clientId ? [s.clientId] : []]));
+  const sessions = await m.UserSession.findAll({
+    where: { userId: { [Op.in]: [...new Set(userIds)] }, offline: true },
+    attributes: ['id', 'userId', 'clientId'],
+  });
+  const bySession = new Map<string, string[]>(sessions.map((s) => [s.id, s.clientId ? [s.clientId] : []]));
   if (sessions.length) {
-    const rows = await m.ClientSession.findAll({ where: { userSessionId: { [Op.in]: [...out.keys()] }, offline: true } });
+    const rows = await m.ClientSession.findAll({ where: { userSessionId: { [Op.in]: [...bySession.keys()] }, offline: true } });
     for (const r of rows) {
-      const list = out.get(r.userSessionId) ?? [];
+      const list = bySession.get(r.userSessionId) ?? [];
       if (!list.includes(r.clientId)) list.push(r.clientId);
-      out.set(r.userSessionId, list);
+      bySession.set(r.userSessionId, list);
     }
   }
+  const out = new Map<string, Map<string, string[]>>(userIds.map((id) => [id, new Map()]));
+  for (const s of sessions) out.get(s.userId)?.set(s.id, bySession.get(s.id) ?? []);
   return out;
 }
 
-/** GET /admin/realms/{realm}/users/{id}/consents (view-users): consents and offline grants, by clientId. */
-export async function listConsents(ctx: RequestContext, realm: RealmModel, user: UserModel): Promise<ConsentRep[]> {
-  await requireCap(ctx, realm, 'viewUsers');
+/** Offline sessions of the user, with the client UUIDs each one holds a token for. */
+async function offlineClients(ctx: RequestContext, userId: string): Promise<Map<string, string[]>> {
+  return (await offlineClientsOfUsers(ctx, [userId])).get(userId) ?? new Map();
+}
+
+/**
+ * The consents of many users of a realm (the batch behind `listConsents`), each list by clientId:
+ * a fixed number of statements for any number of users.
+ */
+export async function consentsOfUsers(ctx: RequestContext, realm: RealmModel, userIds: readonly string[]): Promise<ConsentRep[][]> {
   const m = ctx.db.models;
-  const consents = await m.UserConsent.findAll({ where: { userId: user.id } });
-  const offline = new Set([...(await offlineClients(ctx, user.id)).values()].flat());
-  const clientIds = [...new Set([...consents.map((c) => c.clientId), ...offline])];
-  if (!clientIds.length) return [];
+  const consents = await m.UserConsent.findAll({ where: { userId: { [Op.in]: [...new Set(userIds)] } } });
+  const offlineByUser = await offlineClientsOfUsers(ctx, userIds);
+  const offlineOf = (userId: string) => new Set([...(offlineByUser.get(userId)?.values() ?? [])].flat());
+  const clientIds = [...new Set([...consents.map((c) => c.clientId), ...userIds.flatMap((id) => [...offlineOf(id)])])];
+  if (!clientIds.length) return userIds.map(() => []);
   const clients = await m.Client.findAll({ where: { id: { [Op.in]: clientIds }, realmId: realm.id }, attributes: ['id', 'clientId'] });
   const links = consents.length
     ? await m.UserConsentClientScope.findAll({ where: { userConsentId: { [Op.in]: consents.map((c) => c.id) } } })
@@ -46,19 +60,32 @@ export async function listConsents(ctx: RequestContext, realm: RealmModel, user:
     ? await m.ClientScope.findAll({ where: { id: { [Op.in]: [...new Set(links.map((l) => l.scopeId))] } }, attributes: ['id', 'name'] })
     : [];
   const scopeName = new Map(scopes.map((s) => [s.id, s.name]));
-  const byClient = new Map(consents.map((c) => [c.clientId, c]));
-  return clients
-    .sort((a, b) => (a.clientId < b.clientId ? -1 : a.clientId > b.clientId ? 1 : 0))
-    .map((client) => {
-      const consent = byClient.get(client.id);
-      const granted = consent
-        ? links
-            .filter((l) => l.userConsentId === consent.id)
-            .map((l) => scopeName.get(l.scopeId))
-            .filter((n): n is string => !!n)
-        : [];
-      return toConsentRepresentation(client, consent, granted, offline.has(client.id));
-    });
+  clients.sort((a, b) => (a.clientId < b.clientId ? -1 : a.clientId > b.clientId ? 1 : 0));
+  return userIds.map((userId) => {
+    const offline = offlineOf(userId);
+    const byClient = new Map(consents.filter((c) => c.userId === userId).map((c) => [c.clientId, c]));
+    return clients
+      .filter((client) => byClient.has(client.id) || offline.has(client.id))
+      .map((client) => {
+        const consent = byClient.get(client.id);
+        const granted = consent
+          ? links
+              .filter((l) => l.userConsentId === consent.id)
+              .map((l) => scopeName.get(l.scopeId))
+              .filter((n): n is string => !!n)
+          : [];
+        return toConsentRepresentation(client, consent, granted, offline.has(client.id));
+      });
+  });
+}
+
+/**
+ * GET /admin/realms/{realm}/users/{id}/consents (view-users): consents and offline grants, by
+ * clientId. The users of one request tick are read together (GraphQL `User.consents` of a list).
+ */
+export async function listConsents(ctx: RequestContext, realm: RealmModel, user: UserModel): Promise<ConsentRep[]> {
+  await requireCap(ctx, realm, 'viewUsers');
+  return batchLoad(ctx.memo, `consents:${realm.id}`, (ids: readonly string[]) => consentsOfUsers(ctx, realm, ids), user.id);
 }
 
 /**

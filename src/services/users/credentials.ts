@@ -6,6 +6,8 @@ import type { CredentialModel, UserModel } from '../../db/models/user';
 import { cannotParse, errorB, errorC, notFound } from '../../core/errors';
 import { recordAdminEvent } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
+import { groupedBy } from '../../loaders/util';
+import { batchLoad } from '../../loaders/batch';
 import { invalidate } from '../../loaders/invalidate';
 import { type CredentialRep, toCredentialRepresentation } from '../../representations/credential';
 import { storeCredentialRows } from './password-history';
@@ -29,10 +31,26 @@ async function stored(ctx: RequestContext, userId: string): Promise<CredentialMo
   });
 }
 
-/** GET /admin/realms/{realm}/users/{id}/credentials: metadata of the user's credentials by priority (view-users). */
+/** The stored credentials of many users (no password history), each list by priority: one statement. */
+export async function credentialsOfUsers(ctx: RequestContext, userIds: readonly string[]): Promise<CredentialModel[][]> {
+  const rows = await ctx.db.models.Credential.findAll({
+    where: { userId: { [Op.in]: [...new Set(userIds)] }, type: { [Op.ne]: HISTORY } },
+    order: [
+      ['priority', 'ASC'],
+      ['createdDate', 'ASC'],
+    ],
+  });
+  return groupedBy(rows, (r) => r.userId, userIds);
+}
+
+/**
+ * GET /admin/realms/{realm}/users/{id}/credentials: metadata of the user's credentials by priority
+ * (view-users). The users of one request tick are read together (GraphQL `User.credentials` of a list).
+ */
 export async function listCredentials(ctx: RequestContext, realm: RealmModel, user: UserModel): Promise<CredentialRep[]> {
   await requireCap(ctx, realm, 'viewUsers');
-  return (await stored(ctx, user.id)).map(toCredentialRepresentation);
+  const rows = await batchLoad(ctx.memo, 'credentials', (ids: readonly string[]) => credentialsOfUsers(ctx, ids), user.id);
+  return rows.map(toCredentialRepresentation);
 }
 
 async function credentialOf(ctx: RequestContext, userId: string, credentialId: string): Promise<CredentialModel> {

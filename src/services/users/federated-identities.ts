@@ -6,7 +6,8 @@ import { recordAdminEvent } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
 import type { UserModel } from '../../db/models/user';
 import type { Representation } from '../../representations/schema';
-import { linksOf } from './federated-links';
+import { linksOfUsers } from './federated-links';
+import { batchLoad } from '../../loaders/batch';
 import type { FederatedIdentityRep } from '../../representations/federated-identity';
 
 /**
@@ -30,10 +31,13 @@ function duplicateLink(e: unknown): HttpError {
 
 const text = (v: unknown) => (v === undefined || v === null ? null : String(v));
 
-/** GET /admin/realms/{realm}/users/{id}/federated-identity (view-users). */
+/**
+ * GET /admin/realms/{realm}/users/{id}/federated-identity (view-users). The users of one request
+ * tick are read together (GraphQL `User.federatedIdentities` of a list).
+ */
 export async function listFederatedIdentities(ctx: RequestContext, realm: RealmModel, user: UserModel): Promise<FederatedIdentityRep[]> {
   await requireCap(ctx, realm, 'viewUsers');
-  return linksOf(ctx.db, realm, user.id);
+  return batchLoad(ctx.memo, `federated-identities:${realm.id}`, (ids: readonly string[]) => linksOfUsers(ctx.db, realm, ids), user.id);
 }
 
 /**

@@ -18,17 +18,22 @@ export async function hasIdentityProviders(db: Db, realmId: string): Promise<boo
 
 /** The user's links to existing identity providers, ordered by provider alias (two indexed queries). */
 export async function linksOf(db: Db, realm: RealmModel, userId: string): Promise<FederatedIdentityRep[]> {
-  const rows = await db.models.FederatedIdentity.findAll({ where: { userId } });
-  if (!rows.length) return [];
+  return (await linksOfUsers(db, realm, [userId]))[0];
+}
+
+/** The links of many users (in key order), each ordered by provider alias: the same two queries for any number of users. */
+export async function linksOfUsers(db: Db, realm: RealmModel, userIds: readonly string[]): Promise<FederatedIdentityRep[][]> {
+  const rows = await db.models.FederatedIdentity.findAll({ where: { userId: { [Op.in]: [...new Set(userIds)] } } });
+  if (!rows.length) return userIds.map(() => []);
   const existing = await db.models.IdentityProvider.findAll({
-    where: { realmId: realm.id, alias: { [Op.in]: rows.map((r) => r.identityProvider) } },
+    where: { realmId: realm.id, alias: { [Op.in]: [...new Set(rows.map((r) => r.identityProvider))] } },
     attributes: ['alias'],
   });
   const aliases = new Set(existing.map((p) => p.alias));
-  return rows
+  const sorted = rows
     .filter((r) => aliases.has(r.identityProvider))
-    .sort((a, b) => (a.identityProvider < b.identityProvider ? -1 : a.identityProvider > b.identityProvider ? 1 : 0))
-    .map(toFederatedIdentityRepresentation);
+    .sort((a, b) => (a.identityProvider < b.identityProvider ? -1 : a.identityProvider > b.identityProvider ? 1 : 0));
+  return userIds.map((id) => sorted.filter((r) => r.userId === id).map(toFederatedIdentityRepresentation));
 }
 
 /** `federatedIdentities` of the single-user representation: present only when the realm has identity providers. */
