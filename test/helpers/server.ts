@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -75,12 +75,40 @@ export async function freshDbOptions(): Promise<{ opts: DbOptions; cleanup: () =
   return { opts: { vendor: 'sqlite', url: join(dir, 'test.sqlite') }, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-let sqlListener: ((sql: string) => void) | undefined;
+/**
+ * A migrated and bootstrapped database, made once per jest worker process and copied for each test
+ * server: migrations and the master realm cost seconds, a copy milliseconds. The copy is a real
+ * database of its own (a file, or a MariaDB database of copied tables), so no test sees another's rows.
+ */
+async function templatedDbOptions(): Promise<{ opts: DbOptions; cleanup: () => Promise<void> }> {
+  const fresh = await freshDbOptions();
+  if (TEST_DB_URL) {
+    const template = await mariadbTemplate();
+    const conn = await connect(new URL(TEST_DB_URL));
+    const target = new URL(fresh.opts.url as string).pathname.slice(1);
+    const [tables] = await conn.query('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = ?', [template]);
+    for (const { t } of (tables as Array<{ t: string }>).filter((row) => row.t !== 'template_ready')) {
+      await conn.query(`CREATE TABLE \`${target}\`.\`${t}\` LIKE \`${template}\`.\`${t}\``);
+      await conn.query(`INSERT INTO \`${target}\`.\`${t}\` SELECT * FROM \`${template}\`.\`${t}\``);
+    }
+    await conn.end();
+    return fresh;
+  }
+  copyFileSync(await sqliteTemplate(), fresh.opts.url as string);
+  return fresh;
+}
 
-export async function startTestServer(appOptions: AppOptions = {}): Promise<TestServer> {
-  configureLogging({ root: process.env.IDSERVER_TEST_LOG_LEVEL ?? 'error', categories: {} });
-  const { opts, cleanup } = await freshDbOptions();
-  const db = await openDb(opts, (sql) => sqlListener?.(sql));
+const connect = (url: URL) =>
+  createConnection({
+    host: url.hostname,
+    port: Number(url.port || 3306),
+    user: decodeURIComponent(url.username) || 'root',
+    password: decodeURIComponent(url.password) || undefined,
+  });
+
+/** Migrates and bootstraps a database as every test server starts from. */
+async function prepareTemplate(opts: DbOptions): Promise<void> {
+  const db = await openDb(opts);
   await bootstrap(db, { mode: 'start-dev', username: ADMIN.username, password: ADMIN.password });
   // Long-lived tokens keep slow suites from hitting master's 60 s default.
   const master = await db.models.Realm.findOne({ where: { name: 'master' } });
@@ -88,6 +116,67 @@ export async function startTestServer(appOptions: AppOptions = {}): Promise<Test
     master.settings = { ...master.settings, accessTokenLifespan: 3600 };
     await master.save();
   }
+  await db.close();
+}
+
+/** The SQLite template file of this process (module state does not survive jest's per-file registry, the file does). */
+async function sqliteTemplate(): Promise<string> {
+  const file = join(tmpdir(), `idserver-template-${process.pid}.sqlite`);
+  if (existsSync(file)) return file;
+  const dir = mkdtempSync(join(tmpdir(), 'idserver-template-'));
+  await prepareTemplate({ vendor: 'sqlite', url: join(dir, 'db.sqlite') });
+  renameSync(join(dir, 'db.sqlite'), file);
+  rmSync(dir, { recursive: true, force: true });
+  process.once('exit', () => rmSync(file, { force: true }));
+  return file;
+}
+
+/** The MariaDB template database of this process; templates of processes that are gone are dropped. */
+async function mariadbTemplate(): Promise<string> {
+  const name = `idserver_tpl_${process.pid}`;
+  const url = new URL(TEST_DB_URL as string);
+  const conn = await connect(url);
+  try {
+    const [rows] = await conn.query("SELECT schema_name AS s FROM information_schema.schemata WHERE schema_name LIKE 'idserver\\_tpl\\_%'");
+    const names = (rows as Array<{ s: string }>).map((r) => r.s);
+    if (names.includes(name)) {
+      const [[ready]] = (await conn.query(
+        `SELECT COUNT(*) AS n FROM information_schema.tables WHERE table_schema = ? AND table_name = 'template_ready'`,
+        [name],
+      )) as unknown as [[{ n: number }]];
+      if (Number(ready.n) > 0) return name;
+    }
+    for (const other of names) {
+      const pid = Number(other.slice('idserver_tpl_'.length));
+      if (pid !== process.pid && !alive(pid)) await conn.query(`DROP DATABASE IF EXISTS \`${other}\``);
+    }
+    await conn.query(`DROP DATABASE IF EXISTS \`${name}\``);
+    await conn.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
+    url.pathname = `/${name}`;
+    await prepareTemplate({ vendor: 'mariadb', url: url.toString(), poolMax: 2 });
+    // Marks the template complete (a worker killed half-way leaves an incomplete one, made again); copies skip it.
+    await conn.query(`CREATE TABLE \`${name}\`.template_ready (id INT)`);
+    return name;
+  } finally {
+    await conn.end();
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+let sqlListener: ((sql: string) => void) | undefined;
+
+export async function startTestServer(appOptions: AppOptions = {}): Promise<TestServer> {
+  configureLogging({ root: process.env.IDSERVER_TEST_LOG_LEVEL ?? 'error', categories: {} });
+  const { opts, cleanup } = await templatedDbOptions();
+  const db = await openDb(opts, (sql) => sqlListener?.(sql));
   const app = await createApp(db, { hostname: 'http://localhost:8080', ...appOptions });
   let server: Server | undefined;
   const tokens = new Map<string, string>();
