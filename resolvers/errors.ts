@@ -1,6 +1,7 @@
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { HttpError, serverError } from '../src/core/errors';
+import { mapDbError } from '../src/core/db-errors';
 import { getLogger } from '../src/logging';
 
 const log = getLogger('idserver.graphql');
@@ -27,7 +28,7 @@ export const codeOf = (status: number) => CODES[status] ?? (status >= 500 ? 'INT
  * itself (parse, validation, bad input) pass through; anything else is logged and masked as 500.
  */
 export function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
-  const original = unwrapResolverError(error);
+  const original = mapDbError(unwrapResolverError(error));
   if (original instanceof HttpError) return render(formatted, original);
   const code = formatted.extensions?.code;
   if (code && code !== 'INTERNAL_SERVER_ERROR') {

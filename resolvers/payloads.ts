@@ -16,6 +16,7 @@ import {
   isObjectType,
 } from 'graphql';
 import { HttpError } from '../src/core/errors';
+import { mapDbError } from '../src/core/db-errors';
 import { type UserErrorValue, conflictField, userErrorsOf } from './types/user-error';
 
 /**
@@ -51,7 +52,8 @@ const hasOwnPayload = (type: GraphQLOutputType) => {
 };
 
 /** The user errors of a failed mutation, or undefined when the failure is not about its input. */
-function userErrorsFor(err: unknown, args: Record<string, unknown>): UserErrorValue[] | undefined {
+function userErrorsFor(thrown: unknown, args: Record<string, unknown>): UserErrorValue[] | undefined {
+  const err = mapDbError(thrown);
   if (!(err instanceof HttpError) || !INPUT_STATUSES.has(err.status)) return undefined;
   const argument = INPUT_ARGUMENTS.find((name) => name in args);
   return userErrorsOf(err, argument ? [argument] : null, conflictField(err));

@@ -5,6 +5,7 @@ import { HttpError, cannotParse, errorC } from '../src/core/errors';
 import { validateRepresentation, validateRepresentationArray } from '../src/representations/schema';
 import type { RequestContext } from '../src/core/context';
 import { badText, checkJsonValue, hasBadText } from '../src/core/input-text';
+import { mapDbError } from '../src/core/db-errors';
 
 /**
  * Shared plumbing of the REST adapters: async handlers, the request context and realm set by the
@@ -182,7 +183,8 @@ export function json(res: Response, body: unknown, status = 200): void {
 
 /** Renders typed errors with Keycloak's bodies; anything else is a logged 500. */
 export function errorHandler(log: { error: (m: string) => void }) {
-  return (err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+  return (thrown: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    const err = mapDbError(thrown);
     if (err instanceof HttpError) {
       res.status(err.status).json(err.body);
       return;

@@ -1,6 +1,6 @@
-import { dbErrorKind } from '../db/errors';
+import { ValueTooLongError, dbErrorKind } from '../db/errors';
 import type { RequestContext } from './context';
-import type { HttpError } from './errors';
+import { type HttpError, errorB } from './errors';
 
 export { isForeignKeyViolation, isRetryable, isUniqueViolation } from '../db/errors';
 
@@ -18,8 +18,13 @@ export interface DbErrorMeaning {
 }
 
 /** The Keycloak error a database error means, or the error itself when it means nothing listed. */
-export function mapDbError(err: unknown, meaning: DbErrorMeaning): unknown {
+export function mapDbError(err: unknown, meaning: DbErrorMeaning = {}): unknown {
   const kind = dbErrorKind(err);
+  // A value longer than its column is bad input, whatever the write: 400, nothing written.
+  if (kind === 'too-long') {
+    const what = err instanceof ValueTooLongError ? `${err.column} is longer than ${err.max} characters` : 'A value is too long';
+    return errorB(400, 'invalid_request', what);
+  }
   if (kind === 'unique' && meaning.unique) return meaning.unique(err);
   if (kind === 'foreign-key' && meaning.foreignKey) return meaning.foreignKey(err);
   return err;

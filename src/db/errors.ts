@@ -2,7 +2,7 @@
  * What a database error is, on SQLite and on MySQL/MariaDB alike. The one classifier: the retry in
  * `db.transaction` and the mapping to Keycloak's errors (src/core/db-errors.ts) both ask it.
  */
-export type DbErrorKind = 'unique' | 'foreign-key' | 'deadlock' | 'lock-timeout' | 'busy';
+export type DbErrorKind = 'unique' | 'foreign-key' | 'deadlock' | 'lock-timeout' | 'busy' | 'too-long';
 
 interface SqlError {
   name?: string;
@@ -11,9 +11,25 @@ interface SqlError {
   original?: { code?: string };
 }
 
+/**
+ * A value longer than its VARCHAR column, refused before the statement runs (src/db/lengths.ts), so
+ * both databases refuse it alike: MariaDB would refuse it itself, SQLite would store it.
+ */
+export class ValueTooLongError extends Error {
+  constructor(
+    readonly table: string,
+    readonly column: string,
+    readonly max: number,
+  ) {
+    super(`${column} is longer than ${max} characters`);
+    this.name = 'ValueTooLongError';
+  }
+}
+
 export function dbErrorKind(err: unknown): DbErrorKind | null {
   const e = err as SqlError | null;
   if (!e || typeof e !== 'object') return null;
+  if (e instanceof ValueTooLongError) return 'too-long';
   if (e.name === 'SequelizeUniqueConstraintError') return 'unique';
   if (e.name === 'SequelizeForeignKeyConstraintError') return 'foreign-key';
   const code = e.parent?.code ?? e.original?.code ?? e.code;
@@ -28,6 +44,8 @@ export function dbErrorKind(err: unknown): DbErrorKind | null {
       return 'busy';
     case 'SQLITE_CONSTRAINT':
       return 'unique';
+    case 'ER_DATA_TOO_LONG':
+      return 'too-long';
     default:
       return null;
   }

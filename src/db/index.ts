@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { guardLengths } from './lengths';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { type Options, type QueryInterface, Sequelize, type Transaction } from 'sequelize';
@@ -261,6 +262,7 @@ export function initModels(sequelize: Sequelize): Models {
   ]) {
     init(sequelize);
   }
+  guardLengths(sequelize);
   return models;
 }
 

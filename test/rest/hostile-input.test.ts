@@ -122,3 +122,26 @@ test('maps hold what Keycloak declares: objects in string maps are refused, scal
   expect((await api.post(`${base}/components`, { ...component, config: { priority: { x: 1 } } })).status).toBe(400);
   expect((await api.get(`${base}/components?name=k`)).body).toEqual([]);
 });
+
+test('a value longer than its column is a 400 on both databases, and nothing is written', async () => {
+  const long = await api.post(`${base}/roles`, { name: 'r'.repeat(256) });
+  expect([long.status, long.body]).toEqual([400, { error: 'invalid_request', error_description: 'name is longer than 255 characters' }]);
+  expect((await api.get(`${base}/roles`)).body.some((r: { name: string }) => r.name.length > 255)).toBe(false);
+  const huge = await api.post(`${base}/clients`, { clientId: 'c'.repeat(65_536) });
+  expect(huge.status).toBe(400);
+  expect((await api.get(`${base}/clients?clientId=${'c'.repeat(300)}&search=true`)).body).toEqual([]);
+  // The limit counts characters as MariaDB does: 255 emoji (510 UTF-16 units) fit.
+  const emoji = '\ud83d\ude00'.repeat(255);
+  expect((await api.post(`${base}/roles`, { name: emoji })).status).toBe(201);
+  const gql = gqlClient(ts);
+  const viaGql = await gql(
+    `mutation($n: String!) { createRole(realm: "${R}", input: { name: $n }) { role { id } userErrors { code message } } }`,
+    {
+      n: 'g'.repeat(300),
+    },
+  );
+  expect(viaGql.data?.createRole).toEqual({
+    role: null,
+    userErrors: [{ code: 'BAD_REQUEST', message: 'name is longer than 255 characters' }],
+  });
+});
