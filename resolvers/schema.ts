@@ -1,7 +1,15 @@
 import 'reflect-metadata';
 import { mergeSchemas } from '@graphql-tools/schema';
 import { MapperKind, mapSchema, printSchemaWithDirectives } from '@graphql-tools/utils';
-import { type ConstDirectiveNode, type GraphQLOutputType, type GraphQLSchema, Kind, isNonNullType, isObjectType } from 'graphql';
+import {
+  type ConstDirectiveNode,
+  GraphQLObjectType,
+  type GraphQLOutputType,
+  type GraphQLSchema,
+  Kind,
+  isNonNullType,
+  isObjectType,
+} from 'graphql';
 import { fieldDescription } from '../src/representations/descriptions';
 import { buildSchema } from 'type-graphql';
 import { AdminExtrasResolver } from './realms/admin-extras';
@@ -49,6 +57,7 @@ import { LocalizationResolver } from './realms/localization';
 import { ClientPoliciesResolver } from './clients/client-policies';
 import { BulkWritesResolver } from './bulk/bulk';
 import { mutationPayloads } from './payloads';
+import { OUTPUT_FIELD_DESCRIPTIONS, ROOT_TYPE_DESCRIPTIONS, argumentDescription } from './descriptions';
 
 /**
  * The gateway schema: type-graphql builds it from the resolver classes, then @graphql-tools adds
@@ -60,7 +69,10 @@ export const DIRECTIVES_SDL = /* GraphQL */ `
   The Keycloak representation this type mirrors; for input types, the field table in
   src/representations/schema.ts the type is generated from.
   """
-  directive @representation(name: String!) on INPUT_OBJECT | OBJECT
+  directive @representation(
+    "Name of the Keycloak representation class, e.g. ClientRepresentation."
+    name: String!
+  ) on INPUT_OBJECT | OBJECT
 `;
 
 export const RESOLVERS = [
@@ -129,7 +141,10 @@ let built: Promise<GraphQLSchema> | undefined;
 export function gatewaySchema(): Promise<GraphQLSchema> {
   built ??= (async () => {
     const schema = await buildSchema({ resolvers: [...RESOLVERS], validate: false, emitSchemaFile: false, pubSub: unusedPubSub });
-    return mergeSchemas({ schemas: [mutationPayloads(nullableLookups(describedFields(inSourceOrder(schema))))], typeDefs: DIRECTIVES_SDL });
+    return mergeSchemas({
+      schemas: [mutationPayloads(nullableLookups(describedElements(describedFields(inSourceOrder(schema)))))],
+      typeDefs: DIRECTIVES_SDL,
+    });
   })();
   return built;
 }
@@ -186,6 +201,28 @@ function describedFields(schema: GraphQLSchema): GraphQLSchema {
       const rep = type && representationOf(type);
       const description = rep ? fieldDescription(rep, name) : undefined;
       return description ? { ...field, description } : field;
+    },
+  });
+}
+
+/**
+ * The root types, the arguments and the fields of hand-written output types declared without a
+ * description get the one of resolvers/descriptions.ts.
+ */
+function describedElements(schema: GraphQLSchema): GraphQLSchema {
+  return mapSchema(schema, {
+    [MapperKind.ROOT_OBJECT]: (type) =>
+      type.description ? type : new GraphQLObjectType({ ...type.toConfig(), description: ROOT_TYPE_DESCRIPTIONS[type.name] }),
+    [MapperKind.COMPOSITE_FIELD]: (field, name, typeName) => {
+      const args = field.args
+        ? Object.fromEntries(
+            Object.entries(field.args).map(([arg, config]) => [
+              arg,
+              config.description ? config : { ...config, description: argumentDescription(typeName, name, arg) },
+            ]),
+          )
+        : field.args;
+      return { ...field, args, description: field.description ?? OUTPUT_FIELD_DESCRIPTIONS[`${typeName}.${name}`] };
     },
   });
 }

@@ -51,6 +51,7 @@ import { resolveRealm } from '../../src/services/realms/realms';
 import { type InRealm, type Rep, plain, realmOf } from '../types/common';
 import { representationInput } from '../types/inputs';
 import { Realm } from '../realms/types';
+import { AuthenticationRequirement } from '../types/enums';
 import { JSONObject, SafeInt } from '../types/scalars';
 
 /** The flow with this id: 403 without the right, then the endpoint's 404 (as `/flows/{id}`). */
@@ -62,6 +63,7 @@ const flowWithAlias = (ctx: RequestContext, realm: RealmModel, alias: string, no
   resolveFlow(ctx, realm, { alias }, 'manage', notFound);
 
 /** GraphQL over authentication management: the same services (and errors) as `/{realm}/authentication`. */
+@Directive('@representation(name: "AuthenticationExecutionExportRepresentation")')
 @ObjectType({ description: 'An execution inside a flow representation (Keycloak AuthenticationExecutionExportRepresentation).' })
 export class AuthenticationExecutionExport {
   @Field(() => GraphQLString, { nullable: true }) authenticator?: string;
@@ -69,7 +71,7 @@ export class AuthenticationExecutionExport {
   @Field(() => GraphQLBoolean) authenticatorFlow!: boolean;
   @Field(() => GraphQLString, { nullable: true, description: 'Alias of the sub-flow.' }) flowAlias?: string;
   @Field(() => SafeInt) priority!: number;
-  @Field(() => GraphQLString) requirement!: string;
+  @Field(() => AuthenticationRequirement) requirement!: string;
 }
 
 @Directive('@representation(name: "AuthenticationFlowRepresentation")')
@@ -90,11 +92,11 @@ export class AuthenticationFlow {
 @ObjectType({ description: "A row of a flow's flattened execution list (Keycloak AuthenticationExecutionInfoRepresentation)." })
 export class AuthenticationExecutionInfo {
   @Field(() => GraphQLID) id!: string;
-  @Field(() => GraphQLString) requirement!: string;
+  @Field(() => AuthenticationRequirement) requirement!: string;
   @Field(() => GraphQLString) displayName!: string;
   @Field(() => GraphQLString, { nullable: true }) alias?: string;
   @Field(() => GraphQLString, { nullable: true }) description?: string;
-  @Field(() => [GraphQLString]) requirementChoices!: string[];
+  @Field(() => [AuthenticationRequirement]) requirementChoices!: string[];
   @Field(() => GraphQLBoolean) configurable!: boolean;
   @Field(() => GraphQLBoolean, { nullable: true }) authenticationFlow?: boolean;
   @Field(() => GraphQLString, { nullable: true }) providerId?: string;
@@ -115,7 +117,7 @@ export class AuthenticationExecution {
   @Field(() => GraphQLString, { nullable: true, description: 'Id of the sub-flow, for a flow execution.' }) flowId?: string;
   @Field(() => GraphQLString, { description: 'Id of the flow the execution belongs to.' }) parentFlow!: string;
   @Field(() => SafeInt) priority!: number;
-  @Field(() => GraphQLString) requirement!: string;
+  @Field(() => AuthenticationRequirement) requirement!: string;
 }
 
 @Directive('@representation(name: "AuthenticatorConfigRepresentation")')
@@ -147,7 +149,14 @@ export enum PriorityMove {
   RAISE = 'raise',
   LOWER = 'lower',
 }
-registerEnumType(PriorityMove, { name: 'PriorityMove', description: 'raise-priority or lower-priority.' });
+registerEnumType(PriorityMove, {
+  name: 'PriorityMove',
+  description: 'raise-priority or lower-priority.',
+  valuesConfig: {
+    RAISE: { description: 'One place up (raise-priority): runs earlier.' },
+    LOWER: { description: 'One place down (lower-priority): runs later.' },
+  },
+});
 
 const FlowIn = representationInput('AuthenticationFlowRepresentation');
 const InfoIn = representationInput('AuthenticationExecutionInfoRepresentation');

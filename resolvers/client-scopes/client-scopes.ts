@@ -32,6 +32,10 @@ export enum ScopeOwner {
 registerEnumType(ScopeOwner, {
   name: 'ScopeOwner',
   description: 'The owner of protocol mappers and scope mappings: a client or a client scope.',
+  valuesConfig: {
+    CLIENT: { description: 'A client (`/clients/{id}`); the owner id is its UUID.' },
+    CLIENT_SCOPE: { description: 'A client scope (`/client-scopes/{id}`).' },
+  },
 });
 
 export enum RealmScopeListKind {
@@ -41,6 +45,10 @@ export enum RealmScopeListKind {
 registerEnumType(RealmScopeListKind, {
   name: 'RealmScopeList',
   description: 'The realm default (default-default) or optional client scope list.',
+  valuesConfig: {
+    DEFAULT: { description: 'Scopes every new client gets as default scopes (`/default-default-client-scopes`).' },
+    OPTIONAL: { description: 'Scopes every new client gets as optional scopes (`/default-optional-client-scopes`).' },
+  },
 });
 
 const ScopeInput = representationInput('ClientScopeRepresentation');

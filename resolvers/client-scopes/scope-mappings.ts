@@ -22,7 +22,7 @@ const RoleInput = representationInput('RoleRepresentation');
 const realmArg = () => Arg('realm', () => GraphQLString);
 const ownerArg = () => Arg('owner', () => ScopeOwner);
 const ownerIdArg = () => Arg('ownerId', () => GraphQLID, { description: 'The client UUID or client scope id.' });
-const clientArg = () => Arg('clientId', () => GraphQLID, { description: 'UUID of the client whose roles are mapped.' });
+const clientArg = () => Arg('clientUuid', () => GraphQLID, { description: 'UUID of the client whose roles are mapped.' });
 const rolesArg = () => Arg('roles', () => [RoleInput], { description: 'Realm roles by id; client roles by name.' });
 
 type Write = (ctx: RequestContext, r: Awaited<ReturnType<typeof resolveRealm>>, o: Owner) => Promise<void>;
@@ -33,13 +33,13 @@ async function change(
   realm: string,
   owner: ScopeOwner,
   ownerId: string,
-  clientId: string | undefined,
+  clientUuid: string | undefined,
   write: Write,
 ): Promise<InRealm[]> {
   const r = await resolveRealm(ctx, realm);
   const o = await findScopeOwner(ctx, r, ownerType(owner), ownerId);
   await write(ctx, r, o);
-  return allInRealm(r, await listScopeMappedRoles(ctx, r, o, clientId));
+  return allInRealm(r, await listScopeMappedRoles(ctx, r, o, clientUuid));
 }
 
 /** Scope-mapping writes of clients and client scopes (`POST/DELETE .../scope-mappings/realm|clients/{client}`). */
@@ -75,10 +75,12 @@ export class ScopeMappingsResolver {
     @realmArg() realm: string,
     @ownerArg() owner: ScopeOwner,
     @ownerIdArg() ownerId: string,
-    @clientArg() clientId: string,
+    @clientArg() clientUuid: string,
     @rolesArg() roles: Rep[],
   ): Promise<InRealm[]> {
-    return change(ctx, realm, owner, ownerId, clientId, (c, r, o) => addScopeMappingsTo(c, r, o, clientId, plain<ScopeRoleRep[]>(roles)));
+    return change(ctx, realm, owner, ownerId, clientUuid, (c, r, o) =>
+      addScopeMappingsTo(c, r, o, clientUuid, plain<ScopeRoleRep[]>(roles)),
+    );
   }
 
   @Mutation(() => [Role], { description: 'Removes roles of a client from the scope of a client or client scope.' })
@@ -87,10 +89,12 @@ export class ScopeMappingsResolver {
     @realmArg() realm: string,
     @ownerArg() owner: ScopeOwner,
     @ownerIdArg() ownerId: string,
-    @clientArg() clientId: string,
+    @clientArg() clientUuid: string,
     @rolesArg() roles: Rep[],
   ): Promise<InRealm[]> {
-    return change(ctx, realm, owner, ownerId, clientId, (c, r, o) => removeScopeMappings(c, r, o, clientId, plain<ScopeRoleRep[]>(roles)));
+    return change(ctx, realm, owner, ownerId, clientUuid, (c, r, o) =>
+      removeScopeMappings(c, r, o, clientUuid, plain<ScopeRoleRep[]>(roles)),
+    );
   }
 }
 

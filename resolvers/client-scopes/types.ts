@@ -1,5 +1,6 @@
 import { GraphQLBoolean, GraphQLID, GraphQLString } from 'graphql';
 import { Directive, Field, ObjectType } from 'type-graphql';
+import { Protocol } from '../types/enums';
 import { JSONObject } from '../types/scalars';
 
 /** A protocol mapper of a client or client scope (Keycloak ProtocolMapperRepresentation). */
@@ -8,7 +9,7 @@ import { JSONObject } from '../types/scalars';
 export class ProtocolMapper {
   @Field(() => GraphQLID) id!: string;
   @Field(() => GraphQLString) name!: string;
-  @Field(() => GraphQLString) protocol!: string;
+  @Field(() => Protocol) protocol!: string;
   @Field(() => GraphQLString, { description: 'The mapper type, e.g. oidc-usermodel-attribute-mapper.' }) protocolMapper!: string;
   @Field(() => GraphQLBoolean) consentRequired!: boolean;
   @Field(() => JSONObject) config!: Record<string, string>;
@@ -21,7 +22,7 @@ export class ClientScope {
   @Field(() => GraphQLID) id!: string;
   @Field(() => GraphQLString) name!: string;
   @Field(() => GraphQLString, { nullable: true }) description?: string;
-  @Field(() => GraphQLString) protocol!: string;
+  @Field(() => Protocol) protocol!: string;
   @Field(() => JSONObject) attributes!: Record<string, string>;
 }
 
@@ -30,5 +31,5 @@ export class ClientScope {
 export class ClientScopeRef {
   @Field(() => GraphQLID) id!: string;
   @Field(() => GraphQLString) name!: string;
-  @Field(() => GraphQLString) protocol!: string;
+  @Field(() => Protocol) protocol!: string;
 }

@@ -56,11 +56,11 @@ export class ClientCertificateResolver {
   async clientCertificate(
     @Ctx() ctx: RequestContext,
     @Arg('realm', () => GraphQLString) realm: string,
-    @Arg('clientId', () => GraphQLID, { description: 'Client UUID.' }) clientId: string,
+    @Arg('clientUuid', () => GraphQLID, { description: 'Client UUID.' }) clientUuid: string,
     @attrArg() attr: string,
   ): Promise<CertificateRep> {
     const r = await resolveRealm(ctx, realm);
-    return getClientCertificate(ctx, r, await resolveClient(ctx, r, clientId), attr);
+    return getClientCertificate(ctx, r, await resolveClient(ctx, r, clientUuid), attr);
   }
 
   @Mutation(() => ClientCertificate, {
@@ -70,11 +70,11 @@ export class ClientCertificateResolver {
   async generateClientCertificate(
     @Ctx() ctx: RequestContext,
     @Arg('realm', () => GraphQLString) realm: string,
-    @Arg('clientId', () => GraphQLID, { description: 'Client UUID.' }) clientId: string,
+    @Arg('clientUuid', () => GraphQLID, { description: 'Client UUID.' }) clientUuid: string,
     @attrArg() attr: string,
   ): Promise<CertificateRep> {
     const r = await resolveRealm(ctx, realm);
-    return generateClientCertificate(ctx, r, await resolveClient(ctx, r, clientId), attr);
+    return generateClientCertificate(ctx, r, await resolveClient(ctx, r, clientUuid), attr);
   }
 
   @Query(() => ClientKeystore, {

@@ -1,5 +1,5 @@
 import { GraphQLBoolean, GraphQLString } from 'graphql';
-import { Arg, Ctx, Field, FieldResolver, Mutation, ObjectType, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, Directive, Field, FieldResolver, Mutation, ObjectType, Resolver, Root } from 'type-graphql';
 import {
   type ClientPolicies as PoliciesRep,
   type ClientProfiles as ProfilesRep,
@@ -17,12 +17,14 @@ import { JSON as JSONScalar } from '../types/scalars';
 
 const opt = { nullable: true } as const;
 
+@Directive('@representation(name: "ClientPolicyExecutorRepresentation")')
 @ObjectType({ description: 'An executor of a client profile (Keycloak ClientPolicyExecutorRepresentation).' })
 export class ClientPolicyExecutor {
   @Field(() => GraphQLString, opt) executor?: string;
   @Field(() => JSONScalar, opt) configuration?: unknown;
 }
 
+@Directive('@representation(name: "ClientProfileRepresentation")')
 @ObjectType({ description: 'A client profile (Keycloak ClientProfileRepresentation).' })
 export class ClientProfile {
   @Field(() => GraphQLString, opt) name?: string;
@@ -30,18 +32,21 @@ export class ClientProfile {
   @Field(() => [ClientPolicyExecutor], opt) executors?: ClientPolicyExecutor[];
 }
 
+@Directive('@representation(name: "ClientProfilesRepresentation")')
 @ObjectType({ description: "A realm's client profiles (Keycloak ClientProfilesRepresentation)." })
 export class ClientProfiles {
   @Field(() => [ClientProfile]) profiles!: ClientProfile[];
   @Field(() => [ClientProfile], { nullable: true, description: 'The global profiles, when asked for.' }) globalProfiles?: ClientProfile[];
 }
 
+@Directive('@representation(name: "ClientPolicyConditionRepresentation")')
 @ObjectType({ description: 'A condition of a client policy (Keycloak ClientPolicyConditionRepresentation).' })
 export class ClientPolicyCondition {
   @Field(() => GraphQLString, opt) condition?: string;
   @Field(() => JSONScalar, opt) configuration?: unknown;
 }
 
+@Directive('@representation(name: "ClientPolicyRepresentation")')
 @ObjectType({ description: 'A client policy (Keycloak ClientPolicyRepresentation).' })
 export class ClientPolicy {
   @Field(() => GraphQLString) name!: string;
@@ -51,6 +56,7 @@ export class ClientPolicy {
   @Field(() => [GraphQLString]) profiles!: string[];
 }
 
+@Directive('@representation(name: "ClientPoliciesRepresentation")')
 @ObjectType({ description: "A realm's client policies (Keycloak ClientPoliciesRepresentation)." })
 export class ClientPolicies {
   @Field(() => [ClientPolicy]) policies!: ClientPolicy[];

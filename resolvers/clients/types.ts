@@ -1,9 +1,10 @@
 import { GraphQLBoolean, GraphQLID, GraphQLString } from 'graphql';
-import { Field, ObjectType } from 'type-graphql';
+import { Directive, Field, ObjectType } from 'type-graphql';
 import type { RequestContext } from '../../src/core/context';
 import type { ClientModel } from '../../src/db/models/client';
 import { resolveClient } from '../../src/services/clients/clients';
 import { type InRealm, realmOf } from '../types/common';
+import { Protocol } from '../types/enums';
 import { JSONObject, SafeInt } from '../types/scalars';
 
 /** The model behind a Client object, for the sub-resource services (404-or-403 rule, loader-cached). */
@@ -15,6 +16,7 @@ export const clientModel = (ctx: RequestContext, client: InRealm): Promise<Clien
  * `defaultClientScopes`, `optionalClientScopes`, `protocolMappers`, `serviceAccountUser`) come from
  * resolvers/clients.ts and are loader-batched.
  */
+@Directive('@representation(name: "ClientRepresentation")')
 @ObjectType({ description: 'A client (Keycloak ClientRepresentation, main fields).' })
 export class Client {
   @Field(() => GraphQLID) id!: string;
@@ -40,7 +42,7 @@ export class Client {
   @Field(() => GraphQLBoolean, { nullable: true }) serviceAccountsEnabled?: boolean;
   @Field(() => GraphQLBoolean, { nullable: true }) publicClient?: boolean;
   @Field(() => GraphQLBoolean, { nullable: true }) frontchannelLogout?: boolean;
-  @Field(() => GraphQLString, { nullable: true }) protocol?: string;
+  @Field(() => Protocol, { nullable: true }) protocol?: string;
   @Field(() => JSONObject, { nullable: true }) attributes?: Record<string, string>;
   @Field(() => JSONObject, { nullable: true }) authenticationFlowBindingOverrides?: Record<string, string>;
   @Field(() => GraphQLBoolean, { nullable: true }) fullScopeAllowed?: boolean;

@@ -16,6 +16,7 @@ import { type InRealm, type Rep, allInRealm, inRealm, plain, realmOf } from '../
 import { ClientRegistrationPolicyProperty } from '../clients/registration-types';
 import { Realm } from '../realms/types';
 import { representationInput } from '../types/inputs';
+import { KeyStatus, KeyType, KeyUse } from '../types/enums';
 import { JSONObject } from '../types/scalars';
 
 /** A component of a realm (Keycloak ComponentRepresentation; secret config values masked). */
@@ -52,10 +53,10 @@ export class RealmKey {
   @Field(() => GraphQLString) kid!: string;
   @Field(() => GraphQLString) providerId!: string;
   @Field(() => GraphQLFloat) providerPriority!: number;
-  @Field(() => GraphQLString) status!: string;
-  @Field(() => GraphQLString) type!: string;
+  @Field(() => KeyStatus) status!: string;
+  @Field(() => KeyType) type!: string;
   @Field(() => GraphQLString) algorithm!: string;
-  @Field(() => GraphQLString) use!: string;
+  @Field(() => KeyUse) use!: string;
   @Field(() => GraphQLString, { nullable: true }) publicKey?: string;
   @Field(() => GraphQLString, { nullable: true }) certificate?: string;
   @Field(() => GraphQLFloat, { nullable: true, description: 'Certificate notAfter, epoch milliseconds.' }) validTo?: number;

@@ -1,5 +1,5 @@
 import { GraphQLBoolean, GraphQLID, GraphQLInt, GraphQLString } from 'graphql';
-import { Arg, Ctx, Field, FieldResolver, Mutation, ObjectType, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, Directive, Field, FieldResolver, Mutation, ObjectType, Resolver, Root } from 'type-graphql';
 import type { RequestContext } from '../../src/core/context';
 import { testSmtpConnection } from '../../src/services/events/email';
 import {
@@ -59,6 +59,7 @@ export class AdminEvent {
   @Field(() => JSONObject, opt) details?: Record<string, string>;
 }
 
+@Directive('@representation(name: "RealmEventsConfigRepresentation")')
 @ObjectType({ description: "A realm's events configuration (Keycloak RealmEventsConfigRepresentation)." })
 export class EventsConfig {
   @Field(() => GraphQLBoolean) eventsEnabled!: boolean;

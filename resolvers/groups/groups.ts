@@ -245,9 +245,9 @@ export class GroupResolver {
   async clientRoles(
     @Root() group: InRealm,
     @Ctx() ctx: RequestContext,
-    @Arg('clientId', () => GraphQLID, { description: 'Client UUID.' }) clientId: string,
+    @Arg('clientUuid', () => GraphQLID, { description: 'Client UUID.' }) clientUuid: string,
   ): Promise<InRealm[]> {
-    return allInRealm(realmOf(group), await listMappedRoles(ctx, realmOf(group), await owner(ctx, group), clientId));
+    return allInRealm(realmOf(group), await listMappedRoles(ctx, realmOf(group), await owner(ctx, group), clientUuid));
   }
 
   @FieldResolver(() => [Role], {

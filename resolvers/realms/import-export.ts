@@ -20,6 +20,11 @@ export enum PartialImportPolicy {
 registerEnumType(PartialImportPolicy, {
   name: 'PartialImportPolicy',
   description: 'What a partial import does with a resource that exists (ifResourceExists).',
+  valuesConfig: {
+    FAIL: { description: 'Fail the whole import (409); nothing is written.' },
+    SKIP: { description: 'Keep the existing resource and go on.' },
+    OVERWRITE: { description: 'Replace the existing resource with the one imported.' },
+  },
 });
 
 export enum PartialImportAction {
@@ -27,7 +32,15 @@ export enum PartialImportAction {
   SKIPPED = 'SKIPPED',
   OVERWRITTEN = 'OVERWRITTEN',
 }
-registerEnumType(PartialImportAction, { name: 'PartialImportAction', description: 'What a partial import did with one resource.' });
+registerEnumType(PartialImportAction, {
+  name: 'PartialImportAction',
+  description: 'What a partial import did with one resource.',
+  valuesConfig: {
+    ADDED: { description: 'The resource did not exist and was created.' },
+    SKIPPED: { description: 'The resource existed and was left as it was (SKIP).' },
+    OVERWRITTEN: { description: 'The resource existed and was replaced (OVERWRITE).' },
+  },
+});
 
 export enum PartialImportResourceType {
   CLIENT = 'CLIENT',
@@ -41,6 +54,15 @@ export enum PartialImportResourceType {
 registerEnumType(PartialImportResourceType, {
   name: 'PartialImportResourceType',
   description: 'The kind of a resource of a partial import.',
+  valuesConfig: {
+    CLIENT: { description: 'A client.' },
+    REALM_ROLE: { description: 'A realm role.' },
+    CLIENT_ROLE: { description: 'A role of a client.' },
+    IDP: { description: 'An identity provider.' },
+    IDP_MAPPER: { description: 'A mapper of an identity provider.' },
+    GROUP: { description: 'A group.' },
+    USER: { description: 'A user.' },
+  },
 });
 
 @ObjectType({ description: 'What a partial import did with one resource (Keycloak PartialImportResult).' })

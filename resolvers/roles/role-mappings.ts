@@ -28,13 +28,20 @@ export enum MappingOwner {
   USER = 'users',
   GROUP = 'groups',
 }
-registerEnumType(MappingOwner, { name: 'MappingOwner', description: 'The holder of role mappings: a user or a group.' });
+registerEnumType(MappingOwner, {
+  name: 'MappingOwner',
+  description: 'The holder of role mappings: a user or a group.',
+  valuesConfig: {
+    USER: { description: 'A user (`/users/{id}/role-mappings`).' },
+    GROUP: { description: 'A group (`/groups/{id}/role-mappings`).' },
+  },
+});
 
 const RoleInput = representationInput('RoleRepresentation');
 const realmArg = () => Arg('realm', () => GraphQLString);
 const ownerArg = () => Arg('owner', () => MappingOwner);
 const ownerIdArg = () => Arg('ownerId', () => GraphQLID, { description: 'The user or group id.' });
-const clientArg = () => Arg('clientId', () => GraphQLID, { description: 'Client UUID.' });
+const clientArg = () => Arg('clientUuid', () => GraphQLID, { description: 'Client UUID.' });
 const rolesArg = () => Arg('roles', () => [RoleInput], { description: 'Roles of the container, each with its id and name.' });
 
 /**
@@ -71,10 +78,10 @@ export class RoleMappingsResolver {
     @realmArg() realm: string,
     @ownerArg() owner: MappingOwner,
     @ownerIdArg() ownerId: string,
-    @clientArg() clientId: string,
+    @clientArg() clientUuid: string,
     @rolesArg() roles: Rep[],
   ): Promise<InRealm[]> {
-    return change(ctx, realm, owner, ownerId, clientId, (r, o) => addRoleMappingsTo(ctx, r, o, clientId, plain(roles)));
+    return change(ctx, realm, owner, ownerId, clientUuid, (r, o) => addRoleMappingsTo(ctx, r, o, clientUuid, plain(roles)));
   }
 
   @Mutation(() => [Role], { description: 'Removes client-role mappings of a user or group.' })
@@ -83,10 +90,10 @@ export class RoleMappingsResolver {
     @realmArg() realm: string,
     @ownerArg() owner: MappingOwner,
     @ownerIdArg() ownerId: string,
-    @clientArg() clientId: string,
+    @clientArg() clientUuid: string,
     @rolesArg() roles: Rep[],
   ): Promise<InRealm[]> {
-    return change(ctx, realm, owner, ownerId, clientId, (r, o) => removeRoleMappings(ctx, r, o, clientId, plain(roles)));
+    return change(ctx, realm, owner, ownerId, clientUuid, (r, o) => removeRoleMappings(ctx, r, o, clientUuid, plain(roles)));
   }
 
   @FieldResolver(() => [Role])
@@ -107,13 +114,13 @@ async function change(
   realm: string,
   owner: MappingOwner,
   ownerId: string,
-  clientId: string | undefined,
+  clientUuid: string | undefined,
   write: (r: RealmModel, o: Owner) => Promise<void>,
 ): Promise<InRealm[]> {
   const r = await resolveRealm(ctx, realm);
   const o = await resolveMappingOwner(ctx, r, owner as MappingOwnerType, ownerId);
   await write(r, o);
-  return allInRealm(r, await listMappedRoles(ctx, r, o, clientId));
+  return allInRealm(r, await listMappedRoles(ctx, r, o, clientUuid));
 }
 
 const clientUuidArg = () => Arg('clientUuid', () => GraphQLID, { description: 'Client UUID.' });

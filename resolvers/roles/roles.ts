@@ -43,19 +43,19 @@ export class RealmRolesResolver {
   }
 }
 
-/** Role relations and role writes (realm roles, and client roles with `clientId`). */
+/** Role relations and role writes (realm roles, and client roles with `clientUuid`). */
 @Resolver(() => Role)
 export class RoleResolver {
-  @Query(() => Role, { description: 'One role of a realm: by id, or by name (a client role when clientId, the client UUID, is given).' })
+  @Query(() => Role, { description: 'One role of a realm: by id, or by name (a client role when clientUuid is given).' })
   async role(
     @Ctx() ctx: RequestContext,
     @realmArg() realm: string,
     @Arg('id', () => GraphQLID, opt) id?: string,
     @Arg('name', () => GraphQLString, opt) name?: string,
-    @Arg('clientId', () => GraphQLID, opt) clientId?: string,
+    @Arg('clientUuid', () => GraphQLID, opt) clientUuid?: string,
   ): Promise<InRealm> {
     const r = await resolveRealm(ctx, realm);
-    return inRealm(r, await getRole(ctx, r, id ? { id } : { name: name ?? '', clientUuid: clientId ?? undefined }));
+    return inRealm(r, await getRole(ctx, r, id ? { id } : { name: name ?? '', clientUuid: clientUuid ?? undefined }));
   }
 
   @Mutation(() => Role, {
@@ -64,14 +64,14 @@ export class RoleResolver {
   async createRole(
     @Ctx() ctx: RequestContext,
     @realmArg() realm: string,
-    @Arg('clientId', () => GraphQLID, { nullable: true, description: 'Client UUID; absent for a realm role.' }) clientId:
+    @Arg('clientUuid', () => GraphQLID, { nullable: true, description: 'Client UUID; absent for a realm role.' }) clientUuid:
       | string
       | undefined,
     @Arg('input', () => RoleInput) input: Rep,
   ): Promise<InRealm> {
     const r = await resolveRealm(ctx, realm);
-    const name = await createRole(ctx, r, clientId ?? undefined, plain(input));
-    return inRealm(r, await getRole(ctx, r, { name, clientUuid: clientId ?? undefined }));
+    const name = await createRole(ctx, r, clientUuid ?? undefined, plain(input));
+    return inRealm(r, await getRole(ctx, r, { name, clientUuid: clientUuid ?? undefined }));
   }
 
   @Mutation(() => Role, { description: 'Updates a realm or client role: name, description, attributes (PUT /roles-by-id/{id}).' })

@@ -42,10 +42,10 @@ export class UserSessionsResolver {
   async offlineSessions(
     @Root() user: InRealm,
     @Ctx() ctx: RequestContext,
-    @Arg('clientId', () => GraphQLID, { description: 'Client UUID.' }) clientId: string,
+    @Arg('clientUuid', () => GraphQLID, { description: 'Client UUID.' }) clientUuid: string,
   ) {
     const realm = realmOf(user);
-    return listUserOfflineSessions(ctx, realm, await resolveUser(ctx, realm, String(user.id)), clientId);
+    return listUserOfflineSessions(ctx, realm, await resolveUser(ctx, realm, String(user.id)), clientUuid);
   }
 
   @FieldResolver(() => BruteForceStatus, { description: 'Brute-force status (GET /attack-detection/brute-force/users/{id}).' })
@@ -141,11 +141,11 @@ export class SessionMutationsResolver {
   async pushRevocation(
     @Ctx() ctx: RequestContext,
     @Arg('realm', () => GraphQLString) realm: string,
-    @Arg('clientId', () => GraphQLID, { nullable: true, description: 'Client UUID; all clients when absent.' }) clientId?: string,
+    @Arg('clientUuid', () => GraphQLID, { nullable: true, description: 'Client UUID; all clients when absent.' }) clientUuid?: string,
   ) {
     const r = await resolveRealm(ctx, realm);
-    if (!clientId) return resultOut(await pushRevocation(ctx, r));
-    return resultOut(await pushClientRevocation(ctx, r, await resolveClient(ctx, r, clientId)));
+    if (!clientUuid) return resultOut(await pushRevocation(ctx, r));
+    return resultOut(await pushClientRevocation(ctx, r, await resolveClient(ctx, r, clientUuid)));
   }
 
   @Mutation(() => GraphQLBoolean, {

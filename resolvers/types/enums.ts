@@ -52,3 +52,93 @@ registerEnumType(SortDirection, {
     DESC: { description: 'Descending: newest or largest first.' },
   },
 });
+
+/*
+ * Closed sets of values of OUTPUT fields. Inputs keep taking the strings of the REST API (the services
+ * validate them as REST does); an output enum's internal value is the REST wire value, so a resolver
+ * returns the representation unchanged and GraphQL prints the name.
+ */
+
+/** How an execution of an authentication flow takes part in it (Keycloak Requirement). */
+export enum AuthenticationRequirement {
+  REQUIRED = 'REQUIRED',
+  ALTERNATIVE = 'ALTERNATIVE',
+  DISABLED = 'DISABLED',
+  CONDITIONAL = 'CONDITIONAL',
+}
+registerEnumType(AuthenticationRequirement, {
+  name: 'AuthenticationRequirement',
+  description: 'How an execution takes part in its flow (the REST value is the same name).',
+  valuesConfig: {
+    REQUIRED: { description: 'Must succeed for the flow to succeed.' },
+    ALTERNATIVE: { description: 'One of the alternatives at this level must succeed.' },
+    DISABLED: { description: 'Not run.' },
+    CONDITIONAL: { description: 'A subflow that runs only when its conditions hold.' },
+  },
+});
+
+/** The protocol of a client, client scope or protocol mapper. */
+export enum Protocol {
+  OPENID_CONNECT = 'openid-connect',
+  SAML = 'saml',
+  DOCKER_V2 = 'docker-v2',
+  OID4VC = 'oid4vc',
+}
+registerEnumType(Protocol, {
+  name: 'Protocol',
+  description: 'A login protocol. REST spells it in lower case with dashes (the wire value given for each).',
+  valuesConfig: {
+    OPENID_CONNECT: { description: 'OpenID Connect / OAuth 2.0; REST value `openid-connect`.' },
+    SAML: { description: 'SAML 2.0; REST value `saml`.' },
+    DOCKER_V2: { description: 'Docker registry v2 token authentication; REST value `docker-v2`.' },
+    OID4VC: { description: 'OpenID for Verifiable Credentials (client scopes only); REST value `oid4vc`.' },
+  },
+});
+
+/** Whether a realm key is used (Keycloak KeyStatus). */
+export enum KeyStatus {
+  ACTIVE = 'ACTIVE',
+  PASSIVE = 'PASSIVE',
+  DISABLED = 'DISABLED',
+}
+registerEnumType(KeyStatus, {
+  name: 'KeyStatus',
+  description: 'Whether a realm key is used (the REST value is the same name).',
+  valuesConfig: {
+    ACTIVE: { description: 'Signs or encrypts new tokens, and verifies.' },
+    PASSIVE: { description: 'Only verifies tokens issued before; signs nothing new.' },
+    DISABLED: { description: 'Not used at all.' },
+  },
+});
+
+/** What a realm key is for (Keycloak KeyUse). */
+export enum KeyUse {
+  SIG = 'SIG',
+  ENC = 'ENC',
+}
+registerEnumType(KeyUse, {
+  name: 'KeyUse',
+  description: 'What a realm key is for (the REST value is the same name; the JWKS spells it `sig`/`enc`).',
+  valuesConfig: {
+    SIG: { description: 'Signing (and verifying) tokens.' },
+    ENC: { description: 'Encryption (and decryption).' },
+  },
+});
+
+/** The kind of a realm key (Keycloak KeyType). */
+export enum KeyType {
+  RSA = 'RSA',
+  EC = 'EC',
+  OCT = 'OCT',
+  OKP = 'OKP',
+}
+registerEnumType(KeyType, {
+  name: 'KeyType',
+  description: 'The kind of a realm key (the REST value is the same name).',
+  valuesConfig: {
+    RSA: { description: 'An RSA key pair.' },
+    EC: { description: 'An elliptic-curve key pair (ECDSA or ECDH).' },
+    OCT: { description: 'A symmetric secret (HMAC or AES).' },
+    OKP: { description: 'An octet key pair (EdDSA, e.g. Ed25519).' },
+  },
+});

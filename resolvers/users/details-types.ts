@@ -22,6 +22,7 @@ export class ConsentGrant {
 }
 
 /** A consent of a user (GET /users/{id}/consents). */
+@Directive('@representation(name: "UserConsentRepresentation")')
 @ObjectType({ description: 'A client the user consented to or holds an offline token for.' })
 export class UserConsent {
   @Field(() => GraphQLString, { description: 'The clientId.' }) clientId!: string;

@@ -157,9 +157,9 @@ export class UserResolver {
   async clientRoles(
     @Root() user: InRealm,
     @Ctx() ctx: RequestContext,
-    @Arg('clientId', () => GraphQLID, { description: 'Client UUID.' }) clientId: string,
+    @Arg('clientUuid', () => GraphQLID, { description: 'Client UUID.' }) clientUuid: string,
   ): Promise<InRealm[]> {
-    return allInRealm(realmOf(user), await listMappedRoles(ctx, realmOf(user), await owner(ctx, user), clientId));
+    return allInRealm(realmOf(user), await listMappedRoles(ctx, realmOf(user), await owner(ctx, user), clientUuid));
   }
 
   @FieldResolver(() => [Role], {

@@ -19,7 +19,7 @@ afterAll(() => ts.close());
 test('generateClientCertificate, then the certificate as a client field and a query, equal to REST', async () => {
   const gen = ok(
     await gql(
-      'mutation($r: String!, $c: ID!) { generateClientCertificate(realm: $r, clientId: $c, attr: "saml.signing") { clientCertificate { privateKey certificate publicKey kid } } }',
+      'mutation($r: String!, $c: ID!) { generateClientCertificate(realm: $r, clientUuid: $c, attr: "saml.signing") { clientCertificate { privateKey certificate publicKey kid } } }',
       {
         r: R,
         c: clientId,
@@ -32,7 +32,7 @@ test('generateClientCertificate, then the certificate as a client field and a qu
   expect(rest).toEqual({ privateKey: gen.privateKey, certificate: gen.certificate });
   const read = ok(
     await gql(
-      'query($r: String!, $c: ID!) { client(realm: $r, id: $c) { certificate(attr: "saml.signing") { certificate } } clientCertificate(realm: $r, clientId: $c, attr: "saml.signing") { privateKey } }',
+      'query($r: String!, $c: ID!) { client(realm: $r, id: $c) { certificate(attr: "saml.signing") { certificate } } clientCertificate(realm: $r, clientUuid: $c, attr: "saml.signing") { privateKey } }',
       {
         r: R,
         c: clientId,
@@ -41,7 +41,7 @@ test('generateClientCertificate, then the certificate as a client field and a qu
   );
   expect(read.client.certificate.certificate).toBe(gen.certificate);
   expect(read.clientCertificate.privateKey).toBe(gen.privateKey);
-  const missing = await gql('query($r: String!) { clientCertificate(realm: $r, clientId: "nope", attr: "x") { certificate } }', { r: R });
+  const missing = await gql('query($r: String!) { clientCertificate(realm: $r, clientUuid: "nope", attr: "x") { certificate } }', { r: R });
   expect(missing.errors?.[0]).toMatchObject({ message: 'Could not find client', extensions: { http: { status: 404 } } });
 });
 

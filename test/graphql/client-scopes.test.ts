@@ -1,6 +1,6 @@
 import { realmAdmin } from '../helpers/fixtures';
 import type { AdminApi, TestServer } from '../helpers/server';
-import { USER_ERRORS, gqlClient, type Json, ok, startWithRealm, userErrors } from './gql';
+import { USER_ERRORS, gqlClient, type Json, ok, restSpelling, startWithRealm, userErrors } from './gql';
 
 /** GraphQL over the client-scope services: the same data and errors as REST, nested fields loader-batched. */
 let ts: TestServer;
@@ -50,7 +50,7 @@ describe('client scopes over GraphQL', () => {
         },
       ),
     ).createClientScope.clientScope as Json;
-    expect(created).toMatchObject({ name: 'gql-scope', protocol: 'openid-connect' });
+    expect(created).toMatchObject({ name: 'gql-scope', protocol: 'OPENID_CONNECT' });
     const id = created.id as string;
     const updated = ok(
       await gql(
@@ -154,7 +154,7 @@ describe('client scopes over GraphQL', () => {
     const lists = ok(
       await gql(`query($r: String!) { realm(name: $r) { defaultClientScopes(list: OPTIONAL) { id name protocol } } }`, { r: R }),
     );
-    expect((lists.realm as Json).defaultClientScopes).toEqual((await api.get(`${base}/default-optional-client-scopes`)).body);
+    expect(restSpelling((lists.realm as Json).defaultClientScopes)).toEqual((await api.get(`${base}/default-optional-client-scopes`)).body);
     expect(
       ok(
         await gql(`mutation($r: String!, $id: ID!) { removeRealmDefaultClientScope(realm: $r, list: OPTIONAL, id: $id) { ok } }`, {

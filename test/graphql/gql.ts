@@ -55,3 +55,23 @@ export function userErrors(r: GqlResult, mutation: string): UserErrorJson[] {
 
 /** The selection of a payload's user errors. */
 export const USER_ERRORS = 'userErrors { field code message }';
+
+/** REST's spelling of each value of the GraphQL `Protocol` enum. */
+const PROTOCOL_WIRE: Readonly<Record<string, string>> = {
+  OPENID_CONNECT: 'openid-connect',
+  SAML: 'saml',
+  DOCKER_V2: 'docker-v2',
+  OID4VC: 'oid4vc',
+};
+
+/**
+ * GraphQL data with each `protocol` enum value spelled as REST spells it, for comparing a GraphQL
+ * answer with its REST twin (the other output enums use REST's own names).
+ */
+export function restSpelling<T>(data: T): T {
+  if (Array.isArray(data)) return data.map(restSpelling) as T;
+  if (data === null || typeof data !== 'object') return data;
+  return Object.fromEntries(
+    Object.entries(data).map(([k, v]) => [k, k === 'protocol' && typeof v === 'string' ? (PROTOCOL_WIRE[v] ?? v) : restSpelling(v)]),
+  ) as T;
+}

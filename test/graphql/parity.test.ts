@@ -1,5 +1,5 @@
 import type { AdminApi, TestServer } from '../helpers/server';
-import { USER_ERRORS, createLoginUser, gqlClient, ok, startWithRealm, userErrors } from './gql';
+import { USER_ERRORS, createLoginUser, gqlClient, ok, restSpelling, startWithRealm, userErrors } from './gql';
 
 /**
  * Users, groups, roles and role mappings written and read through GraphQL agree with what the REST
@@ -204,7 +204,7 @@ describe('graphql ⇄ REST parity', () => {
     const account = clients.realm.clients[0];
     const rest = (await api.get(`/admin/realms/par/clients/${account.id}`)).body;
     expect(account.representation).toEqual(rest);
-    expect(account).toMatchObject({
+    expect(restSpelling(account)).toMatchObject({
       clientId: rest.clientId,
       name: rest.name,
       enabled: rest.enabled,
@@ -213,7 +213,7 @@ describe('graphql ⇄ REST parity', () => {
     });
     const created = ok(
       await gql(
-        `mutation { createRole(realm: "par", clientId: "${account.id}", input: { name: "extra" }) { role { name clientRole containerId client { clientId } } } }`,
+        `mutation { createRole(realm: "par", clientUuid: "${account.id}", input: { name: "extra" }) { role { name clientRole containerId client { clientId } } } }`,
       ),
     );
     expect(created.createRole.role).toEqual({ name: 'extra', clientRole: true, containerId: account.id, client: { clientId: 'account' } });
@@ -237,7 +237,7 @@ describe('graphql ⇄ REST parity', () => {
     );
     const cm = ok(
       await gql(
-        `mutation { addClientRoleMappings(realm: "par", owner: GROUP, ownerId: "${childId}", clientId: "${account.id}", roles: [{ id: "${extra.id}", name: "extra" }]) { roles { name } } }`,
+        `mutation { addClientRoleMappings(realm: "par", owner: GROUP, ownerId: "${childId}", clientUuid: "${account.id}", roles: [{ id: "${extra.id}", name: "extra" }]) { roles { name } } }`,
       ),
     );
     expect(cm.addClientRoleMappings.roles).toEqual([{ name: 'extra' }]);
@@ -245,7 +245,7 @@ describe('graphql ⇄ REST parity', () => {
     const res = ok(
       await gql(`{ realm(name: "par") {
         user(id: "${userId}") { realmRoles { ${ROLE_FIELDS} } roleMappings { realmMappings { ${ROLE_FIELDS} } clientMappings { id client mappings { ${ROLE_FIELDS} } } } effectiveRoles { name clientRole } }
-        group(id: "${childId}") { clientRoles(clientId: "${account.id}") { name } effectiveRoles { name } }
+        group(id: "${childId}") { clientRoles(clientUuid: "${account.id}") { name } effectiveRoles { name } }
       } }`),
     );
     const restMappings = (await api.get(`/admin/realms/par/users/${userId}/role-mappings`)).body;
@@ -272,7 +272,7 @@ describe('graphql ⇄ REST parity', () => {
     expect(removed.removeRealmRoleMappings.roles.map((r: { name: string }) => r.name)).not.toContain('writer');
     const rc = ok(
       await gql(
-        `mutation { removeClientRoleMappings(realm: "par", owner: GROUP, ownerId: "${childId}", clientId: "${account.id}", roles: [{ id: "${extra.id}", name: "extra" }]) { roles { name } } }`,
+        `mutation { removeClientRoleMappings(realm: "par", owner: GROUP, ownerId: "${childId}", clientUuid: "${account.id}", roles: [{ id: "${extra.id}", name: "extra" }]) { roles { name } } }`,
       ),
     );
     expect(rc.removeClientRoleMappings.roles).toEqual([]);

@@ -25,7 +25,7 @@ describe('GraphQL sessions and brute force', () => {
     const data = ok(
       await gql(
         `query($realm: String!, $id: ID!, $client: ID!) {
-          user(realm: $realm, id: $id) { sessions { id username userId start lastAccess rememberMe clients transientUser ipAddress } offlineSessions(clientId: $client) { id } }
+          user(realm: $realm, id: $id) { sessions { id username userId start lastAccess rememberMe clients transientUser ipAddress } offlineSessions(clientUuid: $client) { id } }
           client(realm: $realm, id: $client) { sessionCount offlineCount: sessionCount(offline: true) sessions(first: 0, max: 10) { id } }
           realm(name: $realm) { clientSessionStats { id clientId active offline } }
         }`,

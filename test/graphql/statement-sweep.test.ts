@@ -643,7 +643,7 @@ describe('batched answers are the REST answers of each parent', () => {
     { name: 'User.sessions', query: users(`sessions { ${session} }`), list: USERS, rest: (f, u) => `${R(f)}/users/${u.id}/sessions` },
     {
       name: 'User.offlineSessions',
-      query: (f) => users(`offlineSessions(clientId: "${f.small}") { ${session} }`)(f),
+      query: (f) => users(`offlineSessions(clientUuid: "${f.small}") { ${session} }`)(f),
       list: USERS,
       rest: (f, u) => `${R(f)}/users/${u.id}/offline-sessions/${f.small}`,
     },
