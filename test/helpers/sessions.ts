@@ -14,16 +14,27 @@ export interface SessionFixture {
 }
 
 let offset = 0;
+let frozenAt: number | undefined;
 const realNow = clock.now;
 
 /** Moves the server's session/brute-force clock forward by `seconds` (no sleeping). */
 export function advanceClock(seconds: number): void {
   offset += seconds * 1000;
-  clock.now = () => realNow() + offset;
+  clock.now = () => (frozenAt ?? realNow()) + offset;
+}
+
+/**
+ * Stops the clock where it is (it moves only with `advanceClock`): for assertions on remaining
+ * lifetimes in whole seconds, which a real second passing on a loaded machine would shift.
+ */
+export function freezeClock(): void {
+  frozenAt = realNow();
+  clock.now = () => (frozenAt as number) + offset;
 }
 
 export function resetClock(): void {
   offset = 0;
+  frozenAt = undefined;
   clock.now = realNow;
 }
 

@@ -4,7 +4,7 @@ import { decodeJwt } from 'jose';
 import request from 'supertest';
 import { adminEvents, createClient, createUser, serviceAccountClient } from '../../helpers/fixtures';
 import { startTestServer, type TestServer } from '../../helpers/server';
-import { advanceClock, resetClock, type SessionFixture, sessionFixture } from '../../helpers/sessions';
+import { advanceClock, freezeClock, resetClock, type SessionFixture, sessionFixture } from '../../helpers/sessions';
 
 let ts: TestServer;
 let f: SessionFixture;
@@ -180,6 +180,7 @@ describe('sessions of a client and of the realm', () => {
     const refresh = await f.grant({ grant_type: 'refresh_token', client_id: 'admin-cli', refresh_token: t.body.refresh_token });
     expect(refresh.body).toEqual({ error: 'invalid_grant', error_description: 'Session not active' });
     // max lifespan: refreshed every 50 s, the session still ends after 100 s
+    freezeClock();
     const u = await f.login('carol');
     advanceClock(50);
     const r1 = await f.grant({ grant_type: 'refresh_token', client_id: 'admin-cli', refresh_token: u.body.refresh_token });
