@@ -12,7 +12,7 @@ import { type RequestContext, systemContext } from '../../core/context';
 import { checkEventListeners } from '../events/events';
 import { ALL_REALM_ROLES } from '../../keycloak/realm-defaults';
 import { prepareRealmKeys, setupRealm } from '../realms/realm-setup';
-import { settingsFrom } from '../realms/realm-settings';
+import { readRealmRepresentation, settingsFrom } from '../realms/realm-settings';
 import { importRealmContent } from './realm-import';
 import { importPlan } from './realm-import-clients';
 import type { RealmRepresentation } from '../../representations/realm';
@@ -29,6 +29,8 @@ export async function createRealm(ctx: RequestContext, rep: unknown): Promise<Re
   if (ctx.actor && (ctx.actor.realmName !== MASTER || !(await masterRealmRoles(ctx)).has('create-realm'))) throw forbidden();
   if (!rep || typeof rep !== 'object' || Array.isArray(rep)) throw unreadable();
   const r = rep as RealmRepresentation;
+  // Read as Jackson reads it first: `"realm": 123` is the name "123", a wrong type a 400.
+  readRealmRepresentation(r, unreadable);
   const name = typeof r.realm === 'string' ? r.realm : '';
   if (!name.trim()) throw badRequest('Realm name cannot be empty');
   for (const v of [name, typeof r.id === 'string' ? r.id : '']) checkReservedChars(v);

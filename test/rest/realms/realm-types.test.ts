@@ -187,4 +187,12 @@ describe('realm representation types', () => {
     const bob = (await api.get('/admin/realms/coerced/users?username=bob&exact=true')).body[0];
     expect(bob.enabled).toBe(true);
   });
+
+  test('POST: a number as the realm name is that name as text, as Jackson reads a String field', async () => {
+    const res = await api.post('/admin/realms', { realm: 4711, enabled: true });
+    expect(res.status).toBe(201);
+    expect((await read('4711')).realm).toBe('4711');
+    const object = await api.post('/admin/realms', { realm: { name: 'x' } });
+    expect([object.status, object.body]).toEqual([400, { errorMessage: 'unable to read contents from stream' }]);
+  });
 });
