@@ -23,8 +23,11 @@ export class ClientInitialAccess {
 }
 
 /** A config property of a provider (Keycloak ConfigPropertyRepresentation). */
-@ObjectType({ description: 'A config property of a client registration policy provider (Keycloak ConfigPropertyRepresentation).' })
-export class ClientRegistrationPolicyProperty {
+@ObjectType({
+  description:
+    'A config property of a provider: a client registration policy, a component, an authenticator, an identity provider (Keycloak ConfigPropertyRepresentation).',
+})
+export class ConfigProperty {
   @Field(() => GraphQLString) name!: string;
   @Field(() => GraphQLString, { nullable: true }) label?: string;
   @Field(() => GraphQLString, { nullable: true }) helpText?: string;
@@ -41,6 +44,6 @@ export class ClientRegistrationPolicyProperty {
 export class ClientRegistrationPolicyProvider {
   @Field(() => GraphQLID) id!: string;
   @Field(() => GraphQLString, { nullable: true }) helpText?: string;
-  @Field(() => [ClientRegistrationPolicyProperty]) properties!: ClientRegistrationPolicyProperty[];
+  @Field(() => [ConfigProperty]) properties!: ConfigProperty[];
   @Field(() => JSONObject) metadata!: Record<string, unknown>;
 }

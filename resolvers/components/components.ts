@@ -13,7 +13,7 @@ import { parseComponentInput } from '../../src/services/components/input';
 import { listRealmKeys } from '../../src/services/components/keys';
 import { resolveRealm } from '../../src/services/realms/realms';
 import { type InRealm, type Rep, allInRealm, inRealm, plain, realmOf } from '../types/common';
-import { ClientRegistrationPolicyProperty } from '../clients/registration-types';
+import { ConfigProperty } from '../clients/registration-types';
 import { Realm } from '../realms/types';
 import { representationInput } from '../types/inputs';
 import { KeyStatus, KeyType, KeyUse } from '../types/enums';
@@ -39,8 +39,8 @@ export class Component {
 export class ComponentType {
   @Field(() => GraphQLID) id!: string;
   @Field(() => GraphQLString, { nullable: true }) helpText?: string;
-  @Field(() => [ClientRegistrationPolicyProperty], { description: 'Config properties (Keycloak ConfigPropertyRepresentation).' })
-  properties!: ClientRegistrationPolicyProperty[];
+  @Field(() => [ConfigProperty], { description: 'Config properties (Keycloak ConfigPropertyRepresentation).' })
+  properties!: ConfigProperty[];
   @Field(() => JSONObject) metadata!: Record<string, unknown>;
 }
 

@@ -32,7 +32,7 @@ import { representationInput } from '../types/inputs';
 import { Realm } from '../realms/types';
 import { JSON as JSONScalar, JSONObject } from '../types/scalars';
 import { TextFile, textFile } from '../clients/client-extras';
-import { ClientRegistrationPolicyProperty } from '../clients/registration-types';
+import { ConfigProperty } from '../clients/registration-types';
 
 /** A mapper of an identity provider (Keycloak IdentityProviderMapperRepresentation). */
 @Directive('@representation(name: "IdentityProviderMapperRepresentation")')
@@ -72,8 +72,8 @@ export class IdentityProviderFactory {
   @Field(() => GraphQLID) id!: string;
   @Field(() => GraphQLString) name!: string;
   @Field(() => GraphQLString) helpText!: string;
-  @Field(() => [ClientRegistrationPolicyProperty], { description: 'Config properties (Keycloak ConfigPropertyRepresentation).' })
-  configProperties!: ClientRegistrationPolicyProperty[];
+  @Field(() => [ConfigProperty], { description: 'Config properties (Keycloak ConfigPropertyRepresentation).' })
+  configProperties!: ConfigProperty[];
   @Field(() => [JSONScalar]) configMetadata!: unknown[];
 }
 
