@@ -6,9 +6,9 @@ import {
   GraphQLObjectType,
   type GraphQLOutputType,
   type GraphQLSchema,
-  Kind,
   isNonNullType,
   isObjectType,
+  Kind,
 } from 'graphql';
 import { fieldDescription } from '../src/representations/descriptions';
 import { buildSchema } from 'type-graphql';
@@ -57,7 +57,7 @@ import { LocalizationResolver } from './realms/localization';
 import { ClientPoliciesResolver } from './clients/client-policies';
 import { BulkWritesResolver } from './bulk/bulk';
 import { mutationPayloads } from './payloads';
-import { OUTPUT_FIELD_DESCRIPTIONS, ROOT_TYPE_DESCRIPTIONS, argumentDescription } from './descriptions';
+import { argumentDescription, OUTPUT_FIELD_DESCRIPTIONS, ROOT_TYPE_DESCRIPTIONS } from './descriptions';
 
 /**
  * The gateway schema: type-graphql builds it from the resolver classes, then @graphql-tools adds
@@ -157,8 +157,22 @@ export function gatewaySchema(): Promise<GraphQLSchema> {
 function inSourceOrder(schema: GraphQLSchema): GraphQLSchema {
   return mapSchema(schema, {
     [MapperKind.COMPOSITE_FIELD]: (field) =>
-      field.args ? { ...field, args: Object.fromEntries(Object.entries(field.args).reverse()) } : field,
+      field.args ? { ...field, args: Object.fromEntries(sourceOrder(Object.entries(field.args))) } : field,
   });
+}
+
+/** The paging arguments of a connection (`@Args(ConnectionArgs)`), first and in Relay's order. */
+const PAGING = ['first', 'after', 'last', 'before'];
+
+/**
+ * Arguments reversed into source order; the fields of an `@Args` class arrive in their own order
+ * within that reversal, so the connection paging arguments are put back first, as Relay lists them.
+ */
+function sourceOrder<T>(args: Array<[string, T]>): Array<[string, T]> {
+  const reversed = args.reverse();
+  if (!PAGING.every((name) => reversed.some(([n]) => n === name))) return reversed;
+  const paging = PAGING.map((name) => reversed.find(([n]) => n === name) as [string, T]);
+  return [...paging, ...reversed.filter(([n]) => !PAGING.includes(n))];
 }
 
 /**

@@ -5,12 +5,13 @@ import type { HttpError } from '../../src/core/errors';
 import type { BulkResult } from '../../src/services/bulk/bulk';
 import { addGroupMembers, assignRoles, bulkCreateUsers, bulkDelete, bulkUpdateUsers } from '../../src/services/bulk/bulk-writes';
 import { resolveRealm } from '../../src/services/realms/realms';
-import { type Rep, plain } from '../types/common';
-import { representationInput } from '../types/inputs';
-import { type UserErrorValue, conflictField, userErrorsOf } from '../types/user-error';
+import { plain, type Rep } from '../types/common';
+import { writeInput } from '../types/inputs';
+import { conflictField, type UserErrorValue, userErrorsOf } from '../types/user-error';
 import { BulkDeleteKind, BulkItemStatus, BulkMode, BulkPayload } from './types';
 
-const UserInput = representationInput('UserRepresentation');
+const UserCreateInput = writeInput('UserRepresentation', 'create');
+const UserBulkUpdateInput = writeInput('UserRepresentation', 'update', { required: ['id'], as: 'UserBulkUpdateInput' });
 
 const modeArg = {
   defaultValue: BulkMode.ATOMIC,
@@ -39,7 +40,7 @@ export class BulkWritesResolver {
   async bulkCreateUsers(
     @Ctx() ctx: RequestContext,
     @Arg('realm', () => GraphQLString) realm: string,
-    @Arg('users', () => [UserInput], { description: 'The users to create, as for `createUser`.' }) users: Rep[],
+    @Arg('users', () => [UserCreateInput], { description: 'The users to create, as for `createUser`.' }) users: Rep[],
     @Arg('mode', () => BulkMode, modeArg) mode: BulkMode,
   ): Promise<BulkPayload> {
     const r = await resolveRealm(ctx, realm);
@@ -53,7 +54,7 @@ export class BulkWritesResolver {
   async bulkUpdateUsers(
     @Ctx() ctx: RequestContext,
     @Arg('realm', () => GraphQLString) realm: string,
-    @Arg('users', () => [UserInput], { description: 'The changes, each with the `id` of the user it updates.' }) users: Rep[],
+    @Arg('users', () => [UserBulkUpdateInput], { description: 'The changes, each with the `id` of the user it updates.' }) users: Rep[],
     @Arg('mode', () => BulkMode, modeArg) mode: BulkMode,
   ): Promise<BulkPayload> {
     const r = await resolveRealm(ctx, realm);

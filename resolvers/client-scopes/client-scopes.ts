@@ -2,24 +2,24 @@ import { GraphQLBoolean, GraphQLID, GraphQLString } from 'graphql';
 import type { ClientScopeRepresentation } from '../../src/representations/client-scope';
 import { Arg, Ctx, FieldResolver, Mutation, Query, Resolver, Root, registerEnumType } from 'type-graphql';
 import {
-  type RealmScopeList,
   addRealmDefaultScope,
   createClientScope,
   deleteClientScope,
   getClientScope,
   listClientScopes,
   listRealmDefaultScopes,
+  type RealmScopeList,
   removeRealmDefaultScope,
   updateClientScope,
 } from '../../src/services/client-scopes/client-scopes';
-import { type ScopeOwnerType, findScopeOwner } from '../../src/services/client-scopes/scope-owner';
+import { findScopeOwner, type ScopeOwnerType } from '../../src/services/client-scopes/scope-owner';
 import type { RequestContext } from '../../src/core/context';
 import { resolveRealm } from '../../src/services/realms/realms';
 import { getScopeMappings } from '../../src/services/client-scopes/scope-mappings';
 import { Client } from '../clients/types';
 import { ClientScope, ClientScopeRef, ProtocolMapper } from './types';
-import { type InRealm, type Rep, allInRealm, inRealm, plain, realmOf } from '../types/common';
-import { representationInput } from '../types/inputs';
+import { allInRealm, type InRealm, inRealm, plain, type Rep, realmOf } from '../types/common';
+import { writeInput } from '../types/inputs';
 import { Realm } from '../realms/types';
 import { RoleMappings } from '../roles/types';
 import { JSONObject } from '../types/scalars';
@@ -51,7 +51,8 @@ registerEnumType(RealmScopeListKind, {
   },
 });
 
-const ScopeInput = representationInput('ClientScopeRepresentation');
+const ScopeCreateInput = writeInput('ClientScopeRepresentation', 'create');
+const ScopeUpdateInput = writeInput('ClientScopeRepresentation', 'update');
 const realmArg = () => Arg('realm', () => GraphQLString);
 const idArg = () => Arg('id', () => GraphQLID);
 const listArg = () => Arg('list', () => RealmScopeListKind);
@@ -99,7 +100,7 @@ export class ClientScopeResolver {
   async createClientScope(
     @Ctx() ctx: RequestContext,
     @realmArg() realm: string,
-    @Arg('input', () => ScopeInput) input: Rep,
+    @Arg('input', () => ScopeCreateInput) input: Rep,
   ): Promise<InRealm> {
     const r = await resolveRealm(ctx, realm);
     const id = await createClientScope(ctx, r, plain<ClientScopeRepresentation>(input));
@@ -111,7 +112,7 @@ export class ClientScopeResolver {
     @Ctx() ctx: RequestContext,
     @realmArg() realm: string,
     @idArg() id: string,
-    @Arg('input', () => ScopeInput) input: Rep,
+    @Arg('input', () => ScopeUpdateInput) input: Rep,
   ): Promise<InRealm> {
     const r = await resolveRealm(ctx, realm);
     await updateClientScope(ctx, r, id, plain<ClientScopeRepresentation>(input));

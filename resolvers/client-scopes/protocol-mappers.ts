@@ -13,16 +13,16 @@ import {
 } from '../../src/services/client-scopes/protocol-mappers';
 import { resolveRealm } from '../../src/services/realms/realms';
 import { findScopeOwner } from '../../src/services/client-scopes/scope-owner';
-import { ScopeOwner, ownerType } from './client-scopes';
+import { ownerType, ScopeOwner } from './client-scopes';
 import { ProtocolMapper } from './types';
-import { type Rep, plain } from '../types/common';
-import { representationInput } from '../types/inputs';
+import { plain, type Rep } from '../types/common';
+import { writeInput } from '../types/inputs';
 
-const MapperInput = representationInput('ProtocolMapperRepresentation');
+const MapperCreateInput = writeInput('ProtocolMapperRepresentation', 'create');
+const MapperUpdateInput = writeInput('ProtocolMapperRepresentation', 'update');
 const realmArg = () => Arg('realm', () => GraphQLString);
 const ownerArg = () => Arg('owner', () => ScopeOwner);
 const ownerIdArg = () => Arg('ownerId', () => GraphQLID, { description: 'The client UUID or client scope id.' });
-const inputArg = () => Arg('input', () => MapperInput);
 
 /** Protocol mappers of clients and client scopes (`/{clients|client-scopes}/{id}/protocol-mappers/...`). */
 @Resolver(() => ProtocolMapper)
@@ -64,7 +64,7 @@ export class ProtocolMapperResolver {
     @realmArg() realm: string,
     @ownerArg() owner: ScopeOwner,
     @ownerIdArg() ownerId: string,
-    @inputArg() input: Rep,
+    @Arg('input', () => MapperCreateInput) input: Rep,
   ): Promise<Rep> {
     const r = await resolveRealm(ctx, realm);
     const o = await findScopeOwner(ctx, r, ownerType(owner), ownerId);
@@ -80,7 +80,7 @@ export class ProtocolMapperResolver {
     @realmArg() realm: string,
     @ownerArg() owner: ScopeOwner,
     @ownerIdArg() ownerId: string,
-    @Arg('input', () => [MapperInput]) input: Rep[],
+    @Arg('input', () => [MapperCreateInput]) input: Rep[],
   ): Promise<Rep[]> {
     const r = await resolveRealm(ctx, realm);
     const o = await findScopeOwner(ctx, r, ownerType(owner), ownerId);
@@ -95,7 +95,7 @@ export class ProtocolMapperResolver {
     @ownerArg() owner: ScopeOwner,
     @ownerIdArg() ownerId: string,
     @Arg('id', () => GraphQLID) id: string,
-    @inputArg() input: Rep,
+    @Arg('input', () => MapperUpdateInput) input: Rep,
   ): Promise<Rep> {
     const r = await resolveRealm(ctx, realm);
     const o = await findScopeOwner(ctx, r, ownerType(owner), ownerId);

@@ -7,10 +7,11 @@ import { getClient, resolveClient } from '../../src/services/clients/clients';
 import type { RequestContext } from '../../src/core/context';
 import { resolveRealm } from '../../src/services/realms/realms';
 import { Client, ClientSecret } from './types';
-import { type InRealm, type Rep, inRealm, plain } from '../types/common';
-import { representationInput } from '../types/inputs';
+import { type InRealm, inRealm, plain, type Rep } from '../types/common';
+import { writeInput } from '../types/inputs';
 
-const ClientInput = representationInput('ClientRepresentation');
+const ClientCreateInput = writeInput('ClientRepresentation', 'create');
+const ClientUpdateInput = writeInput('ClientRepresentation', 'update');
 const realmArg = () => Arg('realm', () => GraphQLString);
 const idArg = () => Arg('id', () => GraphQLID, { description: 'Client UUID.' });
 const scopeArg = () => Arg('scopeId', () => GraphQLID);
@@ -19,7 +20,11 @@ const scopeArg = () => Arg('scopeId', () => GraphQLID);
 @Resolver(() => Client)
 export class ClientWritesResolver {
   @Mutation(() => Client, { description: 'Creates a client (POST /clients); returns it as GET /clients/{id} does.' })
-  async createClient(@Ctx() ctx: RequestContext, @realmArg() realm: string, @Arg('input', () => ClientInput) input: Rep): Promise<InRealm> {
+  async createClient(
+    @Ctx() ctx: RequestContext,
+    @realmArg() realm: string,
+    @Arg('input', () => ClientCreateInput) input: Rep,
+  ): Promise<InRealm> {
     const r = await resolveRealm(ctx, realm);
     return inRealm(r, await getClient(ctx, r, await createClient(ctx, r, plain(input))));
   }
@@ -29,7 +34,7 @@ export class ClientWritesResolver {
     @Ctx() ctx: RequestContext,
     @realmArg() realm: string,
     @idArg() id: string,
-    @Arg('input', () => ClientInput) input: Rep,
+    @Arg('input', () => ClientUpdateInput) input: Rep,
   ): Promise<InRealm> {
     const r = await resolveRealm(ctx, realm);
     await updateClient(ctx, r, id, plain(input));

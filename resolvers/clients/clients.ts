@@ -9,11 +9,12 @@ import { clientScopeOwner } from '../../src/services/client-scopes/scope-owner';
 import { resolveRealm } from '../../src/services/realms/realms';
 import { getRole, listRoles } from '../../src/services/roles/roles';
 import { Client, ClientScopeLink, clientModel } from './types';
-import { type InRealm, type Rep, allInRealm, inRealm, plain, realmOf } from '../types/common';
+import { allInRealm, type InRealm, inRealm, plain, type Rep, realmOf } from '../types/common';
 import { Realm } from '../realms/types';
 import { Role } from '../roles/types';
 import { JSONObject } from '../types/scalars';
 import { User } from '../users/types';
+import { ProtocolMapper } from '../client-scopes/types';
 
 const opt = { nullable: true } as const;
 
@@ -79,7 +80,7 @@ export class ClientResolver {
     return scopeLinks(ctx, client, 'optional');
   }
 
-  @FieldResolver(() => [JSONObject], { description: 'Protocol mappers (GET /clients/{id}/protocol-mappers/models).' })
+  @FieldResolver(() => [ProtocolMapper], { description: 'Protocol mappers (GET /clients/{id}/protocol-mappers/models).' })
   async protocolMappers(@Root() client: InRealm, @Ctx() ctx: RequestContext): Promise<Rep[]> {
     return listMappers(ctx, realmOf(client), clientScopeOwner(realmOf(client), await clientModel(ctx, client)));
   }

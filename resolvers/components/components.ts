@@ -12,10 +12,10 @@ import {
 import { parseComponentInput } from '../../src/services/components/input';
 import { listRealmKeys } from '../../src/services/components/keys';
 import { resolveRealm } from '../../src/services/realms/realms';
-import { type InRealm, type Rep, allInRealm, inRealm, plain, realmOf } from '../types/common';
+import { allInRealm, type InRealm, inRealm, plain, type Rep, realmOf } from '../types/common';
 import { ConfigProperty } from '../clients/registration-types';
 import { Realm } from '../realms/types';
-import { representationInput } from '../types/inputs';
+import { writeInput } from '../types/inputs';
 import { KeyStatus, KeyType, KeyUse } from '../types/enums';
 import { JSONObject } from '../types/scalars';
 
@@ -45,7 +45,8 @@ export class ComponentType {
 }
 
 /** Input of createComponent / updateComponent: generated from the ComponentRepresentation table. */
-const ComponentInput = representationInput('ComponentRepresentation');
+const ComponentCreateInput = writeInput('ComponentRepresentation', 'create');
+const ComponentUpdateInput = writeInput('ComponentRepresentation', 'update');
 
 /** One key of the realm (Keycloak KeyMetadataRepresentation). */
 @ObjectType({ description: 'A realm key (Keycloak KeyMetadataRepresentation); providerId is the component id.' })
@@ -116,7 +117,11 @@ export class ComponentResolver {
   }
 
   @Mutation(() => Component, { description: 'Creates a component (POST /components); key providers generate their keys.' })
-  async createComponent(@Ctx() ctx: RequestContext, @realmArg() realm: string, @Arg('input', () => ComponentInput) i: Rep): Promise<Rep> {
+  async createComponent(
+    @Ctx() ctx: RequestContext,
+    @realmArg() realm: string,
+    @Arg('input', () => ComponentCreateInput) i: Rep,
+  ): Promise<Rep> {
     const r = await resolveRealm(ctx, realm);
     return inRealm(r, await getComponent(ctx, r, await createComponent(ctx, r, input(i))));
   }
@@ -126,7 +131,7 @@ export class ComponentResolver {
     @Ctx() ctx: RequestContext,
     @realmArg() realm: string,
     @idArg() id: string,
-    @Arg('input', () => ComponentInput) i: Rep,
+    @Arg('input', () => ComponentUpdateInput) i: Rep,
   ): Promise<Rep> {
     const r = await resolveRealm(ctx, realm);
     await updateComponent(ctx, r, id, input(i));

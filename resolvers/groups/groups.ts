@@ -21,15 +21,16 @@ import {
   listMappedRoles,
   type MappingOwner,
 } from '../../src/services/roles/role-mappings';
-import { type InRealm, type Rep, allInRealm, inRealm, plain, realmOf } from '../types/common';
+import { allInRealm, type InRealm, inRealm, plain, type Rep, realmOf } from '../types/common';
 import { Group } from './types';
-import { representationInput } from '../types/inputs';
+import { writeInput } from '../types/inputs';
 import { Realm } from '../realms/types';
 import { SafeInt as SafeIntType } from '../types/scalars';
 import { Role, RoleMappings } from '../roles/types';
 import { User } from '../users/types';
 
-const GroupInput = representationInput('GroupRepresentation');
+const GroupCreateInput = writeInput('GroupRepresentation', 'create');
+const GroupUpdateInput = writeInput('GroupRepresentation', 'update');
 const opt = { nullable: true } as const;
 const realmArg = () => Arg('realm', () => GraphQLString);
 
@@ -92,7 +93,11 @@ export class GroupResolver {
   }
 
   @Mutation(() => Group, { description: 'Creates a top-level group (POST /groups).' })
-  async createGroup(@Ctx() ctx: RequestContext, @realmArg() realm: string, @Arg('input', () => GroupInput) input: Rep): Promise<InRealm> {
+  async createGroup(
+    @Ctx() ctx: RequestContext,
+    @realmArg() realm: string,
+    @Arg('input', () => GroupCreateInput) input: Rep,
+  ): Promise<InRealm> {
     const r = await resolveRealm(ctx, realm);
     const result = await createTopLevelGroup(ctx, r, plain(input));
     return inRealm(r, await getGroup(ctx, r, await findGroup(ctx, r, result.id)));
@@ -103,7 +108,7 @@ export class GroupResolver {
     @Ctx() ctx: RequestContext,
     @realmArg() realm: string,
     @Arg('parentId', () => GraphQLID) parentId: string,
-    @Arg('input', () => GroupInput) input: Rep,
+    @Arg('input', () => GroupCreateInput) input: Rep,
   ): Promise<InRealm> {
     const r = await resolveRealm(ctx, realm);
     const result = await addSubGroup(ctx, r, await findGroup(ctx, r, parentId), plain(input));
@@ -132,7 +137,7 @@ export class GroupResolver {
     @Ctx() ctx: RequestContext,
     @realmArg() realm: string,
     @Arg('id', () => GraphQLID) id: string,
-    @Arg('input', () => GroupInput) input: Rep,
+    @Arg('input', () => GroupUpdateInput) input: Rep,
   ): Promise<InRealm> {
     const r = await resolveRealm(ctx, realm);
     await updateGroup(ctx, r, await findGroup(ctx, r, id), plain(input));

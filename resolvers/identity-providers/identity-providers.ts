@@ -27,10 +27,10 @@ import {
   updateIdpMapper,
 } from '../../src/services/identity-providers/idp-mappers';
 import { resolveRealm } from '../../src/services/realms/realms';
-import { type InRealm, type Rep, allInRealm, inRealm, plain, realmOf } from '../types/common';
-import { representationInput } from '../types/inputs';
+import { allInRealm, type InRealm, inRealm, plain, type Rep, realmOf } from '../types/common';
+import { writeInput } from '../types/inputs';
 import { Realm } from '../realms/types';
-import { JSON as JSONScalar, JSONObject } from '../types/scalars';
+import { JSONObject, JSON as JSONScalar } from '../types/scalars';
 import { TextFile, textFile } from '../clients/client-extras';
 import { ConfigProperty } from '../clients/registration-types';
 
@@ -77,8 +77,10 @@ export class IdentityProviderFactory {
   @Field(() => [JSONScalar]) configMetadata!: unknown[];
 }
 
-const IdpInput = representationInput('IdentityProviderRepresentation');
-const MapperInput = representationInput('IdentityProviderMapperRepresentation');
+const IdpCreateInput = writeInput('IdentityProviderRepresentation', 'create');
+const IdpUpdateInput = writeInput('IdentityProviderRepresentation', 'update');
+const MapperCreateInput = writeInput('IdentityProviderMapperRepresentation', 'create');
+const MapperUpdateInput = writeInput('IdentityProviderMapperRepresentation', 'update');
 const realmArg = () => Arg('realm', () => GraphQLString);
 const aliasArg = () => Arg('alias', () => GraphQLString, { description: 'Alias or internal id of the identity provider.' });
 const opt = { nullable: true } as const;
@@ -152,7 +154,7 @@ export class IdentityProviderResolver {
   async createIdentityProvider(
     @Ctx() ctx: RequestContext,
     @realmArg() realm: string,
-    @Arg('input', () => IdpInput) input: Rep,
+    @Arg('input', () => IdpCreateInput) input: Rep,
   ): Promise<InRealm> {
     const r = await resolveRealm(ctx, realm);
     const alias = await addIdentityProvider(ctx, r, plain(input));
@@ -164,7 +166,7 @@ export class IdentityProviderResolver {
     @Ctx() ctx: RequestContext,
     @realmArg() realm: string,
     @aliasArg() alias: string,
-    @Arg('input', () => IdpInput) input: Rep,
+    @Arg('input', () => IdpUpdateInput) input: Rep,
   ): Promise<InRealm> {
     const r = await resolveRealm(ctx, realm);
     const body = plain<Rep>(input);
@@ -242,7 +244,7 @@ export class IdentityProviderMapperResolver {
     @Ctx() ctx: RequestContext,
     @realmArg() realm: string,
     @aliasArg() alias: string,
-    @Arg('input', () => MapperInput) input: Rep,
+    @Arg('input', () => MapperCreateInput) input: Rep,
   ): Promise<Rep> {
     const r = await resolveRealm(ctx, realm);
     const id = await addIdpMapper(ctx, r, await resolveIdentityProvider(ctx, r, alias, 'manage'), plain(input));
@@ -255,7 +257,7 @@ export class IdentityProviderMapperResolver {
     @realmArg() realm: string,
     @aliasArg() alias: string,
     @Arg('id', () => GraphQLID) id: string,
-    @Arg('input', () => MapperInput) input: Rep,
+    @Arg('input', () => MapperUpdateInput) input: Rep,
   ): Promise<Rep> {
     const r = await resolveRealm(ctx, realm);
     await updateIdpMapper(ctx, r, await resolveIdentityProvider(ctx, r, alias, 'manage'), id, plain(input), alias);

@@ -1,9 +1,9 @@
 import { GraphQLID, type GraphQLScalarType, GraphQLString } from 'graphql';
-import { Directive, Field, ObjectType, getMetadataStorage } from 'type-graphql';
+import { Directive, Field, getMetadataStorage, ObjectType } from 'type-graphql';
 import { REALM_INPUT_ONLY_FIELDS } from '../../src/representations/realm';
 import { FIELD_DESCRIPTIONS, fieldDescription } from '../../src/representations/descriptions';
 import { fieldTable } from '../../src/representations/schema';
-import { typeOf } from '../types/inputs';
+import { fieldTypeOf } from '../types/inputs';
 import { JSONObject } from '../types/scalars';
 
 /**
@@ -56,7 +56,10 @@ function fieldsFromTable(cls: Class, representation: string, skip: ReadonlySet<s
   for (const [field, type] of Object.entries(table)) {
     if (skip.has(field)) continue;
     const nullable = typeof type === 'object' && 'array' in type ? 'itemsAndList' : true;
-    Field(typeOf(type, nested) as () => GraphQLScalarType, { nullable })((cls as { prototype: object }).prototype, field);
+    Field(fieldTypeOf(representation, field, type, nested) as () => GraphQLScalarType, { nullable })(
+      (cls as { prototype: object }).prototype,
+      field,
+    );
     describeFromTable(cls, field, fieldDescription(representation, field));
   }
 }

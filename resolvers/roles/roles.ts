@@ -6,14 +6,16 @@ import { resolveRealm } from '../../src/services/realms/realms';
 import { addComposites, getComposites, removeComposites } from '../../src/services/roles/role-composites';
 import { createRole, deleteRole, getRole, listRoles, roleGroups, roleUsers, updateRole } from '../../src/services/roles/roles';
 import { Client } from '../clients/types';
-import { type InRealm, type Rep, allInRealm, inRealm, plain, realmOf } from '../types/common';
+import { allInRealm, type InRealm, inRealm, plain, type Rep, realmOf } from '../types/common';
 import { Group } from '../groups/types';
-import { representationInput } from '../types/inputs';
+import { representationInput, writeInput } from '../types/inputs';
 import { Realm } from '../realms/types';
 import { Role } from './types';
 import { User } from '../users/types';
 
 const RoleInput = representationInput('RoleRepresentation');
+const RoleCreateInput = writeInput('RoleRepresentation', 'create');
+const RoleUpdateInput = writeInput('RoleRepresentation', 'update');
 const opt = { nullable: true } as const;
 const realmArg = () => Arg('realm', () => GraphQLString);
 
@@ -67,7 +69,7 @@ export class RoleResolver {
     @Arg('clientUuid', () => GraphQLID, { nullable: true, description: 'Client UUID; absent for a realm role.' }) clientUuid:
       | string
       | undefined,
-    @Arg('input', () => RoleInput) input: Rep,
+    @Arg('input', () => RoleCreateInput) input: Rep,
   ): Promise<InRealm> {
     const r = await resolveRealm(ctx, realm);
     const name = await createRole(ctx, r, clientUuid ?? undefined, plain(input));
@@ -79,7 +81,7 @@ export class RoleResolver {
     @Ctx() ctx: RequestContext,
     @realmArg() realm: string,
     @Arg('id', () => GraphQLID) id: string,
-    @Arg('input', () => RoleInput) input: Rep,
+    @Arg('input', () => RoleUpdateInput) input: Rep,
   ): Promise<InRealm> {
     const r = await resolveRealm(ctx, realm);
     await updateRole(ctx, r, { id }, plain(input));

@@ -1,5 +1,5 @@
 import { GraphQLBoolean, GraphQLID, GraphQLInt, GraphQLString } from 'graphql';
-import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
 import { bruteForceStatus, clearAllLoginFailures, clearUserLoginFailures } from '../../src/services/sessions/brute-force';
 import type { RequestContext } from '../../src/core/context';
 import { resolveClient } from '../../src/services/clients/clients';
@@ -23,8 +23,11 @@ import { type InRealm, realmOf } from '../types/common';
 import { Realm } from '../realms/types';
 import { BruteForceStatus, ClientSessionStat, GlobalRequestResult, UserSession } from './types';
 import { User } from '../users/types';
+import { ConnectionArgs, type ConnectionValue, connection, connectionType } from '../types/connection';
 
 const opt = { nullable: true } as const;
+
+const SessionConnection = connectionType(UserSession, 'Session');
 
 const statusOut = (s: Awaited<ReturnType<typeof bruteForceStatus>>) => ({ ...s, failedLoginNotBefore: String(s.failedLoginNotBefore) });
 const resultOut = (r: Result) => ({ successRequests: r.successRequests ?? [], failedRequests: r.failedRequests ?? [] });
@@ -87,6 +90,25 @@ export class ClientSessionsResolver {
       first: first ?? undefined,
       max: max ?? undefined,
     });
+  }
+
+  @FieldResolver(() => SessionConnection, {
+    description: 'Sessions with this client, a page at a time (GET /clients/{id}/user-sessions or offline-sessions, paged).',
+  })
+  async sessionsConnection(
+    @Root() client: InRealm,
+    @Ctx() ctx: RequestContext,
+    @Args(() => ConnectionArgs) page: ConnectionArgs,
+    @Arg('offline', () => GraphQLBoolean, { nullable: true, description: 'Offline sessions instead of regular ones; false when absent.' })
+    offline?: boolean,
+  ): Promise<ConnectionValue<unknown>> {
+    const realm = realmOf(client);
+    const model = await resolveClient(ctx, realm, String(client.id));
+    return connection(
+      page,
+      (first, max) => listClientSessions(ctx, realm, model, Boolean(offline), { first, max }),
+      async () => (await clientSessionCount(ctx, realm, model, Boolean(offline))).count,
+    );
   }
 
   @FieldResolver(() => GraphQLInt, { description: 'Number of active sessions (GET /clients/{id}/session-count or offline-session-count).' })

@@ -1,11 +1,11 @@
 import { registerEnumType } from 'type-graphql';
 import {
-  EVENT_TYPES,
   EVENT_TYPE_DESCRIPTIONS,
-  OPERATION_TYPES,
+  EVENT_TYPES,
   OPERATION_TYPE_DESCRIPTIONS,
-  RESOURCE_TYPES,
+  OPERATION_TYPES,
   RESOURCE_TYPE_DESCRIPTIONS,
+  RESOURCE_TYPES,
 } from '../../src/keycloak/event-types';
 
 /**
@@ -142,3 +142,47 @@ registerEnumType(KeyType, {
     OKP: { description: 'An octet key pair (EdDSA, e.g. Ed25519).' },
   },
 });
+
+/** When a realm requires HTTPS (Keycloak SslRequired); REST spells the values in lower case. */
+export enum SslRequired {
+  ALL = 'all',
+  EXTERNAL = 'external',
+  NONE = 'none',
+}
+registerEnumType(SslRequired, {
+  name: 'SslRequired',
+  description: 'When a realm requires HTTPS. REST spells the values in lower case (`all`, `external`, `none`).',
+  valuesConfig: {
+    ALL: { description: 'Every request, from any address.' },
+    EXTERNAL: { description: 'Requests from public addresses; private and loopback addresses may use HTTP (the default).' },
+    NONE: { description: 'Never; HTTP is accepted from anywhere.' },
+  },
+});
+
+/** How brute-force detection lengthens the wait after failures (Keycloak BruteForceStrategy). */
+export enum BruteForceStrategy {
+  LINEAR = 'LINEAR',
+  MULTIPLE = 'MULTIPLE',
+}
+registerEnumType(BruteForceStrategy, {
+  name: 'BruteForceStrategy',
+  description: 'How brute-force detection lengthens the wait after each further failure.',
+  valuesConfig: {
+    LINEAR: { description: 'The wait grows with each failure past failureFactor.' },
+    MULTIPLE: { description: 'The wait grows every failureFactor failures (the default).' },
+  },
+});
+
+/**
+ * Fields of the representation tables whose GraphQL type is an enum, in inputs and outputs alike:
+ * `Representation.field` → enum. The tables keep Keycloak's Java types (a String stays a string on
+ * REST, read and checked by the service); GraphQL names the closed set. Required actions and
+ * credential types stay strings: a realm exported from Keycloak may carry custom providers' aliases.
+ */
+export const FIELD_ENUMS: Readonly<Record<string, object>> = {
+  'RealmRepresentation.sslRequired': SslRequired,
+  'RealmRepresentation.bruteForceStrategy': BruteForceStrategy,
+  'ClientRepresentation.protocol': Protocol,
+  'ClientScopeRepresentation.protocol': Protocol,
+  'ProtocolMapperRepresentation.protocol': Protocol,
+};

@@ -3,7 +3,8 @@ import { Directive, Field, InputType } from 'type-graphql';
 import { REALM_NOT_IN_GRAPHQL_INPUT } from '../../src/representations/realm';
 import { fieldDescription } from '../../src/representations/descriptions';
 import { type FieldType, fieldTable, representations } from '../../src/representations/schema';
-import { JSON as JSONScalar, JSONObject, SafeInt } from './scalars';
+import { JSONObject, JSON as JSONScalar, SafeInt } from './scalars';
+import { FIELD_ENUMS } from './enums';
 
 /**
  * GraphQL input types generated from the representation field tables of
@@ -35,6 +36,21 @@ export const READ_ONLY: Record<string, readonly string[]> = {
 };
 
 /**
+ * The GraphQL type of field `field` of table `representation`: the enum of FIELD_ENUMS where one is
+ * declared (kept a list where the table has a list), else typeOf its table type.
+ */
+export function fieldTypeOf(
+  representation: string,
+  field: string,
+  t: FieldType,
+  nested: (representation: string) => unknown = representationInput,
+): TypeThunk {
+  const e = FIELD_ENUMS[`${representation}.${field}`];
+  if (e) return typeof t === 'object' && 'array' in t ? () => [e] : () => e;
+  return typeOf(t, nested);
+}
+
+/**
  * The GraphQL type of a field of a table; a nested representation is `nested(name)` (the generated
  * input type by default; object types pass their own).
  */
@@ -56,17 +72,17 @@ export function typeOf(t: FieldType, nested: (representation: string) => unknown
 }
 
 // biome-ignore lint/complexity/noBannedTypes: type-graphql identifies input types by their class.
-function defineInput(name: string, className: string, required: readonly string[] = []): Function {
+function defineInput(name: string, className: string, required: readonly string[] = [], omitted: readonly string[] = []): Function {
   const table = fieldTable(name);
   if (!table) throw new Error(`No representation table named ${name}`);
   const cls = { [className]: class {} }[className];
   const readOnly = READ_ONLY[name] ?? [];
   for (const [field, type] of Object.entries(table)) {
-    if (readOnly.includes(field)) continue;
+    if (readOnly.includes(field) || omitted.includes(field)) continue;
     const list = typeof type === 'object' && 'array' in type;
     const nullable = required.includes(field) ? (list ? 'items' : false) : list ? 'itemsAndList' : true;
     // Ids are `ID` in and out.
-    const thunk = type === 'string' && ID_FIELDS.has(field) ? () => GraphQLID : typeOf(type);
+    const thunk = type === 'string' && ID_FIELDS.has(field) ? () => GraphQLID : fieldTypeOf(name, field, type);
     Field(thunk as () => GraphQLScalarType, { nullable, description: fieldDescription(name, field) })(cls.prototype, field);
   }
   Directive(`@representation(name: "${name}")`)(cls);
@@ -83,6 +99,107 @@ for (const name of Object.keys(representations)) classes.set(name, defineInput(n
 // biome-ignore lint/complexity/noBannedTypes: type-graphql identifies input types by their class.
 export function representationInputAs(name: string, className: string, opts: { required?: readonly string[] } = {}): Function {
   return defineInput(name, className, opts.required);
+}
+
+/**
+ * Fields a create or an update does not take, beyond READ_ONLY: what the server assigns (ids on an
+ * update, where the argument names the object; timestamps; computed flags), what only a realm import
+ * reads (role grants, consents, legacy fields), and what has its own operation (subgroups, composites,
+ * registered nodes, the registration access token). REST still accepts them, as Keycloak does.
+ */
+export const NOT_WRITTEN: Record<string, { create: readonly string[]; update: readonly string[] }> = {
+  UserRepresentation: {
+    create: [
+      'id',
+      'createdTimestamp',
+      'totp',
+      'serviceAccountClientId',
+      'notBefore',
+      'realmRoles',
+      'clientRoles',
+      'clientConsents',
+      'applicationRoles',
+      'socialLinks',
+    ],
+    update: [
+      'id',
+      'createdTimestamp',
+      'totp',
+      'serviceAccountClientId',
+      'notBefore',
+      'realmRoles',
+      'clientRoles',
+      'clientConsents',
+      'applicationRoles',
+      'socialLinks',
+      'federatedIdentities',
+      'groups',
+    ],
+  },
+  GroupRepresentation: {
+    create: ['id', 'parentId', 'subGroups', 'realmRoles', 'clientRoles'],
+    update: ['id', 'parentId', 'subGroups', 'realmRoles', 'clientRoles'],
+  },
+  RoleRepresentation: { create: ['id', 'clientRole', 'containerId'], update: ['id', 'clientRole', 'containerId'] },
+  ClientRepresentation: {
+    create: [
+      'registrationAccessToken',
+      'defaultRoles',
+      'directGrantsOnly',
+      'registeredNodes',
+      'clientTemplate',
+      'useTemplateConfig',
+      'useTemplateScope',
+      'useTemplateMappers',
+      'origin',
+    ],
+    update: [
+      'id',
+      'registrationAccessToken',
+      'defaultRoles',
+      'directGrantsOnly',
+      'registeredNodes',
+      'clientTemplate',
+      'useTemplateConfig',
+      'useTemplateScope',
+      'useTemplateMappers',
+      'origin',
+      'protocolMappers',
+      'defaultClientScopes',
+      'optionalClientScopes',
+      'authorizationSettings',
+    ],
+  },
+  ClientScopeRepresentation: { create: [], update: ['id', 'protocolMappers'] },
+  ProtocolMapperRepresentation: { create: [], update: ['id'] },
+  IdentityProviderRepresentation: { create: ['internalId'], update: ['internalId'] },
+  IdentityProviderMapperRepresentation: { create: [], update: ['id', 'identityProviderAlias'] },
+  ComponentRepresentation: { create: [], update: ['id'] },
+};
+
+// biome-ignore lint/complexity/noBannedTypes: type-graphql identifies input types by their class.
+const writeInputs = new Map<string, Function>();
+
+/**
+ * The input of a create or an update of a representation (`UserCreateInput`, `UserUpdateInput`):
+ * its table without READ_ONLY and the NOT_WRITTEN fields of that operation, with `required` fields
+ * non-null. One class per name, shared by every mutation that takes it.
+ */
+// biome-ignore lint/complexity/noBannedTypes: type-graphql identifies input types by their class.
+export function writeInput(name: string, op: 'create' | 'update', opts: { required?: readonly string[]; as?: string } = {}): Function {
+  const className = opts.as ?? `${name.replace(/Representation$/, '')}${op === 'create' ? 'Create' : 'Update'}Input`;
+  const cached = writeInputs.get(className);
+  if (cached) return cached;
+  const omitted = NOT_WRITTEN[name]?.[op];
+  if (!omitted) throw new Error(`No create/update field lists for ${name}`);
+  const cls = defineInput(
+    name,
+    className,
+    opts.required,
+    omitted.filter((f) => !opts.required?.includes(f)),
+  );
+  writeInputs.set(className, cls);
+  return cls;
 }
 
 /** The generated input class of a representation (e.g. `UserRepresentation` → `UserInput`). */

@@ -7,19 +7,20 @@ import {
   getRoleMappings,
   listAllEffectiveRoles,
   listMappedRoles,
-  userMappingOwner,
   type MappingOwner,
+  userMappingOwner,
 } from '../../src/services/roles/role-mappings';
 import { createUser, deleteUser, getUser, resolveUser, updateUser } from '../../src/services/users/users';
 import { countUsers, listUsers } from '../../src/services/users/users-search';
-import { type InRealm, type Rep, allInRealm, inRealm, plain, realmOf } from '../types/common';
+import { allInRealm, type InRealm, inRealm, plain, type Rep, realmOf } from '../types/common';
 import { Group } from '../groups/types';
-import { representationInput } from '../types/inputs';
+import { writeInput } from '../types/inputs';
 import { Realm } from '../realms/types';
 import { Role, RoleMappings } from '../roles/types';
 import { User } from './types';
 
-const UserInput = representationInput('UserRepresentation');
+const UserCreateInput = writeInput('UserRepresentation', 'create');
+const UserUpdateInput = writeInput('UserRepresentation', 'update');
 const str = { nullable: true } as const;
 
 /** Realm → users: `GET /users`, `/users/count`, `/users/{id}`. */
@@ -97,7 +98,7 @@ export class UserResolver {
   async createUser(
     @Ctx() ctx: RequestContext,
     @Arg('realm', () => GraphQLString) realm: string,
-    @Arg('input', () => UserInput) input: Rep,
+    @Arg('input', () => UserCreateInput) input: Rep,
   ): Promise<InRealm> {
     const r = await resolveRealm(ctx, realm);
     const id = await createUser(ctx, r, plain(input));
@@ -109,7 +110,7 @@ export class UserResolver {
     @Ctx() ctx: RequestContext,
     @Arg('realm', () => GraphQLString) realm: string,
     @Arg('id', () => GraphQLID) id: string,
-    @Arg('input', () => UserInput) input: Rep,
+    @Arg('input', () => UserUpdateInput) input: Rep,
   ): Promise<InRealm> {
     const r = await resolveRealm(ctx, realm);
     await updateUser(ctx, r, await resolveUser(ctx, r, id), plain(input));

@@ -33,7 +33,7 @@ async function freshRealm(): Promise<string> {
 
 const RESULT = 'ok failedCount results { index id status error { field code message } errors { field code message } }';
 
-const CREATE = `mutation($realm: String!, $users: [UserInput!]!, $mode: BulkMode) {
+const CREATE = `mutation($realm: String!, $users: [UserCreateInput!]!, $mode: BulkMode) {
   bulkCreateUsers(realm: $realm, users: $users, mode: $mode) { ${RESULT} }
 }`;
 
@@ -190,7 +190,7 @@ describe('permissions', () => {
     const before = await usernames(realm);
     const attempts = [
       viewer(CREATE, { realm, users: [{ username: 'sneaky' }], mode: 'PER_ITEM' }),
-      viewer(`mutation($realm: String!, $u: [UserInput!]!) { bulkUpdateUsers(realm: $realm, users: $u) { ok } }`, {
+      viewer(`mutation($realm: String!, $u: [UserBulkUpdateInput!]!) { bulkUpdateUsers(realm: $realm, users: $u) { ok } }`, {
         realm,
         u: [{ id: member, firstName: 'Changed' }],
       }),
@@ -247,35 +247,35 @@ describe('permissions', () => {
 });
 
 describe('bulkUpdateUsers', () => {
-  const UPDATE = `mutation($realm: String!, $users: [UserInput!]!, $mode: BulkMode) {
+  const UPDATE = `mutation($realm: String!, $users: [UserBulkUpdateInput!]!, $mode: BulkMode) {
     bulkUpdateUsers(realm: $realm, users: $users, mode: $mode) { ${RESULT} }
   }`;
 
-  test('PER_ITEM: updates each user named by id; a missing id, an unknown user and a taken email fail alone', async () => {
+  test('PER_ITEM: updates each user named by id; an unknown user and a taken email fail alone', async () => {
     const realm = await freshRealm();
     const a = await createUser(ts, realm, 'amy');
     const b = await createUser(ts, realm, 'ben');
     const users = [
       { id: a, firstName: 'Alice' },
-      { firstName: 'Nobody' },
       { id: 'no-such-user', firstName: 'Ghost' },
       { id: b, email: 'amy@example.org' },
       { id: b, lastName: 'Brown' },
     ];
     const p = ok(await gql(UPDATE, { realm, users, mode: 'PER_ITEM' })).bulkUpdateUsers;
-    expect(statuses(p)).toEqual(['UPDATED', 'FAILED', 'FAILED', 'FAILED', 'UPDATED']);
-    expect(p.results.map((r: Json) => r.id)).toEqual([a, null, 'no-such-user', b, b]);
-    expect(p.results[1].error).toEqual({
-      field: ['users', '1'],
-      code: 'BAD_REQUEST',
-      message: 'The user to update is missing: give its id.',
-    });
-    expect(p.results[2].error).toEqual({ field: ['users', '2'], code: 'NOT_FOUND', message: 'User not found' });
-    expect(p.results[3].error).toEqual({ field: ['users', '3', 'email'], code: 'CONFLICT', message: 'User exists with same email' });
+    expect(statuses(p)).toEqual(['UPDATED', 'FAILED', 'FAILED', 'UPDATED']);
+    expect(p.results.map((r: Json) => r.id)).toEqual([a, 'no-such-user', b, b]);
+    expect(p.results[1].error).toEqual({ field: ['users', '1'], code: 'NOT_FOUND', message: 'User not found' });
+    expect(p.results[2].error).toEqual({ field: ['users', '2', 'email'], code: 'CONFLICT', message: 'User exists with same email' });
     expect((await api.get(`/admin/realms/${realm}/users/${a}`)).body).toMatchObject({ firstName: 'Alice', lastName: 'L' });
     expect((await api.get(`/admin/realms/${realm}/users/${b}`)).body).toMatchObject({ email: 'ben@example.org', lastName: 'Brown' });
     const events = await adminEvents(api, realm, { operationTypes: 'UPDATE' });
     expect(events.map((e) => e.resourcePath)).toEqual([`users/${a}`, `users/${b}`]);
+  });
+
+  test('the id of each user to update is required by the schema: a change without one is refused before anything runs', async () => {
+    const realm = await freshRealm();
+    const res = await gql(UPDATE, { realm, users: [{ firstName: 'Nobody' }], mode: 'PER_ITEM' });
+    expect(res.errors?.[0].message).toContain('Field "id" of required type "ID!" was not provided');
   });
 
   test('ATOMIC: a failure leaves every user as it was', async () => {

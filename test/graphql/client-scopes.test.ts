@@ -43,10 +43,10 @@ describe('client scopes over GraphQL', () => {
   test('mutations: scope CRUD, mappers, scope mappings, realm default lists', async () => {
     const created = ok(
       await gql(
-        `mutation($r: String!, $in: ClientScopeInput!) { createClientScope(realm: $r, input: $in) { clientScope { id name protocol attributes } } }`,
+        `mutation($r: String!, $in: ClientScopeCreateInput!) { createClientScope(realm: $r, input: $in) { clientScope { id name protocol attributes } } }`,
         {
           r: R,
-          in: { name: 'gql-scope', protocol: 'openid-connect', attributes: { 'include.in.token.scope': 'true' } },
+          in: { name: 'gql-scope', protocol: 'OPENID_CONNECT', attributes: { 'include.in.token.scope': 'true' } },
         },
       ),
     ).createClientScope.clientScope as Json;
@@ -62,13 +62,13 @@ describe('client scopes over GraphQL', () => {
 
     const mapper = ok(
       await gql(
-        `mutation($r: String!, $id: ID!, $in: ProtocolMapperInput!) { createProtocolMapper(realm: $r, owner: CLIENT_SCOPE, ownerId: $id, input: $in) { protocolMapper { id name protocolMapper config } } }`,
+        `mutation($r: String!, $id: ID!, $in: ProtocolMapperCreateInput!) { createProtocolMapper(realm: $r, owner: CLIENT_SCOPE, ownerId: $id, input: $in) { protocolMapper { id name protocolMapper config } } }`,
         {
           r: R,
           id,
           in: {
             name: 'hc',
-            protocol: 'openid-connect',
+            protocol: 'OPENID_CONNECT',
             protocolMapper: 'oidc-hardcoded-claim-mapper',
             config: { 'claim.name': 'c', 'claim.value': 'v' },
           },
@@ -82,29 +82,29 @@ describe('client scopes over GraphQL', () => {
     });
     expect((await api.get(`${base}/client-scopes/${id}/protocol-mappers/models/${mapper.id}`)).body.name).toBe('hc');
     const dup = await gql(
-      `mutation($r: String!, $id: ID!, $in: ProtocolMapperInput!) { createProtocolMapper(realm: $r, owner: CLIENT_SCOPE, ownerId: $id, input: $in) { protocolMapper { id } ${USER_ERRORS} } }`,
-      { r: R, id, in: { name: 'hc', protocol: 'openid-connect', protocolMapper: 'oidc-hardcoded-claim-mapper', config: {} } },
+      `mutation($r: String!, $id: ID!, $in: ProtocolMapperCreateInput!) { createProtocolMapper(realm: $r, owner: CLIENT_SCOPE, ownerId: $id, input: $in) { protocolMapper { id } ${USER_ERRORS} } }`,
+      { r: R, id, in: { name: 'hc', protocol: 'OPENID_CONNECT', protocolMapper: 'oidc-hardcoded-claim-mapper', config: {} } },
     );
     expect(userErrors(dup, 'createProtocolMapper')).toMatchObject([{ field: ['input', 'name'], code: 'CONFLICT' }]);
     const upd = ok(
       await gql(
-        `mutation($r: String!, $id: ID!, $m: ID!, $in: ProtocolMapperInput!) { updateProtocolMapper(realm: $r, owner: CLIENT_SCOPE, ownerId: $id, id: $m, input: $in) { protocolMapper { name } } }`,
+        `mutation($r: String!, $id: ID!, $m: ID!, $in: ProtocolMapperUpdateInput!) { updateProtocolMapper(realm: $r, owner: CLIENT_SCOPE, ownerId: $id, id: $m, input: $in) { protocolMapper { name } } }`,
         {
           r: R,
           id,
           m: mapper.id,
-          in: { name: 'hc2', protocol: 'openid-connect', protocolMapper: 'oidc-hardcoded-claim-mapper', config: {} },
+          in: { name: 'hc2', protocol: 'OPENID_CONNECT', protocolMapper: 'oidc-hardcoded-claim-mapper', config: {} },
         },
       ),
     );
     expect(upd.updateProtocolMapper.protocolMapper).toEqual({ name: 'hc2' });
     const added = ok(
       await gql(
-        `mutation($r: String!, $id: ID!, $in: [ProtocolMapperInput!]!) { addProtocolMappers(realm: $r, owner: CLIENT_SCOPE, ownerId: $id, input: $in) { protocolMappers { name } } }`,
+        `mutation($r: String!, $id: ID!, $in: [ProtocolMapperCreateInput!]!) { addProtocolMappers(realm: $r, owner: CLIENT_SCOPE, ownerId: $id, input: $in) { protocolMappers { name } } }`,
         {
           r: R,
           id,
-          in: [{ name: 'full', protocol: 'openid-connect', protocolMapper: 'oidc-full-name-mapper', config: {} }],
+          in: [{ name: 'full', protocol: 'OPENID_CONNECT', protocolMapper: 'oidc-full-name-mapper', config: {} }],
         },
       ),
     );
@@ -174,7 +174,7 @@ describe('client scopes over GraphQL', () => {
 
   test('errors and permissions as in REST', async () => {
     const bad = await gql(
-      `mutation($r: String!) { createClientScope(realm: $r, input: { name: "a b", protocol: "openid-connect" }) { clientScope { id } ${USER_ERRORS} } }`,
+      `mutation($r: String!) { createClientScope(realm: $r, input: { name: "a b", protocol: OPENID_CONNECT }) { clientScope { id } ${USER_ERRORS} } }`,
       { r: R },
     );
     expect(userErrors(bad, 'createClientScope')).toEqual([
@@ -183,7 +183,7 @@ describe('client scopes over GraphQL', () => {
     await realmAdmin(ts, R, 'gql-viewer', ['view-clients']);
     const viewer = gqlClient(ts, { realm: R, username: 'gql-viewer', password: 'pw' });
     const denied = await viewer(
-      `mutation($r: String!) { createClientScope(realm: $r, input: { name: "v", protocol: "openid-connect" }) { clientScope { id } } }`,
+      `mutation($r: String!) { createClientScope(realm: $r, input: { name: "v", protocol: OPENID_CONNECT }) { clientScope { id } } }`,
       { r: R },
     );
     expect(denied.errors?.[0].extensions.http?.status).toBe(403);

@@ -15,14 +15,14 @@ beforeAll(async () => {
 afterAll(() => ts.close());
 
 const CLIENT = `id clientId name publicClient serviceAccountsEnabled secret redirectUris webOrigins attributes access representation
-  defaultClientScopes { id name } optionalClientScopes { id name } protocolMappers serviceAccountUser { id username }`;
+  defaultClientScopes { id name } optionalClientScopes { id name } protocolMappers { id name protocol protocolMapper config } serviceAccountUser { id username }`;
 
 describe('graphql clients', () => {
   test('createClient returns what GET /clients/{id} returns, with nested relations', async () => {
     const {
       createClient: { client: c },
     } = ok(
-      await gql(`mutation($c: ClientInput!) { createClient(realm: "${R}", input: $c) { client { ${CLIENT} } } }`, {
+      await gql(`mutation($c: ClientCreateInput!) { createClient(realm: "${R}", input: $c) { client { ${CLIENT} } } }`, {
         c: {
           clientId: 'gql-app',
           name: 'GQL',
@@ -31,7 +31,7 @@ describe('graphql clients', () => {
           protocolMappers: [
             {
               name: 'hc',
-              protocol: 'openid-connect',
+              protocol: 'OPENID_CONNECT',
               protocolMapper: 'oidc-hardcoded-claim-mapper',
               config: { 'claim.name': 'x', 'claim.value': 'y' },
             },
@@ -102,7 +102,7 @@ describe('graphql clients', () => {
 
   test('nested relations of all clients of a realm take a bounded number of queries', async () => {
     for (let i = 0; i < 5; i++) await api.post(`${base}/clients`, { clientId: `many-${i}`, serviceAccountsEnabled: true }).expect(201);
-    const query = `{ realm(name: "${R}") { clients { clientId defaultClientScopes { name } optionalClientScopes { name } protocolMappers serviceAccountUser { username } } } }`;
+    const query = `{ realm(name: "${R}") { clients { clientId defaultClientScopes { name } optionalClientScopes { name } protocolMappers { name } serviceAccountUser { username } } } }`;
     await gql(query); // warm the token and schema
     const { result, count } = await ts.countSql(() => gql(query));
     const clients = ok(result).realm.clients;

@@ -40,7 +40,7 @@ describe('components, keys and serverinfo over GraphQL', () => {
 
   test('create, update, read, delete a key provider; the new key becomes active', async () => {
     const created = ok(
-      await gql(`mutation($r: String!, $i: ComponentInput!) { createComponent(realm: $r, input: $i) { component { ${FIELDS} } } }`, {
+      await gql(`mutation($r: String!, $i: ComponentCreateInput!) { createComponent(realm: $r, input: $i) { component { ${FIELDS} } } }`, {
         r: R,
         i: { name: 'gql-hmac', providerId: 'hmac-generated', providerType: KP, config: { priority: ['500'], algorithm: ['HS512'] } },
       }),
@@ -52,7 +52,7 @@ describe('components, keys and serverinfo over GraphQL', () => {
 
     const updated = ok(
       await gql(
-        `mutation($r: String!, $id: ID!, $i: ComponentInput!) { updateComponent(realm: $r, id: $id, input: $i) { component { name config } } }`,
+        `mutation($r: String!, $id: ID!, $i: ComponentUpdateInput!) { updateComponent(realm: $r, id: $id, input: $i) { component { name config } } }`,
         {
           r: R,
           id: created.id,
@@ -73,7 +73,7 @@ describe('components, keys and serverinfo over GraphQL', () => {
 
   test('validation and permission errors carry the REST status', async () => {
     const bad = await gql(
-      'mutation($r: String!, $i: ComponentInput!) { createComponent(realm: $r, input: $i) { component { id } userErrors { field code message } } }',
+      'mutation($r: String!, $i: ComponentCreateInput!) { createComponent(realm: $r, input: $i) { component { id } userErrors { field code message } } }',
       {
         r: R,
         i: { name: 'x', providerId: 'nope', providerType: KP },

@@ -48,7 +48,7 @@ describe('identity providers over GraphQL', () => {
   test('mutations: create, update, mapper create/update/delete, delete; errors as REST', async () => {
     const created = ok(
       await gql(
-        `mutation($r: String!, $in: IdentityProviderInput!) { createIdentityProvider(realm: $r, input: $in) { identityProvider { alias providerId displayName config } } }`,
+        `mutation($r: String!, $in: IdentityProviderCreateInput!) { createIdentityProvider(realm: $r, input: $in) { identityProvider { alias providerId displayName config } } }`,
         { r: R, in: { alias: 'gql-oidc', providerId: 'oidc', displayName: 'G', config: { clientId: 'c' } } },
       ),
     ).createIdentityProvider.identityProvider as Json;

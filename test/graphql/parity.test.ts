@@ -28,7 +28,7 @@ describe('graphql ⇄ REST parity', () => {
 
   test('createUser returns what GET /users/{id} returns', async () => {
     const res = ok(
-      await gql(`mutation($u: UserInput!) { createUser(realm: "par", input: $u) { user { ${USER_FIELDS} } } }`, {
+      await gql(`mutation($u: UserCreateInput!) { createUser(realm: "par", input: $u) { user { ${USER_FIELDS} } } }`, {
         u: {
           username: 'Alice',
           email: 'alice@example.com',

@@ -38,7 +38,9 @@ describe('graphql realms', () => {
     const read = ok(await gql('{ realm(name: "g1") { id realm displayName sslRequired representation } }'));
     const rest = (await api.get('/admin/realms/g1')).body;
     expect(read.realm.id).toBe(rest.id);
-    expect(read.realm.sslRequired).toBe(rest.sslRequired);
+    // The enum SslRequired names REST's lower-case value in upper case.
+    expect(read.realm.sslRequired).toBe('EXTERNAL');
+    expect(rest.sslRequired).toBe('external');
     expect(read.realm.representation).toEqual(rest);
 
     const updated = ok(
@@ -137,12 +139,34 @@ describe('graphql realms', () => {
     const read = ok(await gql(`{ realm(name: "g3") { ${selection} } }`)).realm;
     for (const [k, v] of Object.entries(rest)) {
       const got = read[k];
-      const value = k === 'smtpServer' || k === 'browserSecurityHeaders' || k === 'defaultRole' ? strip(got) : got;
+      const value =
+        k === 'smtpServer' || k === 'browserSecurityHeaders' || k === 'defaultRole'
+          ? strip(got)
+          : k === 'sslRequired'
+            ? got.toLowerCase()
+            : got;
       if (k === 'defaultGroups') expect(got.map((g: { path: string }) => g.path)).toEqual(v);
       else expect({ [k]: value }).toEqual({ [k]: v });
     }
     expect(read.smtpServer.password).toBe('**********');
     expect(typeof read.accessTokenLifespan).toBe('number');
+  });
+
+  test('sslRequired is the enum SslRequired on GraphQL; REST takes any casing of a known value and refuses others', async () => {
+    await api.post('/admin/realms', { realm: 'g6', enabled: true });
+    const set = ok(await gql('mutation { updateRealm(name: "g6", input: { sslRequired: NONE }) { realm { sslRequired } } }'));
+    expect(set.updateRealm.realm.sslRequired).toBe('NONE');
+    expect((await api.get('/admin/realms/g6')).body.sslRequired).toBe('none');
+    expect((await api.put('/admin/realms/g6', { sslRequired: 'ALL' })).status).toBe(204);
+    expect((await api.get('/admin/realms/g6')).body.sslRequired).toBe('all');
+    const bad = await api.put('/admin/realms/g6', { sslRequired: 'sometimes' });
+    expect([bad.status, bad.body]).toEqual([400, { errorMessage: 'Invalid value for sslRequired: must be one of all, external, none' }]);
+    expect((await api.get('/admin/realms/g6')).body.sslRequired).toBe('all');
+    const created = await api.post('/admin/realms', { realm: 'g7', sslRequired: 'never' });
+    expect(created.status).toBe(400);
+    expect((await api.get('/admin/realms/g7')).status).toBe(404);
+    const unknown = await gql('mutation { updateRealm(name: "g6", input: { sslRequired: "none" }) { realm { sslRequired } } }');
+    expect(unknown.errors?.[0].extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
   });
 
   test('typed update round trip: what updateRealm stores, REST reads back', async () => {

@@ -29,7 +29,8 @@ import {
   RESOURCE_TYPES,
   RESOURCE_TYPE_DESCRIPTIONS,
 } from '../../src/keycloak/event-types';
-import { ID_FIELDS, READ_ONLY } from '../../resolvers/types/inputs';
+import { ID_FIELDS, NOT_WRITTEN, READ_ONLY } from '../../resolvers/types/inputs';
+import { FIELD_ENUMS } from '../../resolvers/types/enums';
 import { RELATIONS, Realm } from '../../resolvers/realms/types';
 import { REALM_INPUT_ONLY_FIELDS } from '../../src/representations/realm';
 import { gatewaySchema, printGatewaySchema } from '../../resolvers/schema';
@@ -75,17 +76,39 @@ describe('graphql schema', () => {
     const tabled = inputs.filter((t) => representationOf(t));
     expect(tabled.length).toBeGreaterThan(0);
     for (const type of tabled) {
-      const table = fieldTable(representationOf(type) as string) as FieldTable;
+      const rep = representationOf(type) as string;
+      const table = fieldTable(rep) as FieldTable;
       expect(table).toBeDefined();
       const fields = type.getFields() as Record<string, GraphQLInputField>;
-      const readOnly = READ_ONLY[representationOf(type) as string] ?? [];
+      // A create or update input also leaves out what that operation does not write (a bulk update keeps the id).
+      const op = NOT_WRITTEN[rep] && (/CreateInput$/.test(type.name) ? 'create' : /UpdateInput$/.test(type.name) ? 'update' : undefined);
+      const notWritten = (op ? NOT_WRITTEN[rep][op] : []).filter((f) => !(type.name === 'UserBulkUpdateInput' && f === 'id'));
+      const readOnly = [...(READ_ONLY[rep] ?? []), ...notWritten];
       const writable = Object.entries(table).filter(([name]) => !readOnly.includes(name));
-      expect(Object.keys(fields).sort()).toEqual(writable.map(([name]) => name).sort());
+      expect(`${type.name}: ${Object.keys(fields).sort()}`).toEqual(`${type.name}: ${writable.map(([name]) => name).sort()}`);
       for (const [name, t] of writable) {
-        const want = t === 'string' && ID_FIELDS.has(name) ? 'ID' : expected(t, true);
+        const narrowed = FIELD_ENUMS[`${rep}.${name}`] && getNamedType(fields[name].type).name;
+        const want =
+          t === 'string' && ID_FIELDS.has(name) ? 'ID' : narrowed ? expected(t, true).replace('String', narrowed) : expected(t, true);
         expect(`${type.name}.${name}: ${printed(fields[name].type)}`).toBe(`${type.name}.${name}: ${want}`);
       }
     }
+  });
+
+  test('create and update inputs leave out what the server assigns and what only an import reads', () => {
+    const fieldsOf = (name: string) => Object.keys((schema.getType(name) as { getFields(): object }).getFields());
+    expect(fieldsOf('UserCreateInput')).not.toEqual(expect.arrayContaining(['id']));
+    for (const f of ['createdTimestamp', 'totp', 'realmRoles', 'clientConsents']) expect(fieldsOf('UserCreateInput')).not.toContain(f);
+    expect(fieldsOf('UserCreateInput')).toEqual(expect.arrayContaining(['username', 'credentials', 'groups', 'requiredActions']));
+    expect(fieldsOf('UserUpdateInput')).not.toContain('groups');
+    expect(fieldsOf('ClientUpdateInput')).not.toContain('id');
+    expect(fieldsOf('ClientCreateInput')).toContain('id'); // Keycloak keeps an id given at creation
+    expect(fieldsOf('ClientCreateInput')).not.toContain('registrationAccessToken');
+    expect(fieldsOf('GroupCreateInput')).not.toContain('subGroups');
+    expect(fieldsOf('UserBulkUpdateInput')).toContain('id');
+    expect(
+      printed((schema.getType('RealmUpdateInput') as { getFields(): Record<string, GraphQLInputField> }).getFields().sslRequired.type),
+    ).toBe('SslRequired');
   });
 
   test('object types agree with their representation table on every shared field', () => {

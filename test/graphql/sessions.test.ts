@@ -40,6 +40,30 @@ describe('GraphQL sessions and brute force', () => {
     expect(data.realm.clientSessionStats).toEqual([{ id: adminCli, clientId: 'admin-cli', active: 1, offline: 1 }]);
   });
 
+  test('Client.sessionsConnection pages the sessions REST lists, with totalCount and cursors', async () => {
+    const sessions = [(await f.login('alice')).body.session_state, (await f.login('alice')).body.session_state];
+    const adminCli = await f.clientUuid('admin-cli');
+    const rest = (await f.admin.get(`/admin/realms/${R}/clients/${adminCli}/user-sessions`)).body.map((s: { id: string }) => s.id);
+    expect(rest).toEqual(expect.arrayContaining(sessions));
+    const page = (after?: string) =>
+      gql(
+        `query($realm: String!, $client: ID!, $after: String) { client(realm: $realm, id: $client) {
+          sessionsConnection(first: 1, after: $after) { totalCount nodes { id } pageInfo { hasNextPage endCursor } } } }`,
+        { realm: R, client: adminCli, after },
+      );
+    const seen: string[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const c = ok(await page(after)).client.sessionsConnection;
+      expect(c.totalCount).toBe(rest.length);
+      seen.push(...c.nodes.map((n: { id: string }) => n.id));
+      if (!c.pageInfo.hasNextPage) break;
+      after = c.pageInfo.endCursor;
+    }
+    expect(seen).toEqual(rest);
+    for (const id of sessions) await f.admin.delete(`/admin/realms/${R}/sessions/${id}`);
+  });
+
   test('mutations: deleteSession, logoutUser, logoutAll, pushRevocation; errors carry the REST status', async () => {
     const t = await f.login('bob');
     const missing = await gql(`mutation { deleteSession(realm: "${R}", id: "nope") { ok } }`);

@@ -1,4 +1,4 @@
-import type { HttpError } from '../../core/errors';
+import { type HttpError, badRequest } from '../../core/errors';
 import { type RealmRepresentation, type RealmSettingsRep, SETTINGS_FIELDS } from '../../representations/realm';
 import { type RepresentationProblem, readRepresentation } from '../../representations/schema';
 
@@ -25,9 +25,25 @@ export function settingsFrom(rep: RealmRepresentation, onProblem: (problem: Repr
     if (SETTINGS_FIELDS.has(k)) picked.push([k, v]);
   }
   const out: RealmSettingsRep = Object.fromEntries(picked);
+  if (out.sslRequired !== undefined) out.sslRequired = sslRequired(out.sslRequired);
   if (rep.oAuth2DeviceCodeLifespan != null && out.oauth2DeviceCodeLifespan === undefined)
     out.oauth2DeviceCodeLifespan = rep.oAuth2DeviceCodeLifespan;
   if (rep.oAuth2DevicePollingInterval != null && out.oauth2DevicePollingInterval === undefined)
     out.oauth2DevicePollingInterval = rep.oAuth2DevicePollingInterval;
   return out;
+}
+
+/** Keycloak's SslRequired values, as its representation spells them. */
+export const SSL_REQUIRED = ['all', 'external', 'none'] as const;
+
+/**
+ * Keycloak reads `sslRequired` with `SslRequired.valueOf(value.toUpperCase())` and writes it in lower
+ * case: any casing of a known value is that value; anything else is refused before it is stored.
+ */
+function sslRequired(value: unknown): string {
+  const v = String(value).toLowerCase();
+  if (!(SSL_REQUIRED as readonly string[]).includes(v)) {
+    throw badRequest(`Invalid value for sslRequired: must be one of ${SSL_REQUIRED.join(', ')}`);
+  }
+  return v;
 }
