@@ -1,4 +1,5 @@
 import { ValueTooLongError, dbErrorKind } from '../db/errors';
+import { invalidate } from '../loaders/invalidate';
 import type { RequestContext } from './context';
 import { type HttpError, errorB } from './errors';
 
@@ -44,5 +45,16 @@ export async function mappingDbErrors<T>(meaning: DbErrorMeaning, fn: () => Prom
  * is the outermost), with database errors mapped to their Keycloak meaning.
  */
 export function write<T>(ctx: RequestContext, meaning: DbErrorMeaning, fn: () => Promise<T>): Promise<T> {
-  return mappingDbErrors(meaning, () => ctx.db.transaction(fn));
+  let runs = 0;
+  return mappingDbErrors(meaning, () =>
+    ctx.db.transaction(() => {
+      // Run again after a lost lock race: what the rolled-back attempt cached (rows it wrote, answers
+      // it memoised) is forgotten, or the rerun could trust a row that no longer exists and skip a write.
+      if (runs++) {
+        invalidate.everything(ctx.loaders);
+        ctx.memo.clear();
+      }
+      return fn();
+    }),
+  );
 }

@@ -7,6 +7,11 @@ import type { Loaders } from '.';
  * writes and then reads (GraphQL mutations, REST handlers that answer with the new state) exact.
  */
 export const invalidate = {
+  /** Everything the request cached: a transaction that lost a lock race runs again from scratch. */
+  everything(l: Loaders): void {
+    for (const loader of Object.values(l)) if (typeof loader?.clearAll === 'function') loader.clearAll();
+  },
+
   /** A realm was created, renamed, updated or deleted. */
   realm(l: Loaders, realm: { id: string; name?: string }, ...names: Array<string | undefined>): void {
     l.realmById.clear(realm.id);

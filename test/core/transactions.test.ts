@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { write } from '../../src/core/db-errors';
 import { conflict } from '../../src/core/errors';
-import { systemContext } from '../../src/core/context';
+import { memo, systemContext } from '../../src/core/context';
 import { TRANSACTION_ATTEMPTS } from '../../src/db';
 import { TEST_DB_URL, type TestServer, startTestServer } from '../helpers/server';
 
@@ -45,6 +45,26 @@ test('after the last attempt the lock race reaches the caller, and nothing of it
   ).rejects.toThrow('lock race');
   expect(runs).toBe(TRANSACTION_ATTEMPTS);
   expect(await scratchRows('given-up')).toBe(0);
+});
+
+test('a write run again after a lost lock race forgets what its rolled-back attempt cached', async () => {
+  const ctx = systemContext(ts.db);
+  const id = 'scratch-role-rerun';
+  const seen: Array<[string | null, number]> = [];
+  let runs = 0;
+  await write(ctx, {}, async () => {
+    runs++;
+    if (runs === 1)
+      await ts.db.models.Role.create({ id, realmId: 'scratch-realm', containerId: 'scratch-realm', name: 'rerun', clientId: null });
+    const role = await ctx.loaders.roleById.load(id);
+    seen.push([role?.name ?? null, await memo(ctx, 'scratch-runs', async () => runs)]);
+    if (runs === 1) throw lockRace();
+  });
+  // The second attempt reads the database again: the role of the first is gone, the memo recomputed.
+  expect(seen).toEqual([
+    ['rerun', 1],
+    [null, 2],
+  ]);
 });
 
 test('other errors are not retried', async () => {

@@ -12,7 +12,7 @@ import { type ScopeOwner, requireOwnerAccess } from './scope-owner';
 import { findClient } from '../clients/clients';
 import type { RequestContext } from '../../core/context';
 import { expandComposites } from '../../core/effective-roles';
-import { canMapRole, requireMapRoles, roleReps } from '../roles/role-access';
+import { canMapRole, lockLinkedRoles, requireMapRoles, roleReps } from '../roles/role-access';
 
 /**
  * Scope mappings of clients and client scopes — the seed's `{scopeOwner}/{id}/scope-mappings`
@@ -177,6 +177,11 @@ export async function addScopeMappingsTo(
   const roles = await rolesOfBody(ctx, realm, t, reps);
   if (!roles.length) return;
   await ctx.db.transaction(async () => {
+    await lockLinkedRoles(
+      ctx,
+      roles.map((r) => r.id),
+      'Role not found',
+    );
     await ctx.db.models.ScopeMapping.bulkCreate(
       roles.map((r) => ({ ownerId: t.owner.id, roleId: r.id })),
       { ignoreDuplicates: true },

@@ -7,7 +7,7 @@ import { type RoleRep, toRoleRepresentation } from '../../representations/role';
 import { isMasterAdminClient, resolveClient } from '../clients/clients';
 import { memo, type RequestContext } from '../../core/context';
 import { batchLoad } from '../../loaders/batch';
-import { Op } from 'sequelize';
+import { Op, Transaction } from 'sequelize';
 import { ALL_REALM_ROLES } from '../../keycloak/realm-defaults';
 
 /**
@@ -177,4 +177,20 @@ export async function canMapRole(ctx: RequestContext, realm: RealmModel, role: R
 /** Throws 403 unless the caller may map every one of the roles. */
 export async function requireMapRoles(ctx: RequestContext, realm: RealmModel, roles: RoleModel[]): Promise<void> {
   for (const r of roles) if (!(await canMapRole(ctx, realm, r))) throw forbidden();
+}
+
+/**
+ * Inside the transaction of a write that links roles (mappings, composites, scope mappings): the
+ * roles must still exist, read again under a shared lock (MySQL; SQLite has one writer anyway). A
+ * concurrent `deleteRole` then either waits for this write and removes its links with the rest, or
+ * has committed first and this write answers 404 `message`: never a link to a deleted role.
+ */
+export async function lockLinkedRoles(ctx: RequestContext, ids: string[], message: string): Promise<void> {
+  const unique = [...new Set(ids)];
+  const found = await ctx.db.models.Role.findAll({
+    where: { id: { [Op.in]: unique } },
+    attributes: ['id'],
+    lock: Transaction.LOCK.SHARE,
+  });
+  if (found.length < unique.length) throw notFound(message);
 }

@@ -9,7 +9,7 @@ import type { RoleRep } from '../../representations/role';
 import { recordAdminEvent, roleResourcePath, roleResourceType } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
 import { findClient } from '../clients/clients';
-import { locateRole, requireMapRoles, roleReps, type RoleLocator } from './role-access';
+import { locateRole, lockLinkedRoles, requireMapRoles, roleReps, type RoleLocator } from './role-access';
 
 /**
  * Composite roles: the direct children of a role (reference §6.2–6.3), for `{roleOwner}/{name}`
@@ -112,6 +112,9 @@ export async function addComposites(
   if (!roles.length) return;
   const ids = [...new Set(roles.map((r) => r.id))];
   await ctx.db.transaction(async () => {
+    // The parent as well: a composite row of a deleted parent would be an orphan too.
+    await lockLinkedRoles(ctx, [role.id], 'id' in loc ? 'Could not find role with id' : 'Could not find role');
+    await lockLinkedRoles(ctx, ids, 'Could not find composite role');
     await ctx.db.models.CompositeRole.bulkCreate(
       ids.map((childId) => ({ compositeId: role.id, childId })),
       { ignoreDuplicates: true },

@@ -14,7 +14,7 @@ import { invalidate } from '../../loaders/invalidate';
 import { findClient } from '../clients/clients';
 import { findGroup } from '../groups/group-queries';
 import { resolveUser } from '../users/users';
-import { canMapRole, requireMapRoles, roleReps } from './role-access';
+import { canMapRole, lockLinkedRoles, requireMapRoles, roleReps } from './role-access';
 
 /**
  * Role mappings of users and groups — the seed's `{owner}/{id}/role-mappings` family, one
@@ -188,6 +188,11 @@ export async function addRoleMappingsTo(
   const roles = await rolesOfBody(ctx, realm, containerId, reps);
   if (!roles.length) return;
   await ctx.db.transaction(async () => {
+    await lockLinkedRoles(
+      ctx,
+      roles.map((r) => r.id),
+      'Role not found',
+    );
     if (owner.type === 'users') {
       await ctx.db.models.UserRoleMapping.bulkCreate(
         roles.map((r) => ({ userId: owner.model.id, roleId: r.id })),

@@ -184,6 +184,9 @@ export async function deleteRole(ctx: RequestContext, realm: RealmModel, loc: Ro
   if (role.id === realm.settings.defaultRoleId) throw badRequest(`${role.name} is default role of the realm and cannot be removed.`);
   const m = ctx.db.models;
   await ctx.db.transaction(async () => {
+    // The row first (FOR UPDATE): a write linking this role holds it shared (lockLinkedRoles), so
+    // either it commits before the links are removed below, or it waits and finds the role gone.
+    await m.Role.findByPk(role.id, { attributes: ['id'], lock: true });
     await m.CompositeRole.destroy({ where: { [Op.or]: [{ compositeId: role.id }, { childId: role.id }] } });
     await m.UserRoleMapping.destroy({ where: { roleId: role.id } });
     await m.GroupRoleMapping.destroy({ where: { roleId: role.id } });
