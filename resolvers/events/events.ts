@@ -38,9 +38,11 @@ export class Event {
 
 @ObjectType({ description: 'Who performed an admin operation (Keycloak AuthDetailsRepresentation).' })
 export class AuthDetails {
-  @Field(() => GraphQLString, opt) realmId?: string;
-  @Field(() => GraphQLString, { nullable: true, description: 'Client UUID.' }) clientId?: string;
-  @Field(() => GraphQLString, opt) userId?: string;
+  @Field(() => GraphQLID, { nullable: true, description: "Id of the caller's realm." }) realmId?: string;
+  // Keycloak's field `clientId` holds the client's UUID; GraphQL names it for what it is.
+  @Field(() => GraphQLID, { name: 'clientUuid', nullable: true, description: 'UUID of the client the caller used (REST: `clientId`).' })
+  clientId?: string;
+  @Field(() => GraphQLID, { nullable: true, description: 'Id of the calling user.' }) userId?: string;
   @Field(() => GraphQLString, opt) ipAddress?: string;
 }
 

@@ -78,11 +78,14 @@ describe('graphql events', () => {
     const id = created.createUser.user.id as string;
     const data = ok(
       await gql(`{ realm(name: "${R}") { adminEvents(resourceTypes: ["USER"], operationTypes: ["CREATE"]) {
-        operationType resourceType resourcePath representation authDetails { userId clientId } } } }`),
+        operationType resourceType resourcePath representation authDetails { userId clientUuid } } } }`),
     );
     expect(data.realm.adminEvents).toHaveLength(1);
     expect(data.realm.adminEvents[0]).toMatchObject({ operationType: 'CREATE', resourceType: 'USER', resourcePath: `users/${id}` });
     expect(JSON.parse(data.realm.adminEvents[0].representation)).toMatchObject({ username: 'gqluser' });
+    // Keycloak's authDetails.clientId is the client's UUID: GraphQL calls it clientUuid.
+    const adminCli = (await api.get('/admin/realms/master/clients?clientId=admin-cli')).body[0].id;
+    expect(data.realm.adminEvents[0].authDetails.clientUuid).toBe(adminCli);
     const wildcard = ok(await gql(`{ realm(name: "${R}") { adminEvents(resourcePath: "users/*", max: 5) { resourcePath } } }`));
     expect(wildcard.realm.adminEvents).toEqual([{ resourcePath: `users/${id}` }]);
   });
