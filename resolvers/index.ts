@@ -5,9 +5,9 @@ import express, { type Express, type NextFunction, type Request, type RequestHan
 import { contextFromRequest } from '../src/auth/bearer';
 import { corsForToken, preflight } from '../src/auth/cors';
 import { GRAPHQL_DEFAULTS, type GraphqlLimits } from '../src/config/graphql-options';
-import type { Db } from '../src/db';
 import type { RequestContext } from '../src/core/context';
-import { formatError } from './errors';
+import type { Db } from '../src/db';
+import { faultLogPlugin, formatError } from './errors';
 import { graphiql } from './graphiql';
 import { limitRules, limitsPlugin, withLimits } from './limits';
 import { gatewaySchema } from './schema';
@@ -38,7 +38,7 @@ export async function mountGraphql(
     persistedQueries: false,
     parseOptions: { maxTokens: limits.maxTokens },
     validationRules: limitRules(limits),
-    plugins: [ApolloServerPluginLandingPageDisabled(), limitsPlugin(limits)],
+    plugins: [ApolloServerPluginLandingPageDisabled(), limitsPlugin(limits), faultLogPlugin],
   });
   await server.start();
   app.options('/graphql', preflight('GET, POST', 'Apollo-Require-Preflight'));

@@ -1,10 +1,10 @@
 import type { Server } from 'node:http';
 import {
+  type DocumentNode,
   type ExecutionResult,
   type FormattedExecutionResult,
   GraphQLError,
   type GraphQLFormattedError,
-  type DocumentNode,
   getOperationAST,
   parse,
   specifiedRules,
@@ -19,7 +19,7 @@ import { type Actor, createContext } from '../src/core/context';
 import { HttpError } from '../src/core/errors';
 import type { Db } from '../src/db';
 import { stopEventFeeds } from '../src/services/events/feed';
-import { formatError } from './errors';
+import { formatError, logGraphqlFault } from './errors';
 import { limitRules, withLimits } from './limits';
 import { gatewaySchema } from './schema';
 
@@ -89,6 +89,7 @@ function formatted(e: GraphQLError): GraphQLFormattedError {
     const code = e.message.startsWith('Syntax Error') ? 'GRAPHQL_PARSE_FAILED' : 'GRAPHQL_VALIDATION_FAILED';
     return { ...e.toJSON(), extensions: { ...e.extensions, code, http: { status: 400 } } };
   }
+  logGraphqlFault(e, { method: 'WS', route: '/graphql subscription' });
   return formatError(e.toJSON(), e);
 }
 

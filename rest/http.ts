@@ -1,11 +1,12 @@
 import { STATUS_CODES } from 'node:http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { RealmModel } from '../src/db/models/realm';
-import { HttpError, cannotParse, errorC } from '../src/core/errors';
-import { validateRepresentation, validateRepresentationArray } from '../src/representations/schema';
 import type { RequestContext } from '../src/core/context';
-import { badText, checkJsonValue, hasBadText } from '../src/core/input-text';
 import { mapDbError } from '../src/core/db-errors';
+import { cannotParse, errorC, HttpError } from '../src/core/errors';
+import { badText, checkJsonValue, hasBadText } from '../src/core/input-text';
+import { isServerFault, logServerFault, requestIdOf, routeTemplate } from '../src/core/server-errors';
+import type { RealmModel } from '../src/db/models/realm';
+import { validateRepresentation, validateRepresentationArray } from '../src/representations/schema';
 
 /**
  * Shared plumbing of the REST adapters: async handlers, the request context and realm set by the
@@ -15,15 +16,27 @@ import { mapDbError } from '../src/core/db-errors';
 export const route =
   (fn: (req: Request, res: Response) => Promise<unknown>): RequestHandler =>
   (req, res, next) => {
-    fn(req, res).catch(next);
+    fn(req, res).catch((e) => failed(req, res, next, e));
   };
 
 /** Like `route`, but continues to the next handler when the function resolves. */
 export const middleware =
   (fn: (req: Request, res: Response) => Promise<void>): RequestHandler =>
   (req, res, next) => {
-    fn(req, res).then(() => next(), next);
+    fn(req, res).then(
+      () => next(),
+      (e) => failed(req, res, next, e),
+    );
   };
+
+/**
+ * Passes a handler's error on, noting the route template first: only here, inside the router that
+ * matched, are the mount path and parameters known (express restores them on the way out).
+ */
+export function failed(req: Request, res: Response, next: NextFunction, err: unknown): void {
+  if (res.locals.routeTemplate === undefined) res.locals.routeTemplate = routeTemplate(req);
+  next(err);
+}
 
 export function ctxOf(res: Response): RequestContext {
   return res.locals.ctx as RequestContext;
@@ -181,11 +194,21 @@ export function json(res: Response, body: unknown, status = 200): void {
   res.status(status).json(body);
 }
 
-/** Renders typed errors with Keycloak's bodies; anything else is a logged 500. */
+/**
+ * Renders typed errors with Keycloak's bodies; anything else is a 500 with Keycloak's generic body.
+ * A server fault is logged once at ERROR with its route template, request id and the driver's message.
+ */
 export function errorHandler(log: { error: (m: string) => void }) {
-  return (thrown: unknown, _req: Request, res: Response, _next: NextFunction) => {
+  return (thrown: unknown, req: Request, res: Response, _next: NextFunction) => {
     const err = mapDbError(thrown);
+    const site = () => ({
+      method: req.method,
+      // Outside a routed handler (a body parser, the GraphQL front's own middleware): the path, without its query.
+      route: String(res.locals.routeTemplate ?? requestPath(req).slice(0, 200)),
+      requestId: requestIdOf(req),
+    });
     if (err instanceof HttpError) {
+      if (isServerFault(err)) logServerFault(log, site(), err);
       res.status(err.status).json(err.body);
       return;
     }
@@ -199,7 +222,7 @@ export function errorHandler(log: { error: (m: string) => void }) {
       res.status(e.status).json({ error: `HTTP ${e.status} ${STATUS_CODES[e.status] ?? 'Client Error'}` });
       return;
     }
-    log.error(`Unhandled error: ${e?.stack ?? e?.message ?? String(err)}`);
+    logServerFault(log, site(), err);
     res.status(500).json({ error: 'unknown_error', error_description: 'For more on this error consult the server log.' });
   };
 }

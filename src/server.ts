@@ -1,17 +1,18 @@
 import 'reflect-metadata';
 import type { Server } from 'node:http';
 import express, { type Express, type Request } from 'express';
-import { adminRouter } from '../rest';
-import { errorHandler } from '../rest/http';
 import { mountGraphql } from '../resolvers';
 import { attachSubscriptions } from '../resolvers/subscriptions';
+import { adminRouter } from '../rest';
+import { errorHandler } from '../rest/http';
 import type { GraphqlLimits } from './config/graphql-options';
-import { openDb, type Db, type DbOptions } from './db';
+import { REQUEST_ID_HEADER, requestIdFrom } from './core/server-errors';
+import { type Db, type DbOptions, openDb } from './db';
 import { getLogger } from './logging';
 import { collectRuntimeMetrics, registry } from './metrics';
 import { oidcRouter } from './oidc/router';
 import { startEventExpiration } from './services/events/events';
-import { bootstrap, type BootstrapOptions } from './services/realms/realms';
+import { type BootstrapOptions, bootstrap } from './services/realms/realms';
 
 const log = getLogger('idserver.server');
 const httpLog = getLogger('idserver.http');
@@ -32,6 +33,13 @@ export async function createApp(db: Db, opts: AppOptions = {}): Promise<Express>
   app.set('trust proxy', false);
   const baseUrlOf = (req: Request) => (opts.hostname ? opts.hostname.replace(/\/+$/, '') : `${req.protocol}://${req.get('host')}`);
 
+  // Every response names its request (the client's sane X-Request-Id, else a new one): logs carry it too.
+  app.use((req, res, next) => {
+    const id = requestIdFrom(req.headers['x-request-id']);
+    res.locals.requestId = id;
+    res.setHeader(REQUEST_ID_HEADER, id);
+    next();
+  });
   app.use((req, res, next) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {

@@ -1,8 +1,8 @@
 import { Router } from 'express';
-import { addDefaultGroup, listDefaultGroups, removeDefaultGroup, listMembers } from '../../src/services/groups/group-membership';
+import { addDefaultGroup, listDefaultGroups, listMembers, removeDefaultGroup } from '../../src/services/groups/group-membership';
 import { countGroups, getGroup, getGroupByPath, listChildren, listGroups } from '../../src/services/groups/group-queries';
 import { addSubGroup, createTopLevelGroup, groupManagementPermissions, removeGroup, updateGroup } from '../../src/services/groups/groups';
-import { created, ctxOf, json, jsonBody, noContent, qBool, qInt, qStr, realmOf, route } from '../http';
+import { created, ctxOf, failed, json, jsonBody, noContent, qBool, qInt, qStr, realmOf, route } from '../http';
 import { groupOf } from './parent';
 
 /** `/admin/realms/{realm}/groups`, `group-by-path`, `default-groups`. */
@@ -47,7 +47,10 @@ groupsRouter.post(
 
 // The group is resolved before anything else: unknown id → 404 `Could not find group by id`.
 groupsRouter.param('id', (req, res, next) => {
-  groupOf(req, res).then(() => next(), next);
+  groupOf(req, res).then(
+    () => next(),
+    (e) => failed(req, res, next, e),
+  );
 });
 
 groupsRouter.get(

@@ -1,8 +1,9 @@
 import type { Request } from 'express';
-import type { Db } from '../db';
+import { type Actor, createContext, type RequestContext } from '../core/context';
 import { unauthorized } from '../core/errors';
+import { requestIdOf } from '../core/server-errors';
+import type { Db } from '../db';
 import { verifyBearer } from '../services/tokens/tokens';
-import { type Actor, type RequestContext, createContext } from '../core/context';
 
 /**
  * Admin request authentication shared by both fronts (reference §2.4): reads
@@ -34,7 +35,7 @@ export async function actorFromRequest(db: Db, req: Request): Promise<Actor> {
  */
 export async function contextFromRequest(db: Db, req: Request, baseUrl: string, category?: string): Promise<RequestContext> {
   const verified = await verifiedRequest(db, req);
-  const ctx = createContext(db, toActor(verified, req), baseUrl, category);
+  const ctx = createContext(db, toActor(verified, req), baseUrl, category, requestIdOf(req));
   ctx.loaders.realmByName.prime(verified.realm.name, verified.realm);
   ctx.loaders.realmById.prime(verified.realm.id, verified.realm);
   return ctx;

@@ -105,3 +105,23 @@ export async function verifyPassword(password: string, stored: StoredPassword): 
   }
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
+
+/** Dummy credentials by algorithm and iterations (few distinct values: one per realm password policy). */
+const dummies = new Map<string, Promise<StoredPassword>>();
+
+/**
+ * A credential of no one, hashed with the given algorithm: the token endpoint verifies the offered
+ * password against it when there is no real credential to check (unknown user, locked user), so that
+ * path costs the same hash as a wrong password and does not tell which usernames exist.
+ */
+export function dummyPassword(algorithm = DEFAULT_HASH_ALGORITHM, iterations?: number): Promise<StoredPassword> {
+  const key = `${algorithm}/${iterations ?? ''}`;
+  let stored = dummies.get(key);
+  if (!stored) {
+    if (dummies.size >= 32) dummies.clear();
+    stored = hashPassword(randomBytes(16).toString('base64'), algorithm, iterations);
+    dummies.set(key, stored);
+    stored.catch(() => dummies.delete(key));
+  }
+  return stored;
+}

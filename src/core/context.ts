@@ -32,10 +32,21 @@ export interface RequestContext {
   baseUrl: string;
   /** Per-request memo (permission sets per realm ...). */
   memo: Map<string, unknown>;
+  /** The request's id (its `X-Request-Id` response header); absent outside HTTP requests. */
+  requestId?: string;
 }
 
-export function createContext(db: Db, actor: Actor | null, baseUrl: string, category = 'idserver.request'): RequestContext {
-  return { db, actor, loaders: createLoaders(db), log: getLogger(category), baseUrl, memo: new Map() };
+export function createContext(
+  db: Db,
+  actor: Actor | null,
+  baseUrl: string,
+  category = 'idserver.request',
+  requestId?: string,
+): RequestContext {
+  const log = getLogger(category);
+  // A logger of its own per request: `%X{requestId}` in a pattern, `mdc.requestId` in JSON output.
+  if (requestId) log.addContext('requestId', requestId);
+  return { db, actor, loaders: createLoaders(db), log, baseUrl, memo: new Map(), requestId };
 }
 
 /** A context with full rights, for bootstrap and batch scripts. */

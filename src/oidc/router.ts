@@ -1,10 +1,14 @@
 import express, { Router } from 'express';
-import type { Db } from '../db';
 import { HttpError } from '../core/errors';
+import { hasBadText } from '../core/input-text';
+import { isServerFault, logServerFault, requestIdOf, routeTemplate } from '../core/server-errors';
+import type { Db } from '../db';
+import { getLogger } from '../logging';
 import { discoveryDocument, realmJwks } from '../services/tokens/oidc-metadata';
 import { tokenEndpoint } from '../services/tokens/token-endpoint';
 import { oauth } from '../services/tokens/tokens';
-import { hasBadText } from '../core/input-text';
+
+const log = getLogger('idserver.oidc');
 
 type Handler = (req: express.Request, res: express.Response) => Promise<void>;
 
@@ -12,7 +16,11 @@ type Handler = (req: express.Request, res: express.Response) => Promise<void>;
 const handle =
   (fn: Handler): express.RequestHandler =>
   (req, res, next) => {
-    fn(req, res).catch(next);
+    fn(req, res).catch((e) => {
+      // The template is known only inside the matched route (see rest/http.ts `failed`).
+      res.locals.routeTemplate ??= routeTemplate(req);
+      next(e);
+    });
   };
 
 /** Client credentials of an `Authorization: Basic` header (URL-encoded id and secret), if any. */
@@ -74,9 +82,16 @@ export function oidcRouter(db: Db, baseUrlOf: (req: express.Request) => string):
     }),
   );
 
-  r.use((err: unknown, _req: express.Request, res: express.Response, next: express.NextFunction) => {
-    if (err instanceof HttpError) res.status(err.status).json(err.body);
-    else next(err);
+  // Typed errors answer here; anything else goes on to the app's error handler (logged there).
+  r.use((err: unknown, req: express.Request, res: express.Response, next: express.NextFunction) => {
+    if (!(err instanceof HttpError)) {
+      next(err);
+      return;
+    }
+    if (isServerFault(err)) {
+      logServerFault(log, { method: req.method, route: String(res.locals.routeTemplate), requestId: requestIdOf(req) }, err);
+    }
+    res.status(err.status).json(err.body);
   });
   return r;
 }

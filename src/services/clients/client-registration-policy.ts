@@ -1,6 +1,6 @@
 import { requireCap } from '../../auth/permissions';
-import type { RealmModel } from '../../db/models/realm';
 import type { RequestContext } from '../../core/context';
+import type { RealmModel } from '../../db/models/realm';
 import type { ComponentTypeRep } from '../../representations/component-type';
 import type { ConfigPropertyRep } from '../../representations/config-property';
 
@@ -68,9 +68,9 @@ const provider = (id: string, helpText: string, properties: ConfigPropertyRep[] 
   metadata: {},
 });
 
-/** The registration policy providers with their config properties for this realm, ordered by id. */
+/** The registration policy providers with their config properties for this realm, ordered by id (view-realm, as Keycloak). */
 export async function clientRegistrationPolicyProviders(ctx: RequestContext, realm: RealmModel): Promise<ComponentTypeRep[]> {
-  await requireCap(ctx, realm, 'anyAdmin');
+  await requireCap(ctx, realm, 'viewRealm');
   const scopes = await ctx.db.models.ClientScope.findAll({ where: { realmId: realm.id }, attributes: ['name'], order: [['name', 'ASC']] });
   return registrationPolicyTypes(scopes.map((s) => s.name));
 }

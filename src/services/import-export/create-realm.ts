@@ -1,21 +1,21 @@
 import { Op } from 'sequelize';
 import { MASTER, masterRealmRoles } from '../../auth/permissions';
-import type { Db } from '../../db';
-import type { RealmModel } from '../../db/models/realm';
-import { badRequest, conflict, errorA, forbidden } from '../../core/errors';
-import { write } from '../../core/db-errors';
-import { invalidate } from '../../loaders/invalidate';
-import { checkReservedChars } from '../../core/reserved-chars';
-import { getLogger } from '../../logging';
 import { recordAdminEventInCallerRealm } from '../../core/admin-events';
 import { type RequestContext, systemContext } from '../../core/context';
-import { checkEventListeners } from '../events/events';
+import { write } from '../../core/db-errors';
+import { badRequest, conflict, errorA, forbidden } from '../../core/errors';
+import { checkReservedChars } from '../../core/reserved-chars';
+import type { Db } from '../../db';
+import type { RealmModel } from '../../db/models/realm';
 import { ALL_REALM_ROLES } from '../../keycloak/realm-defaults';
-import { prepareRealmKeys, setupRealm } from '../realms/realm-setup';
+import { invalidate } from '../../loaders/invalidate';
+import { getLogger } from '../../logging';
+import type { RealmRepresentation } from '../../representations/realm';
+import { checkEventListeners } from '../events/events';
 import { readRealmRepresentation, settingsFrom } from '../realms/realm-settings';
+import { prepareRealmKeys, setupRealm } from '../realms/realm-setup';
 import { importRealmContent } from './realm-import';
 import { importPlan } from './realm-import-clients';
-import type { RealmRepresentation } from '../../representations/realm';
 
 const log = getLogger('idserver.services.realms');
 
@@ -37,6 +37,40 @@ export async function createRealm(ctx: RequestContext, rep: unknown): Promise<Re
   const settings = settingsFrom(r, unreadable);
   checkEventListeners(r.eventsListeners);
   const enabled = r.enabled === true || r.enabled === 'true';
+  return oneCreatePerName(ctx.db, name, () => insertRealm(ctx, r, name, enabled, settings));
+}
+
+/** Creates of a realm name in flight on this node, per database. */
+const inFlight = new WeakMap<Db, Map<string, Promise<unknown>>>();
+
+/**
+ * Runs the creates of one realm name on this node one after the other: a concurrent duplicate waits
+ * for the first, then fails at the cheap existence check instead of generating keys and building a
+ * whole realm only for the unique index to refuse it. Across nodes the unique index still decides.
+ */
+async function oneCreatePerName<T>(db: Db, name: string, create: () => Promise<T>): Promise<T> {
+  let running = inFlight.get(db);
+  if (!running) {
+    running = new Map();
+    inFlight.set(db, running);
+  }
+  for (let ahead = running.get(name); ahead; ahead = running.get(name)) await ahead.catch(() => undefined);
+  const mine = create();
+  running.set(name, mine);
+  try {
+    return await mine;
+  } finally {
+    if (running.get(name) === mine) running.delete(name);
+  }
+}
+
+async function insertRealm(
+  ctx: RequestContext,
+  r: RealmRepresentation,
+  name: string,
+  enabled: boolean,
+  settings: ReturnType<typeof settingsFrom>,
+): Promise<RealmModel> {
   if (await ctx.db.models.Realm.findOne({ where: { name } })) throw conflict(`Realm ${name} already exists`);
   const plan = importPlan(r);
   // Key providers in the representation are the realm's keys; otherwise the generated defaults.

@@ -1,18 +1,18 @@
-import { type JWTPayload, decodeJwt, jwtVerify } from 'jose';
+import { decodeJwt, type JWTPayload, jwtVerify } from 'jose';
 import { Op } from 'sequelize';
-import { verifyPassword } from '../../auth/passwords';
+import { dummyPassword, verifyPassword } from '../../auth/passwords';
+import { activeKey, realmKeys } from '../../auth/realm-keys';
+import { clock } from '../../core/clock';
+import { effectiveRoleIdsForUsers } from '../../core/effective-roles';
 import type { Db } from '../../db';
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
 import type { UserModel } from '../../db/models/user';
 import { lockoutOf, recordLoginFailure, recordLoginSuccess } from '../sessions/brute-force';
-import { clock } from '../../core/clock';
-import { passwordExpired } from '../users/password-policy';
-import { effectiveRoleIdsForUsers } from '../../core/effective-roles';
-import { type NewSession, createSession, findActiveSession, touchSession } from '../sessions/session-store';
-import { activeKey, realmKeys } from '../../auth/realm-keys';
+import { createSession, findActiveSession, type NewSession, touchSession } from '../sessions/session-store';
+import { hashSettings, passwordExpired } from '../users/password-policy';
 import type { TokenEvent } from './token-events';
-import { type TokenRequest, type TokenResponse, grantedScope, issue, oauth, setting } from './tokens';
+import { grantedScope, issue, oauth, setting, type TokenRequest, type TokenResponse } from './tokens';
 
 /**
  * The grants of the token endpoint (reference §2.1–2.3, §8.3): password (with brute-force
@@ -55,6 +55,18 @@ async function updatePasswordEnabled(db: Db, realm: RealmModel): Promise<boolean
 
 const offlineRequested = (scope: string) => scope.split(' ').includes('offline_access');
 
+/**
+ * Verifies the password against a dummy credential hashed as the realm's passwords are, when there is
+ * no real one to check: an unknown or locked user then costs the same hash as a wrong password
+ * (Keycloak's dummyHash), so response times do not reveal which usernames exist.
+ */
+async function equalHashWork(realm: RealmModel, password: string | undefined): Promise<void> {
+  if (!password) return;
+  const { algorithm, iterations } = hashSettings(realm);
+  const dummy = await dummyPassword(algorithm, iterations).catch(() => dummyPassword());
+  await verifyPassword(password, dummy);
+}
+
 /** One grant of the token endpoint: the realm, the authenticated client, the request and its user event. */
 export interface GrantCall {
   db: Db;
@@ -91,13 +103,20 @@ export async function passwordGrant(g: GrantCall): Promise<TokenResponse> {
   ev.detail('username', username);
   if (!username) throw await ev.fail('user_not_found', invalid());
   const user = await findUserForLogin(db, realm, username);
-  if (!user) throw await ev.fail('user_not_found', invalid());
+  if (!user) {
+    await equalHashWork(realm, password);
+    throw await ev.fail('user_not_found', invalid());
+  }
   ev.userId = user.id;
   const locked = await lockoutOf(db, realm, user);
-  if (locked) throw await ev.fail(locked === 'temporary' ? 'user_temporarily_disabled' : 'user_disabled', invalid());
+  if (locked) {
+    await equalHashWork(realm, password);
+    throw await ev.fail(locked === 'temporary' ? 'user_temporarily_disabled' : 'user_disabled', invalid());
+  }
   const creds = password
     ? await db.models.Credential.findAll({ where: { userId: user.id, type: 'password' }, order: [['priority', 'ASC']] })
     : [];
+  if (!creds.length) await equalHashWork(realm, password);
   let matched: (typeof creds)[number] | undefined;
   for (const c of creds) if (!matched && password && (await verifyPassword(password, c))) matched = c;
   if (!matched) {

@@ -1,18 +1,18 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { SignJWT, decodeJwt, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
+import { decodeJwt, decodeProtectedHeader, type JWTPayload, jwtVerify, SignJWT } from 'jose';
 import { Op, QueryTypes } from 'sequelize';
+import { activeKey, realmKeys, verificationKeys } from '../../auth/realm-keys';
+import { nowSeconds } from '../../core/clock';
+import { errorB, errorC } from '../../core/errors';
+import { issuerOf } from '../../core/issuer';
 import type { Db } from '../../db';
 import type { ClientModel } from '../../db/models/client';
 import type { UserSessionModel } from '../../db/models/component';
 import type { RealmModel } from '../../db/models/realm';
 import type { UserModel } from '../../db/models/user';
-import { errorB, errorC } from '../../core/errors';
 import { getLogger } from '../../logging';
-import { nowSeconds } from '../../core/clock';
 import { isSessionActive, secondsLeft } from '../sessions/session-store';
 import { audClaim, computeClaims } from './token-claims';
-import { activeKey, realmKeys, verificationKeys } from '../../auth/realm-keys';
-import { issuerOf } from '../../core/issuer';
 
 const log = getLogger('idserver.oidc');
 
@@ -186,6 +186,7 @@ export interface VerifiedToken {
 /** The caller's user, client and session, read in one statement (bearer verification runs on every admin request). */
 interface BearerRow {
   clientUuid: string;
+  clientEnabled: boolean | number | null;
   userId: string | null;
   userRealm: string | null;
   enabled: boolean | number | null;
@@ -198,7 +199,7 @@ interface BearerRow {
   rememberMe: boolean | number | null;
 }
 
-const BEARER_SQL = `SELECT c.id AS clientUuid, u.id AS userId, u.realm_id AS userRealm, u.enabled AS enabled, u.not_before AS notBefore,
+const BEARER_SQL = `SELECT c.id AS clientUuid, c.enabled AS clientEnabled, u.id AS userId, u.realm_id AS userRealm, u.enabled AS enabled, u.not_before AS notBefore,
   s.id AS sessionId, s.realm_id AS sessionRealm, s.started AS started, s.last_access AS lastAccess, s.offline AS offline,
   s.remember_me AS rememberMe
 FROM client c
@@ -210,7 +211,7 @@ const truthy = (v: unknown) => v === true || v === 1 || v === '1';
 
 /**
  * Verifies an admin bearer token: issuer realm, signature with the realm's keys, expiry, type,
- * not-before, live session, enabled user, existing client. Two statements: the realm, then user,
+ * not-before, live session, enabled user, existing and enabled client. Two statements: the realm, then user,
  * client and session together. Returns null when anything fails (→ 401).
  */
 export async function verifyBearer(db: Db, token: string): Promise<VerifiedToken | null> {
@@ -237,7 +238,8 @@ export async function verifyBearer(db: Db, token: string): Promise<VerifiedToken
       replacements: { sid, sub: claims.sub ? String(claims.sub) : null, realm: realm.id, azp: String(claims.azp ?? '') },
       type: QueryTypes.SELECT,
     });
-    if (!row) return null; // no such client
+    // The client the token was issued to must still exist and be enabled (Keycloak refuses tokens of a disabled client).
+    if (!row || !truthy(row.clientEnabled)) return null;
     if (sid) {
       const session = {
         started: Number(row.started),

@@ -1,5 +1,5 @@
-import type { AdminApi, TestServer } from '../../helpers/server';
 import { realmAdmin, realmServer } from '../../helpers/fixtures';
+import type { AdminApi, TestServer } from '../../helpers/server';
 
 /** `GET /client-registration-policy/providers`: the policy providers with their config properties. */
 let ts: TestServer;
@@ -63,12 +63,16 @@ test('every provider of the default policies, with properties filled for the rea
   expect(scopes[0].options).toEqual(names);
 });
 
-test('any realm admin role may read it; none → 403; unknown realm → 404', async () => {
-  const viewer = await realmAdmin(ts, R, 'rp-viewer', ['view-clients']);
-  expect((await viewer.get(url)).status).toBe(200);
-  const impersonator = await realmAdmin(ts, R, 'rp-imp', ['impersonation']);
-  const res = await impersonator.get(url);
-  expect(res.status).toBe(403);
-  expect(res.body).toEqual({ error: 'HTTP 403 Forbidden' });
+test('view-realm (or manage-realm) may read it, as Keycloak requireViewRealm; other admin roles → 403; unknown realm → 404', async () => {
+  expect((await (await realmAdmin(ts, R, 'rp-realm-viewer', ['view-realm'])).get(url)).status).toBe(200);
+  expect((await (await realmAdmin(ts, R, 'rp-realm-manager', ['manage-realm'])).get(url)).status).toBe(200);
+  for (const [username, role] of [
+    ['rp-users', 'view-users'],
+    ['rp-clients', 'view-clients'],
+    ['rp-imp', 'impersonation'],
+  ]) {
+    const res = await (await realmAdmin(ts, R, username, [role])).get(url);
+    expect([role, res.status, res.body]).toEqual([role, 403, { error: 'HTTP 403 Forbidden' }]);
+  }
   expect((await api.get('/admin/realms/nope/client-registration-policy/providers')).status).toBe(404);
 });

@@ -1,5 +1,5 @@
-import request from 'supertest';
 import { decodeJwt } from 'jose';
+import request from 'supertest';
 import { createUser, realmServer } from '../../helpers/fixtures';
 import type { AdminApi, TestServer } from '../../helpers/server';
 
@@ -70,4 +70,27 @@ test('a realm not-before (logout-all) ends older tokens, not newer ones', async 
   expect((await call(token)).status).toBe(401);
   const fresh = await login('nbf');
   expect((await call(fresh)).status).toBe(200);
+});
+
+test('a client disabled after issuing a token ends the token on REST and GraphQL, and enabling it again restores it', async () => {
+  expect(
+    (await api.post(`/admin/realms/${R}/clients`, { clientId: 'tool2', publicClient: true, directAccessGrantsEnabled: true })).status,
+  ).toBe(201);
+  await createUser(ts, R, 'tool2user', { roles: ['view-users'], password: 'pw' });
+  const token = await login('tool2user', 'tool2');
+  const graphql = () =>
+    request(ts.app)
+      .post('/graphql')
+      .set('Authorization', `Bearer ${token}`)
+      .send({ query: `{ realm(name: "${R}") { id } }` });
+  expect((await call(token)).status).toBe(200);
+  expect((await graphql()).status).toBe(200);
+  const tool = (await api.get(`/admin/realms/${R}/clients?clientId=tool2`)).body[0];
+  expect((await api.put(`/admin/realms/${R}/clients/${tool.id}`, { ...tool, enabled: false })).status).toBe(204);
+  const rest = await call(token);
+  expect([rest.status, rest.body]).toEqual([401, { error: 'HTTP 401 Unauthorized' }]);
+  const gql = await graphql();
+  expect([gql.status, gql.body]).toEqual([401, { error: 'HTTP 401 Unauthorized' }]);
+  expect((await api.put(`/admin/realms/${R}/clients/${tool.id}`, { ...tool, enabled: true })).status).toBe(204);
+  expect((await call(token)).status).toBe(200);
 });
