@@ -109,15 +109,15 @@ export async function attachSubscriptions(server: Server, db: Db, opts: Subscrip
         const { socket, request } = ctx.extra;
         const token = tokenOf(ctx.connectionParams);
         const ip = request.socket.remoteAddress;
-        const actor = token ? await actorFromToken(db, token, ip) : null;
+        const baseUrl = opts.hostname ? opts.hostname.replace(/\/+$/, '') : `http://${request.headers.host}`;
+        const actor = token ? await actorFromToken(db, token, ip, baseUrl) : null;
         if (!token || !actor) {
           socket.close(CloseCode.Unauthorized, 'Unauthorized');
           return false;
         }
-        const baseUrl = opts.hostname ? opts.hostname.replace(/\/+$/, '') : `http://${request.headers.host}`;
         if (!originAllowed(request.headers.origin, request.headers.host, baseUrl, actor.allowedOrigins)) return false; // 4403
         const timer = setInterval(() => {
-          actorFromToken(db, token, ip).then(
+          actorFromToken(db, token, ip, baseUrl).then(
             (still) => {
               if (!still) socket.close(CloseCode.Unauthorized, 'Token expired or revoked');
             },

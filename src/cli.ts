@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { ConfigError, helpText, loadConfig, type Mode, type ServerConfig } from './config';
+import { ConfigError, checkHostname, helpText, loadConfig, type Mode, type ServerConfig } from './config';
 import { configureLogging, getLogger, loggingConfigFromValues, shutdownLogging } from './logging';
 import { graphqlLimitsFromValues } from './config/graphql-options';
 import { startServer } from './server';
@@ -25,6 +25,7 @@ export async function main(argv: string[]): Promise<void> {
   let cfg: ServerConfig;
   try {
     cfg = loadConfig({ mode, args: rest });
+    checkHostname(cfg);
     configureLogging(loggingConfigFromValues(cfg.values));
   } catch (e) {
     const msg = e instanceof ConfigError ? e.message : `Invalid value for option '--log-level': ${(e as Error).message}`;

@@ -8,7 +8,7 @@ import { verifyBearer } from '../services/tokens/tokens';
 /**
  * Admin request authentication shared by both fronts (reference §2.4): reads
  * `Authorization: Bearer <token>` (scheme case-insensitive), verifies it against its issuer realm and
- * returns the caller. Anything missing or invalid is the 401 `{"error":"HTTP 401 Unauthorized"}`.
+ * returns the caller; its issuer must be the server's URL of that realm. Anything missing or invalid is the 401 `{"error":"HTTP 401 Unauthorized"}`.
  */
 export function bearerToken(req: Request): string | undefined {
   const m = /^bearer\s+(.+)$/i.exec((req.headers.authorization ?? '').trim());
@@ -16,10 +16,10 @@ export function bearerToken(req: Request): string | undefined {
 }
 
 /** The verified token behind the request; throws 401 when there is none or it does not verify. */
-async function verifiedRequest(db: Db, req: Request) {
+async function verifiedRequest(db: Db, req: Request, baseUrl?: string) {
   const token = bearerToken(req);
   if (!token) throw unauthorized();
-  const verified = await verifyBearer(db, token);
+  const verified = await verifyBearer(db, token, baseUrl);
   if (!verified) throw unauthorized();
   return verified;
 }
@@ -34,7 +34,7 @@ export async function actorFromRequest(db: Db, req: Request): Promise<Actor> {
  * (read while verifying the token), so the request does not read it again.
  */
 export async function contextFromRequest(db: Db, req: Request, baseUrl: string, category?: string): Promise<RequestContext> {
-  const verified = await verifiedRequest(db, req);
+  const verified = await verifiedRequest(db, req, baseUrl);
   const ctx = createContext(db, toActor(verified, req), baseUrl, category, requestIdOf(req));
   ctx.loaders.realmByName.prime(verified.realm.name, verified.realm);
   ctx.loaders.realmById.prime(verified.realm.id, verified.realm);
@@ -45,8 +45,8 @@ export async function contextFromRequest(db: Db, req: Request, baseUrl: string, 
  * The caller behind a bearer token given without an HTTP request (the WebSocket front reads it from
  * `connection_init`), verified as `contextFromRequest` does; null when it does not verify.
  */
-export async function actorFromToken(db: Db, token: string, ipAddress?: string): Promise<Actor | null> {
-  const verified = await verifyBearer(db, token);
+export async function actorFromToken(db: Db, token: string, ipAddress?: string, baseUrl?: string): Promise<Actor | null> {
+  const verified = await verifyBearer(db, token, baseUrl);
   return verified ? toActor(verified, { ip: ipAddress }) : null;
 }
 

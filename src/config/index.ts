@@ -11,6 +11,7 @@ export interface ServerConfig {
   httpManagementPort: number;
   metricsEnabled: boolean;
   hostname?: string;
+  hostnameStrict: boolean;
   db: 'sqlite' | 'mysql' | 'mariadb';
   dbUrl?: string;
   dbUsername?: string;
@@ -99,6 +100,19 @@ export function loadConfig(opts: LoadOptions): ServerConfig {
   const cfg: Record<string, unknown> = { mode: opts.mode, values, sources };
   for (const [k, v] of Object.entries(values)) cfg[camel(k)] = v;
   return cfg as unknown as ServerConfig;
+}
+
+/**
+ * `start` serves tokens whose issuer is the configured public address, as Keycloak's production mode
+ * does: without `--hostname` the issuer would follow the Host header, which any client chooses. Only
+ * `--hostname-strict=false` (the start-dev default) allows that.
+ */
+export function checkHostname(cfg: ServerConfig): void {
+  if (cfg.hostnameStrict && !cfg.hostname) {
+    throw new ConfigError(
+      `hostname is not configured; either configure --hostname (${envName('hostname')}), or set --hostname-strict=false`,
+    );
+  }
 }
 
 /** The --help text: every option with its environment variable and default. */

@@ -29,6 +29,24 @@ export const parsers = {
     if (v === 'false') return false;
     throw new Error('must be true or false');
   },
+  /**
+   * The server's public address: a URL (`https://id.example.com`, `http://host:8080/auth`) or a bare
+   * host name, which means https on the default port (Keycloak 26 reads `--hostname` the same way).
+   * Returned without a trailing slash; a query, a fragment or another scheme is refused.
+   */
+  publicUrl: (raw: string): string => {
+    const text = raw.trim();
+    if (text === '') throw new Error('must not be empty');
+    let url: URL;
+    try {
+      url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `https://${text}`);
+    } catch {
+      throw new Error('must be a URL such as https://id.example.com or a host name');
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('must be an http or https URL');
+    if (url.search || url.hash || url.username || url.password) throw new Error('must not carry a query, a fragment or credentials');
+    return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+  },
   oneOf:
     <T extends string>(...allowed: T[]) =>
     (raw: string): T => {
@@ -56,8 +74,18 @@ const options = [
   {
     name: 'hostname',
     group: 'HTTP',
-    description: 'Public base URL of the server (used as token issuer); derived from the request when unset.',
-    parse: parsers.string,
+    description:
+      'Public address of the server, a URL or a host name (https assumed): the issuer of its tokens and the base of every link. Required by start unless --hostname-strict=false; start-dev uses the address of each request.',
+    parse: parsers.publicUrl,
+  },
+  {
+    name: 'hostname-strict',
+    group: 'HTTP',
+    description:
+      'Refuse to start without --hostname. When false and no hostname is set, the issuer and links follow the Host header of each request, which a client controls: only behind a proxy that sets it.',
+    default: true,
+    devDefault: false,
+    parse: parsers.bool,
   },
   {
     name: 'http-management-port',

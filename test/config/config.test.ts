@@ -95,7 +95,13 @@ describe('the idserver command', () => {
 
   test('start refuses to create an admin without bootstrap credentials', () => {
     const dir = mkdtempSync(join(tmpdir(), 'idserver-cli-'));
-    const r = run(['start', `--db-url=${join(dir, 'db.sqlite')}`, '--http-port=0', '--log-level=error']);
+    const r = run([
+      'start',
+      '--hostname=https://id.example.com',
+      `--db-url=${join(dir, 'db.sqlite')}`,
+      '--http-port=0',
+      '--log-level=error',
+    ]);
     expect(r.status).toBe(1);
     expect(r.stdout + r.stderr).toContain('IDSERVER_BOOTSTRAP_ADMIN_USERNAME');
   });

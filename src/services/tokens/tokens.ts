@@ -210,11 +210,12 @@ WHERE c.realm_id = :realm AND c.client_id = :azp`;
 const truthy = (v: unknown) => v === true || v === 1 || v === '1';
 
 /**
- * Verifies an admin bearer token: issuer realm, signature with the realm's keys, expiry, type,
+ * Verifies an admin bearer token: issuer realm (and, given the server's base URL, the whole issuer),
+ * signature with the realm's keys, expiry, type,
  * not-before, live session, enabled user, existing and enabled client. Two statements: the realm, then user,
  * client and session together. Returns null when anything fails (→ 401).
  */
-export async function verifyBearer(db: Db, token: string): Promise<VerifiedToken | null> {
+export async function verifyBearer(db: Db, token: string, baseUrl?: string): Promise<VerifiedToken | null> {
   try {
     const unverified = decodeJwt(token);
     const header = decodeProtectedHeader(token);
@@ -233,6 +234,12 @@ export async function verifyBearer(db: Db, token: string): Promise<VerifiedToken
       }
     }
     if (claims?.typ !== 'Bearer') return null;
+    // Keycloak's TokenVerifier.realmUrl: the issuer must be this server's URL of the realm (the
+    // configured hostname, or in start-dev the request's own address), not whatever host minted it.
+    if (baseUrl !== undefined && claims.iss !== issuerOf(baseUrl, realm.name)) {
+      log.debug(`Bearer token rejected: issuer ${String(claims.iss)} is not ${issuerOf(baseUrl, realm.name)}`);
+      return null;
+    }
     const sid = claims.sid ? String(claims.sid) : null;
     const [row] = await db.sequelize.query<BearerRow>(BEARER_SQL, {
       replacements: { sid, sub: claims.sub ? String(claims.sub) : null, realm: realm.id, azp: String(claims.azp ?? '') },
