@@ -1,7 +1,6 @@
 /** The OpenID Provider Metadata of a realm (GET /realms/{realm}/.well-known/openid-configuration), the fields this server publishes. */
 export interface OidcDiscoveryDocument {
   issuer: string;
-  authorization_endpoint: string;
   token_endpoint: string;
   jwks_uri: string;
   grant_types_supported: string[];

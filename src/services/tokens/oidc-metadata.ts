@@ -38,20 +38,29 @@ export async function realmJwks(db: Db, name: string): Promise<JSONWebKeySet> {
   };
 }
 
-/** GET /realms/{realm}/.well-known/openid-configuration: the OpenID discovery document. */
+/**
+ * GET /realms/{realm}/.well-known/openid-configuration: the OpenID discovery document, listing only
+ * what this server serves: the token endpoint (password, client-credentials and refresh grants) and
+ * the key set, client secrets (basic or post), no authorization endpoint and no response types until a browser login exists, and as
+ * signing algorithms those of the realm's enabled signing keys (an ES256 realm says ES256).
+ */
 export async function discoveryDocument(db: Db, name: string, baseUrl: string): Promise<OidcDiscoveryDocument> {
   const realm = await publicRealm(db, name);
   const iss = issuerOf(baseUrl, realm.name);
   const oidc = `${iss}/protocol/openid-connect`;
+  // Tokens are signed with the realm's asymmetric keys (its HMAC key signs only internal tokens).
+  const signing = (await realmKeys(db, realm.id)).filter(
+    (k) => k.use === 'SIG' && k.type !== 'OCT' && k.status !== 'DISABLED' && k.algorithm,
+  );
+  const algorithms = [...new Set(signing.map((k) => k.algorithm as string))].sort();
   return {
     issuer: iss,
-    authorization_endpoint: `${oidc}/auth`,
     token_endpoint: `${oidc}/token`,
     jwks_uri: `${oidc}/certs`,
     grant_types_supported: ['password', 'client_credentials', 'refresh_token'],
-    response_types_supported: ['code', 'none', 'id_token', 'token', 'id_token token', 'code id_token', 'code token', 'code id_token token'],
-    subject_types_supported: ['public', 'pairwise'],
-    id_token_signing_alg_values_supported: ['RS256'],
+    response_types_supported: [],
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: algorithms,
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     scopes_supported: [
       'openid',

@@ -179,13 +179,45 @@ describe('token endpoint', () => {
     expect(denied.body).toEqual({ error: 'HTTP 403 Forbidden' });
   });
 
-  test('discovery document', async () => {
+  test('discovery document: only what is served, and the algorithms of the realm keys', async () => {
     const res = await request(ts.app).get('/realms/master/.well-known/openid-configuration');
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       issuer: 'http://localhost:8080/realms/master',
       token_endpoint: 'http://localhost:8080/realms/master/protocol/openid-connect/token',
       jwks_uri: 'http://localhost:8080/realms/master/protocol/openid-connect/certs',
+      grant_types_supported: ['password', 'client_credentials', 'refresh_token'],
+      response_types_supported: [],
+      subject_types_supported: ['public'],
+      id_token_signing_alg_values_supported: ['RS256'],
     });
+    // No browser login yet: no authorization endpoint is advertised; every advertised URL answers.
+    expect(res.body.authorization_endpoint).toBeUndefined();
+    for (const url of [res.body.jwks_uri]) expect((await request(ts.app).get(new URL(url).pathname)).status).toBe(200);
+    expect((await request(ts.app).post(new URL(res.body.token_endpoint).pathname).type('form').send({})).status).toBe(400);
+  });
+
+  test('an ES256 realm advertises ES256; a disabled key is not advertised', async () => {
+    const admin = await ts.api();
+    expect((await admin.post('/admin/realms', { realm: 'disco-ec', enabled: true, defaultSignatureAlgorithm: 'ES256' })).status).toBe(201);
+    const realmId = (await admin.get('/admin/realms/disco-ec')).body.id;
+    const ec = await admin.post('/admin/realms/disco-ec/components', {
+      name: 'ec',
+      providerId: 'ecdsa-generated',
+      providerType: 'org.keycloak.keys.KeyProvider',
+      parentId: realmId,
+      config: { priority: ['200'] },
+    });
+    expect(ec.status).toBe(201);
+    const algs = async () =>
+      (await request(ts.app).get('/realms/disco-ec/.well-known/openid-configuration')).body.id_token_signing_alg_values_supported;
+    expect(await algs()).toEqual(['ES256', 'RS256']);
+    const rsa = (await admin.get(`/admin/realms/disco-ec/components?type=org.keycloak.keys.KeyProvider`)).body.find(
+      (c: { providerId: string }) => c.providerId === 'rsa-generated',
+    );
+    expect(
+      (await admin.put(`/admin/realms/disco-ec/components/${rsa.id}`, { ...rsa, config: { ...rsa.config, enabled: ['false'] } })).status,
+    ).toBe(204);
+    expect(await algs()).toEqual(['ES256']);
   });
 });
