@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { ConfigError, checkHostname, helpText, loadConfig, type Mode, type ServerConfig } from './config';
+import { ConfigError, checkHostname, helpText, loadConfig, type Mode, resolveDatabase, type ServerConfig } from './config';
 import { configureLogging, getLogger, loggingConfigFromValues, shutdownLogging } from './logging';
 import { graphqlLimitsFromValues } from './config/graphql-options';
 import { startServer } from './server';
@@ -26,6 +26,7 @@ export async function main(argv: string[]): Promise<void> {
   try {
     cfg = loadConfig({ mode, args: rest });
     checkHostname(cfg);
+    resolveDatabase(cfg);
     configureLogging(loggingConfigFromValues(cfg.values));
   } catch (e) {
     const msg = e instanceof ConfigError ? e.message : `Invalid value for option '--log-level': ${(e as Error).message}`;

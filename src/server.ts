@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import type { Server } from 'node:http';
+import { type Server, createServer } from 'node:http';
 import express, { type Express, type Request } from 'express';
 import { mountGraphql } from '../resolvers';
 import { attachSubscriptions } from '../resolvers/subscriptions';
@@ -84,17 +84,32 @@ export interface RunningServer {
 
 /** Opens the database, migrates, bootstraps the master realm and admin, and listens. */
 export async function startServer(opts: StartOptions): Promise<RunningServer> {
-  const db = await openDb(opts.db);
-  const boot = await bootstrap(db, opts.bootstrap);
-  if (opts.bootstrap.mode === 'start-dev' && boot.createdAdmin && opts.bootstrap.password === 'admin') {
-    log.warn(
-      `Created the bootstrap admin '${boot.createdAdmin}' with the development default password: change it, and do not use start-dev in production`,
-    );
+  // The port first: a port in use stops start-up before the database is opened, migrated or written.
+  const server = await listen(opts.port, opts.host, '--http-port');
+  let db: Db;
+  try {
+    db = await openDb(opts.db);
+  } catch (e) {
+    server.close();
+    throw new Error(`Cannot open the database of --db=${opts.db.vendor} --db-url=${redactedUrl(opts.db.url)}: ${(e as Error).message}`);
   }
-  const app = await createApp(db, opts);
+  let app: Express;
+  try {
+    const boot = await bootstrap(db, opts.bootstrap);
+    if (opts.bootstrap.mode === 'start-dev' && boot.createdAdmin && opts.bootstrap.password === 'admin') {
+      log.warn(
+        `Created the bootstrap admin '${boot.createdAdmin}' with the development default password: change it, and do not use start-dev in production`,
+      );
+    }
+    app = await createApp(db, opts);
+  } catch (e) {
+    server.close();
+    await db.close();
+    throw e;
+  }
   // Expired events are purged in small batches every 15 minutes (the timer never keeps the process alive).
   const stopExpiration = startEventExpiration(db);
-  const server = await listen(app, opts.port, opts.host);
+  server.on('request', app);
   // GraphQL subscriptions (graphql-ws) share the listener: WebSocket upgrades of /graphql.
   const subscriptions = await attachSubscriptions(server, db, { hostname: opts.hostname, limits: opts.graphql });
   const url = urlOf(server, opts.host);
@@ -102,7 +117,8 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   let management: Server | undefined;
   let managementUrl: string | undefined;
   if (opts.management) {
-    management = await listen(managementApp(), opts.management.port, opts.host);
+    management = await listen(opts.management.port, opts.host, '--http-management-port');
+    management.on('request', managementApp());
     managementUrl = urlOf(management, opts.host);
     log.info(`Management interface listening on ${managementUrl} (metrics at /metrics)`);
   }
@@ -122,10 +138,35 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   };
 }
 
-function listen(app: Express, port: number, host: string): Promise<Server> {
+/** A database URL as it may be shown: without a password. */
+function redactedUrl(url: string | undefined): string {
+  if (!url) return '(default)';
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * A listening HTTP server without a handler yet (requests wait until one is attached). A port that is
+ * taken or not ours to bind is an error naming the option.
+ */
+function listen(port: number, host: string, option: string): Promise<Server> {
   return new Promise<Server>((resolve, reject) => {
-    const s = app.listen(port, host, () => resolve(s));
-    s.once('error', reject);
+    const s = createServer();
+    s.once('error', (e: NodeJS.ErrnoException) => {
+      const why =
+        e.code === 'EADDRINUSE'
+          ? 'is already in use'
+          : e.code === 'EACCES'
+            ? 'may not be bound by this user'
+            : `cannot be bound (${e.message})`;
+      reject(new Error(`Port ${port} on ${host} ${why}: choose another with ${option}`));
+    });
+    s.listen(port, host, () => resolve(s));
   });
 }
 

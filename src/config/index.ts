@@ -102,6 +102,41 @@ export function loadConfig(opts: LoadOptions): ServerConfig {
   return cfg as unknown as ServerConfig;
 }
 
+const MYSQL_SCHEMES = ['mysql:', 'mariadb:'];
+
+/**
+ * The database kind and location agree, or start-up stops naming the option: without `--db` the kind
+ * follows from the URL's scheme (`mysql://` or `mariadb://` → MariaDB/MySQL, a path or `sqlite:` →
+ * SQLite); a MariaDB kind needs such a URL (with host and database), a SQLite one a file path.
+ */
+export function resolveDatabase(cfg: ServerConfig): void {
+  const url = cfg.dbUrl;
+  const scheme = url && /^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? `${url.slice(0, url.indexOf(':')).toLowerCase()}:` : undefined;
+  if (cfg.sources.db === 'default' && scheme && MYSQL_SCHEMES.includes(scheme)) {
+    cfg.db = 'mariadb';
+    cfg.values.db = 'mariadb';
+  }
+  if (cfg.db === 'sqlite') {
+    if (scheme && scheme !== 'sqlite:' && scheme !== 'file:') {
+      throw new ConfigError(
+        `Invalid value for option '--db-url': ${scheme}// is not a SQLite file; give a file path, or --db=mariadb with a mysql:// URL`,
+      );
+    }
+    return;
+  }
+  if (!url) return; // mysql://127.0.0.1:3306/idserver
+  if (!scheme || !MYSQL_SCHEMES.includes(scheme)) {
+    throw new ConfigError(`Invalid value for option '--db-url': --db=${cfg.db} needs a URL such as mysql://host:3306/database`);
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError(`Invalid value for option '--db-url': not a URL (mysql://host:3306/database)`);
+  }
+  if (!parsed.hostname) throw new ConfigError(`Invalid value for option '--db-url': the URL names no host (mysql://host:3306/database)`);
+}
+
 /**
  * `start` serves tokens whose issuer is the configured public address, as Keycloak's production mode
  * does: without `--hostname` the issuer would follow the Host header, which any client chooses. Only

@@ -146,26 +146,27 @@ export interface BootstrapOptions {
  * `admin`, temporary-admin attribute). `start` refuses to create an admin without credentials.
  */
 export async function bootstrap(db: Db, opts: BootstrapOptions): Promise<{ createdMaster: boolean; createdAdmin?: string }> {
-  let master = await db.models.Realm.findOne({ where: { name: MASTER } });
-  let createdMaster = false;
-  if (!master) {
-    const keys = await prepareRealmKeys(MASTER);
-    master = await db.transaction(() => setupRealm(db, { name: MASTER, enabled: true, settings: {}, keys }));
-    createdMaster = true;
-    log.info('Created the master realm');
-  }
-  const adminRole = await db.models.Role.findOne({ where: { containerId: master.id, clientId: null, name: 'admin' } });
-  const hasAdmin = adminRole && (await db.models.UserRoleMapping.findOne({ where: { roleId: adminRole.id } }));
-  if (!adminRole || hasAdmin) return { createdMaster };
-  if (!opts.username || !opts.password) {
-    if (opts.mode === 'start') {
-      throw new Error('No admin user in the master realm: set IDSERVER_BOOTSTRAP_ADMIN_USERNAME and IDSERVER_BOOTSTRAP_ADMIN_PASSWORD');
+  const noCredentials = !opts.username || !opts.password;
+  const missingAdmin = () =>
+    new Error('No admin user in the master realm: set IDSERVER_BOOTSTRAP_ADMIN_USERNAME and IDSERVER_BOOTSTRAP_ADMIN_PASSWORD');
+  const existing = await db.models.Realm.findOne({ where: { name: MASTER } });
+  // A start that cannot create the admin fails before it writes anything (no master realm without one).
+  if (!existing && noCredentials && opts.mode === 'start') throw missingAdmin();
+  const keys = existing ? undefined : await prepareRealmKeys(MASTER);
+  const stored = noCredentials ? undefined : await hashPassword(opts.password as string);
+  // The master realm and its admin in one transaction: a failure leaves the database as it was.
+  return db.transaction(async () => {
+    const master = existing ?? (await setupRealm(db, { name: MASTER, enabled: true, settings: {}, keys: keys ?? [] }));
+    const createdMaster = !existing;
+    if (createdMaster) log.info('Created the master realm');
+    const adminRole = await db.models.Role.findOne({ where: { containerId: master.id, clientId: null, name: 'admin' } });
+    const hasAdmin = adminRole && (await db.models.UserRoleMapping.findOne({ where: { roleId: adminRole.id } }));
+    if (!adminRole || hasAdmin) return { createdMaster };
+    if (!stored) {
+      if (opts.mode === 'start') throw missingAdmin();
+      return { createdMaster };
     }
-    return { createdMaster };
-  }
-  const username = opts.username.toLowerCase();
-  const stored = await hashPassword(opts.password);
-  await db.transaction(async () => {
+    const username = (opts.username as string).toLowerCase();
     const id = randomUUID();
     await db.models.User.create({
       id,
@@ -193,7 +194,7 @@ export async function bootstrap(db: Db, opts: BootstrapOptions): Promise<{ creat
       { userId: id, roleId: adminRole.id },
       { userId: id, roleId: defaultRoleId },
     ]);
+    log.info(`Created temporary admin user with username ${username}`);
+    return { createdMaster, createdAdmin: username };
   });
-  log.info(`Created temporary admin user with username ${username}`);
-  return { createdMaster, createdAdmin: username };
 }
