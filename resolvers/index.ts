@@ -32,6 +32,9 @@ export async function mountGraphql(
     schema: withLimits(await gatewaySchema(), limits),
     formatError,
     includeStacktraceInErrorResponses: false,
+    // The server's own shutdown drains requests (src/server.ts); Apollo's signal handler would re-send
+    // SIGTERM and end the process ~100 ms later, cutting requests in flight.
+    stopOnTerminationSignals: false,
     // Apollo's own switch is static; the limits plugin decides per caller (admins by default).
     introspection: limits.introspection !== 'none',
     // Automatic persisted queries would let anyone register documents: off.

@@ -39,7 +39,10 @@ export async function main(argv: string[]): Promise<void> {
     const server = await startServer({
       host: cfg.httpHost,
       port: cfg.httpPort,
-      management: cfg.metricsEnabled ? { port: cfg.httpManagementPort } : undefined,
+      management:
+        cfg.metricsEnabled || cfg.healthEnabled
+          ? { port: cfg.httpManagementPort, metrics: cfg.metricsEnabled, health: cfg.healthEnabled }
+          : undefined,
       hostname: cfg.hostname,
       graphql: graphqlLimitsFromValues(cfg.values),
       graphqlUi: cfg.values['graphql-ui'] === true,
@@ -53,8 +56,9 @@ export async function main(argv: string[]): Promise<void> {
       bootstrap: { mode, username: cfg.bootstrapAdminUsername, password: cfg.bootstrapAdminPassword },
     });
     const stop = async () => {
-      log.info('Shutting down');
-      await server.close();
+      log.info('Shutting down: not ready, finishing the requests in flight');
+      await server.close({ timeoutMs: cfg.shutdownTimeout * 1000 });
+      log.info('Stopped');
       await shutdownLogging();
       process.exit(0);
     };

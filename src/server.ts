@@ -68,8 +68,8 @@ export interface StartOptions extends AppOptions {
   host: string;
   port: number;
   bootstrap: BootstrapOptions;
-  /** The management interface (Prometheus metrics at /metrics); not started when absent. */
-  management?: { port: number };
+  /** The management interface (Prometheus metrics at /metrics, health at /health/*); not started when absent. */
+  management?: { port: number; metrics?: boolean; health?: boolean };
 }
 
 export interface RunningServer {
@@ -79,7 +79,12 @@ export interface RunningServer {
   url: string;
   /** Base URL of the management interface, when it runs. */
   managementUrl?: string;
-  close(): Promise<void>;
+  /**
+   * Graceful stop: readiness turns DOWN, the listener takes no new connections, requests in flight
+   * finish (connections still busy after `timeoutMs` are closed), then subscriptions, the management
+   * interface and the database pool close.
+   */
+  close(opts?: { timeoutMs?: number }): Promise<void>;
 }
 
 /** Opens the database, migrates, bootstraps the master realm and admin, and listens. */
@@ -109,7 +114,18 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   }
   // Expired events are purged in small batches every 15 minutes (the timer never keeps the process alive).
   const stopExpiration = startEventExpiration(db);
-  server.on('request', app);
+  // Requests in flight, so that a graceful stop can wait for them.
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+  server.on('request', (req, res) => {
+    inFlight++;
+    res.once('close', () => {
+      inFlight--;
+      if (inFlight === 0) drained?.();
+    });
+    app(req, res);
+  });
+  let stopping = false;
   // GraphQL subscriptions (graphql-ws) share the listener: WebSocket upgrades of /graphql.
   const subscriptions = await attachSubscriptions(server, db, { hostname: opts.hostname, limits: opts.graphql });
   const url = urlOf(server, opts.host);
@@ -118,9 +134,12 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   let managementUrl: string | undefined;
   if (opts.management) {
     management = await listen(opts.management.port, opts.host, '--http-management-port');
-    management.on('request', managementApp());
+    management.on('request', managementApp({ ...opts.management, db, stopping: () => stopping }));
     managementUrl = urlOf(management, opts.host);
-    log.info(`Management interface listening on ${managementUrl} (metrics at /metrics)`);
+    const served = [opts.management.metrics !== false ? 'metrics at /metrics' : '', opts.management.health ? 'health at /health' : '']
+      .filter(Boolean)
+      .join(', ');
+    log.info(`Management interface listening on ${managementUrl} (${served})`);
   }
   return {
     app,
@@ -128,11 +147,31 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     server,
     url,
     managementUrl,
-    close: async () => {
+    close: async ({ timeoutMs = 30_000 } = {}) => {
+      stopping = true;
       stopExpiration();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      if (inFlight > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          new Promise<void>((resolve) => {
+            drained = resolve;
+          }),
+          new Promise<void>((resolve) => {
+            timer = setTimeout(() => {
+              log.warn(`Shutdown timeout: closing ${inFlight} request(s) still in flight`);
+              resolve();
+            }, timeoutMs);
+          }),
+        ]);
+        clearTimeout(timer);
+      }
+      // Keep-alive connections idle now (or past the deadline) are closed; the listener then ends.
+      server.closeAllConnections();
+      await closed;
       await subscriptions.close();
       if (management) await new Promise<void>((resolve) => management.close(() => resolve()));
-      await new Promise<void>((resolve) => server.close(() => resolve()));
       await db.close();
     },
   };
@@ -176,14 +215,39 @@ function urlOf(server: Server, host: string): string {
   return `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`;
 }
 
-/** The management interface: Prometheus metrics (runtime and idserver's own) at /metrics. */
-function managementApp(): Express {
-  collectRuntimeMetrics();
+/**
+ * The management interface: Prometheus metrics (runtime and idserver's own) at /metrics, and
+ * Keycloak's health endpoints: `/health/live` (the process serves), `/health/ready` (the database
+ * answers and the server is not stopping; 503 otherwise), `/health` (both).
+ */
+function managementApp(opts: { metrics?: boolean; health?: boolean; db: Db; stopping: () => boolean }): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.get('/metrics', (_req, res, next) => {
-    registry.metrics().then((text) => res.type(registry.contentType).send(text), next);
-  });
+  if (opts.metrics !== false) {
+    collectRuntimeMetrics();
+    app.get('/metrics', (_req, res, next) => {
+      registry.metrics().then((text) => res.type(registry.contentType).send(text), next);
+    });
+  }
+  if (opts.health) {
+    const ready = async () => {
+      if (opts.stopping()) return { name: 'Shutdown', status: 'DOWN' as const, data: { reason: 'stopping' } };
+      try {
+        await opts.db.sequelize.query('SELECT 1');
+        return { name: 'Database connections health check', status: 'UP' as const };
+      } catch (e) {
+        return { name: 'Database connections health check', status: 'DOWN' as const, data: { reason: (e as Error).message } };
+      }
+    };
+    const answer = (res: express.Response, checks: Array<{ status: 'UP' | 'DOWN' }>) => {
+      const status = checks.every((c) => c.status === 'UP') ? 'UP' : 'DOWN';
+      res.status(status === 'UP' ? 200 : 503).json({ status, checks });
+    };
+    app.get('/health/live', (_req, res) => answer(res, []));
+    app.get(['/health/ready', '/health'], (_req, res, next) => {
+      ready().then((check) => answer(res, [check]), next);
+    });
+  }
   app.use((_req, res) => {
     res.status(404).json({ error: 'Unable to find matching target resource method' });
   });

@@ -10,6 +10,8 @@ export interface ServerConfig {
   httpPort: number;
   httpManagementPort: number;
   metricsEnabled: boolean;
+  healthEnabled: boolean;
+  shutdownTimeout: number;
   hostname?: string;
   hostnameStrict: boolean;
   db: 'sqlite' | 'mysql' | 'mariadb';

@@ -90,9 +90,23 @@ const options = [
   {
     name: 'http-management-port',
     group: 'Management',
-    description: 'The port of the management interface (metrics), separate from the public listener.',
+    description: 'The port of the management interface (metrics, health), separate from the public listener.',
     default: 9000,
     parse: parsers.int(0, 65535),
+  },
+  {
+    name: 'health-enabled',
+    group: 'Health',
+    description: 'Serve /health, /health/live and /health/ready on the management interface.',
+    default: false,
+    parse: parsers.bool,
+  },
+  {
+    name: 'shutdown-timeout',
+    group: 'HTTP',
+    description: 'On SIGTERM or SIGINT, how long requests in flight may take to finish before their connections are closed, in seconds.',
+    default: 30,
+    parse: parsers.int(0, 3600),
   },
   {
     name: 'metrics-enabled',
