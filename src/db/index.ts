@@ -4,6 +4,7 @@ import { mkdirSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { type Options, type QueryInterface, Sequelize, type Transaction } from 'sequelize';
 import { SequelizeStorage, Umzug } from 'umzug';
+import { checkCollation } from './preflight';
 import { getLogger } from '../logging';
 import { isRetryable } from './errors';
 import {
@@ -276,7 +277,33 @@ export async function migrate(sequelize: Sequelize): Promise<void> {
     storage: new SequelizeStorage({ sequelize, tableName: 'schema_migrations' }),
     logger: undefined,
   });
-  await umzug.up();
+  await underMigrationLock(sequelize, () => umzug.up());
+}
+
+/**
+ * Nodes starting together on one MariaDB/MySQL database migrate one at a time: a named lock
+ * (`GET_LOCK`, held by a connection pinned for the purpose) makes the second wait, then find nothing
+ * pending. SQLite is one process's file; its migrations need no lock.
+ */
+async function underMigrationLock<T>(sequelize: Sequelize, run: () => Promise<T>): Promise<T> {
+  if (sequelize.getDialect() !== 'mysql' && sequelize.getDialect() !== 'mariadb') return run();
+  const name = `idserver_migrations_${sequelize.getDatabaseName()}`.slice(0, 64);
+  const conn = (await sequelize.connectionManager.getConnection({ type: 'write' })) as unknown as {
+    query: (sql: string, values: unknown[], cb: (err: Error | null, rows: Array<Record<string, unknown>>) => void) => void;
+  };
+  const query = (sql: string) =>
+    new Promise<Array<Record<string, unknown>>>((resolve, reject) => conn.query(sql, [name], (e, rows) => (e ? reject(e) : resolve(rows))));
+  try {
+    const [row] = await query('SELECT GET_LOCK(?, 300) AS locked');
+    if (Number(row?.locked) !== 1) throw new Error('Another node held the migration lock for 300 s');
+    try {
+      return await run();
+    } finally {
+      await query('SELECT RELEASE_LOCK(?)');
+    }
+  } finally {
+    sequelize.connectionManager.releaseConnection(conn as never);
+  }
 }
 
 /** Opens the database, runs pending migrations and returns the handle. */
@@ -302,6 +329,12 @@ async function retryingLockRaces<T>(run: () => Promise<T>): Promise<T> {
 export async function openDb(opts: DbOptions, onSql?: (sql: string) => void): Promise<Db> {
   const sequelize = createSequelize(opts, onSql);
   await sequelize.authenticate();
+  try {
+    await checkCollation(sequelize);
+  } catch (e) {
+    await sequelize.close();
+    throw e;
+  }
   initModels(sequelize);
   await migrate(sequelize);
   (sequelize as unknown as { cacheTableInfo?: boolean }).cacheTableInfo = true;

@@ -1,0 +1,60 @@
+import { openDb } from '../../src/db';
+import { createConnection } from 'mysql2/promise';
+import { freshDbOptions } from '../helpers/server';
+
+/**
+ * Two nodes starting at once on one empty MariaDB database (issue 11, item 1): the migration lock lets
+ * one migrate while the other waits, so both start and every migration ran exactly once. On SQLite (one
+ * process's file) there is nothing to race; the test still opens the file twice in turn.
+ */
+test('two nodes migrating one empty database at once both start, each migration recorded once', async () => {
+  const { opts, cleanup } = await freshDbOptions();
+  try {
+    const [a, b] = opts.vendor === 'sqlite' ? [await openDb(opts), await openDb(opts)] : await Promise.all([openDb(opts), openDb(opts)]);
+    try {
+      const [rows] = await a.sequelize.query('SELECT name FROM schema_migrations');
+      const names = (rows as Array<{ name: string }>).map((r) => r.name);
+      expect(names.length).toBeGreaterThan(10);
+      expect(new Set(names).size).toBe(names.length);
+      expect(await b.models.Realm.count()).toBe(0);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  } finally {
+    await cleanup();
+  }
+}, 120_000);
+
+const onMariaDb = process.env.IDSERVER_TEST_DB_URL ? test : test.skip;
+
+onMariaDb(
+  'a MariaDB database whose collation compares case-insensitively is refused before anything is written',
+  async () => {
+    const url = new URL(process.env.IDSERVER_TEST_DB_URL as string);
+    const name = `idserver_ci_${process.pid}`;
+    const admin = await createConnection({
+      host: url.hostname,
+      port: Number(url.port || 3306),
+      user: decodeURIComponent(url.username) || 'root',
+    });
+    try {
+      await admin.query(`DROP DATABASE IF EXISTS \`${name}\``);
+      await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci`);
+      url.pathname = `/${name}`;
+      await expect(openDb({ vendor: 'mariadb', url: url.toString() })).rejects.toThrow(
+        `The database ${name} given by --db-url cannot be used: its default collation is utf8mb4_general_ci (utf8mb4), which compares names case-insensitively`,
+      );
+      const [tables] = await admin.query(`SELECT COUNT(*) AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?`, [name]);
+      expect(Number((tables as Array<{ n: number }>)[0].n)).toBe(0);
+      // The same database made binary is accepted.
+      await admin.query(`ALTER DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
+      const db = await openDb({ vendor: 'mariadb', url: url.toString() });
+      await db.close();
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS \`${name}\``);
+      await admin.end();
+    }
+  },
+  120_000,
+);
