@@ -16,6 +16,8 @@ import { validateRepresentation, validateRepresentationArray } from '../src/repr
 export const route =
   (fn: (req: Request, res: Response) => Promise<unknown>): RequestHandler =>
   (req, res, next) => {
+    // Only here, inside the matched route, is the template known (metrics and error logs use it).
+    res.locals.routeTemplate = routeTemplate(req);
     fn(req, res).catch((e) => failed(req, res, next, e));
   };
 

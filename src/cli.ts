@@ -52,6 +52,7 @@ export async function main(argv: string[]): Promise<void> {
         username: cfg.dbUsername,
         password: cfg.dbPassword,
         poolMax: cfg.dbPoolMax,
+        statementMetrics: cfg.metricsEnabled,
       },
       bootstrap: { mode, username: cfg.bootstrapAdminUsername, password: cfg.bootstrapAdminPassword },
     });

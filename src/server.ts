@@ -9,7 +9,7 @@ import type { GraphqlLimits } from './config/graphql-options';
 import { REQUEST_ID_HEADER, requestIdFrom } from './core/server-errors';
 import { type Db, type DbOptions, openDb } from './db';
 import { getLogger } from './logging';
-import { collectRuntimeMetrics, registry } from './metrics';
+import { collectRuntimeMetrics, httpRequests, registry, watchPool } from './metrics';
 import { oidcRouter } from './oidc/router';
 import { startEventExpiration } from './services/events/events';
 import { type BootstrapOptions, bootstrap } from './services/realms/realms';
@@ -43,9 +43,12 @@ export async function createApp(db: Db, opts: AppOptions = {}): Promise<Express>
   app.use((req, res, next) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const uri =
+        res.locals.routeTemplate ?? (req.originalUrl.startsWith('/graphql') ? '/graphql' : res.statusCode === 404 ? 'unmatched' : 'other');
+      httpRequests.observe({ method: req.method, uri: String(uri), status: String(res.statusCode) }, seconds);
       if (httpLog.isInfoEnabled()) {
-        const ms = Number(process.hrtime.bigint() - started) / 1e6;
-        httpLog.info(`${req.method} ${req.originalUrl.split('?')[0]} ${res.statusCode} ${ms.toFixed(1)}ms`);
+        httpLog.info(`${req.method} ${req.originalUrl.split('?')[0]} ${res.statusCode} ${(seconds * 1000).toFixed(1)}ms`);
       }
     });
     next();
@@ -117,6 +120,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   // Requests in flight, so that a graceful stop can wait for them.
   let inFlight = 0;
   let drained: (() => void) | undefined;
+  watchPool((db.sequelize.connectionManager as unknown as { pool?: Parameters<typeof watchPool>[0] }).pool);
   server.on('request', (req, res) => {
     inFlight++;
     res.once('close', () => {

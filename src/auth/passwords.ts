@@ -1,6 +1,7 @@
 import { pbkdf2, randomBytes, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 import argon2 from 'argon2';
+import { passwordHashing } from '../metrics';
 
 /**
  * Password hashing as Keycloak does it: argon2id (Keycloak 24+ default: version 1.3, 32-byte hash,
@@ -33,6 +34,15 @@ export const DEFAULT_HASH_ALGORITHM = 'argon2';
 
 /** Hashes a password with the given algorithm (default argon2) and optional iteration count. */
 export async function hashPassword(password: string, algorithm = DEFAULT_HASH_ALGORITHM, iterations?: number): Promise<StoredPassword> {
+  const end = passwordHashing.startTimer({ operation: 'hash' });
+  try {
+    return await hashUntimed(password, algorithm, iterations);
+  } finally {
+    end();
+  }
+}
+
+async function hashUntimed(password: string, algorithm: string, iterations?: number): Promise<StoredPassword> {
   const salt = randomBytes(16);
   if (algorithm === 'argon2') {
     const timeCost = iterations ?? ARGON2.iterations;
@@ -75,6 +85,15 @@ const param = (d: CredentialData, k: string, dflt: string) => d.additionalParame
 
 /** Verifies a password against a stored Keycloak credential (argon2 or pbkdf2 family). */
 export async function verifyPassword(password: string, stored: StoredPassword): Promise<boolean> {
+  const end = passwordHashing.startTimer({ operation: 'verify' });
+  try {
+    return await verifyUntimed(password, stored);
+  } finally {
+    end();
+  }
+}
+
+async function verifyUntimed(password: string, stored: StoredPassword): Promise<boolean> {
   let secret: { value: string; salt: string };
   let data: CredentialData;
   try {

@@ -4,6 +4,7 @@ import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { isIP, connect, type Socket } from 'node:net';
 import { constants, gzipSync } from 'node:zlib';
 import { reportToConsole } from './report';
+import { gelfDropped } from '../metrics';
 
 /**
  * GELF transports. UDP: gzip, then GELF chunks (0x1e 0x0f, 8-byte id, sequence, count; at most 128)
@@ -46,6 +47,7 @@ class DropCounter {
 
   drop(n = 1): void {
     this.dropped += n;
+    gelfDropped.inc(n);
     this.unreported += n;
     if (!this.timer) {
       this.timer = setTimeout(() => this.report(), REPORT_EVERY_MS);

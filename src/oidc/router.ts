@@ -16,11 +16,9 @@ type Handler = (req: express.Request, res: express.Response) => Promise<void>;
 const handle =
   (fn: Handler): express.RequestHandler =>
   (req, res, next) => {
-    fn(req, res).catch((e) => {
-      // The template is known only inside the matched route (see rest/http.ts `failed`).
-      res.locals.routeTemplate ??= routeTemplate(req);
-      next(e);
-    });
+    // The template is known only inside the matched route (metrics, error logs; see rest/http.ts `route`).
+    res.locals.routeTemplate = routeTemplate(req);
+    fn(req, res).catch(next);
   };
 
 /** Client credentials of an `Authorization: Basic` header (URL-encoded id and secret), if any. */

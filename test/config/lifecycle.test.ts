@@ -171,8 +171,15 @@ describe('SIGTERM during a batch of writes', () => {
 
     const acknowledged = results.filter((r) => r.status === 201).map((r) => r.username);
     expect(acknowledged.length).toBeGreaterThan(0);
-    // A write either got its answer or was never accepted (connection refused): no reset, no other status.
-    for (const r of results) expect([r.username, r.status ?? r.error]).toEqual([r.username, r.status === 201 ? 201 : 'ECONNREFUSED']);
+    // A write either got its answer, or its connection was not taken: refused once the listener is
+    // closed, or reset by the kernel if it was still queued in the listen backlog at that moment.
+    for (const r of results) {
+      expect([r.username, r.status ?? r.error]).toEqual([
+        r.username,
+        r.status === 201 ? 201 : expect.stringMatching(/^ECONN(REFUSED|RESET)$/),
+      ]);
+    }
+    // Exactly the acknowledged writes are stored: none was done and then cut off before its answer.
     // Read from the file: the server is gone.
     const s = new Sequelize({ dialect: 'sqlite', storage: file, logging: false });
     try {

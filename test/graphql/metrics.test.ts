@@ -15,7 +15,7 @@ beforeAll(async () => {
   const fresh = await freshDbOptions();
   cleanup = fresh.cleanup;
   server = await startServer({
-    db: fresh.opts,
+    db: { ...fresh.opts, statementMetrics: true },
     host: '127.0.0.1',
     port: 0,
     management: { port: 0 },
@@ -40,7 +40,8 @@ async function graphql(query: string): Promise<Response> {
   });
 }
 
-const metric = (text: string, name: string) => Number(new RegExp(`^${name.replace(/[{}"]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
+const metric = (text: string, name: string) =>
+  Number(new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\"]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
 
 it('counts the cost of admitted GraphQL operations and the refused ones, on the management port only', async () => {
   expect(server.managementUrl).toBeDefined();
@@ -55,4 +56,32 @@ it('counts the cost of admitted GraphQL operations and the refused ones, on the 
   expect(metric(text, 'idserver_graphql_rejected_total{reason="page-size"}')).toBe(1);
   expect(text).toMatch(/^process_cpu_seconds_total /m);
   expect((await fetch(`${server.url}/metrics`)).status).toBe(404);
+});
+
+it('HTTP requests by route template and status, password hashing, SQL statements and the pool are metrics', async () => {
+  expect((await graphql('{ realm(name: "master") { name } }')).status).toBe(200);
+  const form = new URLSearchParams({ grant_type: 'password', client_id: 'admin-cli', ...ADMIN });
+  const tok = (await (await fetch(`${server.url}/realms/master/protocol/openid-connect/token`, { method: 'POST', body: form })).json()) as {
+    access_token: string;
+  };
+  const auth = { headers: { Authorization: `Bearer ${tok.access_token}` } };
+  const users = (await (await fetch(`${server.url}/admin/realms/master/users?username=admin`, auth)).json()) as Array<{ id: string }>;
+  expect((await fetch(`${server.url}/admin/realms/master/users/${users[0].id}`, auth)).status).toBe(200);
+  expect((await fetch(`${server.url}/admin/realms/master/users/no-such-user`, auth)).status).toBe(404);
+  expect((await fetch(`${server.url}/no/such/path`)).status).toBe(404);
+  const text = await (await fetch(`${server.managementUrl}/metrics`)).text();
+  const count = (labels: string) => metric(text, `http_server_requests_seconds_count{${labels}}`);
+  // The template, never the id: both user reads are one series per status.
+  expect(count('method="GET",uri="/admin/realms/:realm/users/:id",status="200"')).toBe(1);
+  // An unknown user is refused by the parent's resolver, before any route: its template ends in /*.
+  expect(count('method="GET",uri="/admin/realms/:realm/users/:id/*",status="404"')).toBe(1);
+  expect(count('method="POST",uri="/realms/:realm/protocol/openid-connect/token",status="200"')).toBeGreaterThanOrEqual(1);
+  expect(count('method="POST",uri="/graphql",status="200"')).toBeGreaterThanOrEqual(1);
+  expect(count('method="GET",uri="unmatched",status="404"')).toBeGreaterThanOrEqual(1);
+  expect(text).not.toContain(users[0].id);
+  expect(metric(text, 'idserver_password_hash_seconds_count{operation="verify"}')).toBeGreaterThanOrEqual(1);
+  expect(metric(text, 'idserver_db_statement_seconds_count')).toBeGreaterThan(5);
+  expect(metric(text, 'idserver_gelf_messages_dropped_total')).toBe(0);
+  expect(text).toMatch(/^nodejs_eventloop_lag_seconds /m);
+  if (process.env.IDSERVER_TEST_DB_URL) expect(metric(text, 'idserver_db_pool_connections{state="max"}')).toBe(10);
 });
