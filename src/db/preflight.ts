@@ -19,7 +19,8 @@ export async function checkCollation(sequelize: Sequelize): Promise<void> {
     'SELECT TABLE_NAME AS name, TABLE_COLLATION AS collation FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_COLLATION IS NOT NULL',
   )) as [Array<{ name: string; collation: string }>, unknown];
   const binary = (c: string) => /_bin$/i.test(c) || /_as_cs$/i.test(c);
-  const wrong = tables.filter((t) => !binary(t.collation));
+  // umzug creates its bookkeeping table with the server's default collation; it holds only migration file names.
+  const wrong = tables.filter((t) => !binary(t.collation) && t.name !== 'schema_migrations');
   if (binary(db.collation) && db.charset === 'utf8mb4' && wrong.length === 0) return;
   const problem = wrong.length
     ? `its tables ${wrong
