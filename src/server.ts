@@ -1,10 +1,11 @@
 import 'reflect-metadata';
-import { type Server, createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import express, { type Express, type Request } from 'express';
 import { mountGraphql } from '../resolvers';
 import { attachSubscriptions } from '../resolvers/subscriptions';
 import { adminRouter } from '../rest';
 import { errorHandler } from '../rest/http';
+import { serveOpenApi } from '../rest/openapi';
 import type { GraphqlLimits } from './config/graphql-options';
 import { REQUEST_ID_HEADER, requestIdFrom } from './core/server-errors';
 import { type Db, type DbOptions, openDb } from './db';
@@ -56,6 +57,8 @@ export async function createApp(db: Db, opts: AppOptions = {}): Promise<Express>
   app.get('/health', (_req, res) => {
     res.json({ status: 'UP' });
   });
+  // The OpenAPI document of the REST facade: documentation, so unauthenticated (README, "OpenAPI").
+  app.get('/openapi.json', serveOpenApi);
   app.use('/realms', oidcRouter(db, baseUrlOf));
   app.use('/admin', adminRouter(db, baseUrlOf));
   await mountGraphql(app, db, baseUrlOf, opts.graphql, { ui: opts.graphqlUi === true });

@@ -1,0 +1,681 @@
+import type { RepresentationName } from '../src/representations/schema';
+
+/**
+ * What the route table (the routers' `listRoutes()`) does not say about each admin route: the body it
+ * reads, the query parameters it reads, and what it answers. rest/openapi.ts joins this table with the
+ * route table and the representation field table into the OpenAPI document; test/rest/openapi.test.ts
+ * fails when a route has no entry here or an entry names no route. Keys are `METHOD template` exactly as
+ * express mounts them. Drafted from the handlers (jsonBody/arrayBody, qInt/qStr/qBool, created/noContent/json
+ * and the services' return types); keep it in step when a handler changes.
+ */
+
+type Rep = RepresentationName;
+
+/** A JSON shape the representation table does not describe: documented as `{}` with this description. */
+export interface Untyped {
+  json: string;
+}
+export const json = (description: string): Untyped => ({ json: description });
+
+/** A JSON body or answer: a representation (or an array of one), a small fixed shape, or an untyped one. */
+export type Shape =
+  | Rep
+  | `${Rep}[]`
+  | 'string[]'
+  | 'integer'
+  | 'boolean'
+  /** `{ "count": n }` */
+  | 'count'
+  /** `[{ "id", "name" }]`: client scope links */
+  | 'scopeRefs'
+  | Untyped;
+
+export type Body =
+  | Shape
+  /** text/plain */
+  | 'text'
+  /** multipart/form-data: a certificate or keystore file and its format */
+  | 'multipart'
+  /** a client description: Keycloak or OIDC JSON, or SAML metadata XML */
+  | 'clientDescription'
+  /** application/x-www-form-urlencoded (the token endpoint) */
+  | 'form';
+
+export type Answer =
+  /** 201, `Location` names the new object, no body */
+  | 'created'
+  /** 201 with `Location` and a body */
+  | { created: Shape }
+  /** 204 */
+  | 'none'
+  /** 501 `Feature not enabled` (fine-grained admin permissions v1 are not implemented) */
+  | 'notImplemented'
+  /** 200 text/plain */
+  | 'text'
+  /** 200 application/octet-stream */
+  | 'bytes'
+  /** 200 with a content type that depends on the request */
+  | { file: string }
+  /** 200 application/json */
+  | Shape;
+
+export interface OperationSpec {
+  body?: Body;
+  query?: readonly QueryName[];
+  res: Answer | readonly Answer[];
+}
+
+type Q = { type: 'string' | 'boolean' | 'int32' | 'string[]'; description: string };
+
+/** The query parameters the handlers read, by name (qInt → int32, qBool → boolean, repeated → string[]). */
+export const QUERY_PARAMS = {
+  audience: { type: 'string', description: 'Audience of the example token.' },
+  authClient: { type: 'string', description: 'Client id of the admin who acted.' },
+  authIpAddress: { type: 'string', description: 'IP address of the admin who acted.' },
+  authRealm: { type: 'string', description: 'Realm id of the admin who acted.' },
+  authUser: { type: 'string', description: 'User id of the admin who acted.' },
+  briefRepresentation: { type: 'boolean', description: 'Only the basic fields of each object (no attributes).' },
+  client: { type: 'string', description: 'Client id (clientId) of the event.' },
+  clientId: { type: 'string', description: 'Filter by clientId (exact, or infix with `search=true`).' },
+  client_id: { type: 'string', description: 'Client (clientId) the link in the e-mail returns to.' },
+  currentRealm: { type: 'string', description: 'Realm the admin console is looking at.' },
+  dateFrom: { type: 'string', description: 'Earliest date, yyyy-MM-dd or epoch milliseconds.' },
+  dateTo: { type: 'string', description: 'Latest date, yyyy-MM-dd or epoch milliseconds.' },
+  direction: { type: 'string', description: '`asc` or `desc` (default) by time.' },
+  email: { type: 'string', description: 'Filter by e-mail.' },
+  emailVerified: { type: 'boolean', description: 'Filter by e-mail verification.' },
+  enabled: { type: 'boolean', description: 'Filter by enabled state.' },
+  exact: { type: 'boolean', description: 'Match the given values exactly instead of as infixes.' },
+  exportClients: { type: 'boolean', description: 'Include the clients.' },
+  exportGroupsAndRoles: { type: 'boolean', description: 'Include the groups and roles.' },
+  first: { type: 'int32', description: 'Offset of the first result (paging).' },
+  firstName: { type: 'string', description: 'Filter by first name.' },
+  format: { type: 'string', description: 'Export format (SAML: `saml-idp-descriptor`).' },
+  idpAlias: { type: 'string', description: 'Only users linked to this identity provider.' },
+  idpUserId: { type: 'string', description: 'Only users with this user id at the identity provider.' },
+  'include-global-policies': { type: 'boolean', description: 'Also list the global (built-in) policies.' },
+  'include-global-profiles': { type: 'boolean', description: 'Also list the global (built-in) profiles.' },
+  ipAddress: { type: 'string', description: 'Filter by IP address.' },
+  isOffline: { type: 'boolean', description: 'The session is an offline session.' },
+  lastName: { type: 'string', description: 'Filter by last name.' },
+  lifespan: { type: 'int32', description: 'Lifetime of the link, in seconds.' },
+  max: { type: 'int32', description: 'Maximum number of results (paging).' },
+  name: { type: 'string', description: 'Filter by name.' },
+  operationTypes: { type: 'string[]', description: 'Operation types (CREATE, UPDATE, DELETE, ACTION); repeatable.' },
+  parent: { type: 'string', description: 'Id of the parent component.' },
+  populateHierarchy: { type: 'boolean', description: 'Return the path to each matching group as a tree.' },
+  providerId: { type: 'string', description: 'Filter by provider id.' },
+  q: { type: 'string', description: 'Attribute query, `key1:value1 key2:value2`.' },
+  realmOnly: { type: 'boolean', description: 'Only the providers of the realm (not of organizations).' },
+  redirect_uri: { type: 'string', description: 'Where the link in the e-mail leads after the actions; must be valid for the client.' },
+  resourcePath: { type: 'string', description: 'Resource path, `*` matches any segment.' },
+  resourceTypes: { type: 'string[]', description: 'Resource types (USER, GROUP, ...); repeatable.' },
+  scope: { type: 'string', description: 'Scope parameter, as a client would send it.' },
+  search: { type: 'string', description: 'Search text matched as an infix (`"text"` for exact, `text*` for a prefix).' },
+  subGroupsCount: { type: 'boolean', description: 'Fill `subGroupCount` of each group (default true).' },
+  top: { type: 'boolean', description: 'Count only top-level groups.' },
+  type: { type: 'string', description: 'Type of the event or component (repeatable for events).' },
+  useRealmDefaultLocaleFallback: { type: 'boolean', description: "Fall back to the realm's default locale." },
+  user: { type: 'string', description: 'User id of the event.' },
+  userId: { type: 'string', description: 'Id of the user the example token is for.' },
+  username: { type: 'string', description: 'Filter by username.' },
+  viewableOnly: { type: 'boolean', description: 'Only the clients the caller may view in full.' },
+} as const satisfies Record<string, Q>;
+
+export type QueryName = keyof typeof QUERY_PARAMS;
+
+/** One entry per route served under /admin (rest/index.ts) and /realms (src/oidc/router.ts). */
+export const OPERATIONS: Record<string, OperationSpec> = {
+  'GET /admin/realms': { query: ['briefRepresentation'], res: 'RealmRepresentation[]' },
+  'POST /admin/realms': { body: 'RealmRepresentation', res: 'created' },
+  'GET /admin/realms/:realm/users/:ownerId/role-mappings': {
+    res: json('MappingsRepresentation: `realmMappings` (roles) and `clientMappings` (per client id: `id`, `client`, `mappings`)'),
+  },
+  'GET /admin/realms/:realm/users/:ownerId/role-mappings/realm': { res: 'RoleRepresentation[]' },
+  'POST /admin/realms/:realm/users/:ownerId/role-mappings/realm': { body: 'RoleRepresentation[]', res: 'none' },
+  'DELETE /admin/realms/:realm/users/:ownerId/role-mappings/realm': { body: 'RoleRepresentation[]', res: 'none' },
+  'GET /admin/realms/:realm/users/:ownerId/role-mappings/realm/available': { res: 'RoleRepresentation[]' },
+  'GET /admin/realms/:realm/users/:ownerId/role-mappings/realm/composite': { query: ['briefRepresentation'], res: 'RoleRepresentation[]' },
+  'GET /admin/realms/:realm/users/:ownerId/role-mappings/clients/:mapClient': { res: 'RoleRepresentation[]' },
+  'POST /admin/realms/:realm/users/:ownerId/role-mappings/clients/:mapClient': { body: 'RoleRepresentation[]', res: 'none' },
+  'DELETE /admin/realms/:realm/users/:ownerId/role-mappings/clients/:mapClient': { body: 'RoleRepresentation[]', res: 'none' },
+  'GET /admin/realms/:realm/users/:ownerId/role-mappings/clients/:mapClient/available': { res: 'RoleRepresentation[]' },
+  'GET /admin/realms/:realm/users/:ownerId/role-mappings/clients/:mapClient/composite': {
+    query: ['briefRepresentation'],
+    res: 'RoleRepresentation[]',
+  },
+  'GET /admin/realms/:realm/groups/:ownerId/role-mappings': {
+    res: json('MappingsRepresentation: `realmMappings` (roles) and `clientMappings` (per client id: `id`, `client`, `mappings`)'),
+  },
+  'GET /admin/realms/:realm/groups/:ownerId/role-mappings/realm': { res: 'RoleRepresentation[]' },
+  'POST /admin/realms/:realm/groups/:ownerId/role-mappings/realm': { body: 'RoleRepresentation[]', res: 'none' },
+  'DELETE /admin/realms/:realm/groups/:ownerId/role-mappings/realm': { body: 'RoleRepresentation[]', res: 'none' },
+  'GET /admin/realms/:realm/groups/:ownerId/role-mappings/realm/available': { res: 'RoleRepresentation[]' },
+  'GET /admin/realms/:realm/groups/:ownerId/role-mappings/realm/composite': { query: ['briefRepresentation'], res: 'RoleRepresentation[]' },
+  'GET /admin/realms/:realm/groups/:ownerId/role-mappings/clients/:mapClient': { res: 'RoleRepresentation[]' },
+  'POST /admin/realms/:realm/groups/:ownerId/role-mappings/clients/:mapClient': { body: 'RoleRepresentation[]', res: 'none' },
+  'DELETE /admin/realms/:realm/groups/:ownerId/role-mappings/clients/:mapClient': { body: 'RoleRepresentation[]', res: 'none' },
+  'GET /admin/realms/:realm/groups/:ownerId/role-mappings/clients/:mapClient/available': { res: 'RoleRepresentation[]' },
+  'GET /admin/realms/:realm/groups/:ownerId/role-mappings/clients/:mapClient/composite': {
+    query: ['briefRepresentation'],
+    res: 'RoleRepresentation[]',
+  },
+  'GET /admin/realms/:realm/users/:userId/groups': {
+    query: ['search', 'first', 'max', 'briefRepresentation'],
+    res: 'GroupRepresentation[]',
+  },
+  'GET /admin/realms/:realm/users/:userId/groups/count': { query: ['search'], res: 'count' },
+  'PUT /admin/realms/:realm/users/:userId/groups/:groupId': { res: 'none' },
+  'DELETE /admin/realms/:realm/users/:userId/groups/:groupId': { res: 'none' },
+  'GET /admin/realms/:realm/users/:userId/consents': { res: 'UserConsentRepresentation[]' },
+  'DELETE /admin/realms/:realm/users/:userId/consents/:clientId': { res: 'none' },
+  'GET /admin/realms/:realm/users/:userId/federated-identity': { res: 'FederatedIdentityRepresentation[]' },
+  'POST /admin/realms/:realm/users/:userId/federated-identity/:alias': { body: 'FederatedIdentityRepresentation', res: 'none' },
+  'DELETE /admin/realms/:realm/users/:userId/federated-identity/:alias': { res: 'none' },
+  'GET /admin/realms/:realm/users/:userId/credentials': { res: 'CredentialRepresentation[]' },
+  'DELETE /admin/realms/:realm/users/:userId/credentials/:credentialId': { res: 'none' },
+  'POST /admin/realms/:realm/users/:userId/credentials/:credentialId/moveToFirst': { res: 'none' },
+  'POST /admin/realms/:realm/users/:userId/credentials/:credentialId/moveAfter/:previousId': { res: 'none' },
+  'PUT /admin/realms/:realm/users/:userId/credentials/:credentialId/userLabel': { body: 'text', res: 'none' },
+  'PUT /admin/realms/:realm/users/:userId/reset-password': { body: 'CredentialRepresentation', res: 'none' },
+  'PUT /admin/realms/:realm/users/:userId/disable-credential-types': { body: 'string[]', res: 'none' },
+  'GET /admin/realms/:realm/users/:userId/configured-user-storage-credential-types': { res: 'string[]' },
+  'GET /admin/realms/:realm/users/profile/metadata': {
+    res: json('UserProfileMetadata: `attributes` and `groups` as the admin console renders them'),
+  },
+  'GET /admin/realms/:realm/users/:userId/unmanagedAttributes': {
+    res: json('Unmanaged attributes of the user: attribute name to its values'),
+  },
+  'POST /admin/realms/:realm/users/:userId/impersonation': {
+    res: json('`redirect` (the account console URL) and `sameRealm`; sets the impersonation session cookie'),
+  },
+  'PUT /admin/realms/:realm/users/:userId/execute-actions-email': {
+    body: 'string[]',
+    query: ['client_id', 'redirect_uri', 'lifespan'],
+    res: 'none',
+  },
+  'PUT /admin/realms/:realm/users/:userId/send-verify-email': { query: ['client_id', 'redirect_uri', 'lifespan'], res: 'none' },
+  'GET /admin/realms/:realm/users/:userId/sessions': { res: json('UserSessionRepresentation[]') },
+  'GET /admin/realms/:realm/users/:userId/offline-sessions/:clientUuid': { res: json('UserSessionRepresentation[]') },
+  'POST /admin/realms/:realm/users/:userId/logout': { res: 'none' },
+  'GET /admin/realms/:realm/users': {
+    query: [
+      'briefRepresentation',
+      'email',
+      'emailVerified',
+      'enabled',
+      'exact',
+      'first',
+      'firstName',
+      'idpAlias',
+      'idpUserId',
+      'lastName',
+      'max',
+      'q',
+      'search',
+      'username',
+    ],
+    res: 'UserRepresentation[]',
+  },
+  'POST /admin/realms/:realm/users': { body: 'UserRepresentation', res: 'created' },
+  'GET /admin/realms/:realm/users/count': {
+    query: ['email', 'emailVerified', 'enabled', 'firstName', 'lastName', 'q', 'search', 'username'],
+    res: 'integer',
+  },
+  'GET /admin/realms/:realm/users/profile': {
+    res: json('UPConfig: the user profile configuration (`attributes`, `groups`, `unmanagedAttributePolicy`)'),
+  },
+  'PUT /admin/realms/:realm/users/profile': {
+    body: json('UPConfig: the user profile configuration'),
+    res: json('UPConfig: the user profile configuration (`attributes`, `groups`, `unmanagedAttributePolicy`)'),
+  },
+  'GET /admin/realms/:realm/users/:id': { res: 'UserRepresentation' },
+  'PUT /admin/realms/:realm/users/:id': { body: 'UserRepresentation', res: 'none' },
+  'DELETE /admin/realms/:realm/users/:id': { res: 'none' },
+  'GET /admin/realms/:realm/groups': {
+    query: ['search', 'q', 'exact', 'first', 'max', 'briefRepresentation', 'populateHierarchy', 'subGroupsCount'],
+    res: 'GroupRepresentation[]',
+  },
+  'GET /admin/realms/:realm/groups/count': { query: ['search', 'top'], res: 'count' },
+  'POST /admin/realms/:realm/groups': { body: 'GroupRepresentation', res: ['created', 'none'] },
+  'GET /admin/realms/:realm/groups/:id': { res: 'GroupRepresentation' },
+  'PUT /admin/realms/:realm/groups/:id': { body: 'GroupRepresentation', res: 'none' },
+  'DELETE /admin/realms/:realm/groups/:id': { res: 'none' },
+  'GET /admin/realms/:realm/groups/:id/children': {
+    query: ['search', 'exact', 'first', 'max', 'briefRepresentation', 'subGroupsCount'],
+    res: 'GroupRepresentation[]',
+  },
+  'POST /admin/realms/:realm/groups/:id/children': { body: 'GroupRepresentation', res: [{ created: 'GroupRepresentation' }, 'none'] },
+  'GET /admin/realms/:realm/groups/:id/members': { query: ['first', 'max', 'briefRepresentation'], res: 'UserRepresentation[]' },
+  'GET /admin/realms/:realm/groups/:id/management/permissions': { res: 'notImplemented' },
+  'PUT /admin/realms/:realm/groups/:id/management/permissions': { res: 'notImplemented' },
+  'GET /admin/realms/:realm/group-by-path/*path': { res: 'GroupRepresentation' },
+  'GET /admin/realms/:realm/default-groups': { res: 'GroupRepresentation[]' },
+  'PUT /admin/realms/:realm/default-groups/:groupId': { res: 'none' },
+  'DELETE /admin/realms/:realm/default-groups/:groupId': { res: 'none' },
+  'GET /admin/realms/:realm/roles': { query: ['search', 'first', 'max', 'briefRepresentation'], res: 'RoleRepresentation[]' },
+  'POST /admin/realms/:realm/roles': { body: 'RoleRepresentation', res: 'created' },
+  'GET /admin/realms/:realm/roles/:roleName/management/permissions': { res: 'notImplemented' },
+  'PUT /admin/realms/:realm/roles/:roleName/management/permissions': { res: 'notImplemented' },
+  'GET /admin/realms/:realm/roles/:roleName': { res: 'RoleRepresentation' },
+  'PUT /admin/realms/:realm/roles/:roleName': { body: 'RoleRepresentation', res: 'none' },
+  'DELETE /admin/realms/:realm/roles/:roleName': { res: 'none' },
+  'GET /admin/realms/:realm/roles/:roleName/composites': { query: ['search', 'first', 'max'], res: 'RoleRepresentation[]' },
+  'POST /admin/realms/:realm/roles/:roleName/composites': { body: 'RoleRepresentation[]', res: 'none' },
+  'DELETE /admin/realms/:realm/roles/:roleName/composites': { body: 'RoleRepresentation[]', res: 'none' },
+  'GET /admin/realms/:realm/roles/:roleName/composites/realm': { res: 'RoleRepresentation[]' },
+  'GET /admin/realms/:realm/roles/:roleName/composites/clients/:compositeClient': { res: 'RoleRepresentation[]' },
+  'GET /admin/realms/:realm/roles/:roleName/users': { query: ['first', 'max', 'briefRepresentation'], res: 'UserRepresentation[]' },
+  'GET /admin/realms/:realm/roles/:roleName/groups': { query: ['first', 'max', 'briefRepresentation'], res: 'GroupRepresentation[]' },
+  'GET /admin/realms/:realm/roles-by-id/:roleId/management/permissions': { res: 'notImplemented' },
+  'PUT /admin/realms/:realm/roles-by-id/:roleId/management/permissions': { res: 'notImplemented' },
+  'GET /admin/realms/:realm/roles-by-id/:roleId': { res: 'RoleRepresentation' },
+  'PUT /admin/realms/:realm/roles-by-id/:roleId': { body: 'RoleRepresentation', res: 'none' },
+  'DELETE /admin/realms/:realm/roles-by-id/:roleId': { res: 'none' },
+  'GET /admin/realms/:realm/roles-by-id/:roleId/composites': { query: ['search', 'first', 'max'], res: 'RoleRepresentation[]' },
+  'POST /admin/realms/:realm/roles-by-id/:roleId/composites': { body: 'RoleRepresentation[]', res: 'none' },
+  'DELETE /admin/realms/:realm/roles-by-id/:roleId/composites': { body: 'RoleRepresentation[]', res: 'none' },
+  'GET /admin/realms/:realm/roles-by-id/:roleId/composites/realm': { res: 'RoleRepresentation[]' },
+  'GET /admin/realms/:realm/roles-by-id/:roleId/composites/clients/:compositeClient': { res: 'RoleRepresentation[]' },
+  'POST /admin/realms/:realm/clients/:ownerId/protocol-mappers/add-models': { body: 'ProtocolMapperRepresentation[]', res: 'none' },
+  'GET /admin/realms/:realm/clients/:ownerId/protocol-mappers/models': { res: 'ProtocolMapperRepresentation[]' },
+  'POST /admin/realms/:realm/clients/:ownerId/protocol-mappers/models': { body: 'ProtocolMapperRepresentation', res: 'created' },
+  'GET /admin/realms/:realm/clients/:ownerId/protocol-mappers/models/:mapperId': { res: 'ProtocolMapperRepresentation' },
+  'PUT /admin/realms/:realm/clients/:ownerId/protocol-mappers/models/:mapperId': { body: 'ProtocolMapperRepresentation', res: 'none' },
+  'DELETE /admin/realms/:realm/clients/:ownerId/protocol-mappers/models/:mapperId': { res: 'none' },
+  'GET /admin/realms/:realm/clients/:ownerId/protocol-mappers/protocol/:protocol': { res: 'ProtocolMapperRepresentation[]' },
+  'POST /admin/realms/:realm/client-scopes/:ownerId/protocol-mappers/add-models': { body: 'ProtocolMapperRepresentation[]', res: 'none' },
+  'GET /admin/realms/:realm/client-scopes/:ownerId/protocol-mappers/models': { res: 'ProtocolMapperRepresentation[]' },
+  'POST /admin/realms/:realm/client-scopes/:ownerId/protocol-mappers/models': { body: 'ProtocolMapperRepresentation', res: 'created' },
+  'GET /admin/realms/:realm/client-scopes/:ownerId/protocol-mappers/models/:mapperId': { res: 'ProtocolMapperRepresentation' },
+  'PUT /admin/realms/:realm/client-scopes/:ownerId/protocol-mappers/models/:mapperId': {
+    body: 'ProtocolMapperRepresentation',
+    res: 'none',
+  },
+  'DELETE /admin/realms/:realm/client-scopes/:ownerId/protocol-mappers/models/:mapperId': { res: 'none' },
+  'GET /admin/realms/:realm/client-scopes/:ownerId/protocol-mappers/protocol/:protocol': { res: 'ProtocolMapperRepresentation[]' },
+  'POST /admin/realms/:realm/client-templates/:ownerId/protocol-mappers/add-models': {
+    body: 'ProtocolMapperRepresentation[]',
+    res: 'none',
+  },
+  'GET /admin/realms/:realm/client-templates/:ownerId/protocol-mappers/models': { res: 'ProtocolMapperRepresentation[]' },
+  'POST /admin/realms/:realm/client-templates/:ownerId/protocol-mappers/models': { body: 'ProtocolMapperRepresentation', res: 'created' },
+  'GET /admin/realms/:realm/client-templates/:ownerId/protocol-mappers/models/:mapperId': { res: 'ProtocolMapperRepresentation' },
+  'PUT /admin/realms/:realm/client-templates/:ownerId/protocol-mappers/models/:mapperId': {
+    body: 'ProtocolMapperRepresentation',
+    res: 'none',
+  },
+  'DELETE /admin/realms/:realm/client-templates/:ownerId/protocol-mappers/models/:mapperId': { res: 'none' },
+  'GET /admin/realms/:realm/client-templates/:ownerId/protocol-mappers/protocol/:protocol': { res: 'ProtocolMapperRepresentation[]' },
+  'GET /admin/realms/:realm/clients/:ownerId/scope-mappings': {
+    res: json('MappingsRepresentation: `realmMappings` (roles) and `clientMappings` (per client id: `id`, `client`, `mappings`)'),
+  },
+  'GET /admin/realms/:realm/clients/:ownerId/scope-mappings/realm': { res: 'RoleRepresentation[]' },
+  'POST /admin/realms/:realm/clients/:ownerId/scope-mappings/realm': { body: 'RoleRepresentation[]', res: 'none' },
+  'DELETE /admin/realms/:realm/clients/:ownerId/scope-mappings/realm': { body: 'RoleRepresentation[]', res: 'none' },
+  'GET /admin/realms/:realm/clients/:ownerId/scope-mappings/realm/available': { res: 'RoleRepresentation[]' },
+  'GET /admin/realms/:realm/clients/:ownerId/scope-mappings/realm/composite': {
+    query: ['briefRepresentation'],
+    res: 'RoleRepresentation[]',
+  },
+  'GET /admin/realms/:realm/clients/:ownerId/scope-mappings/clients/:roleClient': { res: 'RoleRepresentation[]' },
+  'POST /admin/realms/:realm/clients/:ownerId/scope-mappings/clients/:roleClient': { body: 'RoleRepresentation[]', res: 'none' },
+  'DELETE /admin/realms/:realm/clients/:ownerId/scope-mappings/clients/:roleClient': { body: 'RoleRepresentation[]', res: 'none' },
+  'GET /admin/realms/:realm/clients/:ownerId/scope-mappings/clients/:roleClient/available': { res: 'RoleRepresentation[]' },
+  'GET /admin/realms/:realm/clients/:ownerId/scope-mappings/clients/:roleClient/composite': {
+    query: ['briefRepresentation'],
+    res: 'RoleRepresentation[]',
+  },
+  'GET /admin/realms/:realm/client-scopes/:ownerId/scope-mappings': {
+    res: json('MappingsRepresentation: `realmMappings` (roles) and `clientMappings` (per client id: `id`, `client`, `mappings`)'),
+  },
+  'GET /admin/realms/:realm/client-scopes/:ownerId/scope-mappings/realm': { res: 'RoleRepresentation[]' },
+  'POST /admin/realms/:realm/client-scopes/:ownerId/scope-mappings/realm': { body: 'RoleRepresentation[]', res: 'none' },
+  'DELETE /admin/realms/:realm/client-scopes/:ownerId/scope-mappings/realm': { body: 'RoleRepresentation[]', res: 'none' },
+  'GET /admin/realms/:realm/client-scopes/:ownerId/scope-mappings/realm/available': { res: 'RoleRepresentation[]' },
+  'GET /admin/realms/:realm/client-scopes/:ownerId/scope-mappings/realm/composite': {
+    query: ['briefRepresentation'],
+    res: 'RoleRepresentation[]',
+  },
+  'GET /admin/realms/:realm/client-scopes/:ownerId/scope-mappings/clients/:roleClient': { res: 'RoleRepresentation[]' },
+  'POST /admin/realms/:realm/client-scopes/:ownerId/scope-mappings/clients/:roleClient': { body: 'RoleRepresentation[]', res: 'none' },
+  'DELETE /admin/realms/:realm/client-scopes/:ownerId/scope-mappings/clients/:roleClient': { body: 'RoleRepresentation[]', res: 'none' },
+  'GET /admin/realms/:realm/client-scopes/:ownerId/scope-mappings/clients/:roleClient/available': { res: 'RoleRepresentation[]' },
+  'GET /admin/realms/:realm/client-scopes/:ownerId/scope-mappings/clients/:roleClient/composite': {
+    query: ['briefRepresentation'],
+    res: 'RoleRepresentation[]',
+  },
+  'GET /admin/realms/:realm/client-templates/:ownerId/scope-mappings': {
+    res: json('MappingsRepresentation: `realmMappings` (roles) and `clientMappings` (per client id: `id`, `client`, `mappings`)'),
+  },
+  'GET /admin/realms/:realm/client-templates/:ownerId/scope-mappings/realm': { res: 'RoleRepresentation[]' },
+  'POST /admin/realms/:realm/client-templates/:ownerId/scope-mappings/realm': { body: 'RoleRepresentation[]', res: 'none' },
+  'DELETE /admin/realms/:realm/client-templates/:ownerId/scope-mappings/realm': { body: 'RoleRepresentation[]', res: 'none' },
+  'GET /admin/realms/:realm/client-templates/:ownerId/scope-mappings/realm/available': { res: 'RoleRepresentation[]' },
+  'GET /admin/realms/:realm/client-templates/:ownerId/scope-mappings/realm/composite': {
+    query: ['briefRepresentation'],
+    res: 'RoleRepresentation[]',
+  },
+  'GET /admin/realms/:realm/client-templates/:ownerId/scope-mappings/clients/:roleClient': { res: 'RoleRepresentation[]' },
+  'POST /admin/realms/:realm/client-templates/:ownerId/scope-mappings/clients/:roleClient': { body: 'RoleRepresentation[]', res: 'none' },
+  'DELETE /admin/realms/:realm/client-templates/:ownerId/scope-mappings/clients/:roleClient': { body: 'RoleRepresentation[]', res: 'none' },
+  'GET /admin/realms/:realm/client-templates/:ownerId/scope-mappings/clients/:roleClient/available': { res: 'RoleRepresentation[]' },
+  'GET /admin/realms/:realm/client-templates/:ownerId/scope-mappings/clients/:roleClient/composite': {
+    query: ['briefRepresentation'],
+    res: 'RoleRepresentation[]',
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/evaluate-scopes/protocol-mappers': {
+    query: ['scope'],
+    res: json('ProtocolMapperEvaluationRepresentation[]'),
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/evaluate-scopes/scope-mappings/:roleContainerId/granted': {
+    query: ['scope'],
+    res: 'RoleRepresentation[]',
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/evaluate-scopes/scope-mappings/:roleContainerId/not-granted': {
+    query: ['scope'],
+    res: 'RoleRepresentation[]',
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/evaluate-scopes/generate-example-access-token': {
+    query: ['scope', 'userId', 'audience'],
+    res: json('The claims of the example token (an AccessToken, IDToken or userinfo object)'),
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/evaluate-scopes/generate-example-id-token': {
+    query: ['scope', 'userId', 'audience'],
+    res: json('The claims of the example token (an AccessToken, IDToken or userinfo object)'),
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/evaluate-scopes/generate-example-userinfo': {
+    query: ['scope', 'userId', 'audience'],
+    res: json('The claims of the example token (an AccessToken, IDToken or userinfo object)'),
+  },
+  'GET /admin/realms/:realm/client-scopes': { res: 'ClientScopeRepresentation[]' },
+  'POST /admin/realms/:realm/client-scopes': { body: 'ClientScopeRepresentation', res: 'created' },
+  'GET /admin/realms/:realm/client-scopes/:id': { res: 'ClientScopeRepresentation' },
+  'PUT /admin/realms/:realm/client-scopes/:id': { body: 'ClientScopeRepresentation', res: 'none' },
+  'DELETE /admin/realms/:realm/client-scopes/:id': { res: 'none' },
+  'GET /admin/realms/:realm/client-templates': { res: 'ClientScopeRepresentation[]' },
+  'POST /admin/realms/:realm/client-templates': { body: 'ClientScopeRepresentation', res: 'created' },
+  'GET /admin/realms/:realm/client-templates/:id': { res: 'ClientScopeRepresentation' },
+  'PUT /admin/realms/:realm/client-templates/:id': { body: 'ClientScopeRepresentation', res: 'none' },
+  'DELETE /admin/realms/:realm/client-templates/:id': { res: 'none' },
+  'GET /admin/realms/:realm/default-default-client-scopes': { res: 'ClientScopeRepresentation[]' },
+  'PUT /admin/realms/:realm/default-default-client-scopes/:scopeId': { res: 'none' },
+  'DELETE /admin/realms/:realm/default-default-client-scopes/:scopeId': { res: 'none' },
+  'GET /admin/realms/:realm/default-optional-client-scopes': { res: 'ClientScopeRepresentation[]' },
+  'PUT /admin/realms/:realm/default-optional-client-scopes/:scopeId': { res: 'none' },
+  'DELETE /admin/realms/:realm/default-optional-client-scopes/:scopeId': { res: 'none' },
+  'GET /admin/realms/:realm/clients/:clientUuid/certificates/:attr': {
+    res: json('CertificateRepresentation: `certificate`, `publicKey`, `kid` (PEM text without headers)'),
+  },
+  'POST /admin/realms/:realm/clients/:clientUuid/certificates/:attr/generate': {
+    res: json('CertificateRepresentation: `certificate`, `publicKey`, `kid` (PEM text without headers)'),
+  },
+  'POST /admin/realms/:realm/clients/:clientUuid/certificates/:attr/download': { body: 'KeyStoreConfig', res: 'bytes' },
+  'POST /admin/realms/:realm/clients/:clientUuid/certificates/:attr/generate-and-download': { body: 'KeyStoreConfig', res: 'bytes' },
+  'POST /admin/realms/:realm/clients/:clientUuid/certificates/:attr/upload': {
+    body: 'multipart',
+    res: json('CertificateRepresentation: `certificate`, `publicKey`, `kid` (PEM text without headers)'),
+  },
+  'POST /admin/realms/:realm/clients/:clientUuid/certificates/:attr/upload-certificate': {
+    body: 'multipart',
+    res: json('CertificateRepresentation: `certificate`, `publicKey`, `kid` (PEM text without headers)'),
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/roles': {
+    query: ['search', 'first', 'max', 'briefRepresentation'],
+    res: 'RoleRepresentation[]',
+  },
+  'POST /admin/realms/:realm/clients/:clientUuid/roles': { body: 'RoleRepresentation', res: 'created' },
+  'GET /admin/realms/:realm/clients/:clientUuid/roles/:roleName/management/permissions': { res: 'notImplemented' },
+  'PUT /admin/realms/:realm/clients/:clientUuid/roles/:roleName/management/permissions': { res: 'notImplemented' },
+  'GET /admin/realms/:realm/clients/:clientUuid/roles/:roleName': { res: 'RoleRepresentation' },
+  'PUT /admin/realms/:realm/clients/:clientUuid/roles/:roleName': { body: 'RoleRepresentation', res: 'none' },
+  'DELETE /admin/realms/:realm/clients/:clientUuid/roles/:roleName': { res: 'none' },
+  'GET /admin/realms/:realm/clients/:clientUuid/roles/:roleName/composites': {
+    query: ['search', 'first', 'max'],
+    res: 'RoleRepresentation[]',
+  },
+  'POST /admin/realms/:realm/clients/:clientUuid/roles/:roleName/composites': { body: 'RoleRepresentation[]', res: 'none' },
+  'DELETE /admin/realms/:realm/clients/:clientUuid/roles/:roleName/composites': { body: 'RoleRepresentation[]', res: 'none' },
+  'GET /admin/realms/:realm/clients/:clientUuid/roles/:roleName/composites/realm': { res: 'RoleRepresentation[]' },
+  'GET /admin/realms/:realm/clients/:clientUuid/roles/:roleName/composites/clients/:compositeClient': { res: 'RoleRepresentation[]' },
+  'GET /admin/realms/:realm/clients/:clientUuid/roles/:roleName/users': {
+    query: ['first', 'max', 'briefRepresentation'],
+    res: 'UserRepresentation[]',
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/roles/:roleName/groups': {
+    query: ['first', 'max', 'briefRepresentation'],
+    res: 'GroupRepresentation[]',
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/client-secret': {
+    res: json('CredentialRepresentation of the client secret: `type` "secret" and `value`'),
+  },
+  'POST /admin/realms/:realm/clients/:clientUuid/client-secret': {
+    res: json('CredentialRepresentation of the client secret: `type` "secret" and `value`'),
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/client-secret/rotated': {
+    res: json('CredentialRepresentation of the rotated secret: `type` "secret" and `value`'),
+  },
+  'DELETE /admin/realms/:realm/clients/:clientUuid/client-secret/rotated': { res: 'none' },
+  'POST /admin/realms/:realm/clients/:clientUuid/registration-access-token': { res: 'ClientRepresentation' },
+  'GET /admin/realms/:realm/clients/:clientUuid/service-account-user': { res: 'UserRepresentation' },
+  'GET /admin/realms/:realm/clients/:clientUuid/default-client-scopes': { res: 'scopeRefs' },
+  'PUT /admin/realms/:realm/clients/:clientUuid/default-client-scopes/:scopeId': { res: 'none' },
+  'DELETE /admin/realms/:realm/clients/:clientUuid/default-client-scopes/:scopeId': { res: 'none' },
+  'GET /admin/realms/:realm/clients/:clientUuid/optional-client-scopes': { res: 'scopeRefs' },
+  'PUT /admin/realms/:realm/clients/:clientUuid/optional-client-scopes/:scopeId': { res: 'none' },
+  'DELETE /admin/realms/:realm/clients/:clientUuid/optional-client-scopes/:scopeId': { res: 'none' },
+  'POST /admin/realms/:realm/clients/:clientUuid/nodes': { body: json('`node`: the host name of the cluster node'), res: 'none' },
+  'DELETE /admin/realms/:realm/clients/:clientUuid/nodes/:node': { res: 'none' },
+  'GET /admin/realms/:realm/clients/:clientUuid/test-nodes-available': {
+    res: json('GlobalRequestResult: `successRequests` and `failedRequests`, lists of URLs'),
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/management/permissions': { res: 'notImplemented' },
+  'PUT /admin/realms/:realm/clients/:clientUuid/management/permissions': { res: 'notImplemented' },
+  'GET /admin/realms/:realm/clients/:clientUuid/installation/providers/:providerId': {
+    res: { file: 'The client adapter configuration in the format of the provider (JSON or XML)' },
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/session-count': { res: 'count' },
+  'GET /admin/realms/:realm/clients/:clientUuid/offline-session-count': { res: 'count' },
+  'GET /admin/realms/:realm/clients/:clientUuid/user-sessions': { query: ['first', 'max'], res: json('UserSessionRepresentation[]') },
+  'GET /admin/realms/:realm/clients/:clientUuid/offline-sessions': { query: ['first', 'max'], res: json('UserSessionRepresentation[]') },
+  'POST /admin/realms/:realm/clients/:clientUuid/push-revocation': {
+    res: json('GlobalRequestResult: `successRequests` and `failedRequests`, lists of URLs'),
+  },
+  'GET /admin/realms/:realm/clients': { query: ['clientId', 'search', 'q', 'viewableOnly', 'first', 'max'], res: 'ClientRepresentation[]' },
+  'POST /admin/realms/:realm/clients': { body: 'ClientRepresentation', res: 'created' },
+  'GET /admin/realms/:realm/clients/:clientUuid': { res: 'ClientRepresentation' },
+  'PUT /admin/realms/:realm/clients/:clientUuid': { body: 'ClientRepresentation', res: 'none' },
+  'DELETE /admin/realms/:realm/clients/:clientUuid': { res: 'none' },
+  'GET /admin/realms/:realm/clients-initial-access': { res: json('ClientInitialAccessPresentation[] (without the token)') },
+  'POST /admin/realms/:realm/clients-initial-access': {
+    body: 'ClientInitialAccessCreatePresentation',
+    res: {
+      created: json(
+        'ClientInitialAccessPresentation: `id`, `token` (shown only here), `timestamp`, `expiration`, `count`, `remainingCount`',
+      ),
+    },
+  },
+  'DELETE /admin/realms/:realm/clients-initial-access/:id': { res: 'none' },
+  'GET /admin/realms/:realm/client-registration-policy/providers': {
+    res: json('ComponentTypeRepresentation[]: `id`, `helpText`, `properties`'),
+  },
+  'GET /admin/realms/:realm/attack-detection/brute-force/users/:userId': {
+    res: json('Brute-force status of the user: `disabled`, `numFailures`, `lastFailure`, `lastIPFailure`, `failedLoginNotBefore`'),
+  },
+  'DELETE /admin/realms/:realm/attack-detection/brute-force/users/:userId': { res: 'none' },
+  'DELETE /admin/realms/:realm/attack-detection/brute-force/users': { res: 'none' },
+  'POST /admin/realms/:realm/client-description-converter': { body: 'clientDescription', res: 'ClientRepresentation' },
+  'GET /admin/realms/:realm/identity-provider/providers/:providerId': { res: json('The identity provider factory: `id`, `name`') },
+  'POST /admin/realms/:realm/identity-provider/import-config': {
+    body: json('`providerId` and `fromUrl` (metadata to fetch), or the metadata itself'),
+    res: json('The identity provider configuration read from the metadata: config key to value'),
+  },
+  'GET /admin/realms/:realm/identity-provider/instances': {
+    query: ['search', 'briefRepresentation', 'first', 'max', 'realmOnly'],
+    res: 'IdentityProviderRepresentation[]',
+  },
+  'POST /admin/realms/:realm/identity-provider/instances': { body: 'IdentityProviderRepresentation', res: 'created' },
+  'GET /admin/realms/:realm/identity-provider/instances/:alias': { res: 'IdentityProviderRepresentation' },
+  'PUT /admin/realms/:realm/identity-provider/instances/:alias': { body: 'IdentityProviderRepresentation', res: 'none' },
+  'DELETE /admin/realms/:realm/identity-provider/instances/:alias': { res: 'none' },
+  'GET /admin/realms/:realm/identity-provider/instances/:alias/export': {
+    query: ['format'],
+    res: { file: 'The provider exported in its own format (SAML: the SP metadata XML; others: the JSON representation)' },
+  },
+  'GET /admin/realms/:realm/identity-provider/instances/:alias/reload-keys': { res: 'boolean' },
+  'GET /admin/realms/:realm/identity-provider/instances/:alias/management/permissions': { res: 'notImplemented' },
+  'PUT /admin/realms/:realm/identity-provider/instances/:alias/management/permissions': { res: 'notImplemented' },
+  'GET /admin/realms/:realm/identity-provider/instances/:alias/mapper-types': {
+    res: json('Mapper types by id: IdentityProviderMapperTypeRepresentation'),
+  },
+  'GET /admin/realms/:realm/identity-provider/instances/:alias/mappers': { res: 'IdentityProviderMapperRepresentation[]' },
+  'POST /admin/realms/:realm/identity-provider/instances/:alias/mappers': { body: 'IdentityProviderMapperRepresentation', res: 'created' },
+  'GET /admin/realms/:realm/identity-provider/instances/:alias/mappers/:id': { res: 'IdentityProviderMapperRepresentation' },
+  'PUT /admin/realms/:realm/identity-provider/instances/:alias/mappers/:id': { body: 'IdentityProviderMapperRepresentation', res: 'none' },
+  'DELETE /admin/realms/:realm/identity-provider/instances/:alias/mappers/:id': { res: 'none' },
+  'GET /admin/realms/:realm/components': { query: ['parent', 'type', 'name', 'providerId'], res: 'ComponentRepresentation[]' },
+  'POST /admin/realms/:realm/components': { body: 'ComponentRepresentation', res: 'created' },
+  'GET /admin/realms/:realm/components/:id': { res: 'ComponentRepresentation' },
+  'PUT /admin/realms/:realm/components/:id': { body: 'ComponentRepresentation', res: 'none' },
+  'DELETE /admin/realms/:realm/components/:id': { res: 'none' },
+  'GET /admin/realms/:realm/components/:id/sub-component-types': {
+    query: ['type'],
+    res: json('ComponentTypeRepresentation[]: `id`, `helpText`, `properties`'),
+  },
+  'GET /admin/realms/:realm/keys': { res: json('KeysMetadataRepresentation: `active` (algorithm to kid) and `keys`') },
+  'GET /admin/realms/:realm/events/config': { res: 'RealmEventsConfigRepresentation' },
+  'PUT /admin/realms/:realm/events/config': { body: 'RealmEventsConfigRepresentation', res: 'none' },
+  'GET /admin/realms/:realm/events': {
+    query: ['client', 'dateFrom', 'dateTo', 'direction', 'first', 'ipAddress', 'max', 'type', 'user'],
+    res: json('EventRepresentation[]'),
+  },
+  'DELETE /admin/realms/:realm/events': { res: 'none' },
+  'GET /admin/realms/:realm/admin-events': {
+    query: [
+      'authClient',
+      'authIpAddress',
+      'authRealm',
+      'authUser',
+      'dateFrom',
+      'dateTo',
+      'direction',
+      'first',
+      'max',
+      'operationTypes',
+      'resourcePath',
+      'resourceTypes',
+    ],
+    res: json('AdminEventRepresentation[]'),
+  },
+  'DELETE /admin/realms/:realm/admin-events': { res: 'none' },
+  'POST /admin/realms/:realm/testSMTPConnection': { body: 'SmtpServerRepresentation', res: 'none' },
+  'GET /admin/realms/:realm/authentication/authenticator-providers': {
+    res: json('Provider descriptions: `id`, `displayName`, `description`'),
+  },
+  'GET /admin/realms/:realm/authentication/client-authenticator-providers': {
+    res: json('Provider descriptions: `id`, `displayName`, `description`'),
+  },
+  'GET /admin/realms/:realm/authentication/form-providers': { res: json('Provider descriptions: `id`, `displayName`, `description`') },
+  'GET /admin/realms/:realm/authentication/form-action-providers': {
+    res: json('Provider descriptions: `id`, `displayName`, `description`'),
+  },
+  'GET /admin/realms/:realm/authentication/config-description/:providerId': {
+    res: json('A provider configuration description: `name`, `helpText`, `properties`'),
+  },
+  'GET /admin/realms/:realm/authentication/per-client-config-description': {
+    res: json('A provider configuration description: `name`, `helpText`, `properties`'),
+  },
+  'GET /admin/realms/:realm/authentication/config/:id': { res: 'AuthenticatorConfigRepresentation' },
+  'PUT /admin/realms/:realm/authentication/config/:id': { body: 'AuthenticatorConfigRepresentation', res: 'none' },
+  'DELETE /admin/realms/:realm/authentication/config/:id': { res: 'none' },
+  'POST /admin/realms/:realm/authentication/executions': { body: 'AuthenticationExecutionRepresentation', res: 'created' },
+  'GET /admin/realms/:realm/authentication/executions/:id': { res: 'AuthenticationExecutionRepresentation' },
+  'DELETE /admin/realms/:realm/authentication/executions/:id': { res: 'none' },
+  'POST /admin/realms/:realm/authentication/executions/:id/config': { body: 'AuthenticatorConfigRepresentation', res: 'created' },
+  'GET /admin/realms/:realm/authentication/executions/:id/config/:configId': { res: 'AuthenticatorConfigRepresentation' },
+  'POST /admin/realms/:realm/authentication/executions/:id/raise-priority': { res: 'none' },
+  'POST /admin/realms/:realm/authentication/executions/:id/lower-priority': { res: 'none' },
+  'GET /admin/realms/:realm/authentication/flows': { res: 'AuthenticationFlowRepresentation[]' },
+  'POST /admin/realms/:realm/authentication/flows': { body: 'AuthenticationFlowRepresentation', res: 'created' },
+  'POST /admin/realms/:realm/authentication/flows/:alias/copy': { body: json('`newName`: the alias of the copy'), res: 'created' },
+  'GET /admin/realms/:realm/authentication/flows/:alias/executions': { res: 'AuthenticationExecutionInfoRepresentation[]' },
+  'PUT /admin/realms/:realm/authentication/flows/:alias/executions': { body: 'AuthenticationExecutionInfoRepresentation', res: 'none' },
+  'POST /admin/realms/:realm/authentication/flows/:alias/executions/execution': {
+    body: json('`provider`: the authenticator to add'),
+    res: 'created',
+  },
+  'POST /admin/realms/:realm/authentication/flows/:alias/executions/flow': {
+    body: json('`alias`, `type`, `provider`, `description` of the sub-flow'),
+    res: 'created',
+  },
+  'GET /admin/realms/:realm/authentication/flows/:id': { res: 'AuthenticationFlowRepresentation' },
+  'PUT /admin/realms/:realm/authentication/flows/:id': {
+    body: 'AuthenticationFlowRepresentation',
+    res: 'AuthenticationFlowRepresentation',
+  },
+  'DELETE /admin/realms/:realm/authentication/flows/:id': { res: 'none' },
+  'GET /admin/realms/:realm/authentication/required-actions': { res: 'RequiredActionProviderRepresentation[]' },
+  'GET /admin/realms/:realm/authentication/unregistered-required-actions': {
+    res: json('Provider descriptions: `id`, `displayName`, `description`'),
+  },
+  'POST /admin/realms/:realm/authentication/register-required-action': {
+    body: json('`providerId` and `name` of the required action'),
+    res: 'none',
+  },
+  'GET /admin/realms/:realm/authentication/required-actions/:alias': { res: 'RequiredActionProviderRepresentation' },
+  'PUT /admin/realms/:realm/authentication/required-actions/:alias': { body: 'RequiredActionProviderRepresentation', res: 'none' },
+  'DELETE /admin/realms/:realm/authentication/required-actions/:alias': { res: 'none' },
+  'POST /admin/realms/:realm/authentication/required-actions/:alias/raise-priority': { res: 'none' },
+  'POST /admin/realms/:realm/authentication/required-actions/:alias/lower-priority': { res: 'none' },
+  'GET /admin/realms/:realm/authentication/required-actions/:alias/config-description': {
+    res: json('A provider configuration description: `name`, `helpText`, `properties`'),
+  },
+  'GET /admin/realms/:realm/authentication/required-actions/:alias/config': {
+    res: json('A provider configuration description: `name`, `helpText`, `properties`'),
+  },
+  'PUT /admin/realms/:realm/authentication/required-actions/:alias/config': {
+    body: json('RequiredActionConfigRepresentation: `config`, key to value'),
+    res: 'none',
+  },
+  'DELETE /admin/realms/:realm/authentication/required-actions/:alias/config': { res: 'none' },
+  'GET /admin/realms/:realm/client-session-stats': { res: json('Per client with sessions: `id`, `clientId`, `active`, `offline`') },
+  'POST /admin/realms/:realm/logout-all': { res: json('GlobalRequestResult: `successRequests` and `failedRequests`, lists of URLs') },
+  'POST /admin/realms/:realm/push-revocation': { res: json('GlobalRequestResult: `successRequests` and `failedRequests`, lists of URLs') },
+  'DELETE /admin/realms/:realm/sessions/:session': { query: ['isOffline'], res: 'none' },
+  'GET /admin/realms/:realm/localization': { res: 'string[]' },
+  'GET /admin/realms/:realm/localization/:locale': {
+    query: ['useRealmDefaultLocaleFallback'],
+    res: json('The localization texts of the locale: key to text'),
+  },
+  'POST /admin/realms/:realm/localization/:locale': { body: json('Localization texts: key to text'), res: 'none' },
+  'DELETE /admin/realms/:realm/localization/:locale': { res: 'none' },
+  'GET /admin/realms/:realm/localization/:locale/:key': { res: 'text' },
+  'PUT /admin/realms/:realm/localization/:locale/:key': { body: 'text', res: 'none' },
+  'DELETE /admin/realms/:realm/localization/:locale/:key': { res: 'none' },
+  'GET /admin/realms/:realm/client-policies/profiles': { query: ['include-global-profiles'], res: 'ClientProfilesRepresentation' },
+  'PUT /admin/realms/:realm/client-policies/profiles': { body: 'ClientProfilesRepresentation', res: 'none' },
+  'GET /admin/realms/:realm/client-policies/policies': { query: ['include-global-policies'], res: 'ClientPoliciesRepresentation' },
+  'PUT /admin/realms/:realm/client-policies/policies': { body: 'ClientPoliciesRepresentation', res: 'none' },
+  'POST /admin/realms/:realm/partialImport': {
+    body: 'RealmRepresentation',
+    res: json('PartialImportResults: `overwritten`, `added`, `skipped`, `results`'),
+  },
+  'POST /admin/realms/:realm/partial-export': { query: ['exportClients', 'exportGroupsAndRoles'], res: 'RealmRepresentation' },
+  'GET /admin/realms/:realm/credential-registrators': { res: 'string[]' },
+  'GET /admin/realms/:realm/users-management-permissions': { res: 'notImplemented' },
+  'PUT /admin/realms/:realm/users-management-permissions': { res: 'notImplemented' },
+  'GET /admin/realms/:realm': { res: 'RealmRepresentation' },
+  'PUT /admin/realms/:realm': { body: 'RealmRepresentation', res: 'none' },
+  'DELETE /admin/realms/:realm': { res: 'none' },
+  'GET /admin/serverinfo': { res: json('ServerInfoRepresentation: themes, providers, protocol mapper types, enums') },
+  'GET /admin/:realm/console/whoami': {
+    query: ['currentRealm'],
+    res: json('WhoAmI: `userId`, `realm`, `displayName`, `locale`, `createRealm`, `realm_access`'),
+  },
+  'POST /realms/:realm/protocol/openid-connect/token': {
+    body: 'form',
+    res: json('AccessTokenResponse: `access_token`, `expires_in`, `refresh_token`, `refresh_expires_in`, `token_type`, `scope`, ...'),
+  },
+  'GET /realms/:realm/protocol/openid-connect/certs': { res: json("JSON Web Key Set of the realm's active signing keys") },
+  'GET /realms/:realm/.well-known/openid-configuration': { res: json('OpenID Provider Metadata of the realm') },
+};
