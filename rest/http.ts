@@ -71,6 +71,16 @@ export function rawBody(req: Request): string {
   return '';
 }
 
+/**
+ * A text body (a localization value, a credential label, a client description): NUL is refused as
+ * in JSON bodies and paths (SQLite cut the statement there: a 500).
+ */
+export function textBody(req: Request): string {
+  const text = rawBody(req);
+  if (hasBadText(text)) throw badText();
+  return text;
+}
+
 /** Keycloak's 415 for a body whose Content-Type the endpoint does not consume (measured). */
 export const contentTypeMismatch = () => errorC(415, 'The content-type header value did not match the value in @Consumes');
 

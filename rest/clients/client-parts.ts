@@ -1,4 +1,10 @@
 import { Router } from 'express';
+import {
+  addClientScopeLink,
+  listClientScopeLinks,
+  removeClientScopeLink,
+  type ScopeKind,
+} from '../../src/services/client-scopes/client-scope-links';
 import { convertClientDescription } from '../../src/services/clients/client-description';
 import { clientInstallation } from '../../src/services/clients/client-installation';
 import {
@@ -8,12 +14,6 @@ import {
   unregisterClientNode,
 } from '../../src/services/clients/client-nodes';
 import {
-  addClientScopeLink,
-  listClientScopeLinks,
-  removeClientScopeLink,
-  type ScopeKind,
-} from '../../src/services/client-scopes/client-scope-links';
-import {
   getClientSecret,
   getRotatedSecret,
   issueRegistrationAccessToken,
@@ -21,7 +21,7 @@ import {
   removeRotatedSecret,
 } from '../../src/services/clients/client-secret';
 import { getServiceAccountUser } from '../../src/services/clients/client-service-account';
-import { ctxOf, json, noContent, parseJson, rawBody, realmOf, route } from '../http';
+import { ctxOf, json, noContent, parseJson, realmOf, route, textBody } from '../http';
 import { clientOf } from '../parents';
 
 /**
@@ -123,5 +123,5 @@ export const clientDescriptionRouter = Router({ mergeParams: true });
 
 clientDescriptionRouter.post(
   '/',
-  route(async (req, res) => json(res, await convertClientDescription(ctxOf(res), realmOf(res), rawBody(req)))),
+  route(async (req, res) => json(res, await convertClientDescription(ctxOf(res), realmOf(res), textBody(req)))),
 );

@@ -1,4 +1,4 @@
-import { Router, type Request } from 'express';
+import { type Request, Router } from 'express';
 import { errorC } from '../../src/core/errors';
 import {
   asTexts,
@@ -10,7 +10,7 @@ import {
   saveText,
   saveTexts,
 } from '../../src/services/realms/localization';
-import { contentTypeMismatch, ctxOf, json, noContent, qBool, rawBody, realmOf, requiredJson, route } from '../http';
+import { contentTypeMismatch, ctxOf, json, noContent, qBool, realmOf, requiredJson, route, textBody } from '../http';
 import { isMultipart, multipartFields } from '../multipart';
 
 /** `/{realm}/localization`: realm localization texts (config reference §10.4). */
@@ -72,7 +72,7 @@ localizationRouter.put(
   route(async (req, res) => {
     const ct = req.headers['content-type'];
     if (ct && !/^text\/plain\b/i.test(ct)) throw contentTypeMismatch();
-    await saveText(ctxOf(res), realmOf(res), param(req, 'locale'), param(req, 'key'), rawBody(req));
+    await saveText(ctxOf(res), realmOf(res), param(req, 'locale'), param(req, 'key'), textBody(req));
     noContent(res);
   }),
 );

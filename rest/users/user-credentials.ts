@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import type { CredentialRep } from '../../src/representations/credential';
 import {
   configuredUserStorageCredentialTypes,
   deleteCredential,
@@ -8,8 +9,7 @@ import {
   resetPassword,
   setCredentialLabel,
 } from '../../src/services/users/credentials';
-import type { CredentialRep } from '../../src/representations/credential';
-import { ctxOf, json, jsonBody, noContent, parseJson, rawBody, realmOf, route } from '../http';
+import { ctxOf, json, jsonBody, noContent, parseJson, realmOf, route, textBody } from '../http';
 import { userOf } from '../parents';
 
 /**
@@ -51,7 +51,7 @@ userCredentialsRouter.post(
 userCredentialsRouter.put(
   '/credentials/:credentialId/userLabel',
   route(async (req, res) => {
-    await setCredentialLabel(ctxOf(res), realmOf(res), await userOf(req, res), String(req.params.credentialId), rawBody(req));
+    await setCredentialLabel(ctxOf(res), realmOf(res), await userOf(req, res), String(req.params.credentialId), textBody(req));
     noContent(res);
   }),
 );

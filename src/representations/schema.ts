@@ -1,4 +1,4 @@
-import { type HttpError, cannotParse, errorC } from '../core/errors';
+import { cannotParse, errorC, type HttpError } from '../core/errors';
 
 /**
  * One declaration per representation: the field table below drives REST input validation (an
@@ -533,11 +533,21 @@ const INT32_MAX = 2147483647;
  * the field's value token (after `true`, after a string's closing quote, after `{` or `[`).
  */
 function locate(raw: string | undefined, field: string): { line: number; column: number } {
-  const name = JSON.stringify(field).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const m = raw ? new RegExp(`${name}\\s*:\\s*`).exec(raw) : null;
-  if (!raw || !m) return { line: 1, column: 1 };
-  const lines = raw.slice(0, endOfToken(raw, m.index + m[0].length)).split('\n');
-  return { line: lines.length, column: lines[lines.length - 1].length + 1 };
+  // A plain scan, not a RegExp built from the name: a field name can be as long as the body (a
+  // 70,000-character name made "Regular expression too large", a 500).
+  const name = JSON.stringify(field);
+  const skipSpace = (i: number) => {
+    let j = i;
+    while (j < (raw as string).length && /\s/.test((raw as string)[j])) j += 1;
+    return j;
+  };
+  for (let at = raw ? raw.indexOf(name) : -1; raw && at >= 0; at = raw.indexOf(name, at + 1)) {
+    const colon = skipSpace(at + name.length);
+    if (raw[colon] !== ':') continue;
+    const lines = raw.slice(0, endOfToken(raw, skipSpace(colon + 1))).split('\n');
+    return { line: lines.length, column: lines[lines.length - 1].length + 1 };
+  }
+  return { line: 1, column: 1 };
 }
 
 /** The offset just after the JSON token starting at `start` (a string, a literal, or the `{`/`[` opening a value). */

@@ -1,7 +1,7 @@
 import request from 'supertest';
+import { gqlClient } from '../graphql/gql';
 import { realmServer } from '../helpers/fixtures';
 import type { AdminApi, TestServer } from '../helpers/server';
-import { gqlClient } from '../graphql/gql';
 
 /**
  * Input no client should send, answered with a 4xx and no trace (issue 10): paths that do not
@@ -144,4 +144,77 @@ test('a value longer than its column is a 400 on both databases, and nothing is 
     role: null,
     userErrors: [{ code: 'BAD_REQUEST', message: 'name is longer than 255 characters' }],
   });
+});
+
+// Found by the fuzz suite (test/fuzz/routes.fuzz.test.ts); each was a 500.
+
+test('an unknown field whose name is 70,000 characters long is the usual 400', async () => {
+  const name = 'x'.repeat(70_000);
+  const upToValue = `{"name":"long-key","${name}":1`;
+  const res = await api.post(`${base}/roles`).set('Content-Type', 'application/json').send(`${upToValue}}`);
+  expect(res.status).toBe(400);
+  // Jackson's column: just after the value's token.
+  expect(res.body.error).toBe(
+    `Invalid json representation for RoleRepresentation. Unrecognized field "${name}" at line 1 column ${upToValue.length + 1}.`,
+  );
+  expect((await api.get(`${base}/roles/long-key`)).status).toBe(404);
+});
+
+test("a provider type named like an object's own property (valueOf, constructor) is no provider type", async () => {
+  const noSuch = { error: 'Invalid provider type or no such provider' };
+  for (const providerType of ['valueOf', 'constructor', '__proto__']) {
+    const res = await api.post(`${base}/components`, { name: 'p', providerId: 'rsa-generated', providerType });
+    expect([providerType, res.status, res.body]).toEqual([providerType, 400, noSuch]);
+  }
+  const key = { name: 'proto-key', providerId: 'rsa-generated', providerType: 'org.keycloak.keys.KeyProvider' };
+  const id = String((await api.post(`${base}/components`, key)).headers.location)
+    .split('/')
+    .pop();
+  const put = await api.put(`${base}/components/${id}`, { ...key, providerType: 'valueOf' });
+  expect([put.status, put.body]).toEqual([400, noSuch]);
+  expect((await api.get(`${base}/components/${id}`)).body.providerType).toBe('org.keycloak.keys.KeyProvider');
+  expect((await api.get(`${base}/components/${id}/sub-component-types?type=valueOf`)).body).toEqual([]);
+});
+
+test('NUL in a text/plain body (a localization value, a credential label) is a 400 and nothing is written', async () => {
+  const text = await api.put(`${base}/localization/en/nul-key`).set('Content-Type', 'text/plain').send('a\u0000b');
+  expect([text.status, text.body]).toEqual([400, BAD_TEXT]);
+  expect((await api.get(`${base}/localization/en/nul-key`)).status).toBe(404);
+  const user = String(
+    (await api.post(`${base}/users`, { username: 'labelled', credentials: [{ type: 'password', value: 'pw' }] })).headers.location,
+  )
+    .split('/')
+    .pop();
+  const [cred] = (await api.get(`${base}/users/${user}/credentials`)).body;
+  const label = await api.put(`${base}/users/${user}/credentials/${cred.id}/userLabel`).set('Content-Type', 'text/plain').send('x\u0000');
+  expect([label.status, label.body]).toEqual([400, BAD_TEXT]);
+  expect((await api.get(`${base}/users/${user}/credentials`)).body[0].userLabel).toBeUndefined();
+});
+
+test('client-description-converter: a description it cannot read is a 400 (Keycloak answers 500)', async () => {
+  const convert = (body: string, type = 'application/json') =>
+    api
+      .post(`${base}/client-description-converter`)
+      .set('Content-Type', type)
+      .send(body)
+      .then((r) => [r.status, r.body]);
+  expect(await convert('{"redirect_uris": [1,}')).toEqual([400, { error: 'invalid_request', error_description: 'Cannot parse the JSON' }]);
+  const mapping = [400, { error: 'unknown_error', error_description: 'Cannot parse the JSON' }];
+  expect(await convert('{"redirect_uris": [], "client_id": {"toString": 1}}')).toEqual(mapping);
+  expect(await convert('{"redirect_uris": [{"toString": []}]}', 'text/plain')).toEqual(mapping);
+  const deep = `{"redirect_uris": [], "jwks": ${'['.repeat(20_000)}${']'.repeat(20_000)}}`;
+  expect(await convert(deep)).toEqual([400, { error: 'invalid_request', error_description: 'Cannot parse the JSON' }]);
+  expect(await convert('<EntityDescriptor>', 'application/xml')).toEqual([400, { error: 'Unsupported format' }]);
+  // A binding named like an object's own property is no binding (it became an attribute named after a function).
+  const odd = await convert(
+    '<EntityDescriptor entityID="sp"><SPSSODescriptor><SingleLogoutService Binding="constructor" Location="https://sp/slo"/></SPSSODescriptor></EntityDescriptor>',
+    'application/xml',
+  );
+  expect(odd[0]).toBe(200);
+  expect(Object.keys((odd[1] as { attributes: object }).attributes).some((k) => k.includes('function'))).toBe(false);
+});
+
+test('testSMTPConnection reads a map of strings: an object value is the 400 of a JSON mapping error', async () => {
+  const res = await api.post(`${base}/testSMTPConnection`, { host: 'localhost', from: 'a@b.c', auth: { toString: [] } });
+  expect([res.status, res.body]).toEqual([400, { error: 'unknown_error', error_description: 'Cannot parse the JSON' }]);
 });

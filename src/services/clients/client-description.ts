@@ -1,8 +1,9 @@
 import { XMLParser } from 'fast-xml-parser';
 import { requireCap } from '../../auth/permissions';
-import type { RealmModel } from '../../db/models/realm';
-import { errorB, errorC } from '../../core/errors';
 import type { RequestContext } from '../../core/context';
+import { cannotParse, errorC } from '../../core/errors';
+import { checkJsonValue } from '../../core/input-text';
+import type { RealmModel } from '../../db/models/realm';
 import type { ClientRepresentation } from '../../representations/client';
 
 /**
@@ -13,7 +14,17 @@ import type { ClientRepresentation } from '../../representations/client';
 type Rep = Record<string, unknown>;
 
 const unsupported = () => errorC(400, 'Unsupported format');
-const malformed = () => errorB(500, 'unknown_error', 'For more on this error consult the server log.');
+// Keycloak's converters throw a RuntimeException on a description they cannot read (a 500); input
+// is never a 5xx here (issue 10): JSON that does not parse is Keycloak's usual JSON 400, metadata
+// without exactly one SP entity is not a format the converter supports.
+const malformedJson = () => cannotParse('syntax');
+/** A JSON value read as Jackson reads a String: scalars as text, an object or array is its 400 (String() on `{"toString":1}` threw). */
+const str = (v: unknown): string => {
+  if (v !== null && typeof v === 'object') throw cannotParse('mapping');
+  return String(v);
+};
+/** A table entry for a key from the input; own keys only (`constructor` is no binding). */
+const own = (table: Record<string, string>, key: string): string | undefined => (Object.hasOwn(table, key) ? table[key] : undefined);
 const list = (v: unknown): unknown[] => (v === undefined || v === null ? [] : Array.isArray(v) ? v : [v]);
 
 const AUTH_METHODS: Record<string, string> = {
@@ -49,13 +60,13 @@ const OIDC_ATTRIBUTES: Record<string, string> = {
 
 function fromOidc(m: Rep): ClientRepresentation {
   const out: ClientRepresentation = {};
-  if (m.client_id) out.clientId = String(m.client_id);
-  if (m.client_name) out.name = String(m.client_name);
-  out.redirectUris = list(m.redirect_uris).map(String);
-  if (m.client_uri) out.baseUrl = String(m.client_uri);
+  if (m.client_id) out.clientId = str(m.client_id);
+  if (m.client_name) out.name = str(m.client_name);
+  out.redirectUris = list(m.redirect_uris).map(str);
+  if (m.client_uri) out.baseUrl = str(m.client_uri);
   out.protocol = 'openid-connect';
-  const grants = new Set(list(m.grant_types ?? ['authorization_code']).map(String));
-  const responses = new Set(list(m.response_types ?? ['code']).map(String));
+  const grants = new Set(list(m.grant_types ?? ['authorization_code']).map(str));
+  const responses = new Set(list(m.response_types ?? ['code']).map(str));
   out.standardFlowEnabled = grants.has('authorization_code') || responses.has('code') || responses.has('none');
   out.implicitFlowEnabled = grants.has('implicit') || [...responses].some((r) => r.includes('token'));
   out.directAccessGrantsEnabled = grants.has('password');
@@ -66,27 +77,27 @@ function fromOidc(m: Rep): ClientRepresentation {
     'standard.token.exchange.enabled': String(grants.has('urn:ietf:params:oauth:grant-type:token-exchange')),
     'use.refresh.tokens': String(grants.has('refresh_token')),
   };
-  const method = m.token_endpoint_auth_method === undefined ? 'client_secret_basic' : String(m.token_endpoint_auth_method);
+  const method = m.token_endpoint_auth_method === undefined ? 'client_secret_basic' : str(m.token_endpoint_auth_method);
   if (method === 'none') {
     out.publicClient = true;
     out.clientAuthenticatorType = 'none';
   } else {
     out.publicClient = false;
-    out.clientAuthenticatorType = AUTH_METHODS[method] ?? 'client-secret';
+    out.clientAuthenticatorType = own(AUTH_METHODS, method) ?? 'client-secret';
   }
   if (m.jwks_uri) {
     attributes['use.jwks.url'] = 'true';
-    attributes['jwks.url'] = String(m.jwks_uri);
+    attributes['jwks.url'] = str(m.jwks_uri);
   } else if (m.jwks) {
     attributes['use.jwks.string'] = 'true';
     attributes['jwks.string'] = JSON.stringify(m.jwks);
   }
   for (const [k, a] of Object.entries(OIDC_ATTRIBUTES)) {
     const v = m[k];
-    if (v !== undefined && v !== null) attributes[a] = Array.isArray(v) ? v.map(String).join('##') : String(v);
+    if (v !== undefined && v !== null) attributes[a] = Array.isArray(v) ? v.map(str).join('##') : str(v);
   }
   if (m.backchannel_logout_session_required !== undefined)
-    attributes['backchannel.logout.session.required'] = String(m.backchannel_logout_session_required);
+    attributes['backchannel.logout.session.required'] = str(m.backchannel_logout_session_required);
   out.attributes = attributes;
   if (typeof m.scope === 'string' && m.scope.trim()) out.optionalClientScopes = m.scope.trim().split(/\s+/);
   return out;
@@ -126,11 +137,11 @@ function fromSaml(xml: string): ClientRepresentation {
       xml,
     ) as Rep;
   } catch {
-    throw malformed();
+    throw unsupported();
   }
   const roots = list(doc.EntityDescriptor ?? (doc.EntitiesDescriptor as Rep | undefined)?.EntityDescriptor) as Rep[];
   const entities = roots.filter((e) => e.SPSSODescriptor);
-  if (entities.length !== 1) throw malformed();
+  if (entities.length !== 1) throw unsupported();
   const entity = entities[0];
   const sp = list(entity.SPSSODescriptor)[0] as Rep;
   const attributes: Record<string, string> = {
@@ -141,12 +152,12 @@ function fromSaml(xml: string): ClientRepresentation {
   };
   if (sp['@WantAssertionsSigned'] === 'true') attributes['saml.assertion.signature'] = 'true';
   for (const slo of list(sp.SingleLogoutService) as Rep[]) {
-    const b = BINDINGS[String(slo['@Binding'])];
+    const b = own(BINDINGS, String(slo['@Binding']));
     if (b && b !== 'artifact') attributes[`saml_single_logout_service_url_${b}`] = String(slo['@Location']);
   }
   const redirectUris: string[] = [];
   for (const acs of list(sp.AssertionConsumerService) as Rep[]) {
-    const b = BINDINGS[String(acs['@Binding'])];
+    const b = own(BINDINGS, String(acs['@Binding']));
     const loc = String(acs['@Location']);
     if (b === 'post' || b === 'redirect') attributes[`saml_assertion_consumer_url_${b}`] ??= loc;
     if (b === 'artifact') attributes.saml_artifact_binding_url ??= loc;
@@ -185,7 +196,7 @@ function fromSaml(xml: string): ClientRepresentation {
       config: {
         'attribute.name': String(ra['@Name']),
         ...(ra['@FriendlyName'] ? { 'friendly.name': String(ra['@FriendlyName']) } : {}),
-        'attribute.nameformat': NAME_FORMATS[String(ra['@NameFormat'])] ?? 'Basic',
+        'attribute.nameformat': own(NAME_FORMATS, String(ra['@NameFormat'])) ?? 'Basic',
       },
     })),
   );
@@ -209,9 +220,12 @@ export async function convertClientDescription(ctx: RequestContext, realm: Realm
     try {
       parsed = JSON.parse(t);
     } catch {
-      throw malformed();
+      throw malformedJson();
     }
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw malformed();
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw malformedJson();
+    // The nesting and text limits of every JSON body (a deep `jwks` overflowed JSON.stringify's stack).
+    const bad = checkJsonValue(parsed);
+    if (bad) throw bad;
     return t.includes('"clientId"') ? (parsed as ClientRepresentation) : fromOidc(parsed as Rep);
   }
   if (t.startsWith('<') && t.endsWith('>') && t.includes('EntityDescriptor')) return fromSaml(t);

@@ -1,13 +1,13 @@
 import { KEY_PROVIDER_TYPE } from '../../auth/keys';
+import type { RequestContext } from '../../core/context';
 import type { RealmModel } from '../../db/models/realm';
-import { registrationPolicyTypes } from '../clients/client-registration-policy';
-import type { ConfigPropertyRep } from '../../representations/config-property';
 import type { ComponentTypeRep } from '../../representations/component-type';
-import { type ComponentFactory, LDAP_MAPPER_TYPE, REG_POLICY_TYPE, USER_STORAGE_TYPE, invalidConfig, prop } from './config';
+import type { ConfigPropertyRep } from '../../representations/config-property';
+import { registrationPolicyTypes } from '../clients/client-registration-policy';
+import { UP_CONFIG_KEY, UP_PROVIDER_ID, UP_PROVIDER_TYPE } from '../users/user-profile';
+import { type ComponentFactory, invalidConfig, LDAP_MAPPER_TYPE, prop, REG_POLICY_TYPE, USER_STORAGE_TYPE } from './config';
 import { KEY_PROVIDER_FACTORIES } from './key-providers';
 import { LDAP_MAPPER_FACTORIES, USER_STORAGE_FACTORIES } from './ldap';
-import type { RequestContext } from '../../core/context';
-import { UP_CONFIG_KEY, UP_PROVIDER_ID, UP_PROVIDER_TYPE } from '../users/user-profile';
 
 /**
  * The component provider catalogue (config reference §6.4): for each SPI (`providerType`, the Java
@@ -43,13 +43,17 @@ const CATALOGUE: Record<string, ComponentFactory[]> = {
   [UP_PROVIDER_TYPE]: [UP_FACTORY],
 };
 
+/** The factories of an SPI; own keys only, so `valueOf` or `__proto__` is no SPI (it was a 500). */
+const factoriesOf = (providerType: string): ComponentFactory[] | undefined =>
+  Object.hasOwn(CATALOGUE, providerType) ? CATALOGUE[providerType] : undefined;
+
 /** The factory of a provider, or undefined (→ 400 `Invalid provider type or no such provider`). */
 export function componentFactory(
   providerType: string | null | undefined,
   providerId: string | null | undefined,
 ): ComponentFactory | undefined {
   if (!providerType || !providerId) return undefined;
-  return CATALOGUE[providerType]?.find((f) => f.id === providerId);
+  return factoriesOf(providerType)?.find((f) => f.id === providerId);
 }
 
 /** Config keys the provider declares (its own and the SPI's common properties) with their secret flag. */
@@ -74,7 +78,7 @@ export async function componentTypesOf(ctx: RequestContext, realm: RealmModel, p
     });
     return registrationPolicyTypes(scopes.map((s) => s.name));
   }
-  return (CATALOGUE[providerType] ?? []).map(asTypeRep);
+  return (factoriesOf(providerType) ?? []).map(asTypeRep);
 }
 
 /** serverinfo `componentTypes`: every SPI of the catalogue → its provider types. */

@@ -1,9 +1,10 @@
 import nodemailer from 'nodemailer';
 import { requireCap } from '../../auth/permissions';
-import type { RealmModel } from '../../db/models/realm';
-import { HttpError, cannotParse, errorA } from '../../core/errors';
-import { getLogger } from '../../logging';
 import type { RequestContext } from '../../core/context';
+import { errorA, HttpError } from '../../core/errors';
+import type { RealmModel } from '../../db/models/realm';
+import { getLogger } from '../../logging';
+import { validateRepresentation } from '../../representations/schema';
 import type { SmtpServerRep } from '../../representations/smtp';
 
 /**
@@ -112,8 +113,9 @@ function testSettings(realm: RealmModel, body: SmtpSettings): SmtpSettings {
  */
 export async function testSmtpConnection(ctx: RequestContext, realm: RealmModel, body: unknown): Promise<void> {
   await requireCap(ctx, realm, 'manageRealm');
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw cannotParse('mapping');
-  const settings = testSettings(realm, body as SmtpSettings);
+  // Keycloak reads a Map<String, String>: scalars become text, an object or array is its 400 (an
+  // object whose own `toString` is no function made String() throw: a 500).
+  const settings = testSettings(realm, validateRepresentation<SmtpSettings>('SmtpServerRepresentation', body));
   try {
     const caller = ctx.actor ? await ctx.db.models.User.findByPk(ctx.actor.userId, { attributes: ['email'] }) : null;
     if (!caller?.email) throw new Error('Logged in user does not have an e-mail.');
