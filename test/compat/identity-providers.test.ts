@@ -62,7 +62,7 @@ describe('@keycloak/keycloak-admin-client: identity providers', () => {
       providerId: 'oidc',
       fromUrl: `${baseUrl}/realms/master/.well-known/openid-configuration`,
     });
-    expect(config.authorizationUrl).toBe('http://localhost:8080/realms/master/protocol/openid-connect/auth');
+    expect(config.tokenUrl).toBe('http://localhost:8080/realms/master/protocol/openid-connect/token');
     await kc.identityProviders.create({ alias: 'compat-gh', providerId: 'github' });
     expect(await kc.identityProviders.reloadKeys({ alias: 'compat-gh' })).toBe(false);
     await expect(kc.identityProviders.listPermissions({ alias: 'compat-gh' })).rejects.toThrow(/Feature not enabled|501/);

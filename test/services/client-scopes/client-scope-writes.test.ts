@@ -53,7 +53,7 @@ test('GraphQL: a mapper update is read back in the same request', async () => {
   const res = await gqlClient(ts)(
     `mutation($id: ID!, $owner: ID!) {
       updateProtocolMapper(realm: "${R}", owner: CLIENT_SCOPE, ownerId: $owner, id: $id,
-        input: { name: "g1-renamed", protocol: "openid-connect", protocolMapper: "oidc-usermodel-attribute-mapper", config: {} }) { protocolMapper { name } }
+        input: { name: "g1-renamed", protocol: OPENID_CONNECT, protocolMapper: "oidc-usermodel-attribute-mapper", config: {} }) { protocolMapper { name } }
     }`,
     { id, owner: s },
   );
