@@ -1,7 +1,8 @@
-import { ValueTooLongError, dbErrorKind } from '../db/errors';
+import { inTransaction } from '../db';
+import { dbErrorKind, ValueTooLongError } from '../db/errors';
 import { invalidate } from '../loaders/invalidate';
 import type { RequestContext } from './context';
-import { type HttpError, errorB } from './errors';
+import { conflict, errorB, type HttpError, notFound } from './errors';
 
 export { isForeignKeyViolation, isRetryable, isUniqueViolation } from '../db/errors';
 
@@ -26,9 +27,42 @@ export function mapDbError(err: unknown, meaning: DbErrorMeaning = {}): unknown 
     const what = err instanceof ValueTooLongError ? `${err.column} is longer than ${err.max} characters` : 'A value is too long';
     return errorB(400, 'invalid_request', what);
   }
+  // A lost lock race the outermost transaction's retries did not win (or a statement outside any
+  // transaction that waited out the busy timeout): the database is overloaded, not the request wrong.
+  // Inside a transaction it stays as it is, so the outermost one can still run again.
+  if ((kind === 'busy' || kind === 'deadlock' || kind === 'lock-timeout') && !inTransaction()) return databaseBusy();
   if (kind === 'unique' && meaning.unique) return meaning.unique(err);
-  if (kind === 'foreign-key' && meaning.foreignKey) return meaning.foreignKey(err);
+  if (kind === 'foreign-key') return meaning.foreignKey ? meaning.foreignKey(err) : parentGone(err);
   return err;
+}
+
+/** Seconds a client is asked to wait (`Retry-After`) after a 503 for a busy database. */
+export const BUSY_RETRY_AFTER_SECONDS = 1;
+
+/** 503 for a database that stayed locked: OAuth's `temporarily_unavailable`, and `Retry-After` (rest/http.ts). */
+export const databaseBusy = () => errorB(503, 'temporarily_unavailable', 'The database is busy; retry the request shortly.');
+
+/** Keycloak's not-found message for each parent table a foreign key names (ADR 21). */
+const NOT_FOUND: Record<string, string> = {
+  realm: 'Realm not found.',
+  user_entity: 'User not found',
+  keycloak_group: 'Could not find group by id',
+  role: 'Role not found',
+  client: 'Could not find client',
+  client_scope: 'Could not find client scope',
+  identity_provider: 'Could not find identity provider',
+};
+
+/**
+ * A foreign key refused a write no service gave a meaning for: a parent row was deleted while the
+ * request ran (the only way, since every service resolves its parents first), so the answer is the
+ * parent's 404. MariaDB names the parent table; SQLite does not, and gets Keycloak's generic 404.
+ * A refused delete (a row still referenced) is a 409; the schema has no such rule today.
+ */
+function parentGone(err: unknown): HttpError {
+  const e = err as { reltype?: string; table?: string };
+  if (e.reltype === 'parent') return conflict('The resource is still referenced');
+  return notFound(NOT_FOUND[e.table ?? ''] ?? 'HTTP 404 Not Found');
 }
 
 /** Runs `fn` and rethrows a database error as the Keycloak error it means. */

@@ -7,7 +7,8 @@ export type DbErrorKind = 'unique' | 'foreign-key' | 'deadlock' | 'lock-timeout'
 interface SqlError {
   name?: string;
   code?: string;
-  parent?: { code?: string; errno?: number };
+  message?: string;
+  parent?: { code?: string; errno?: number; message?: string };
   original?: { code?: string };
 }
 
@@ -42,8 +43,13 @@ export function dbErrorKind(err: unknown): DbErrorKind | null {
       return 'lock-timeout';
     case 'SQLITE_BUSY':
       return 'busy';
+    case 'ER_NO_REFERENCED_ROW_2':
+    case 'ER_ROW_IS_REFERENCED_2':
+    case 'SQLITE_CONSTRAINT_FOREIGNKEY':
+      return 'foreign-key';
     case 'SQLITE_CONSTRAINT':
-      return 'unique';
+      // node-sqlite3 gives every constraint the one code; the message tells a foreign key apart.
+      return /FOREIGN KEY constraint failed/.test(e.parent?.message ?? e.message ?? '') ? 'foreign-key' : 'unique';
     case 'ER_DATA_TOO_LONG':
       return 'too-long';
     default:

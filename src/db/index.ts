@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { guardLengths } from './lengths';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { type Options, type QueryInterface, Sequelize, type Transaction } from 'sequelize';
+import { type Options, type QueryInterface, Sequelize, Transaction } from 'sequelize';
 import { SequelizeStorage, Umzug } from 'umzug';
 import { checkCollation } from './preflight';
 import { getLogger } from '../logging';
@@ -117,6 +117,8 @@ export interface DbOptions {
   username?: string;
   password?: string;
   poolMax?: number;
+  /** SQLite: how long a statement waits for another connection's write lock before SQLITE_BUSY (default 10 s; tests shorten it). */
+  busyTimeoutMs?: number;
 }
 
 export interface Db {
@@ -175,8 +177,9 @@ export function createSequelize(opts: DbOptions, onSql?: (sql: string) => void):
   if (opts.vendor === 'sqlite') {
     const storage = opts.url && opts.url !== ':memory:' ? resolve(opts.url.replace(/^sqlite:/, '')) : ':memory:';
     if (storage !== ':memory:') mkdirSync(dirname(storage), { recursive: true });
+    // foreignKeys: false stops Sequelize's own unawaited pragma; prepareSqliteConnections sets it, awaited.
     const s = new Sequelize({ dialect: 'sqlite', storage, logging, benchmark, foreignKeys: false } as Options);
-    prepareSqliteConnections(s);
+    prepareSqliteConnections(s, opts.busyTimeoutMs ?? 10000);
     return s;
   }
   const url = new URL(opts.url ?? 'mysql://127.0.0.1:3306/idserver');
@@ -204,12 +207,13 @@ interface SqliteConnection {
 /**
  * Sequelize's SQLite dialect opens its connections itself (one shared for reads, one per transaction)
  * without running `afterConnect` hooks, so each connection is prepared here when first handed out:
- * WAL (readers never wait for the writer), a 10 s busy timeout, and a cache of `PRAGMA table_info`.
+ * WAL (readers never wait for the writer), a 10 s busy timeout, foreign keys enforced, and a cache of
+ * `PRAGMA table_info`.
  * Sequelize runs that pragma before every model SELECT to learn column types; the schema only
  * changes in migrations, so once they have run (`cacheTableInfo` set by openDb) the answer is
  * reused instead of costing a second round trip per statement (ADR 16).
  */
-function prepareSqliteConnections(s: Sequelize): void {
+function prepareSqliteConnections(s: Sequelize, busyTimeoutMs: number): void {
   const cm = s.connectionManager as unknown as { getConnection(o?: object): Promise<SqliteConnection> };
   const getConnection = cm.getConnection.bind(cm);
   const prepared = new WeakSet<SqliteConnection>();
@@ -220,8 +224,10 @@ function prepareSqliteConnections(s: Sequelize): void {
     const c = await getConnection(o);
     if (prepared.has(c)) return c;
     prepared.add(c);
-    c.configure('busyTimeout', 10000);
+    c.configure('busyTimeout', busyTimeoutMs);
     await exec(c, 'PRAGMA journal_mode=WAL');
+    // SQLite enforces foreign keys (ADR 21) only on connections that ask for it.
+    await exec(c, 'PRAGMA foreign_keys=ON');
     const all = c.all.bind(c);
     c.all = (sql: string, ...args: unknown[]) => {
       const cb = args[args.length - 1] as (e: Error | null, rows?: unknown) => void;
@@ -274,7 +280,8 @@ export function initModels(sequelize: Sequelize): Models {
   return models;
 }
 
-export async function migrate(sequelize: Sequelize): Promise<void> {
+/** Runs the pending migrations (up to and including `to`, when given: tests build older schemas). */
+export async function migrate(sequelize: Sequelize, to?: string): Promise<void> {
   const umzug = new Umzug({
     migrations: loadMigrations().map((m) => ({
       name: m.name,
@@ -284,7 +291,7 @@ export async function migrate(sequelize: Sequelize): Promise<void> {
     storage: new SequelizeStorage({ sequelize, tableName: 'schema_migrations' }),
     logger: undefined,
   });
-  await underMigrationLock(sequelize, () => umzug.up());
+  await underMigrationLock(sequelize, () => umzug.up(to ? { to } : undefined));
 }
 
 /**
@@ -346,6 +353,9 @@ export async function openDb(opts: DbOptions, onSql?: (sql: string) => void): Pr
   await migrate(sequelize);
   (sequelize as unknown as { cacheTableInfo?: boolean }).cacheTableInfo = true;
   const queue = opts.vendor === 'sqlite' ? serialQueue() : <T>(job: () => Promise<T>) => job();
+  // SQLite: take the write lock at BEGIN (waiting out the busy timeout for a writer outside the queue)
+  // rather than at the first write, where a snapshot older than that writer's commit fails at once.
+  const txOptions = opts.vendor === 'sqlite' ? { type: Transaction.TYPES.IMMEDIATE } : {};
   return {
     sequelize,
     models,
@@ -353,7 +363,7 @@ export async function openDb(opts: DbOptions, onSql?: (sql: string) => void): Pr
     transaction: (fn) => {
       const current = als.getStore()?.get('transaction') as Transaction | undefined;
       if (current) return fn(current); // nested: join the outer transaction
-      return retryingLockRaces(() => queue(() => sequelize.transaction((t) => fn(t))));
+      return retryingLockRaces(() => queue(() => sequelize.transaction(txOptions, (t) => fn(t))));
     },
     close: () => sequelize.close(),
   };

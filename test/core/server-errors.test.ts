@@ -41,7 +41,10 @@ test('a failing statement: driver message and codes; not the SQL, not its replac
 });
 
 test('a duplicate key: the value the database quotes back is masked', async () => {
-  const row = { realmId: 'scratch-realm', groupId: 'duplicate-secret-value-2' };
+  // Rows that exist, since realm_default_group's columns are foreign keys (ADR 21).
+  const realmId = ((await ts.db.models.Realm.findOne({ where: { name: 'master' } })) as { id: string }).id;
+  await ts.db.models.Group.create({ id: 'duplicate-secret-value-2', realmId, name: 'duplicate-secret-value-2' });
+  const row = { realmId, groupId: 'duplicate-secret-value-2' };
   await ts.db.models.RealmDefaultGroup.create(row);
   const err = await failing(() => ts.db.models.RealmDefaultGroup.create(row));
   const text = describeServerError(err);

@@ -26,14 +26,14 @@ sqliteOnly('SQLite connections', () => {
   const pragma = async (name: string) =>
     Object.values((await db.sequelize.query(`PRAGMA ${name}`, { type: QueryTypes.SELECT }))[0] as object)[0];
 
-  test('WAL journal, 10 s busy timeout, foreign keys off — also inside a transaction', async () => {
-    expect([await pragma('journal_mode'), await pragma('busy_timeout'), await pragma('foreign_keys')]).toEqual(['wal', 10000, 0]);
+  test('WAL journal, 10 s busy timeout, foreign keys enforced (ADR 21) — also inside a transaction', async () => {
+    expect([await pragma('journal_mode'), await pragma('busy_timeout'), await pragma('foreign_keys')]).toEqual(['wal', 10000, 1]);
     const inTx = await db.transaction(async () => [
       await pragma('journal_mode'),
       await pragma('busy_timeout'),
       await pragma('foreign_keys'),
     ]);
-    expect(inTx).toEqual(['wal', 10000, 0]);
+    expect(inTx).toEqual(['wal', 10000, 1]);
   });
 
   test('a model query runs one statement on the connection, not a table_info pragma each time', async () => {

@@ -87,8 +87,13 @@ async function templatedDbOptions(): Promise<{ opts: DbOptions; cleanup: () => P
     const conn = await connect(new URL(TEST_DB_URL));
     const target = new URL(fresh.opts.url as string).pathname.slice(1);
     const [tables] = await conn.query('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = ?', [template]);
+    // CREATE TABLE ... LIKE drops foreign keys: the template's own definitions are replayed instead
+    // (they name parent tables without a schema, so they land in the target), in any table order.
+    await conn.query(`USE \`${target}\``);
+    await conn.query('SET foreign_key_checks = 0');
     for (const { t } of (tables as Array<{ t: string }>).filter((row) => row.t !== 'template_ready')) {
-      await conn.query(`CREATE TABLE \`${target}\`.\`${t}\` LIKE \`${template}\`.\`${t}\``);
+      const [[def]] = (await conn.query(`SHOW CREATE TABLE \`${template}\`.\`${t}\``)) as unknown as [[{ 'Create Table': string }]];
+      await conn.query(def['Create Table']);
       await conn.query(`INSERT INTO \`${target}\`.\`${t}\` SELECT * FROM \`${template}\`.\`${t}\``);
     }
     await conn.end();
