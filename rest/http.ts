@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { RequestContext } from '../src/core/context';
-import { mapDbError } from '../src/core/db-errors';
+import { BUSY_RETRY_AFTER_SECONDS, mapDbError } from '../src/core/db-errors';
 import { cannotParse, errorC, HttpError } from '../src/core/errors';
 import { badText, checkJsonValue, hasBadText } from '../src/core/input-text';
 import { isServerFault, logServerFault, requestIdOf, routeTemplate } from '../src/core/server-errors';
@@ -220,7 +220,9 @@ export function errorHandler(log: { error: (m: string) => void }) {
       requestId: requestIdOf(req),
     });
     if (err instanceof HttpError) {
-      if (isServerFault(err)) logServerFault(log, site(), err);
+      // A busy database (mapDbError's 503) is logged with the driver's error; it passes, so the client may try again.
+      if (isServerFault(err)) logServerFault(log, site(), err.status === 503 ? thrown : err);
+      if (err.status === 503) res.set('Retry-After', String(BUSY_RETRY_AFTER_SECONDS));
       res.status(err.status).json(err.body);
       return;
     }

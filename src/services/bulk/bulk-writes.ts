@@ -1,5 +1,4 @@
 import { Op } from 'sequelize';
-import { hashPassword } from '../../auth/passwords';
 import { requireCap } from '../../auth/permissions';
 import type { RequestContext } from '../../core/context';
 import { badRequest, notFound } from '../../core/errors';
@@ -12,9 +11,8 @@ import { findGroup } from '../groups/group-queries';
 import { removeGroup } from '../groups/groups';
 import { addRoleMappingsTo, userMappingOwner } from '../roles/role-mappings';
 import { deleteRole } from '../roles/roles';
-import { hashSettings } from '../users/password-policy';
 import { createUser, deleteUser, resolveUser, updateUser } from '../users/users';
-import { hashedAhead } from '../users/users-input';
+import { hashPasswordsAhead } from '../users/users-input';
 import { type BulkMode, type BulkResult, checkBulkSize, runBulk } from './bulk';
 
 /**
@@ -29,39 +27,6 @@ import { type BulkMode, type BulkResult, checkBulkSize, runBulk } from './bulk';
 type UserBody = Record<string, unknown>;
 
 const givenId = (rep: UserBody) => (typeof rep.id === 'string' && rep.id ? rep.id : null);
-
-/** Password hashes computed at once while a bulk create prepares (argon2 runs on libuv's pool of 4 threads: two stay free). */
-const HASHES_AT_ONCE = 2;
-
-/**
- * Hashes the plain passwords of the users to create before the batch's transaction, a few at a time,
- * with the realm's hash settings; `createUser` takes them from {@link hashedAhead}. A password costs
- * tens of milliseconds to hash: hashed one by one inside the transaction, a thousand of them would
- * hold the database's write lock (SQLite has a single writer) for most of a minute.
- */
-async function hashPasswordsAhead(realm: RealmModel, reps: readonly UserBody[]): Promise<void> {
-  const { algorithm, iterations } = hashSettings(realm);
-  const jobs: Array<{ credential: object; password: string }> = [];
-  for (const rep of reps) {
-    for (const c of Array.isArray(rep.credentials) ? (rep.credentials as unknown[]) : []) {
-      if (!c || typeof c !== 'object') continue;
-      const { type, value, rawPassword } = c as { type?: unknown; value?: unknown; rawPassword?: unknown };
-      const password = value ?? rawPassword;
-      if ((type ?? 'password') === 'password' && typeof password === 'string' && password !== '') jobs.push({ credential: c, password });
-    }
-  }
-  let next = 0;
-  const worker = async () => {
-    while (next < jobs.length) {
-      const job = jobs[next++];
-      const hash = hashPassword(job.password, algorithm, iterations);
-      hashedAhead.set(job.credential, hash);
-      // A failed hash is the error of its item's write, when it gets there.
-      await hash.catch(() => undefined);
-    }
-  };
-  await Promise.all(Array.from({ length: HASHES_AT_ONCE }, worker));
-}
 
 /** POST /users for each representation: `CREATED` with the new id. */
 export async function bulkCreateUsers(

@@ -250,21 +250,29 @@ export async function purgeExpiredEvents(db: Db, opts: PurgeOptions = {}): Promi
   return total;
 }
 
-/** Repeats `DELETE ... WHERE id IN (up to batch ids older than before)` until nothing is left (works on SQLite and MySQL). */
+/**
+ * Repeats `DELETE ... WHERE id IN (up to batch ids older than before)` until nothing is left (works on
+ * SQLite and MySQL). Each batch is its own transaction, so it takes its turn with the other writes
+ * (SQLite's one writer) instead of contending with them, and holds the lock for one batch only.
+ */
 async function purgeTable(db: Db, table: string, realmId: string, before: number, batch: number): Promise<number> {
   let removed = 0;
   for (;;) {
-    const ids = await db.sequelize.query<{ id: string }>(
-      `SELECT id FROM ${table} WHERE realm_id = :realmId AND time < :before ORDER BY time LIMIT ${batch}`,
-      { replacements: { realmId, before }, type: QueryTypes.SELECT },
-    );
-    if (!ids.length) return removed;
-    await db.sequelize.query(`DELETE FROM ${table} WHERE id IN (:ids)`, {
-      replacements: { ids: ids.map((r) => r.id) },
-      type: QueryTypes.DELETE,
+    const count = await db.transaction(async () => {
+      const ids = await db.sequelize.query<{ id: string }>(
+        `SELECT id FROM ${table} WHERE realm_id = :realmId AND time < :before ORDER BY time LIMIT ${batch}`,
+        { replacements: { realmId, before }, type: QueryTypes.SELECT },
+      );
+      if (ids.length) {
+        await db.sequelize.query(`DELETE FROM ${table} WHERE id IN (:ids)`, {
+          replacements: { ids: ids.map((r) => r.id) },
+          type: QueryTypes.DELETE,
+        });
+      }
+      return ids.length;
     });
-    removed += ids.length;
-    if (ids.length < batch) return removed;
+    removed += count;
+    if (count < batch) return removed;
   }
 }
 

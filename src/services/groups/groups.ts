@@ -26,7 +26,7 @@ const MAX_LEN = 255;
  */
 export type GroupBody = { [K in keyof GroupRep]?: unknown };
 
-interface GroupInput {
+export interface GroupInput {
   name: string;
   description: string | null;
   /** undefined: leave attributes as they are (PUT without `attributes`). */
@@ -53,7 +53,7 @@ function attributesOf(raw: unknown): Record<string, string[]> | undefined {
 }
 
 /** Validates the writable fields of a GroupRepresentation: name required, lengths bounded by the columns. */
-function groupInput(rep: GroupBody): GroupInput {
+export function groupInput(rep: GroupBody): GroupInput {
   const name = typeof rep.name === 'string' ? rep.name : '';
   if (!name.trim()) throw badRequest('Group name is missing');
   if ([...name].length > MAX_LEN) throw badRequest(`Group name exceeds ${MAX_LEN} characters`);
@@ -62,8 +62,8 @@ function groupInput(rep: GroupBody): GroupInput {
   return { name, description, attributes: attributesOf(rep.attributes) };
 }
 
-const topLevelExists = (name: string) => conflict(`Top level group named '${name}' already exists.`);
-const siblingExists = (name: string) => conflict(`Sibling group named '${name}' already exists.`);
+export const topLevelExists = (name: string) => conflict(`Top level group named '${name}' already exists.`);
+export const siblingExists = (name: string) => conflict(`Sibling group named '${name}' already exists.`);
 
 /** Inserts a group; a sibling with the same name is the unique index's 409. */
 async function insertGroup(

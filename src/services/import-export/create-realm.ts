@@ -12,6 +12,7 @@ import { invalidate } from '../../loaders/invalidate';
 import { getLogger } from '../../logging';
 import type { RealmRepresentation } from '../../representations/realm';
 import { checkEventListeners } from '../events/events';
+import { hashPasswordsAhead } from '../users/users-input';
 import { readRealmRepresentation, settingsFrom } from '../realms/realm-settings';
 import { prepareRealmKeys, setupRealm } from '../realms/realm-setup';
 import { importRealmContent } from './realm-import';
@@ -75,6 +76,8 @@ async function insertRealm(
   const plan = importPlan(r);
   // Key providers in the representation are the realm's keys; otherwise the generated defaults.
   const keys = plan.hasKeyProviders ? [] : await prepareRealmKeys(name);
+  // Plain passwords are hashed now, not inside the transaction (CPU-heavy: the write lock would wait for it).
+  await hashPasswordsAhead({ settings: settings as RealmModel['settings'] }, Array.isArray(r.users) ? r.users : []);
   const realm = await write(ctx, { unique: () => conflict(`Realm ${name} already exists`) }, async () => {
     const id = typeof r.id === 'string' && r.id ? r.id : undefined;
     const created = await setupRealm(ctx.db, { id, name, enabled, settings, keys, skip: plan.skip });

@@ -4,17 +4,15 @@ import { TOP_LEVEL } from '../../db/models/group';
 import type { RealmModel } from '../../db/models/realm';
 import { errorA } from '../../core/errors';
 import { createClient, deleteClient } from '../clients/client-writes';
-import { importConsents } from '../users/consents';
 import type { RequestContext } from '../../core/context';
-import { importFederatedIdentities } from '../users/federated-identities';
 import { removeGroup } from '../groups/groups';
 import { findGroup } from '../groups/group-queries';
 import { createIdentityProvider, findIdentityProvider, removeIdentityProviderRows } from '../identity-providers/identity-providers';
 import { createIdentityProviderMapper } from '../identity-providers/idp-mappers';
-import { importGroup, mapRoles, roleIdsByNames } from './realm-import';
-import { addComposites } from '../roles/role-composites';
-import { createRole, deleteRole, type RoleComposites } from '../roles/roles';
-import { createUser, deleteUser, resolveUser } from '../users/users';
+import { addImportedComposites } from './realm-import';
+import { importGroupTrees, importUsers } from './import-bulk';
+import { createRole, deleteRole } from '../roles/roles';
+import { deleteUser, resolveUser } from '../users/users';
 
 /**
  * The resource kinds of a partial import (core reference §3.13), in Keycloak's order: clients,
@@ -43,6 +41,8 @@ export interface Kind {
   remove(item: Item): Promise<void>;
   /** Creates the resource; returns the id reported in the results. */
   create(item: Item): Promise<string>;
+  /** Creates many at once, with a bounded number of statements (users, groups); returns the ids in order. */
+  createAll?(items: Item[]): Promise<string[]>;
   /** Runs after every item of the kind is created (role composites). */
   finish?(): Promise<void>;
   /** Admin event resource type and path of a result. */
@@ -119,21 +119,7 @@ export function rolesKinds(ctx: RequestContext, realm: RealmModel, roles: Rep, c
       await deleteRole(ctx, realm, { id: item.existingId as string });
     }
   };
-  const composites = async () => {
-    for (const { clientUuid, rep } of created.splice(0)) {
-      const c = rep.composites as RoleComposites | undefined;
-      if (!c || typeof c !== 'object') continue;
-      const names = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
-      const byClient = c.client ?? c.application ?? {};
-      const children = await roleIdsByNames(
-        ctx,
-        realm,
-        names(c.realm),
-        Object.fromEntries(Object.entries(byClient).map(([k, v]) => [k, names(v)])),
-      );
-      if (children.length) await addComposites(ctx, realm, { name: str(rep.name), clientUuid }, children);
-    }
-  };
+  const composites = () => addImportedComposites(ctx, realm, created.splice(0));
   const realmKind: Kind = {
     type: 'REALM_ROLE',
     async prepare() {
@@ -291,7 +277,13 @@ export function groupsKind(ctx: RequestContext, realm: RealmModel, reps: Rep[]):
     },
     existsMessage: (item) => `Group '${str(item.rep.path) || `/${item.name}`}' already exists`,
     remove: async (item) => removeGroup(ctx, realm, await findGroup(ctx, realm, item.existingId as string)),
-    create: (item) => importGroup(ctx, realm, item.rep),
+    create: async (item) => (await importGroupTrees(ctx, realm, [item.rep]))[0],
+    createAll: (items) =>
+      importGroupTrees(
+        ctx,
+        realm,
+        items.map((i) => i.rep),
+      ),
     event: (id) => ({ resourceType: 'GROUP', resourcePath: `groups/${id}` }),
   };
 }
@@ -325,14 +317,13 @@ export function usersKind(ctx: RequestContext, realm: RealmModel, reps: Rep[]): 
         ? `User with user name ${item.name} already exists.`
         : `User with user name ${item.name} or with email ${str(item.rep.email)} already exists.`,
     remove: async (item) => deleteUser(ctx, realm, await resolveUser(ctx, realm, item.existingId as string)),
-    async create(item) {
-      const body = without(item.rep, 'id', 'realmRoles', 'clientRoles', 'clientConsents', 'federatedIdentities');
-      const id = await createUser(ctx, realm, body, { imported: true });
-      await mapRoles(ctx, realm, 'users', id, item.rep);
-      await importFederatedIdentities(ctx, realm, id, item.rep.federatedIdentities);
-      await importConsents(ctx, realm, id, item.rep.clientConsents);
-      return id;
-    },
+    create: async (item) => (await importUsers(ctx, realm, [item.rep]))[0],
+    createAll: (items) =>
+      importUsers(
+        ctx,
+        realm,
+        items.map((i) => i.rep),
+      ),
     event: (id) => ({ resourceType: 'USER', resourcePath: `users/${id}` }),
   };
 }

@@ -1,18 +1,11 @@
-import { Op } from 'sequelize';
 import type { RealmModel } from '../../db/models/realm';
 import { errorA } from '../../core/errors';
 import type { RequestContext } from '../../core/context';
-import { addSubGroup, createTopLevelGroup } from '../groups/groups';
-import { findGroup } from '../groups/group-queries';
 import { setDefaultGroupsByPath } from '../groups/group-paths';
 import { addComposites } from '../roles/role-composites';
-import { type MappingOwner, addRoleMappingsTo, resolveMappingOwner } from '../roles/role-mappings';
 import { createRole, type RoleComposites } from '../roles/roles';
-import { importConsents } from '../users/consents';
-import { importFederatedIdentities } from '../users/federated-identities';
 import { createIdentityProvider } from '../identity-providers/identity-providers';
 import { createIdentityProviderMapper } from '../identity-providers/idp-mappers';
-import { createUser } from '../users/users';
 import { importAuthentication, withImportedFlowIds } from '../authentication/import';
 import { importClientPolicies } from '../clients/client-policies';
 import { importLocalizationTexts } from '../realms/localization';
@@ -23,9 +16,10 @@ import {
   importClients,
   importScopeMappings,
   quietRealm,
-  serviceAccountUserId,
 } from './realm-import-clients';
 import { importComponents } from './realm-import-components';
+import { importGroupTrees, importServiceAccountRoles, importUsers } from './import-bulk';
+import { loadRoleIndex } from './import-refs';
 import type { RealmRepresentation, RolesRep } from '../../representations/realm';
 import type { GroupRep } from '../../representations/group';
 import type { RoleRep } from '../../representations/role';
@@ -36,45 +30,21 @@ import type { IdentityProviderRep, IdpMapperRep } from '../../representations/id
  * The nested parts of a realm representation on import (POST /admin/realms): realm and client
  * roles with composites, the group tree with its role mappings, default groups, and users with
  * credentials, role mappings and groups. Runs inside the realm-creation transaction with a system
- * context, through the same service functions the API uses, so the same rules apply and a failure
- * leaves nothing behind. Client scopes, clients, scope mappings and components are imported by
- * realm-import-clients.ts and realm-import-components.ts, in Keycloak's order.
+ * context, so a failure leaves nothing behind. Roles, identity providers and the like go through
+ * the service functions the API uses; groups and users, the bulk of a large realm, are checked as
+ * their single creates check them and written in bulk (import-bulk.ts), so their statement count
+ * does not grow with their number. Client scopes, clients, scope mappings and components are
+ * imported by realm-import-clients.ts and realm-import-components.ts, in Keycloak's order.
  */
 /** The object entries of a representation's list (an import body is not checked entry by entry). */
 const list = <T extends object>(v: unknown): T[] => (Array.isArray(v) ? (v.filter((x) => x && typeof x === 'object') as T[]) : []);
-/** The role names a user or group representation maps (`realmRoles`, `clientRoles` by clientId). */
-type RoleNames = Pick<UserRep, 'realmRoles' | 'clientRoles'>;
 
 async function clientIdsByClientId(ctx: RequestContext, realm: RealmModel): Promise<Map<string, string>> {
   const clients = await ctx.db.models.Client.findAll({ where: { realmId: realm.id }, attributes: ['id', 'clientId'] });
   return new Map(clients.map((c) => [c.clientId, c.id]));
 }
 
-/** Role ids for names: realm role names and `{clientId: [names]}`; unknown names are a 400. */
-export async function roleIdsByNames(ctx: RequestContext, realm: RealmModel, realmNames: string[], clientNames: Record<string, string[]>) {
-  const clients = await clientIdsByClientId(ctx, realm);
-  const ids: Array<{ id: string; name: string }> = [];
-  const find = async (containerId: string, names: string[], what: string) => {
-    if (!names.length) return;
-    const rows = await ctx.db.models.Role.findAll({ where: { containerId, name: { [Op.in]: names } }, attributes: ['id', 'name'] });
-    for (const n of names) {
-      const r = rows.find((x) => x.name === n);
-      if (!r) throw errorA(400, `${what} ${n} does not exist`);
-      ids.push({ id: r.id, name: r.name });
-    }
-  };
-  await find(realm.id, realmNames, 'Realm role');
-  for (const [clientId, names] of Object.entries(clientNames)) {
-    const uuid = clients.get(clientId);
-    if (!uuid) throw errorA(400, `Client ${clientId} does not exist`);
-    await find(uuid, names, `Client role of ${clientId}`);
-  }
-  return ids;
-}
-
 const names = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
-const nameMap = (v: unknown): Record<string, string[]> =>
-  v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, names(x)])) : {};
 
 async function importRoles(ctx: RequestContext, realm: RealmModel, roles: RolesRep): Promise<void> {
   const clients = await clientIdsByClientId(ctx, realm);
@@ -102,40 +72,32 @@ async function importRoles(ctx: RequestContext, realm: RealmModel, roles: RolesR
     if (!uuid) throw errorA(400, `Can not import client roles for nonexistent client named ${clientId}`);
     for (const r of list<RoleRep>(reps)) await add(uuid, r);
   }
-  for (const { clientUuid, rep } of created) {
-    const c = rep.composites as RoleComposites | undefined;
-    if (!c) continue;
-    const children = await roleIdsByNames(ctx, realm, names(c.realm), nameMap(c.client ?? c.application));
-    await addComposites(ctx, realm, { name: rep.name as string, clientUuid }, children);
-  }
+  await addImportedComposites(ctx, realm, created);
 }
 
-export async function mapRoles(
+/**
+ * Composites of imported roles, once every role of the import exists: children are found by name
+ * in one read of the realm's roles (an unknown one is a 400), not with a look-up per role.
+ */
+export async function addImportedComposites(
   ctx: RequestContext,
   realm: RealmModel,
-  type: 'users' | 'groups',
-  ownerId: string,
-  rep: RoleNames,
+  roles: Array<{ clientUuid?: string; rep: { name?: unknown; composites?: unknown } }>,
 ): Promise<void> {
-  let owner: MappingOwner | undefined;
-  const ownerOnce = async () => (owner ??= await resolveMappingOwner(ctx, realm, type, ownerId));
-  const realmRoles = await roleIdsByNames(ctx, realm, names(rep.realmRoles), {});
-  if (realmRoles.length) await addRoleMappingsTo(ctx, realm, await ownerOnce(), undefined, realmRoles);
-  const clients = await clientIdsByClientId(ctx, realm);
-  for (const [clientId, roleNames] of Object.entries(nameMap(rep.clientRoles))) {
-    const roles = await roleIdsByNames(ctx, realm, [], { [clientId]: roleNames });
-    if (roles.length) await addRoleMappingsTo(ctx, realm, await ownerOnce(), clients.get(clientId), roles);
+  const withComposites = roles.filter((r) => r.rep.composites && typeof r.rep.composites === 'object');
+  if (!withComposites.length) return;
+  const index = await loadRoleIndex(ctx, realm);
+  for (const { clientUuid, rep } of withComposites) {
+    const c = rep.composites as RoleComposites;
+    const children = index.ids(names(c.realm), c.client ?? c.application);
+    if (children.length)
+      await addComposites(
+        ctx,
+        realm,
+        { name: String(rep.name), clientUuid },
+        children.map((id) => ({ id })),
+      );
   }
-}
-
-export async function importGroup(ctx: RequestContext, realm: RealmModel, rep: GroupRep, parentId?: string): Promise<string> {
-  const body = { name: rep.name, description: rep.description, attributes: rep.attributes };
-  const { id } = parentId
-    ? await addSubGroup(ctx, realm, await findGroup(ctx, realm, parentId), body)
-    : await createTopLevelGroup(ctx, realm, body);
-  await mapRoles(ctx, realm, 'groups', id, rep);
-  for (const child of list<GroupRep>(rep.subGroups)) await importGroup(ctx, realm, child, id);
-  return id;
 }
 
 /** Imports roles, groups, default groups and users of a realm representation into a new realm. */
@@ -156,23 +118,21 @@ export async function importRealmContent(ctx: RequestContext, realm: RealmModel,
     await ensureRealmAdminRoles(ctx, quiet, rep);
     await importScopeMappings(ctx, quiet, rep);
   });
-  for (const g of list<GroupRep>(rep.groups)) await importGroup(ctx, realm, g);
+  await importGroupTrees(ctx, realm, list<GroupRep>(rep.groups));
   if (Array.isArray(rep.defaultGroups)) await setDefaultGroupsByPath(ctx, realm, names(rep.defaultGroups));
   await asImportError(() => importComponents(ctx, quiet, rep));
   for (const p of list<IdentityProviderRep>(rep.identityProviders)) await createIdentityProvider(ctx, realm, p);
   for (const m of list<IdpMapperRep>(rep.identityProviderMappers)) await createIdentityProviderMapper(ctx, realm, m);
-  for (const u of list<UserRep>(rep.users)) {
-    if (u.serviceAccountClientId) {
-      // The service-account user came with its client (serviceAccountsEnabled); it gets the representation's roles.
-      const saId = await serviceAccountUserId(ctx, realm, String(u.serviceAccountClientId));
-      if (saId) await mapRoles(ctx, realm, 'users', saId, u);
-      continue;
-    }
-    const userRep: UserRep = { ...u };
-    for (const k of ['realmRoles', 'clientRoles', 'clientConsents', 'federatedIdentities'] as const) delete userRep[k];
-    const id = await createUser(ctx, realm, userRep, { imported: true });
-    await mapRoles(ctx, realm, 'users', id, u);
-    await importFederatedIdentities(ctx, realm, id, u.federatedIdentities);
-    await importConsents(ctx, realm, id, u.clientConsents);
-  }
+  const users = list<UserRep>(rep.users);
+  // Service-account users came with their clients (serviceAccountsEnabled); they get the representation's roles.
+  await importServiceAccountRoles(
+    ctx,
+    realm,
+    users.filter((x) => x.serviceAccountClientId),
+  );
+  await importUsers(
+    ctx,
+    realm,
+    users.filter((x) => !x.serviceAccountClientId),
+  );
 }

@@ -139,6 +139,8 @@ export interface PolicyCheck extends PasswordSubject {
   ctx: RequestContext;
   realm: RealmModel;
   imported?: boolean;
+  /** Credential ids as given (`idserver import`). */
+  keepIds?: boolean;
 }
 
 /**
@@ -147,6 +149,41 @@ export interface PolicyCheck extends PasswordSubject {
  * {@link prepareCredentials} takes the hash from here instead of hashing again.
  */
 export const hashedAhead = new WeakMap<object, Promise<StoredPassword>>();
+
+/** Password hashes computed at once ahead of a write (argon2 runs on libuv's pool of 4 threads: two stay free). */
+const HASHES_AT_ONCE = 2;
+
+/**
+ * Hashes the plain passwords of users about to be created before the write's transaction starts, a
+ * few at a time, with the realm's hash settings; {@link prepareCredentials} takes them from
+ * {@link hashedAhead}. A password costs tens of milliseconds to hash: hashed one by one inside the
+ * transaction, a thousand of them would hold the database's write lock (SQLite has a single writer)
+ * for most of a minute. Used by bulk creates, realm import and partial import.
+ */
+export async function hashPasswordsAhead(realm: Pick<RealmModel, 'settings'>, reps: readonly unknown[]): Promise<void> {
+  const { algorithm, iterations } = hashSettings(realm as RealmModel);
+  const jobs: Array<{ credential: object; password: string }> = [];
+  for (const rep of reps) {
+    const credentials = rep && typeof rep === 'object' ? (rep as { credentials?: unknown }).credentials : undefined;
+    for (const c of Array.isArray(credentials) ? (credentials as unknown[]) : []) {
+      if (!c || typeof c !== 'object' || hashedAhead.has(c)) continue;
+      const { type, value, rawPassword } = c as { type?: unknown; value?: unknown; rawPassword?: unknown };
+      const password = value ?? rawPassword;
+      if ((type ?? 'password') === 'password' && typeof password === 'string' && password !== '') jobs.push({ credential: c, password });
+    }
+  }
+  let next = 0;
+  const worker = async () => {
+    while (next < jobs.length) {
+      const job = jobs[next++];
+      const hash = hashPassword(job.password, algorithm, iterations);
+      hashedAhead.set(job.credential, hash);
+      // A failed hash is the error of its user's write, when it gets there.
+      await hash.catch(() => undefined);
+    }
+  };
+  await Promise.all(Array.from({ length: HASHES_AT_ONCE }, worker));
+}
 
 /**
  * Hashes plain passwords (after the realm's password policy accepted them, with its hash algorithm)
@@ -159,7 +196,7 @@ export async function prepareCredentials(list: unknown, policy?: PolicyCheck): P
     if (!c || typeof c !== 'object') continue;
     const type = str(c.type) ?? 'password';
     const base = {
-      id: randomUUID(),
+      id: policy?.keepIds && typeof c.id === 'string' && c.id ? c.id : randomUUID(),
       type,
       userLabel: str(c.userLabel),
       priority: Number(c.priority ?? 10),

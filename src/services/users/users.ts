@@ -12,10 +12,12 @@ import { recordAdminEvent } from '../../core/admin-events';
 import { releaseUserOnEnable } from '../sessions/brute-force';
 import type { RequestContext } from '../../core/context';
 import { deleteUserRows } from '../../core/cascade';
+import { insertChunked } from '../../db/bulk-insert';
 import { federatedIdentitiesOf } from './federated-links';
 import { storeCredentialRows } from './password-history';
 import { attributeRules, profileErrorResponse, readableAttributes, userProfileConfig, validateProfile } from './user-profile';
 import {
+  type CredentialRow,
   attributeRows,
   groupIdsForPaths,
   knownActions,
@@ -139,7 +141,7 @@ async function assertUnique(
 }
 
 /** Maps a unique-index violation on user_entity to Keycloak's 409. */
-function duplicateError(e: unknown): HttpError {
+export function duplicateError(e: unknown): HttpError {
   const err = e as { fields?: unknown; message?: string; parent?: { message?: string; sqlMessage?: string } };
   const text = `${JSON.stringify(err.fields ?? '')} ${err.parent?.sqlMessage ?? ''} ${err.parent?.message ?? ''} ${err.message ?? ''}`;
   if (/email_constraint/i.test(text)) return conflict('User exists with same email');
@@ -155,18 +157,34 @@ const asRep = (rep: unknown): UserRep => {
   return rep as UserRep;
 };
 
+/** A new user's rows, read and checked from a UserRepresentation; nothing written yet. */
+export interface NewUserRows {
+  id: string;
+  user: Record<string, unknown>;
+  attributes: ReturnType<typeof attributeRows>;
+  requiredActions: string[];
+  credentials: Array<CredentialRow & { userId: string }>;
+  groupIds: string[];
+}
+
 /**
- * POST /admin/realms/{realm}/users: creates a user (manage-users). Returns the new id.
- * `imported` (realm import): no default role, default groups or default required actions, as Keycloak imports.
+ * Reads a UserRepresentation for a new user as POST /users does (user profile, required actions,
+ * group paths, credentials) and builds its rows. `unique` runs where the 409 for a taken username
+ * or email belongs; `groupIds` resolves `groups` paths (by default one look-up per path). A realm
+ * import calls it for each of its users and inserts them all at once ({@link insertUserRows}).
  */
-export async function createUser(
+export async function newUserRows(
   ctx: RequestContext,
   realm: RealmModel,
-  body: unknown,
-  opts: { imported?: boolean } = {},
-): Promise<string> {
-  await requireCap(ctx, realm, 'manageUsers');
-  const rep = asRep(body);
+  rep: UserRep,
+  opts: {
+    imported?: boolean;
+    /** `idserver import`: the user's and its credentials' ids and every attribute as given (a migration keeps them, as Keycloak's import does). */
+    keepIds?: boolean;
+    unique?: (username: string, email: string | null) => Promise<void> | void;
+    groupIds?: (paths: unknown) => Promise<string[]> | string[];
+  } = {},
+): Promise<NewUserRows> {
   const config = await userProfileConfig(ctx, realm);
   const rules = attributeRules(config);
   const email = textField(rep.email)?.toLowerCase() ?? null;
@@ -174,21 +192,30 @@ export async function createUser(
   if (!username) throw badRequest('User name is missing');
   const firstName = textField(rep.firstName) ?? null;
   const lastName = textField(rep.lastName) ?? null;
-  const attributes = writableAttributes(rules, normalizeAttributes(rep.attributes) ?? {});
+  // A full import (keepIds) stores every attribute as exported, as Keycloak's import does; others follow the profile.
+  const given = normalizeAttributes(rep.attributes) ?? {};
+  const attributes = opts.keepIds ? given : writableAttributes(rules, given);
   const errors = validateProfile(config, realm, { username, email, firstName, lastName, attributes });
-  await assertUnique(ctx, realm, username.toLowerCase(), email);
+  await opts.unique?.(username.toLowerCase(), email);
   if (errors.length) throw profileErrorResponse(errors);
 
-  const groupIds = await groupIdsForPaths(ctx, realm, rep.groups);
+  const groupIds = await (opts.groupIds ? opts.groupIds(rep.groups) : groupIdsForPaths(ctx, realm, rep.groups));
   const actionSets = await requiredActionSets(ctx, realm);
-  const creds = await prepareCredentials(rep.credentials, { ctx, realm, username: username.toLowerCase(), email, imported: opts.imported });
+  const creds = await prepareCredentials(rep.credentials, {
+    ctx,
+    realm,
+    username: username.toLowerCase(),
+    email,
+    imported: opts.imported,
+    keepIds: opts.keepIds,
+  });
   const actions = new Set([...(opts.imported ? [] : actionSets.defaults), ...knownActions(actionSets, rep.requiredActions)]);
   if (creds.temporary) actions.add('UPDATE_PASSWORD');
 
-  const id = randomUUID();
-  const m = ctx.db.models;
-  await writeUser(ctx, async () => {
-    await m.User.create({
+  const id = opts.keepIds && typeof rep.id === 'string' && rep.id ? rep.id : randomUUID();
+  return {
+    id,
+    user: {
       id,
       realmId: realm.id,
       username: username.toLowerCase(),
@@ -202,16 +229,62 @@ export async function createUser(
       serviceAccountClientLink: null,
       federationLink: textField(rep.federationLink) ?? null,
       notBefore: 0,
-    });
-    const attrRows = attributeRows(id, attributes);
-    if (attrRows.length) await m.UserAttribute.bulkCreate(attrRows);
-    if (actions.size) await m.UserRequiredAction.bulkCreate([...actions].map((requiredAction) => ({ userId: id, requiredAction })));
-    if (creds.rows.length) await m.Credential.bulkCreate(creds.rows.map((c) => ({ ...c, userId: id })));
+    },
+    attributes: attributeRows(id, attributes),
+    requiredActions: [...actions],
+    credentials: creds.rows.map((c) => ({ ...c, userId: id })),
+    groupIds,
+  };
+}
+
+/** Writes new users (rows of {@link newUserRows}) with one statement per table and chunk; call inside a write. */
+export async function insertUserRows(ctx: RequestContext, users: NewUserRows[]): Promise<void> {
+  const m = ctx.db.models;
+  await insertChunked(
+    m.User,
+    users.map((u) => u.user),
+  );
+  await insertChunked(
+    m.UserAttribute,
+    users.flatMap((u) => u.attributes),
+  );
+  await insertChunked(
+    m.UserRequiredAction,
+    users.flatMap((u) => u.requiredActions.map((requiredAction) => ({ userId: u.id, requiredAction }))),
+  );
+  await insertChunked(
+    m.Credential,
+    users.flatMap((u) => u.credentials),
+  );
+  await insertChunked(
+    m.UserGroupMembership,
+    users.flatMap((u) => u.groupIds.map((groupId) => ({ userId: u.id, groupId }))),
+  );
+}
+
+/**
+ * POST /admin/realms/{realm}/users: creates a user (manage-users). Returns the new id.
+ * `imported` (realm import): no default role, default groups or default required actions, as Keycloak imports.
+ */
+export async function createUser(
+  ctx: RequestContext,
+  realm: RealmModel,
+  body: unknown,
+  opts: { imported?: boolean } = {},
+): Promise<string> {
+  await requireCap(ctx, realm, 'manageUsers');
+  const rep = asRep(body);
+  const rows = await newUserRows(ctx, realm, rep, {
+    imported: opts.imported,
+    unique: (username, email) => assertUnique(ctx, realm, username, email),
+  });
+  const { id } = rows;
+  const m = ctx.db.models;
+  await writeUser(ctx, async () => {
     const defaultRoleId = opts.imported ? undefined : (realm.settings.defaultRoleId as string | undefined);
-    if (defaultRoleId) await m.UserRoleMapping.create({ userId: id, roleId: defaultRoleId });
     const defaults = opts.imported ? [] : await m.RealmDefaultGroup.findAll({ where: { realmId: realm.id }, attributes: ['groupId'] });
-    const memberships = new Set([...defaults.map((d) => d.groupId), ...groupIds]);
-    if (memberships.size) await m.UserGroupMembership.bulkCreate([...memberships].map((groupId) => ({ userId: id, groupId })));
+    await insertUserRows(ctx, [{ ...rows, groupIds: [...new Set([...defaults.map((d) => d.groupId), ...rows.groupIds])] }]);
+    if (defaultRoleId) await m.UserRoleMapping.create({ userId: id, roleId: defaultRoleId });
     if (!opts.imported) {
       await recordAdminEvent(ctx, realm, {
         operationType: 'CREATE',
