@@ -1,19 +1,23 @@
 import 'reflect-metadata';
+import { runExportImport } from './cli-export-import';
 import { ConfigError, checkHostname, helpText, loadConfig, type Mode, resolveDatabase, type ServerConfig } from './config';
-import { configureLogging, getLogger, loggingConfigFromValues, shutdownLogging } from './logging';
 import { graphqlLimitsFromValues } from './config/graphql-options';
+import { configureLogging, getLogger, loggingConfigFromValues, shutdownLogging } from './logging';
 import { startServer } from './server';
 
 /** `idserver start|start-dev [--name=value ...]`. Exit code 2 for bad options, 1 for start-up failures. */
 export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   if (!command || command === '--help' || command === '-h' || command === 'help') {
-    process.stdout.write('Usage: idserver <start|start-dev> [--name=value ...]\n       idserver <command> --help\n');
+    process.stdout.write(
+      'Usage: idserver <start|start-dev> [--name=value ...]\n       idserver <export|import> --dir=<dir>|--file=<file> [--name=value ...]\n       idserver <command> --help\n',
+    );
     process.exitCode = command ? 0 : 2;
     return;
   }
+  if (command === 'export' || command === 'import') return runExportImport(command, rest);
   if (command !== 'start' && command !== 'start-dev') {
-    process.stderr.write(`Unknown command '${command}'. Commands: start, start-dev\n`);
+    process.stderr.write(`Unknown command '${command}'. Commands: start, start-dev, export, import\n`);
     process.exitCode = 2;
     return;
   }

@@ -1,25 +1,25 @@
 import { Op } from 'sequelize';
 import { requireCap } from '../../auth/permissions';
+import type { RequestContext } from '../../core/context';
 import type { RealmModel } from '../../db/models/realm';
 import type { RoleModel } from '../../db/models/role';
+import type { GroupRep } from '../../representations/group';
+import type { ComponentExportRep, RealmRepresentation, RolesRep } from '../../representations/realm';
+import type { RequiredActionRep } from '../../representations/required-action';
+import { requiredActionOrder, toRequiredActionRepresentation } from '../../representations/required-action';
+import type { RoleRep } from '../../representations/role';
 import { toRoleRepresentation } from '../../representations/role';
-import { clientRepresentations } from '../clients/clients';
-import { listClientScopes, listRealmDefaultScopes } from '../client-scopes/client-scopes';
+import type { Representation } from '../../representations/schema';
+import type { UserRep } from '../../representations/user';
 import { exportAuthentication } from '../authentication/common';
-import type { RequestContext } from '../../core/context';
+import { listClientScopes, listRealmDefaultScopes } from '../client-scopes/client-scopes';
+import { clientRepresentations } from '../clients/clients';
 import { groupRepresentations } from '../groups/group-queries';
 import { listIdentityProviders } from '../identity-providers/identity-providers';
 import { allTexts } from '../realms/localization';
-import { addExportedRoleNames, exportScopeMappings } from './realm-import-clients';
 import { realmRepresentation } from '../realms/realm-representation';
-import { requiredActionOrder, toRequiredActionRepresentation } from '../../representations/required-action';
 import { renderUsers } from '../users/users';
-import type { ComponentExportRep, RealmRepresentation, RolesRep } from '../../representations/realm';
-import type { GroupRep } from '../../representations/group';
-import type { RoleRep } from '../../representations/role';
-import type { UserRep } from '../../representations/user';
-import type { RequiredActionRep } from '../../representations/required-action';
-import type { Representation } from '../../representations/schema';
+import { addExportedRoleNames, exportScopeMappings } from './realm-import-clients';
 
 /**
  * POST /{realm}/partial-export (core reference §3.14): the realm representation for export with
@@ -35,6 +35,8 @@ const SECRET_CONFIG = new Set(['privateKey', 'secret', 'keystorePassword', 'keyP
 export interface ExportOptions {
   exportClients?: boolean;
   exportGroupsAndRoles?: boolean;
+  /** Secrets in clear, as Keycloak's full export (`kc.sh export`) writes them; never over HTTP. */
+  exportSecrets?: boolean;
 }
 
 /** A config map (free-form: a component's lists, an identity provider's or the SMTP server's strings) with secret keys masked. */
@@ -42,14 +44,14 @@ const maskConfig = (config: object) =>
   Object.fromEntries(Object.entries(config).map(([k, v]) => [k, SECRET_CONFIG.has(k) ? (Array.isArray(v) ? v.map(() => MASK) : MASK) : v]));
 
 /** Components grouped by provider type (ComponentExportRepresentation), secrets masked. */
-async function components(ctx: RequestContext, realm: RealmModel): Promise<Record<string, ComponentExportRep[]>> {
+async function components(ctx: RequestContext, realm: RealmModel, mask = maskConfig): Promise<Record<string, ComponentExportRep[]>> {
   const rows = await ctx.db.models.Component.findAll({ where: { realmId: realm.id }, order: [['name', 'ASC']] });
   const out: Record<string, ComponentExportRep[]> = {};
   for (const c of rows) {
     const rep: ComponentExportRep = { id: c.id, name: c.name, providerId: c.providerId };
     if (c.subType) rep.subType = c.subType;
     rep.subComponents = {};
-    rep.config = maskConfig(c.config ?? {});
+    rep.config = mask(c.config ?? {});
     out[c.providerType] ??= [];
     out[c.providerType].push(rep);
   }
@@ -114,15 +116,16 @@ export async function partialExport(ctx: RequestContext, realm: RealmModel, opts
   const sys: RequestContext = { ...ctx, actor: null, memo: new Map() };
   const m = ctx.db.models;
   const out = await realmRepresentation(sys, realm);
-  if (out.smtpServer && typeof out.smtpServer === 'object') out.smtpServer = maskConfig(out.smtpServer);
+  const mask = opts.exportSecrets ? (config: object) => ({ ...config }) : maskConfig;
+  if (out.smtpServer && typeof out.smtpServer === 'object') out.smtpServer = mask(out.smtpServer);
   out.clientScopes = await listClientScopes(sys, realm);
   out.defaultDefaultClientScopes = (await listRealmDefaultScopes(sys, realm, 'default')).map((s) => s.name as string);
   out.defaultOptionalClientScopes = (await listRealmDefaultScopes(sys, realm, 'optional')).map((s) => s.name as string);
   out.identityProviders = (await listIdentityProviders(sys, realm, { max: -1 })).map((p) => ({
     ...p,
-    config: maskConfig(p.config ?? {}),
+    config: mask(p.config ?? {}),
   }));
-  out.components = await components(sys, realm);
+  out.components = await components(sys, realm, mask);
   out.requiredActions = await requiredActions(sys, realm);
   Object.assign(out, await exportAuthentication(sys, realm));
   out.localizationTexts = await allTexts(sys, realm);
@@ -152,8 +155,8 @@ export async function partialExport(ctx: RequestContext, realm: RealmModel, opts
     out.clients = (await clientRepresentations(sys, realm, clients)).map((c) => {
       const rep: Representation<'ClientRepresentation'> = { ...c };
       delete rep.access;
-      if (rep.secret) rep.secret = MASK;
-      if (rep.registrationAccessToken) rep.registrationAccessToken = MASK;
+      if (rep.secret && !opts.exportSecrets) rep.secret = MASK;
+      if (rep.registrationAccessToken && !opts.exportSecrets) rep.registrationAccessToken = MASK;
       return rep;
     });
     const accounts = await m.User.findAll({

@@ -47,6 +47,8 @@ export function importPlan(rep: RealmRepresentation): { skip: SetupSkips; hasKey
   const clients = new Set(BUILT_IN_CLIENTS.filter((c) => inRep.has(c)));
   // account-console is only ever created together with account.
   if (clients.has('account')) clients.add('account-console');
+  // An exported master realm brings its own admin client `master-realm` (Keycloak postpones its set-up then).
+  if (rep.realm === 'master' && inRep.has('master-realm')) clients.add('master-realm');
   const scopes = Array.isArray(rep.clientScopes) ? list<ClientScopeRep>(rep.clientScopes).map((s) => str(s.name)) : undefined;
   const components = rep.components && typeof rep.components === 'object' ? rep.components : {};
   const policies = list<ComponentExportRep>(components[REG_POLICY_TYPE]).map((p) => str(p.subType));

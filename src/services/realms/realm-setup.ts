@@ -97,6 +97,9 @@ async function roleIdsOfClient(db: Db, clientId: string, names?: string[]): Prom
 
 /** Adds the `<realm>-realm` admin client in master and links its roles into master's `admin` composite. */
 export async function setupMasterAdminClient(db: Db, realm: RealmModel, master: RealmModel): Promise<void> {
+  // An imported master realm brings the `<realm>-realm` clients of the realms imported after it: kept as they are.
+  const existing = await db.models.Client.findOne({ where: { realmId: master.id, clientId: `${realm.name}-realm` } });
+  if (existing) return;
   const client = await insertClient(db, realm, adminClient('master-realm-client', realm.name), master.id);
   const admin = await db.models.Role.findOne({ where: { containerId: master.id, name: 'admin' } });
   if (admin) {
@@ -153,7 +156,7 @@ export async function setupRealm(
   if (!isMaster && wanted('realm-management')) {
     clients.set('realm-management', await insertClient(db, realm, adminClient('realm-management', opts.name)));
   }
-  if (master) await setupMasterAdminClient(db, realm, master);
+  if (master && (!isMaster || wanted(`${MASTER}-realm`))) await setupMasterAdminClient(db, realm, master);
 
   // Default role composites: offline_access, uma_authorization, account view-profile + manage-account.
   const account = clients.get('account');

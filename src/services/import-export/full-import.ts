@@ -1,0 +1,145 @@
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { deleteRealmRows } from '../../core/cascade';
+import { systemContext } from '../../core/context';
+import { HttpError } from '../../core/errors';
+import type { Db } from '../../db';
+import type { RealmModel } from '../../db/models/realm';
+import type { UserRep } from '../../representations/user';
+import { deleteRealm } from '../realms/realms';
+import { hashPasswordsAhead } from '../users/users-input';
+import { createRealm } from './create-realm';
+import { importServiceAccountRoles, importUsers } from './import-bulk';
+import { readRealmSkeletons, readUsers } from './json-users';
+
+/**
+ * `idserver import` (Keycloak's `kc.sh import`): realms from a directory (`<realm>-realm.json` and its
+ * `<realm>-users-<n>.json` files) or from one file (a realm or an array of realms), in Keycloak's
+ * format. Users keep their ids, credential hashes are stored as given (a realm exported from Keycloak
+ * logs in with its old passwords), plain `value`s are hashed with the realm's policy.
+ *
+ * One transaction per realm, not a clean-up after a failure: a realm is replaced and created, and all
+ * its users inserted, in one transaction, so a failed or interrupted import (an error, Ctrl-C, a kill,
+ * a lost connection) leaves the realm as it was before, by the database's own rollback. A clean-up
+ * would itself be skipped by a kill. The cost: the transaction grows with the realm (on SQLite the
+ * write lock is held throughout; on a Galera cluster mind wsrep_max_ws_size), and users are read and
+ * inserted a batch at a time so memory does not grow with it.
+ */
+
+export interface FullImportOptions {
+  dir?: string;
+  file?: string;
+  /** Replace a realm of the same name (default, as Keycloak); false skips it. */
+  override?: boolean;
+  /** Called after each batch of users with the realm and the users imported so far. */
+  progress?: (realm: string, users: number) => void;
+  /** Called when a realm is imported (committed) or skipped. */
+  realmDone?: (result: ImportedRealm) => void;
+  /** Messages for the operator (a realm skipped). */
+  notice?: (message: string) => void;
+}
+
+export interface ImportedRealm {
+  realm: string;
+  users: number;
+  skipped?: boolean;
+}
+
+/** Users inserted per batch: a few INSERTs per table each, memory for one batch. */
+export const IMPORT_BATCH = 500;
+
+interface Source {
+  rep: Record<string, unknown>;
+  /** Where its users are: files with the index of the realm inside them. */
+  userFiles: Array<{ path: string; index: number }>;
+}
+
+async function sourcesOf(opts: FullImportOptions): Promise<Source[]> {
+  if (!opts.dir === !opts.file) throw new Error('Give exactly one of --dir and --file');
+  let out: Source[];
+  if (opts.file) {
+    if (!existsSync(opts.file)) throw new Error(`File ${opts.file} does not exist`);
+    out = (await readRealmSkeletons(opts.file)).map((rep, index) => ({ rep, userFiles: [{ path: opts.file as string, index }] }));
+  } else {
+    const dir = opts.dir as string;
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new Error(`Directory ${dir} does not exist`);
+    const files = readdirSync(dir).sort();
+    out = [];
+    for (const f of files.filter((x) => x.endsWith('-realm.json'))) {
+      const path = join(dir, f);
+      const [rep] = await readRealmSkeletons(path);
+      const name = f.slice(0, -'-realm.json'.length);
+      const number = (x: string) => Number(x.slice(name.length + '-users-'.length, -'.json'.length));
+      const userFiles = files
+        .filter((x) => x.startsWith(`${name}-users-`) && /^\d+$/.test(x.slice(name.length + '-users-'.length, -'.json'.length)))
+        .sort((a, b) => number(a) - number(b))
+        .map((x) => ({ path: join(dir, x), index: 0 }));
+      out.push({ rep, userFiles: [{ path, index: 0 }, ...userFiles] });
+    }
+    if (!out.length) throw new Error(`No <realm>-realm.json file in ${dir}`);
+  }
+  for (const s of out) if (typeof s.rep.realm !== 'string' || !s.rep.realm) throw new Error('A realm in the import has no name ("realm")');
+  // master first: the `<realm>-realm` clients it brings are then the other realms' admin clients.
+  return [...out.filter((s) => s.rep.realm === 'master'), ...out.filter((s) => s.rep.realm !== 'master')];
+}
+
+/** Deletes a realm inside the import's transaction; master too (deleteRealm refuses it), as an override of master means. */
+async function removeRealm(db: Db, realm: RealmModel): Promise<void> {
+  if (realm.name !== 'master') return deleteRealm(systemContext(db), realm);
+  await deleteRealmRows(db, realm.id);
+  await db.models.Realm.destroy({ where: { id: realm.id } });
+}
+
+const describe = (e: unknown) => (e instanceof HttpError ? JSON.stringify(e.body ?? e.message) : (e as Error).message);
+
+async function importRealm(db: Db, source: Source, opts: FullImportOptions): Promise<ImportedRealm> {
+  const name = source.rep.realm as string;
+  const existing = await db.models.Realm.findOne({ where: { name } });
+  if (existing && opts.override === false) {
+    opts.notice?.(`Realm '${name}' already exists; skipped (--override=false)`);
+    return { realm: name, users: 0, skipped: true };
+  }
+  let users = 0;
+  await db.transaction(async () => {
+    users = 0; // a rerun after a lost lock race starts over
+    if (existing) await removeRealm(db, existing);
+    const { users: _none, ...rep } = source.rep;
+    try {
+      await createRealm(systemContext(db), rep);
+    } catch (e) {
+      throw new Error(`Realm '${name}' could not be imported: ${describe(e)}`);
+    }
+    const realm = (await db.models.Realm.findOne({ where: { name } })) as RealmModel;
+    for (const file of source.userFiles) {
+      for await (const batch of readUsers(file.path, file.index, IMPORT_BATCH)) {
+        // A fresh context per batch: loaders and memo would otherwise keep every batch alive.
+        const ctx = systemContext(db);
+        const reps = batch as UserRep[];
+        const accounts = reps.filter((u) => u.serviceAccountClientId);
+        const regular = reps.filter((u) => !u.serviceAccountClientId);
+        try {
+          await importServiceAccountRoles(ctx, realm, accounts);
+          await hashPasswordsAhead(realm, regular);
+          await importUsers(ctx, realm, regular, { keepIds: true });
+        } catch (e) {
+          throw new Error(`Users of realm '${name}' in ${file.path} could not be imported: ${describe(e)}`);
+        }
+        users += reps.length;
+        opts.progress?.(name, users);
+      }
+    }
+  });
+  return { realm: name, users };
+}
+
+/** Runs `kc.sh import`'s job on an open (migrated) database; returns what was imported or skipped, realm by realm. */
+export async function fullImport(db: Db, opts: FullImportOptions): Promise<ImportedRealm[]> {
+  const sources = await sourcesOf(opts);
+  const done: ImportedRealm[] = [];
+  for (const s of sources) {
+    const result = await importRealm(db, s, opts);
+    done.push(result);
+    opts.realmDone?.(result);
+  }
+  return done;
+}
