@@ -1,4 +1,5 @@
 import { openDb } from '../../src/db';
+import { spawn } from 'node:child_process';
 import { createConnection } from 'mysql2/promise';
 import { freshDbOptions } from '../helpers/server';
 
@@ -60,6 +61,70 @@ onMariaDb(
     } finally {
       await admin.query(`DROP DATABASE IF EXISTS \`${name}\``);
       await admin.end();
+    }
+  },
+  120_000,
+);
+
+// Several nodes share a MariaDB/MySQL database; a SQLite file belongs to one process.
+onMariaDb(
+  'two nodes starting at once on one empty database both come up, with one master realm and one admin',
+  async () => {
+    const { opts, cleanup } = await freshDbOptions();
+    const spawnNode = () =>
+      spawn(
+        process.execPath,
+        [
+          '-r',
+          'ts-node/register/transpile-only',
+          'src/cli.ts',
+          'start',
+          '--hostname=http://localhost:8080',
+          '--http-host=127.0.0.1',
+          '--http-port=0',
+          `--db=${opts.vendor}`,
+          `--db-url=${opts.url}`,
+          '--log-level=info',
+        ],
+        {
+          env: {
+            PATH: process.env.PATH ?? '',
+            HOME: process.env.HOME ?? '',
+            IDSERVER_BOOTSTRAP_ADMIN_USERNAME: 'admin',
+            IDSERVER_BOOTSTRAP_ADMIN_PASSWORD: 'pw',
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+    const nodes = [spawnNode(), spawnNode()];
+    try {
+      const up = nodes.map(
+        (p) =>
+          new Promise<string>((resolve, reject) => {
+            let out = '';
+            const seen = (c: Buffer) => {
+              out += c.toString();
+              const m = /idserver listening on (\S+)/.exec(out);
+              if (m) resolve(m[1]);
+            };
+            p.stdout?.on('data', seen);
+            p.stderr?.on('data', seen);
+            p.once('exit', (code) => reject(new Error(`node exited ${code}: ${out}`)));
+          }),
+      );
+      const urls = await Promise.all(up);
+      expect(urls).toHaveLength(2);
+      const db = await openDb(opts);
+      try {
+        expect(await db.models.Realm.count({ where: { name: 'master' } })).toBe(1);
+        const master = await db.models.Realm.findOne({ where: { name: 'master' } });
+        expect(await db.models.User.count({ where: { realmId: master?.id, username: 'admin' } })).toBe(1);
+      } finally {
+        await db.close();
+      }
+    } finally {
+      for (const p of nodes) p.kill('SIGKILL');
+      await cleanup();
     }
   },
   120_000,

@@ -5,7 +5,7 @@ import { MASTER, adminRoles, check, requireCap, requireRealmReach } from '../../
 import type { Db } from '../../db';
 import type { RealmModel } from '../../db/models/realm';
 import { badRequest, conflict, forbidden, notFound } from '../../core/errors';
-import { write } from '../../core/db-errors';
+import { isUniqueViolation, write } from '../../core/db-errors';
 import { invalidate } from '../../loaders/invalidate';
 import { checkReservedChars } from '../../core/reserved-chars';
 import { getLogger } from '../../logging';
@@ -146,6 +146,18 @@ export interface BootstrapOptions {
  * `admin`, temporary-admin attribute). `start` refuses to create an admin without credentials.
  */
 export async function bootstrap(db: Db, opts: BootstrapOptions): Promise<{ createdMaster: boolean; createdAdmin?: string }> {
+  try {
+    return await bootstrapOnce(db, opts);
+  } catch (e) {
+    // Another node starting at the same moment created the master realm or its admin first (the
+    // unique index said so): what it made is there now, so looking again finds nothing to do.
+    if (!isUniqueViolation(e)) throw e;
+    log.info('Another node bootstrapped the master realm first');
+    return bootstrapOnce(db, opts);
+  }
+}
+
+async function bootstrapOnce(db: Db, opts: BootstrapOptions): Promise<{ createdMaster: boolean; createdAdmin?: string }> {
   const noCredentials = !opts.username || !opts.password;
   const missingAdmin = () =>
     new Error('No admin user in the master realm: set IDSERVER_BOOTSTRAP_ADMIN_USERNAME and IDSERVER_BOOTSTRAP_ADMIN_PASSWORD');
