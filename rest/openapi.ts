@@ -1,9 +1,8 @@
 import type { Request, Response } from 'express';
 import { COMPATIBLE_KEYCLOAK_VERSION } from '../src/keycloak/server-info-catalogues';
-import { oidcRouter } from '../src/oidc/router';
 import { fieldDescription } from '../src/representations/descriptions';
 import { type FieldType, OPEN_REPRESENTATIONS, representations } from '../src/representations/schema';
-import { adminRouter } from '.';
+import { type RouteEntry, routeTable } from './route-table';
 import { type Answer, type Body, OPERATIONS, type OperationSpec, QUERY_PARAMS, type Shape } from './openapi-operations';
 
 /**
@@ -14,36 +13,6 @@ import { type Answer, type Body, OPERATIONS, type OperationSpec, QUERY_PARAMS, t
  */
 
 type Json = Record<string, unknown>;
-type RouteInfo = { path: string | RegExp; methods?: string[]; router?: Listable };
-type Listable = { listRoutes: () => RouteInfo[] };
-
-export interface RouteEntry {
-  method: string;
-  /** Express template, e.g. `/admin/realms/:realm/users/:id`. */
-  template: string;
-}
-
-/** Methods that are operations: HEAD (automatic for GET) and OPTIONS (CORS preflight) are not. */
-const NOT_OPERATIONS = new Set(['HEAD', 'OPTIONS']);
-
-/** Every route the admin front (/admin) and the OIDC endpoints (/realms) serve, read from the routers. */
-export function routeTable(): RouteEntry[] {
-  const out = new Map<string, RouteEntry>();
-  const walk = (r: Listable, prefix: string) => {
-    for (const info of r.listRoutes()) {
-      // A RegExp route (group-by-path's `.*`) is express's `*path` wildcard.
-      const p = typeof info.path === 'string' ? (info.path === '/' ? '' : info.path) : '/*path';
-      if (info.router) walk(info.router, prefix + p);
-      for (const method of info.methods ?? []) {
-        if (!NOT_OPERATIONS.has(method)) out.set(`${method} ${prefix}${p}`, { method, template: prefix + p });
-      }
-    }
-  };
-  // The routers are only built, never served: the database handle is not touched.
-  walk(adminRouter({} as never, () => '') as unknown as Listable, '/admin');
-  walk(oidcRouter({} as never, () => '') as unknown as Listable, '/realms');
-  return [...out.values()];
-}
 
 // ---------------------------------------------------------------------------------------------------
 // Paths in Keycloak's spelling.
@@ -361,7 +330,7 @@ function operation(route: RouteEntry, spec: OperationSpec): { path: string; op: 
 }
 
 /** Builds the OpenAPI 3.1 document. A route without an operation entry (or the reverse) is an error. */
-export function buildOpenApiDocument(routes: RouteEntry[] = routeTable()): Json {
+export function buildOpenApiDocument(routes: RouteEntry[] = routeTable({ oidc: true })): Json {
   const paths: Record<string, Json> = {};
   const missing = routes.filter((r) => !Object.hasOwn(OPERATIONS, `${r.method} ${r.template}`));
   if (missing.length)

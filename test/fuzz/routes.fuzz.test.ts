@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import request from 'supertest';
-import { adminRouter } from '../../rest';
+import { type RouteEntry, routeTable as routes } from '../../rest/route-table';
 import { type FieldType, representations } from '../../src/representations/schema';
 import { NOT_IMPLEMENTED, OWN_ISSUE } from '../graphql/rest-graphql-map';
 import {
@@ -28,28 +28,10 @@ const RUNS = Number(process.env.IDSERVER_FUZZ_RUNS ?? 1);
 const R = 'fuzz';
 
 // ---------------------------------------------------------------------------------------------------
-// The route table, read from the routers as test/graphql/coverage.test.ts reads it.
+// The route table (rest/route-table.ts); group-by-path's wildcard `*path` is fuzzed as a `:*path` parameter.
 
-type RouteInfo = { path: string | RegExp; methods?: string[]; router?: Listable };
-type Listable = { listRoutes: () => RouteInfo[] };
-type Route = { method: string; template: string };
-
-function routeTable(): Route[] {
-  const out = new Map<string, Route>();
-  const walk = (r: Listable, prefix: string) => {
-    for (const info of r.listRoutes()) {
-      // A RegExp route (group-by-path's `.*`) is fuzzed as a `:*path` parameter.
-      const p = typeof info.path === 'string' ? (info.path === '/' ? '' : info.path) : '/:*path';
-      if (info.router) walk(info.router, prefix + p);
-      for (const method of info.methods ?? []) {
-        if (method === 'HEAD' || method === 'OPTIONS') continue;
-        out.set(`${method} ${prefix}${p}`, { method, template: prefix + p });
-      }
-    }
-  };
-  walk(adminRouter({} as never, () => '') as unknown as Listable, '/admin');
-  return [...out.values()];
-}
+type Route = RouteEntry;
+const routeTable = (): Route[] => routes().map((r) => ({ ...r, template: r.template.replace('/*path', '/:*path') }));
 
 // The realm itself is never deleted (every later request would be a 404) and the master realm is never
 // a parameter (its admin's session is the fuzzer's own token).

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
-import { buildOpenApiDocument, openApiPath, type RouteEntry, routeTable } from '../../rest/openapi';
+import { buildOpenApiDocument, openApiPath } from '../../rest/openapi';
+import { type RouteEntry, routeTable } from '../../rest/route-table';
 import { OPERATIONS } from '../../rest/openapi-operations';
 import { openApiText } from '../../scripts/print-openapi';
 import { representations } from '../../src/representations/schema';
@@ -22,7 +23,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'tr
 let routes: RouteEntry[];
 let doc: Json;
 beforeAll(() => {
-  routes = routeTable();
+  routes = routeTable({ oidc: true });
   doc = buildOpenApiDocument(routes);
 });
 
