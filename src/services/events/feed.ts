@@ -76,15 +76,29 @@ function timeBounds(f: { dateFrom?: string; dateTo?: string }): (time: number) =
   return (time) => time >= from && time <= to;
 }
 
-/** `resourcePath` as the listing matches it: equal, or `*` standing for any characters. */
-function pathMatcher(path: string | undefined): (p: string | undefined) => boolean {
+/**
+ * `resourcePath` as the listing matches it: equal, or `*` standing for any characters. A plain scan,
+ * not a RegExp built from the filter: a long filter cannot make a pattern too large to compile.
+ */
+export function pathMatcher(path: string | undefined): (p: string | undefined) => boolean {
   if (!path) return () => true;
   if (!path.includes('*')) return (p) => p === path;
-  const re = new RegExp(`^${path.split('*').map(escapeRegExp).join('.*')}$`, 's');
-  return (p) => p !== undefined && re.test(p);
+  const parts = path.split('*');
+  const first = parts[0];
+  const last = parts[parts.length - 1];
+  const middle = parts.slice(1, -1);
+  return (p) => {
+    if (p === undefined || p.length < first.length + last.length || !p.startsWith(first) || !p.endsWith(last)) return false;
+    let at = first.length;
+    const end = p.length - last.length;
+    for (const part of middle) {
+      const found = p.indexOf(part, at);
+      if (found < 0 || found + part.length > end) return false;
+      at = found + part.length;
+    }
+    return true;
+  };
 }
-
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const orderedByTime = [
   ['time', 'ASC'],
