@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { pbkdf2Sync, randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
@@ -206,6 +206,8 @@ test('export --dir → import into an empty database → export: the same files,
   expect(readdirSync(d1).sort()).toEqual(
     ['master-realm.json', 'master-users-0.json', `${R}-realm.json`, `${R}-users-0.json`, `${R}-users-1.json`].sort(),
   );
+  // The files hold password hashes and client secrets in clear: only their owner may read them.
+  for (const f of readdirSync(d1)) expect([f, statSync(join(d1, f)).mode & 0o777]).toEqual([f, 0o600]);
   const realm = readJson(d1, `${R}-realm.json`);
   expect(realm.users).toBeUndefined();
   expect(realm.clients.find((c: { clientId: string }) => c.clientId === 'billing').secret).toBe('billing-secret');

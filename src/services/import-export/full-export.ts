@@ -206,7 +206,7 @@ export async function* exportUsers(db: Db, realm: RealmModel, pageSize = USER_PA
 class JsonOut {
   private readonly out: WriteStream;
   constructor(readonly path: string) {
-    this.out = createWriteStream(path, { encoding: 'utf8' });
+    this.out = createWriteStream(path, { encoding: 'utf8', mode: 0o600 });
   }
   async write(text: string): Promise<void> {
     if (!this.out.write(text)) await new Promise<void>((ok) => this.out.once('drain', ok));
@@ -285,7 +285,7 @@ export async function fullExport(db: Db, opts: FullExportOptions): Promise<Array
     return done;
   }
   const dir = opts.dir as string;
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   for (const realm of realms) {
     const rep = await realmForExport(ctx, realm);
     const realmFile = new JsonOut(join(dir, `${realm.name}-realm.json`));
