@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { QueryTypes, type Sequelize } from 'sequelize';
-import request from 'supertest';
+import type request from 'supertest';
 import { systemContext } from '../../src/core/context';
 import { write } from '../../src/core/db-errors';
 import { createSequelize, migrate } from '../../src/db';
@@ -253,22 +253,17 @@ describe('migrating a database at 0011 that holds orphan rows', () => {
 describe('deleting a parent while 25 requests link to it', () => {
   let ts: TestServer;
   let api: AdminApi;
-  let url: string;
-  let bearer: string;
+  let live: AdminApi;
   const R = 'fk-race';
   const A = `/admin/realms/${R}`;
 
   beforeAll(async () => {
     ({ ts, api } = await realmServer(R));
-    url = await ts.listen();
-    bearer = `Bearer ${await ts.token()}`;
+    live = await ts.api({ live: true });
   });
   afterAll(() => ts.close());
 
-  const send = (method: 'post' | 'put' | 'delete', path: string, body?: unknown) => {
-    const r = request(url)[method](path).set('Authorization', bearer);
-    return body === undefined ? r : r.send(body as object);
-  };
+  const send = (method: 'post' | 'put' | 'delete', path: string, body?: unknown) => live[method](path, body);
   const n = (i: number) => String(i).padStart(2, '0');
 
   /**

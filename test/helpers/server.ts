@@ -30,7 +30,12 @@ export interface TestServer {
   /** An admin-cli access token for the master admin (or for the given user/realm). */
   token(opts?: { realm?: string; username?: string; password?: string; clientId?: string }): Promise<string>;
   /** supertest with a bearer token (master admin by default) on each request. */
-  api(opts?: { realm?: string; username?: string; password?: string; clientId?: string }): Promise<AdminApi>;
+  /**
+   * Supertest with a caller's token (the master admin by default). `live`: on the listening server
+   * instead of the app, for requests that must really run at once (supertest on the app opens a
+   * server per request).
+   */
+  api(opts?: { realm?: string; username?: string; password?: string; clientId?: string; live?: boolean }): Promise<AdminApi>;
   /** Listens on an ephemeral port (for clients that need a URL, such as the admin client). */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -204,6 +209,16 @@ export async function startTestServer(appOptions: AppOptions = {}): Promise<Test
     return res.body.access_token as string;
   };
 
+  const listen = async () => {
+    if (!server) {
+      server = await new Promise<Server>((resolve) => {
+        const s = app.listen(0, '127.0.0.1', () => resolve(s));
+      });
+    }
+    const addr = server.address();
+    return `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  };
+
   return {
     app,
     db,
@@ -219,28 +234,22 @@ export async function startTestServer(appOptions: AppOptions = {}): Promise<Test
       }
     },
     token,
-    async api(opts) {
-      const bearer = `Bearer ${await token(opts)}`;
+    async api(opts = {}) {
+      const { live, ...who } = opts;
+      const bearer = `Bearer ${await token(who)}`;
+      const target = live ? await listen() : app;
       const auth = (t: request.Test, body?: unknown) => {
         t.set('Authorization', bearer);
         return body === undefined ? t : t.send(body as object);
       };
       return {
-        get: (path) => auth(request(app).get(path)),
-        post: (path, body) => auth(request(app).post(path), body),
-        put: (path, body) => auth(request(app).put(path), body),
-        delete: (path, body) => auth(request(app).delete(path), body),
+        get: (path) => auth(request(target).get(path)),
+        post: (path, body) => auth(request(target).post(path), body),
+        put: (path, body) => auth(request(target).put(path), body),
+        delete: (path, body) => auth(request(target).delete(path), body),
       };
     },
-    async listen() {
-      if (!server) {
-        server = await new Promise<Server>((resolve) => {
-          const s = app.listen(0, '127.0.0.1', () => resolve(s));
-        });
-      }
-      const addr = server.address();
-      return `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
-    },
+    listen,
     async close() {
       if (server) await new Promise<void>((resolve) => server?.close(() => resolve()));
       await db.close();

@@ -1,4 +1,4 @@
-import request from 'supertest';
+import type request from 'supertest';
 import { createClient, createClientScope, createGroup, createRole, createUser, expectStatus, realmServer } from '../helpers/fixtures';
 import type { AdminApi, TestServer } from '../helpers/server';
 
@@ -16,25 +16,20 @@ import type { AdminApi, TestServer } from '../helpers/server';
  */
 let ts: TestServer;
 let api: AdminApi;
-let url: string;
-let bearer: string;
+let live: AdminApi;
 const R = 'conc';
 const A = `/admin/realms/${R}`;
 
 beforeAll(async () => {
   ({ ts, api } = await realmServer(R));
-  url = await ts.listen();
-  bearer = `Bearer ${await ts.token()}`;
+  live = await ts.api({ live: true });
 });
 afterAll(() => ts.close());
 
 type Method = 'post' | 'put' | 'delete';
 
 /** One request on the listening server (supertest on `app` would open a server per request). */
-const send = (method: Method, path: string, body?: unknown) => {
-  const r = request(url)[method](path).set('Authorization', bearer);
-  return body === undefined ? r : r.send(body as object);
-};
+const send = (method: Method, path: string, body?: unknown) => live[method](path, body);
 
 /** Fires the requests at once; fails with every answer `allowed` refuses (a 5xx above all), bodies included. */
 async function race(requests: Array<() => request.Test>, allowed: (r: request.Response) => boolean): Promise<number[]> {

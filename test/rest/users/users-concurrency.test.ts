@@ -1,4 +1,4 @@
-import request from 'supertest';
+import type request from 'supertest';
 import { createRealm } from '../../helpers/fixtures';
 import { type AdminApi, startTestServer, type TestServer } from '../../helpers/server';
 
@@ -8,8 +8,7 @@ import { type AdminApi, startTestServer, type TestServer } from '../../helpers/s
  */
 let ts: TestServer;
 let api: AdminApi;
-let url: string;
-let bearer: string;
+let live: AdminApi;
 const R = 'race';
 const U = `/admin/realms/${R}/users`;
 const N = 50;
@@ -18,16 +17,11 @@ beforeAll(async () => {
   ts = await startTestServer();
   api = await ts.api();
   await createRealm(api, R);
-  url = await ts.listen();
-  bearer = `Bearer ${await ts.token()}`;
+  live = await ts.api({ live: true });
 });
 afterAll(() => ts.close());
 
-const post = (body: unknown) =>
-  request(url)
-    .post(U)
-    .set('Authorization', bearer)
-    .send(body as object);
+const post = (body: unknown) => live.post(U, body);
 
 /** How many users of the realm `GET /users` finds with the given query. */
 const found = async (query: string) => (await api.get(`${U}?${query}`)).body.length as number;
