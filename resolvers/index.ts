@@ -3,6 +3,7 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { contextFromRequest } from '../src/auth/bearer';
+import { watchWrites } from '../src/db/write-watch';
 import { corsForToken, preflight } from '../src/auth/cors';
 import { GRAPHQL_DEFAULTS, type GraphqlLimits } from '../src/config/graphql-options';
 import type { RequestContext } from '../src/core/context';
@@ -53,6 +54,9 @@ export async function mountGraphql(
     corsForToken,
     express.json({ limit: '10mb' }),
     badJson,
+    // Reads after a write in this operation go past the shared caches (ADR 23); set after body parsing,
+    // whose stream callbacks would leave the scope.
+    (_req: Request, _res: Response, next: NextFunction) => watchWrites(next),
     expressMiddleware(server, { context: async ({ res }) => res.locals.ctx as RequestContext }),
   );
 }

@@ -1,6 +1,7 @@
 import express, { Router, type Request } from 'express';
 import type { Db } from '../src/db';
 import { contextFromRequest } from '../src/auth/bearer';
+import { watchWrites } from '../src/db/write-watch';
 import { corsForToken, preflight } from '../src/auth/cors';
 import { resolveRealm } from '../src/services/realms/realms';
 import { groupsRouter, groupByPathRouter, defaultGroupsRouter } from './groups/groups';
@@ -42,6 +43,17 @@ import { componentsRouter } from './components/components';
 import { keysRouter } from './components/keys';
 import { serverInfoRouter } from './realms/server-info';
 
+/** The `{realm}` of an admin path (`/realms/{realm}/...`), decoded; undefined for other paths or one that does not decode. */
+function targetRealmOf(path: string): string | undefined {
+  const m = /^\/realms\/([^/]+)/.exec(path);
+  if (!m) return undefined;
+  try {
+    return decodeURIComponent(m[1]);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The admin REST front: preflight, bearer authentication into a RequestContext, realm resolution
  * (404 `Realm not found.` before any permission check), and one router per resource class.
@@ -53,9 +65,12 @@ export function adminRouter(db: Db, baseUrlOf: (req: Request) => string): Router
   // CORS preflight: answered without authentication.
   admin.options(/.*/, preflight('GET, PUT, POST, DELETE'));
 
+  // Reads after a write in this request go past the shared caches (ADR 23); set after body parsing,
+  // whose stream callbacks would leave the scope.
+  admin.use((_req, _res, next) => watchWrites(next));
   admin.use(
     middleware(async (req, res) => {
-      res.locals.ctx = await contextFromRequest(db, req, baseUrlOf(req));
+      res.locals.ctx = await contextFromRequest(db, req, baseUrlOf(req), undefined, targetRealmOf(req.path));
     }),
     corsForToken,
     rejectBadText,

@@ -2,7 +2,8 @@ import type { RealmModel } from '../db/models/realm';
 import { forbidden } from '../core/errors';
 import { effectiveClientRoleNames, effectiveRealmRoleNames, holdsAnyAdminRole } from '../core/effective-roles';
 import { ALL_REALM_ROLES } from '../keycloak/realm-defaults';
-import { memo, type RequestContext } from '../core/context';
+import type { RequestContext } from '../core/context';
+import { realmVersion, sharedMemo, userVersion } from '../core/shared-cache';
 
 /**
  * Admin authorization as Keycloak does it (reference §2.5–2.6). Roles are resolved from stored
@@ -14,11 +15,25 @@ export const MASTER = 'master';
 
 const ALL_ADMIN = [...ALL_REALM_ROLES, 'impersonation'];
 
-/** Effective role names the caller holds on the admin client that governs `target`. */
+/**
+ * The stamp of what the caller's roles decide (ADR 23): every role, mapping, group and client they
+ * depend on lives in the caller's realm (raising its version) or is the caller's own mapping or
+ * membership (raising the caller's version). Undefined when either was not read in this request.
+ */
+function callerStamp(ctx: RequestContext): string | undefined {
+  const actor = ctx.actor;
+  if (!actor) return undefined;
+  const r = realmVersion(ctx, actor.realmId);
+  const u = userVersion(ctx, actor.userId);
+  return r === undefined || u === undefined ? undefined : `r${r}u${u}`;
+}
+
+/** Effective role names the caller holds on the admin client that governs `target` (cached across requests, ADR 23). */
 export function adminRoles(ctx: RequestContext, target: RealmModel): Promise<Set<string>> {
   const actor = ctx.actor;
   if (!actor) return Promise.resolve(new Set(ALL_ADMIN));
-  return memo(ctx, `admin-roles:${target.id}`, async () => {
+  // Keyed by the target's name too: a master caller's roles are those of the client `<name>-realm`.
+  return sharedMemo(ctx, `admin-roles:${actor.userId}:${target.id}:${target.name}`, callerStamp(ctx), async () => {
     if (actor.realmName === MASTER) return effectiveClientRoleNames(ctx.db, actor.userId, actor.realmId, `${target.name}-realm`);
     if (actor.realmId === target.id) return effectiveClientRoleNames(ctx.db, actor.userId, target.id, 'realm-management');
     return new Set<string>();
@@ -30,7 +45,9 @@ export function masterRealmRoles(ctx: RequestContext): Promise<Set<string>> {
   const actor = ctx.actor;
   if (!actor) return Promise.resolve(new Set(['admin', 'create-realm']));
   if (actor.realmName !== MASTER) return Promise.resolve(new Set());
-  return memo(ctx, 'master-realm-roles', () => effectiveRealmRoleNames(ctx.db, actor.userId, actor.realmId));
+  return sharedMemo(ctx, `master-realm-roles:${actor.userId}`, callerStamp(ctx), () =>
+    effectiveRealmRoleNames(ctx.db, actor.userId, actor.realmId),
+  );
 }
 
 /**
@@ -40,7 +57,9 @@ export function masterRealmRoles(ctx: RequestContext): Promise<Set<string>> {
 export function isAdministrator(ctx: RequestContext): Promise<boolean> {
   const actor = ctx.actor;
   if (!actor) return Promise.resolve(true);
-  return memo(ctx, 'is-administrator', () => holdsAnyAdminRole(ctx.db, actor.userId, actor.realmId, actor.realmName === MASTER));
+  return sharedMemo(ctx, `is-administrator:${actor.userId}`, callerStamp(ctx), () =>
+    holdsAnyAdminRole(ctx.db, actor.userId, actor.realmId, actor.realmName === MASTER),
+  );
 }
 
 /** True when the caller holds any of the named admin roles on the target realm. */

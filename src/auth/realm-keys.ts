@@ -1,26 +1,90 @@
+import { QueryTypes } from 'sequelize';
 import type { Db } from '../db';
+import { RealmModel } from '../db/models/realm';
 import { KEY_PROVIDER_TYPE, componentKey, sortKeys, type RealmKey } from './keys';
 
 /**
- * The keys of a realm, from its key-provider components, in Keycloak's order. Cached per realm for
- * a few seconds: a key rotation written by another node is seen within that time.
+ * A realm's row and keys as one node keeps them between requests (ADR 23): each stamped with the
+ * realm's cache version, which the database raises in the transaction of every write to the realm
+ * row or its components (migration 0013). An entry is used only when the version read in the current
+ * request equals its stamp, so a key rotated or a realm updated through another node is seen by the
+ * next request here.
  */
-const TTL_MS = 5000;
-const cache = new Map<string, { at: number; keys: RealmKey[] }>();
+const realmRows = new Map<string, { version: number; values: Record<string, unknown> }>();
+const keyCache = new Map<string, { version: number; keys: RealmKey[] }>();
 
-export async function realmKeys(db: Db, realmId: string): Promise<RealmKey[]> {
-  const hit = cache.get(realmId);
-  if (hit && Date.now() - hit.at < TTL_MS) return hit.keys;
-  const components = await db.models.Component.findAll({ where: { realmId, parentId: realmId, providerType: KEY_PROVIDER_TYPE } });
+/** A realm model that carries the cache version it was read under (set by the bearer statement or `realmWithVersion`). */
+export type VersionedRealm = RealmModel & { cacheVersion?: number };
+
+/** The realm's current cache version (one indexed read), or -1 when it has none (gone, or the database predates it). */
+export async function readRealmVersion(db: Db, realmId: string): Promise<number> {
+  const [row] = await db.sequelize.query<{ version: number | string }>(
+    'SELECT version FROM realm_cache_version WHERE realm_id = :realmId',
+    {
+      replacements: { realmId },
+      type: QueryTypes.SELECT,
+    },
+  );
+  return row ? Number(row.version) : -1;
+}
+
+/** The realm named `name` with its cache version, in one statement; null when there is none. */
+export async function realmWithVersion(db: Db, name: string): Promise<VersionedRealm | null> {
+  const realm = (await db.models.Realm.findOne({
+    where: { name },
+    attributes: {
+      include: [
+        [db.sequelize.literal('(SELECT v.version FROM realm_cache_version v WHERE v.realm_id = `RealmModel`.`id`)'), 'cacheVersion'],
+      ],
+    },
+  })) as VersionedRealm | null;
+  if (!realm) return null;
+  const version = realm.getDataValue('cacheVersion' as 'id');
+  realm.cacheVersion = version === null || version === undefined ? -1 : Number(version);
+  remember(realm, realm.cacheVersion);
+  return realm;
+}
+
+/** Keeps the realm's row for later requests, stamped with the version it was read under (read before it). */
+export function remember(realm: RealmModel, version: number): void {
+  if (version < 0) return;
+  const { cacheVersion: _, ...values } = realm.get({ plain: true }) as Record<string, unknown>;
+  realmRows.set(realm.name, { version, values });
+}
+
+/** The realm named `name` as cached under `version` (any version when not given), as a model of the request's own; undefined on a miss. */
+export function cachedRealm(name: string, version?: number): VersionedRealm | undefined {
+  const hit = realmRows.get(name);
+  if (!hit || (version !== undefined && hit.version !== version)) return undefined;
+  const realm = RealmModel.build(structuredClone(hit.values), { isNewRecord: false, raw: true }) as VersionedRealm;
+  realm.cacheVersion = hit.version;
+  return realm;
+}
+
+/** The last row of realm `name` this node read, with the version it was read under (to be checked against the database's). */
+export const lastKnownRealm = (name: string): VersionedRealm | undefined => cachedRealm(name);
+
+/**
+ * The keys of a realm, from its key-provider components, in Keycloak's order: cached under the realm's
+ * version (carried by the model when it was read with one, read here otherwise).
+ */
+export async function realmKeys(db: Db, realm: { id: string; cacheVersion?: number }): Promise<RealmKey[]> {
+  const version = realm.cacheVersion ?? (await readRealmVersion(db, realm.id));
+  const hit = keyCache.get(realm.id);
+  if (hit && version >= 0 && hit.version === version) return hit.keys;
+  const components = await db.models.Component.findAll({
+    where: { realmId: realm.id, parentId: realm.id, providerType: KEY_PROVIDER_TYPE },
+  });
   const keys = sortKeys(
     components.map((c) => componentKey({ id: c.id, providerId: c.providerId, config: c.config })).filter((k): k is RealmKey => Boolean(k)),
   );
-  cache.set(realmId, { at: Date.now(), keys });
+  if (version >= 0) keyCache.set(realm.id, { version, keys });
   return keys;
 }
 
+/** Forgets the realm's keys on this node (a key written in this request: its version, read before, is stale). */
 export function invalidateRealmKeys(realmId: string): void {
-  cache.delete(realmId);
+  keyCache.delete(realmId);
 }
 
 /** The active key for an algorithm (highest priority ACTIVE), or undefined. */

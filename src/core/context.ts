@@ -34,6 +34,8 @@ export interface RequestContext {
   memo: Map<string, unknown>;
   /** The request's id (its `X-Request-Id` response header); absent outside HTTP requests. */
   requestId?: string;
+  /** Cache versions read while verifying the caller (ADR 23, core/shared-cache.ts); absent for the system. */
+  versions?: { realms: Map<string, number>; users: Map<string, number> };
 }
 
 export function createContext(

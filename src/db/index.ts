@@ -6,6 +6,7 @@ import { type Options, type QueryInterface, Sequelize, Transaction } from 'seque
 import { SequelizeStorage, Umzug } from 'umzug';
 import { checkCollation } from './preflight';
 import { getLogger } from '../logging';
+import { watchStatements } from './write-watch';
 import { isRetryable } from './errors';
 import {
   ClientModel,
@@ -350,6 +351,7 @@ export async function openDb(opts: DbOptions, onSql?: (sql: string) => void): Pr
     throw e;
   }
   initModels(sequelize);
+  watchStatements(sequelize);
   await migrate(sequelize);
   (sequelize as unknown as { cacheTableInfo?: boolean }).cacheTableInfo = true;
   const queue = opts.vendor === 'sqlite' ? serialQueue() : <T>(job: () => Promise<T>) => job();

@@ -20,6 +20,7 @@ export const invalidate = {
 
   /** A user row or its attributes, required actions or credentials changed, or it was deleted. */
   user(l: Loaders, userId: string): void {
+    l.partsByUser.clear(userId);
     l.userById.clear(userId);
     l.attributesByUser.clear(userId);
     l.requiredActionsByUser.clear(userId);

@@ -1,34 +1,56 @@
 import DataLoader from 'dataloader';
-import { Op } from 'sequelize';
+import { Op, QueryTypes } from 'sequelize';
 import type { Db } from '../db';
 import { groupedBy } from './util';
+
+export interface UserParts {
+  attributes: Record<string, string[]>;
+  requiredActions: string[];
+  credentialTypes: string[];
+}
+
+interface PartRow {
+  userId: string;
+  kind: 'a' | 'r' | 'c';
+  name: string;
+  value: string | null;
+}
+
+/** Attributes sorted by name, then row id (creation order); required actions and credential types by name. */
+const PARTS_SQL = `SELECT user_id AS userId, 'a' AS kind, name, value, id AS sort FROM user_attribute WHERE user_id IN (:ids)
+UNION ALL SELECT user_id, 'r', required_action, NULL, NULL FROM user_required_action WHERE user_id IN (:ids)
+UNION ALL SELECT user_id, 'c', type, NULL, NULL FROM credential WHERE user_id IN (:ids)
+ORDER BY kind, name, sort`;
 
 /** User loaders: attributes, required actions, direct group ids, direct role ids. */
 export function userLoaders(db: Db) {
   const m = db.models;
+  /**
+   * Attributes, required actions and credential types of users in one statement (the three are read
+   * together for every full user representation): rows of the three tables as one UNION ALL.
+   */
+  const partsByUser = new DataLoader<string, UserParts>(async (ids) => {
+    const list = [...new Set(ids)];
+    const rows = await db.sequelize.query<PartRow>(PARTS_SQL, { replacements: { ids: list }, type: QueryTypes.SELECT });
+    const parts = new Map(list.map((id) => [id, { attributes: {}, requiredActions: [], credentialTypes: [] } as UserParts]));
+    for (const r of rows) {
+      const p = parts.get(r.userId) as UserParts;
+      if (r.kind === 'a') {
+        p.attributes[r.name] ??= [];
+        p.attributes[r.name].push(r.value as string);
+      } else if (r.kind === 'r') p.requiredActions.push(r.name);
+      else if (!p.credentialTypes.includes(r.name)) p.credentialTypes.push(r.name);
+    }
+    return ids.map((id) => parts.get(id) as UserParts);
+  });
+  const part = <K extends keyof UserParts>(key: K) =>
+    new DataLoader<string, UserParts[K]>(async (ids) => (await partsByUser.loadMany(ids)).map((p) => (p instanceof Error ? p : p[key])));
   return {
+    partsByUser,
     /** name → values; values in insertion order (attribute row ids sort in creation order). */
-    attributesByUser: new DataLoader<string, Record<string, string[]>>(async (ids) => {
-      const rows = await m.UserAttribute.findAll({
-        where: { userId: { [Op.in]: [...ids] } },
-        order: [
-          ['name', 'ASC'],
-          ['id', 'ASC'],
-        ],
-      });
-      return groupedBy(rows, (r) => r.userId, ids).map((list) => {
-        const out: Record<string, string[]> = {};
-        for (const r of list) {
-          out[r.name] ??= [];
-          out[r.name].push(r.value);
-        }
-        return out;
-      });
-    }),
-    requiredActionsByUser: new DataLoader<string, string[]>(async (ids) => {
-      const rows = await m.UserRequiredAction.findAll({ where: { userId: { [Op.in]: [...ids] } } });
-      return groupedBy(rows, (r) => r.userId, ids).map((list) => list.map((r) => r.requiredAction));
-    }),
+    attributesByUser: part('attributes'),
+    requiredActionsByUser: part('requiredActions'),
+    credentialTypesByUser: part('credentialTypes'),
     groupIdsByUser: new DataLoader<string, string[]>(async (ids) => {
       const rows = await m.UserGroupMembership.findAll({ where: { userId: { [Op.in]: [...ids] } } });
       return groupedBy(rows, (r) => r.userId, ids).map((list) => list.map((r) => r.groupId));
@@ -36,10 +58,6 @@ export function userLoaders(db: Db) {
     roleIdsByUser: new DataLoader<string, string[]>(async (ids) => {
       const rows = await m.UserRoleMapping.findAll({ where: { userId: { [Op.in]: [...ids] } } });
       return groupedBy(rows, (r) => r.userId, ids).map((list) => list.map((r) => r.roleId));
-    }),
-    credentialTypesByUser: new DataLoader<string, string[]>(async (ids) => {
-      const rows = await m.Credential.findAll({ where: { userId: { [Op.in]: [...ids] } }, attributes: ['userId', 'type'] });
-      return groupedBy(rows, (r) => r.userId, ids).map((list) => [...new Set(list.map((r) => r.type))]);
     }),
   };
 }

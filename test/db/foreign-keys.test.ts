@@ -13,8 +13,10 @@ import { type AdminApi, freshDbOptions, TEST_DB_URL, type TestServer } from '../
  * a parent while requests link to it leaves no orphan and answers no 5xx.
  */
 
-/** The relations and their ON DELETE rules, as ADR 21 lists them: `table.column -> parent RULE`. */
+/** The relations and their ON DELETE rules, as ADR 21 lists them (and ADR 23 the cache versions'): `table.column -> parent RULE`. */
 const EXPECTED = [
+  'realm_cache_version.realm_id -> realm.id CASCADE',
+  'user_cache_version.user_id -> user_entity.id CASCADE',
   'authentication_execution.config_id -> authenticator_config.id SET NULL',
   'authentication_execution.parent_flow_id -> authentication_flow.id CASCADE',
   'authentication_execution.realm_id -> realm.id CASCADE',

@@ -168,7 +168,7 @@ const passwordMissing = (what: 'key' | 'store', op: string) =>
   errorB(400, 'password-missing', `Need to specify a ${what} password for jks ${op}`);
 
 async function realmCertificate(ctx: RequestContext, realm: RealmModel): Promise<Buffer | undefined> {
-  const key = activeKey(await realmKeys(ctx.db, realm.id), 'RS256');
+  const key = activeKey(await realmKeys(ctx.db, realm), 'RS256');
   return key?.certificate ? Buffer.from(key.certificate, 'base64') : undefined;
 }
 

@@ -69,7 +69,7 @@ export async function createClientInitialAccess(
   const count = input.count ?? 1;
   if (expiration < 0) throw errorB(400, 'Invalid value for expiration', 'The expiration time interval cannot be less than 0');
   if (count < 0) throw errorB(400, 'Invalid value for count', 'The count cannot be less than 0');
-  const key = activeKey(await realmKeys(ctx.db, realm.id), 'HS512');
+  const key = activeKey(await realmKeys(ctx.db, realm), 'HS512');
   if (!key?.secret) throw serverError();
   const id = randomUUID();
   const timestamp = nowSeconds();

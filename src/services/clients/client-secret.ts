@@ -123,7 +123,7 @@ export async function issueRegistrationAccessToken(
   client: ClientModel,
 ): Promise<ClientRepresentation> {
   await requireClientAccess(ctx, realm, client, 'manage');
-  const key = activeKey(await realmKeys(ctx.db, realm.id), 'HS512');
+  const key = activeKey(await realmKeys(ctx.db, realm), 'HS512');
   if (!key?.secret) throw errorC(500, 'No active HMAC key');
   const jti = randomBytes(16).toString('hex');
   const iss = `${ctx.baseUrl}/realms/${encodeURIComponent(realm.name)}`;

@@ -29,7 +29,7 @@ export interface KeysMetadata {
 /** GET /{realm}/keys: view-realm. `providerId` is the component id, as Keycloak reports it. */
 export async function listRealmKeys(ctx: RequestContext, realm: RealmModel): Promise<KeysMetadata> {
   await requireCap(ctx, realm, 'viewRealm');
-  const keys = await realmKeys(ctx.db, realm.id);
+  const keys = await realmKeys(ctx.db, realm);
   const active: Record<string, string> = {};
   for (const k of keys) if (k.status === 'ACTIVE' && active[k.algorithm] === undefined) active[k.algorithm] = k.kid;
   return {

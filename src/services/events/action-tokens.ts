@@ -34,7 +34,7 @@ export async function createActionToken(
   realm: RealmModel,
   t: ActionTokenInput,
 ): Promise<{ token: string; exp: number }> {
-  const key = activeKey(await realmKeys(ctx.db, realm.id), 'RS256');
+  const key = activeKey(await realmKeys(ctx.db, realm), 'RS256');
   if (!key?.privateKey) throw serverError();
   const iat = Math.floor(Date.now() / 1000);
   const exp = iat + t.lifespan;

@@ -186,7 +186,7 @@ export async function exportIdentityProvider(
     `<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" entityID="${esc(c.entityId || realmUrl)}">`,
     `  <md:SPSSODescriptor AuthnRequestsSigned="${signed}" WantAssertionsSigned="${c.wantAssertionsSigned === 'true'}" protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol urn:oasis:names:tc:SAML:1.1:protocol http://schemas.xmlsoap.org/ws/2003/07/secext">`,
   ];
-  const cert = signed ? activeKey(await realmKeys(ctx.db, realm.id), 'RS256')?.certificate : undefined;
+  const cert = signed ? activeKey(await realmKeys(ctx.db, realm), 'RS256')?.certificate : undefined;
   const keyDescriptor = (use: string, pem: string) => [
     `    <md:KeyDescriptor use="${use}">`,
     `      <ds:KeyInfo><ds:X509Data><ds:X509Certificate>${pem}</ds:X509Certificate></ds:X509Data></ds:KeyInfo>`,

@@ -43,7 +43,7 @@ type AdminAction = {
 };
 
 async function signAction(ctx: RequestContext, realm: RealmModel, body: AdminAction): Promise<string> {
-  const key = activeKey(await realmKeys(ctx.db, realm.id), 'RS256');
+  const key = activeKey(await realmKeys(ctx.db, realm), 'RS256');
   if (!key?.privateKey) return JSON.stringify(body);
   return new SignJWT(body).setProtectedHeader({ alg: 'RS256', kid: key.kid }).sign(key.privateKey);
 }

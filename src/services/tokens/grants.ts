@@ -160,7 +160,7 @@ export async function refreshGrant(g: GrantCall): Promise<TokenResponse> {
   const invalid = () => oauth(400, 'invalid_grant', 'Invalid refresh token');
   const token = req.form.refresh_token;
   if (!token) throw await ev.fail('invalid_request', oauth(400, 'invalid_request', 'Missing form parameter: refresh_token'));
-  const key = activeKey(await realmKeys(db, realm.id), 'HS512');
+  const key = activeKey(await realmKeys(db, realm), 'HS512');
   if (!key?.secret) throw await ev.fail('invalid_token', invalid());
   let claims: JWTPayload;
   try {

@@ -3,7 +3,7 @@ import type { JSONWebKeySet } from 'jose';
 import type { Db } from '../../db';
 import type { RealmModel } from '../../db/models/realm';
 import { errorC } from '../../core/errors';
-import { realmKeys } from '../../auth/realm-keys';
+import { realmKeys, realmWithVersion } from '../../auth/realm-keys';
 import { issuerOf } from '../../core/issuer';
 import type { OidcDiscoveryDocument } from '../../representations/oidc';
 
@@ -14,7 +14,7 @@ import type { OidcDiscoveryDocument } from '../../representations/oidc';
 
 /** The realm of a public endpoint (`/realms/{realm}/...`): 404 `Realm does not exist`. */
 export async function publicRealm(db: Db, name: string): Promise<RealmModel> {
-  const realm = await db.models.Realm.findOne({ where: { name } });
+  const realm = await realmWithVersion(db, name);
   if (!realm) throw errorC(404, 'Realm does not exist');
   return realm;
 }
@@ -22,7 +22,7 @@ export async function publicRealm(db: Db, name: string): Promise<RealmModel> {
 /** GET /realms/{realm}/protocol/openid-connect/certs: every public key a client may need (RSA, EC, OKP; secrets never). */
 export async function realmJwks(db: Db, name: string): Promise<JSONWebKeySet> {
   const realm = await publicRealm(db, name);
-  const keys = (await realmKeys(db, realm.id)).filter((k) => k.type !== 'OCT' && k.status !== 'DISABLED' && k.publicKey);
+  const keys = (await realmKeys(db, realm)).filter((k) => k.type !== 'OCT' && k.status !== 'DISABLED' && k.publicKey);
   return {
     keys: keys.map((k) => {
       const { kty, n, e, crv, x, y } = (k.publicKey as KeyObject).export({ format: 'jwk' }) as Record<string, string>;
@@ -49,9 +49,7 @@ export async function discoveryDocument(db: Db, name: string, baseUrl: string): 
   const iss = issuerOf(baseUrl, realm.name);
   const oidc = `${iss}/protocol/openid-connect`;
   // Tokens are signed with the realm's asymmetric keys (its HMAC key signs only internal tokens).
-  const signing = (await realmKeys(db, realm.id)).filter(
-    (k) => k.use === 'SIG' && k.type !== 'OCT' && k.status !== 'DISABLED' && k.algorithm,
-  );
+  const signing = (await realmKeys(db, realm)).filter((k) => k.use === 'SIG' && k.type !== 'OCT' && k.status !== 'DISABLED' && k.algorithm);
   const algorithms = [...new Set(signing.map((k) => k.algorithm as string))].sort();
   return {
     issuer: iss,

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader, type JWTPayload, jwtVerify, SignJWT } from 'jose';
 import { Op, QueryTypes } from 'sequelize';
-import { activeKey, realmKeys, verificationKeys } from '../../auth/realm-keys';
+import { activeKey, lastKnownRealm, realmKeys, realmWithVersion, type VersionedRealm, verificationKeys } from '../../auth/realm-keys';
 import { nowSeconds } from '../../core/clock';
 import { errorB, errorC } from '../../core/errors';
 import { issuerOf } from '../../core/issuer';
@@ -63,14 +63,14 @@ export async function grantedScope(db: Db, client: ClientModel, requested: strin
 
 async function signAccess(db: Db, realm: RealmModel, claims: JWTPayload): Promise<string> {
   const alg = String(realm.settings.defaultSignatureAlgorithm ?? 'RS256');
-  const keys = await realmKeys(db, realm.id);
+  const keys = await realmKeys(db, realm);
   const key = activeKey(keys, alg) ?? activeKey(keys, 'RS256');
   if (!key?.privateKey) throw errorC(500, 'No active signing key');
   return new SignJWT(claims).setProtectedHeader({ alg: key.algorithm, typ: 'JWT', kid: key.kid }).sign(key.privateKey);
 }
 
 async function signRefresh(db: Db, realm: RealmModel, claims: JWTPayload): Promise<string> {
-  const key = activeKey(await realmKeys(db, realm.id), 'HS512');
+  const key = activeKey(await realmKeys(db, realm), 'HS512');
   if (!key?.secret) throw errorC(500, 'No active HMAC key');
   return new SignJWT(claims).setProtectedHeader({ alg: 'HS512', typ: 'JWT', kid: key.kid }).sign(key.secret);
 }
@@ -181,88 +181,151 @@ export interface VerifiedToken {
   sessionId?: string;
   /** The token's `allowed-origins` claim (the client's web origins), for CORS on the admin fronts. */
   allowedOrigins: string[];
+  /**
+   * Cache versions read in the bearer statement (ADR 23): the caller's realm, the caller, and the
+   * target realm when one was named.
+   */
+  versions: { realms: Map<string, number>; users: Map<string, number> };
+  /** The target realm named by the caller (`targetRealm`), when it exists: its id and cache version. */
+  target?: { id: string; name: string; version: number };
 }
 
-/** The caller's user, client and session, read in one statement (bearer verification runs on every admin request). */
+/**
+ * The caller's realm, client, user and session, the cache versions of the realm and the user, and the
+ * target realm's id and version, read in one statement (bearer verification runs on every admin request).
+ */
 interface BearerRow {
-  clientUuid: string;
+  realmId: string;
+  realmVersion: number | string | null;
+  clientUuid: string | null;
   clientEnabled: boolean | number | null;
   userId: string | null;
   userRealm: string | null;
   enabled: boolean | number | null;
   notBefore: number | string | null;
+  userVersion: number | string | null;
   sessionId: string | null;
   sessionRealm: string | null;
   started: number | string | null;
   lastAccess: number | string | null;
   offline: boolean | number | null;
   rememberMe: boolean | number | null;
+  targetId: string | null;
+  targetVersion: number | string | null;
 }
 
-const BEARER_SQL = `SELECT c.id AS clientUuid, c.enabled AS clientEnabled, u.id AS userId, u.realm_id AS userRealm, u.enabled AS enabled, u.not_before AS notBefore,
+const BEARER_SQL = `SELECT r.id AS realmId, rv.version AS realmVersion, c.id AS clientUuid, c.enabled AS clientEnabled,
+  u.id AS userId, u.realm_id AS userRealm, u.enabled AS enabled, u.not_before AS notBefore, uv.version AS userVersion,
   s.id AS sessionId, s.realm_id AS sessionRealm, s.started AS started, s.last_access AS lastAccess, s.offline AS offline,
-  s.remember_me AS rememberMe
-FROM client c
+  s.remember_me AS rememberMe, tr.id AS targetId, tv.version AS targetVersion
+FROM realm r
+LEFT JOIN realm_cache_version rv ON rv.realm_id = r.id
+LEFT JOIN client c ON c.realm_id = r.id AND c.client_id = :azp
 LEFT JOIN user_session s ON s.id = :sid
 LEFT JOIN user_entity u ON u.id = COALESCE(:sub, s.user_id)
-WHERE c.realm_id = :realm AND c.client_id = :azp`;
+LEFT JOIN user_cache_version uv ON uv.user_id = u.id
+LEFT JOIN realm tr ON tr.name = :target
+LEFT JOIN realm_cache_version tv ON tv.realm_id = tr.id
+WHERE r.name = :realmName`;
 
 const truthy = (v: unknown) => v === true || v === 1 || v === '1';
+const version = (v: number | string | null) => (v === null || v === undefined ? -1 : Number(v));
 
 /**
  * Verifies an admin bearer token: issuer realm (and, given the server's base URL, the whole issuer),
- * signature with the realm's keys, expiry, type,
- * not-before, live session, enabled user, existing and enabled client. Two statements: the realm, then user,
- * client and session together. Returns null when anything fails (→ 401).
+ * signature with the realm's keys, expiry, type, not-before, live session, enabled user, existing and
+ * enabled client. Returns null when anything fails (→ 401).
+ *
+ * Warm, this is one statement: the realm's row and keys come from this node's cache (ADR 23) and the
+ * bearer statement reads the realm's current cache version with the caller's rows; when the version
+ * moved (a write through any node), the realm and its keys are read again and the token checked anew.
+ * `targetRealm` (the realm named in the request path) is looked up in the same statement.
  */
-export async function verifyBearer(db: Db, token: string, baseUrl?: string): Promise<VerifiedToken | null> {
+export async function verifyBearer(db: Db, token: string, baseUrl?: string, targetRealm?: string): Promise<VerifiedToken | null> {
   try {
     const unverified = decodeJwt(token);
     const header = decodeProtectedHeader(token);
     const iss = String(unverified.iss ?? '');
     const realmName = decodeURIComponent(iss.slice(iss.lastIndexOf('/') + 1));
-    const realm = realmName ? await db.models.Realm.findOne({ where: { name: realmName } }) : null;
-    if (!realm || !header.alg) return null;
-    const candidates = verificationKeys(await realmKeys(db, realm.id), header.alg, header.kid);
-    let claims: JWTPayload | undefined;
-    for (const k of candidates) {
-      try {
-        claims = (await jwtVerify(token, (k.publicKey ?? k.secret) as Uint8Array, { algorithms: [header.alg as string] })).payload;
-        break;
-      } catch {
-        /* try the next key */
-      }
-    }
-    if (claims?.typ !== 'Bearer') return null;
-    // Keycloak's TokenVerifier.realmUrl: the issuer must be this server's URL of the realm (the
-    // configured hostname, or in start-dev the request's own address), not whatever host minted it.
-    if (baseUrl !== undefined && claims.iss !== issuerOf(baseUrl, realm.name)) {
-      log.debug(`Bearer token rejected: issuer ${String(claims.iss)} is not ${issuerOf(baseUrl, realm.name)}`);
-      return null;
-    }
-    const sid = claims.sid ? String(claims.sid) : null;
-    const [row] = await db.sequelize.query<BearerRow>(BEARER_SQL, {
-      replacements: { sid, sub: claims.sub ? String(claims.sub) : null, realm: realm.id, azp: String(claims.azp ?? '') },
-      type: QueryTypes.SELECT,
-    });
-    // The client the token was issued to must still exist and be enabled (Keycloak refuses tokens of a disabled client).
-    if (!row || !truthy(row.clientEnabled)) return null;
-    if (sid) {
-      const session = {
-        started: Number(row.started),
-        lastAccess: Number(row.lastAccess),
-        offline: truthy(row.offline),
-        rememberMe: truthy(row.rememberMe),
-      } as UserSessionModel;
-      if (!row.sessionId || row.sessionRealm !== realm.id || !isSessionActive(realm, session)) return null;
-    }
-    if (!row.userId || !truthy(row.enabled) || row.userRealm !== realm.id) return null;
-    if (Number(claims.iat ?? 0) < Math.max(Number(row.notBefore ?? 0), setting(realm, 'notBefore', 0))) return null;
-    const origins = claims['allowed-origins'];
-    const allowedOrigins = Array.isArray(origins) ? origins.map(String) : [];
-    return { realm, userId: row.userId, clientId: row.clientUuid, sessionId: row.sessionId ?? undefined, allowedOrigins };
+    if (!realmName || !header.alg) return null;
+    const known = lastKnownRealm(realmName);
+    const first = known ? await verifyWith(db, token, header, baseUrl, targetRealm, known, false) : 'stale';
+    if (first !== 'stale') return first;
+    // No cached realm, or the cached one is out of date: read it (and its keys) and check again.
+    const fresh = await realmWithVersion(db, realmName);
+    if (!fresh) return null;
+    const second = await verifyWith(db, token, header, baseUrl, targetRealm, fresh, true);
+    return second === 'stale' ? null : second;
   } catch (e) {
     log.debug(`Bearer token rejected: ${(e as Error).message}`);
     return null;
   }
+}
+
+/**
+ * Checks the token against `realm` as known: 'stale' when it came from the cache and the database
+ * holds a newer version (a realm read afresh is used as read: it is at most as old as before caching).
+ */
+async function verifyWith(
+  db: Db,
+  token: string,
+  header: { alg?: string; kid?: string },
+  baseUrl: string | undefined,
+  targetRealm: string | undefined,
+  realm: VersionedRealm,
+  fresh: boolean,
+): Promise<VerifiedToken | null | 'stale'> {
+  const candidates = verificationKeys(await realmKeys(db, realm), header.alg as string, header.kid);
+  let claims: JWTPayload | undefined;
+  for (const k of candidates) {
+    try {
+      claims = (await jwtVerify(token, (k.publicKey ?? k.secret) as Uint8Array, { algorithms: [header.alg as string] })).payload;
+      break;
+    } catch {
+      /* try the next key */
+    }
+  }
+  const sid = claims?.sid ? String(claims.sid) : null;
+  const [row] = await db.sequelize.query<BearerRow>(BEARER_SQL, {
+    replacements: {
+      realmName: realm.name,
+      sid,
+      sub: claims?.sub ? String(claims.sub) : null,
+      azp: String(claims?.azp ?? ''),
+      target: targetRealm ?? null,
+    },
+    type: QueryTypes.SELECT,
+  });
+  if (!row) return null;
+  const realmVersion = version(row.realmVersion);
+  if (row.realmId !== realm.id) return fresh ? null : 'stale';
+  if (realmVersion !== realm.cacheVersion && !fresh) return 'stale';
+  if (claims?.typ !== 'Bearer') return null;
+  // Keycloak's TokenVerifier.realmUrl: the issuer must be this server's URL of the realm (the
+  // configured hostname, or in start-dev the request's own address), not whatever host minted it.
+  if (baseUrl !== undefined && claims.iss !== issuerOf(baseUrl, realm.name)) {
+    log.debug(`Bearer token rejected: issuer ${String(claims.iss)} is not ${issuerOf(baseUrl, realm.name)}`);
+    return null;
+  }
+  // The client the token was issued to must still exist and be enabled (Keycloak refuses tokens of a disabled client).
+  if (!row.clientUuid || !truthy(row.clientEnabled)) return null;
+  if (sid) {
+    const session = {
+      started: Number(row.started),
+      lastAccess: Number(row.lastAccess),
+      offline: truthy(row.offline),
+      rememberMe: truthy(row.rememberMe),
+    } as UserSessionModel;
+    if (!row.sessionId || row.sessionRealm !== realm.id || !isSessionActive(realm, session)) return null;
+  }
+  if (!row.userId || !truthy(row.enabled) || row.userRealm !== realm.id) return null;
+  if (Number(claims.iat ?? 0) < Math.max(Number(row.notBefore ?? 0), setting(realm, 'notBefore', 0))) return null;
+  const origins = claims['allowed-origins'];
+  const allowedOrigins = Array.isArray(origins) ? origins.map(String) : [];
+  const versions = { realms: new Map([[realm.id, realmVersion]]), users: new Map<string, number>() };
+  if (row.userVersion !== null) versions.users.set(row.userId, version(row.userVersion));
+  const target =
+    row.targetId && targetRealm !== undefined ? { id: row.targetId, name: targetRealm, version: version(row.targetVersion) } : undefined;
+  if (target && target.version >= 0) versions.realms.set(target.id, target.version);
+  return { realm, userId: row.userId, clientId: row.clientUuid, sessionId: row.sessionId ?? undefined, allowedOrigins, versions, target };
 }

@@ -6,6 +6,7 @@ import { isUniqueViolation } from '../../core/db-errors';
 import { ROOT_USER_ATTRIBUTES } from '../../representations/user';
 import { recordAdminEvent } from '../../core/admin-events';
 import { memo, type RequestContext } from '../../core/context';
+import { realmStamp, sharedMemo } from '../../core/shared-cache';
 import type { UPAttribute, UPConfig, UPValidatorConfig } from '../../representations/user-profile';
 
 /**
@@ -69,8 +70,11 @@ const componentId = (realm: RealmModel) => {
 /** The realm's UP config (stored or default), read once per request. */
 export function userProfileConfig(ctx: RequestContext, realm: RealmModel): Promise<UPConfig> {
   return memo(ctx, `up-config:${realm.id}`, async () => {
-    const row = await ctx.db.models.Component.findOne({ where: { realmId: realm.id, providerType: UP_PROVIDER_TYPE } });
-    const raw = row?.config?.[UP_CONFIG_KEY]?.[0];
+    // The stored text is what is shared between requests (ADR 23); each request parses its own copy.
+    const raw = await sharedMemo(ctx, `up-config-text:${realm.id}`, realmStamp(ctx, realm.id), async () => {
+      const row = await ctx.db.models.Component.findOne({ where: { realmId: realm.id, providerType: UP_PROVIDER_TYPE } });
+      return row?.config?.[UP_CONFIG_KEY]?.[0];
+    });
     if (raw) {
       try {
         return JSON.parse(raw) as UPConfig;
@@ -120,6 +124,7 @@ export async function updateUserProfile(ctx: RequestContext, realm: RealmModel, 
       await recordAdminEvent(ctx, realm, { operationType: 'UPDATE', resourceType: 'USER_PROFILE', resourcePath: 'users/profile' });
     });
     ctx.memo.delete(`up-config:${realm.id}`);
+    ctx.memo.delete(`up-config-text:${realm.id}`);
     return defaultUserProfileConfig(realm);
   }
   const config = checkConfig(typeof body === 'string' ? parseConfigText(body) : body);
@@ -156,6 +161,7 @@ export async function updateUserProfile(ctx: RequestContext, realm: RealmModel, 
     await write(); // a concurrent PUT created the row first: update it
   }
   ctx.memo.delete(`up-config:${realm.id}`);
+  ctx.memo.delete(`up-config-text:${realm.id}`);
   return config;
 }
 

@@ -33,7 +33,7 @@ describe('POST /clients-initial-access', () => {
     expect(res.body.timestamp).toBeGreaterThanOrEqual(before);
     expect(decodeProtectedHeader(res.body.token)).toMatchObject({ alg: 'HS512', typ: 'JWT' });
     // The HMAC secret: the keys endpoint never shows it.
-    const key = activeKey(await realmKeys(ts.db, realmId), 'HS512');
+    const key = activeKey(await realmKeys(ts.db, { id: realmId }), 'HS512');
     const { payload } = await jwtVerify(res.body.token, key?.secret as Buffer, { algorithms: ['HS512'] });
     const issuer = `http://localhost:8080/realms/${R}`;
     expect(payload).toEqual({

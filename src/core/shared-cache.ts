@@ -1,0 +1,58 @@
+import { LRUCache } from 'lru-cache';
+import { wroteInScope } from '../db/write-watch';
+import { memo, type RequestContext } from './context';
+
+/**
+ * What one node keeps between requests (ADR 23), each entry stamped with the cache versions it was
+ * computed under. The database raises a realm's or a user's version in the transaction of every write
+ * that changes what is cached about them (migration 0013's triggers); an admin request reads the
+ * versions it needs in its bearer statement (`ctx.versions`), so an entry is used only while the
+ * database still holds the version it was stamped with: a write committed through any node is seen
+ * by the next request on every node, and no time-to-live is involved.
+ *
+ * Entries are shared between requests: callers treat what they get as read-only.
+ */
+const entries = new LRUCache<string, { stamp: string; value: unknown }>({ max: 20_000 });
+
+/** The cache versions read in this request's bearer statement, by realm id and by user id. */
+export interface CacheVersions {
+  realms: Map<string, number>;
+  users: Map<string, number>;
+}
+
+/** A realm's version as read in this request, or undefined (not read, or the request has written since). */
+export function realmVersion(ctx: RequestContext, realmId: string): number | undefined {
+  return ctx.versions?.realms.get(realmId);
+}
+
+/** A user's version as read in this request, or undefined. */
+export function userVersion(ctx: RequestContext, userId: string): number | undefined {
+  return ctx.versions?.users.get(userId);
+}
+
+/**
+ * Memoised for the request (as `memo`) and across requests while `stamp` holds: `stamp` is built from
+ * the versions this request read; undefined (a version not read) computes without the shared cache.
+ * Once the request has written, the versions it read are stale, and it computes afresh.
+ */
+export function sharedMemo<T>(ctx: RequestContext, key: string, stamp: string | undefined, compute: () => Promise<T>): Promise<T> {
+  return memo(ctx, key, async () => {
+    if (stamp === undefined || wroteInScope()) return compute();
+    const hit = entries.get(key);
+    if (hit && hit.stamp === stamp) return hit.value as T;
+    const value = await compute();
+    entries.set(key, { stamp, value });
+    return value;
+  });
+}
+
+/** The stamp of something that depends on one realm only. */
+export function realmStamp(ctx: RequestContext, realmId: string): string | undefined {
+  const v = realmVersion(ctx, realmId);
+  return v === undefined ? undefined : `r${v}`;
+}
+
+/** Forgets every shared entry (tests that rewrite the database behind the server's back). */
+export function clearSharedCache(): void {
+  entries.clear();
+}

@@ -1,0 +1,52 @@
+import { createContext } from '../../src/core/context';
+import { clearSharedCache, sharedMemo } from '../../src/core/shared-cache';
+import { watchWrites } from '../../src/db/write-watch';
+import { startTestServer, type TestServer } from '../helpers/server';
+
+/**
+ * The shared cache's two rules below HTTP (ADR 23): an entry is used only under the stamp it was
+ * stored with, and a request that has written reads past the shared entries (the versions it read
+ * when it began are older than its own write).
+ */
+let ts: TestServer;
+beforeAll(async () => {
+  ts = await startTestServer();
+});
+afterAll(() => ts.close());
+beforeEach(() => clearSharedCache());
+
+const request = () => {
+  const ctx = createContext(ts.db, null, 'http://localhost');
+  ctx.versions = { realms: new Map(), users: new Map() };
+  return ctx;
+};
+
+test('an entry is shared between requests under the same stamp and recomputed under another', async () => {
+  expect(await watchWrites(() => sharedMemo(request(), 'k', 'r1', async () => 'first'))).toBe('first');
+  expect(await watchWrites(() => sharedMemo(request(), 'k', 'r1', async () => 'second'))).toBe('first');
+  expect(await watchWrites(() => sharedMemo(request(), 'k', 'r2', async () => 'third'))).toBe('third');
+  // No stamp (a version not read in this request): computed, never shared.
+  expect(await watchWrites(() => sharedMemo(request(), 'k', undefined, async () => 'fourth'))).toBe('fourth');
+  expect(await watchWrites(() => sharedMemo(request(), 'k', 'r2', async () => 'fifth'))).toBe('third');
+});
+
+test('after a write in the request, the shared entry is not used: through a model, or a statement of its own', async () => {
+  await watchWrites(() => sharedMemo(request(), 'k', 'r1', async () => 'cached'));
+  const viaModel = await watchWrites(async () => {
+    await ts.db.models.Realm.update({ enabled: true }, { where: { name: 'no-such-realm' } });
+    return sharedMemo(request(), 'k', 'r1', async () => 'after model write');
+  });
+  expect(viaModel).toBe('after model write');
+  const viaSql = await watchWrites(async () => {
+    await ts.db.sequelize.query("DELETE FROM realm_localization WHERE realm_id = 'none'");
+    return sharedMemo(request(), 'k', 'r1', async () => 'after raw write');
+  });
+  expect(viaSql).toBe('after raw write');
+  // A read does not count as a write; outside any request scope nothing is shared.
+  const afterRead = await watchWrites(async () => {
+    await ts.db.models.Realm.findAll();
+    return sharedMemo(request(), 'k', 'r1', async () => 'recomputed');
+  });
+  expect(afterRead).toBe('cached');
+  expect(await sharedMemo(request(), 'k', 'r1', async () => 'outside')).toBe('outside');
+});

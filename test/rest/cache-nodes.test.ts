@@ -1,0 +1,246 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { ADMIN, freshDbOptions } from '../helpers/server';
+
+/**
+ * Caches correct on several nodes (issue 12, item 3; ADR 23): two idserver processes serve one
+ * database (SQLite file, or MariaDB with IDSERVER_TEST_DB_URL). Each node caches realms, keys, an
+ * admin's effective roles, the user-profile configuration and whether a realm has identity
+ * providers. A write through node A is seen by the very next request through node B: no waiting,
+ * no time-to-live. Each check first reads through B twice, so that B answers from its cache, and then
+ * writes through A.
+ */
+
+const ROOT = join(__dirname, '..', '..');
+const HOSTNAME = 'http://idserver.test';
+const R = 'nodes';
+const procs: ChildProcess[] = [];
+let cleanup: () => Promise<void>;
+let a: string;
+let b: string;
+
+/** Starts `idserver start` on the shared database and resolves with its URL once it listens. */
+function startNode(dbUrl: string, vendor: string): Promise<string> {
+  const proc = spawn(
+    process.execPath,
+    [
+      '-r',
+      'ts-node/register/transpile-only',
+      'src/cli.ts',
+      'start',
+      `--hostname=${HOSTNAME}`,
+      '--http-host=127.0.0.1',
+      '--http-port=0',
+      `--db=${vendor}`,
+      `--db-url=${dbUrl}`,
+    ],
+    {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        IDSERVER_LOG_LEVEL: 'info',
+        IDSERVER_BOOTSTRAP_ADMIN_USERNAME: ADMIN.username,
+        IDSERVER_BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  procs.push(proc);
+  let output = '';
+  proc.stdout?.on('data', (c) => {
+    output += c.toString();
+  });
+  proc.stderr?.on('data', (c) => {
+    output += c.toString();
+  });
+  return new Promise<string>((resolve, reject) => {
+    const t = setInterval(() => {
+      const m = /idserver listening on (\S+)/.exec(output);
+      if (m) {
+        clearInterval(t);
+        resolve(m[1].replace(/\/$/, ''));
+      } else if (proc.exitCode !== null) {
+        clearInterval(t);
+        reject(new Error(output));
+      }
+    }, 50);
+  });
+}
+
+async function call(
+  node: string,
+  method: string,
+  path: string,
+  token?: string,
+  body?: unknown,
+): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(`${node}${path}`, {
+    method,
+    headers: {
+      ...(token ? { Authorization: `Bearer ${token}` } : {}),
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, body: parsed };
+}
+
+async function tokenOf(node: string, username: string, password: string): Promise<string> {
+  const res = await fetch(`${node}/realms/master/protocol/openid-connect/token`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'password', client_id: 'admin-cli', username, password }).toString(),
+  });
+  const body = (await res.json()) as { access_token?: string };
+  if (!body.access_token) throw new Error(`no token for ${username}: ${JSON.stringify(body)}`);
+  return body.access_token;
+}
+
+/** Asserts the status, with the body in the message when it differs. */
+function expectStatus(res: { status: number; body: unknown }, status: number): void {
+  if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${JSON.stringify(res.body)}`);
+}
+
+let admin: string;
+
+beforeAll(async () => {
+  const fresh = await freshDbOptions();
+  cleanup = fresh.cleanup;
+  // One after the other: the second node finds the database migrated and bootstrapped.
+  a = await startNode(fresh.opts.url as string, fresh.opts.vendor);
+  b = await startNode(fresh.opts.url as string, fresh.opts.vendor);
+  admin = await tokenOf(a, ADMIN.username, ADMIN.password);
+  expectStatus(await call(a, 'POST', '/admin/realms', admin, { realm: R, enabled: true }), 201);
+}, 120_000);
+
+afterAll(async () => {
+  for (const p of procs) if (p.exitCode === null) p.kill('SIGKILL');
+  await cleanup?.();
+});
+
+test('an admin role revoked through node A is denied on the next request through node B, and granted back', async () => {
+  expectStatus(
+    await call(a, 'POST', '/admin/realms/master/users', admin, {
+      username: 'ops',
+      enabled: true,
+      credentials: [{ type: 'password', value: 'ops', temporary: false }],
+    }),
+    201,
+  );
+  const opsId = ((await call(a, 'GET', '/admin/realms/master/users?username=ops&exact=true', admin)).body as Array<{ id: string }>)[0].id;
+  const clients = (await call(a, 'GET', `/admin/realms/master/clients?clientId=${R}-realm`, admin)).body as Array<{ id: string }>;
+  const role = (await call(a, 'GET', `/admin/realms/master/clients/${clients[0].id}/roles/view-users`, admin)).body;
+  const mappings = `/admin/realms/master/users/${opsId}/role-mappings/clients/${clients[0].id}`;
+  expectStatus(await call(a, 'POST', mappings, admin, [role]), 204);
+  const ops = await tokenOf(a, 'ops', 'ops');
+
+  expectStatus(await call(b, 'GET', `/admin/realms/${R}/users`, ops), 200);
+  expectStatus(await call(b, 'GET', `/admin/realms/${R}/users`, ops), 200);
+  expectStatus(await call(a, 'DELETE', mappings, admin, [role]), 204);
+  expectStatus(await call(b, 'GET', `/admin/realms/${R}/users`, ops), 403);
+
+  expectStatus(await call(a, 'POST', mappings, admin, [role]), 204);
+  expectStatus(await call(b, 'GET', `/admin/realms/${R}/users`, ops), 200);
+
+  // Through a group: a role granted to a group the caller is in, then taken from the group.
+  expectStatus(await call(a, 'DELETE', mappings, admin, [role]), 204);
+  const created = await fetch(`${a}/admin/realms/master/groups`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${admin}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: 'auditors' }),
+  });
+  const groupId = String(created.headers.get('location')).split('/').pop();
+  expectStatus(await call(a, 'PUT', `/admin/realms/master/users/${opsId}/groups/${groupId}`, admin), 204);
+  expectStatus(await call(b, 'GET', `/admin/realms/${R}/users`, ops), 403);
+  const groupMappings = `/admin/realms/master/groups/${groupId}/role-mappings/clients/${clients[0].id}`;
+  expectStatus(await call(a, 'POST', groupMappings, admin, [role]), 204);
+  expectStatus(await call(b, 'GET', `/admin/realms/${R}/users`, ops), 200);
+  expectStatus(await call(b, 'GET', `/admin/realms/${R}/users`, ops), 200);
+  expectStatus(await call(a, 'DELETE', groupMappings, admin, [role]), 204);
+  expectStatus(await call(b, 'GET', `/admin/realms/${R}/users`, ops), 403);
+});
+
+test('a client renamed through node A shows its new clientId through node B', async () => {
+  const res = await fetch(`${a}/admin/realms/${R}/clients`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${admin}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ clientId: 'inventory' }),
+  });
+  expect(res.status).toBe(201);
+  const id = String(res.headers.get('location')).split('/').pop();
+  for (let i = 0; i < 2; i++)
+    expect((await call(b, 'GET', `/admin/realms/${R}/clients/${id}`, admin)).body).toMatchObject({ clientId: 'inventory' });
+  expectStatus(await call(a, 'PUT', `/admin/realms/${R}/clients/${id}`, admin, { clientId: 'inventory-v2' }), 204);
+  expect((await call(b, 'GET', `/admin/realms/${R}/clients/${id}`, admin)).body).toMatchObject({ clientId: 'inventory-v2' });
+  expect((await call(b, 'GET', `/admin/realms/${R}/clients?clientId=inventory`, admin)).body).toEqual([]);
+});
+
+test('realm settings, the user profile and identity providers changed through node A are what node B uses next', async () => {
+  for (let i = 0; i < 2; i++) expect((await call(b, 'GET', `/admin/realms/${R}`, admin)).body).not.toHaveProperty('displayName', 'Nodes');
+  expectStatus(await call(a, 'PUT', `/admin/realms/${R}`, admin, { displayName: 'Nodes' }), 204);
+  expect((await call(b, 'GET', `/admin/realms/${R}`, admin)).body).toHaveProperty('displayName', 'Nodes');
+
+  const profile = (await call(a, 'GET', `/admin/realms/${R}/users/profile`, admin)).body as Record<string, unknown>;
+  expectStatus(await call(a, 'PUT', `/admin/realms/${R}/users/profile`, admin, { ...profile, unmanagedAttributePolicy: 'ENABLED' }), 200);
+  expectStatus(await call(a, 'POST', `/admin/realms/${R}/users`, admin, { username: 'dana', attributes: { shoeSize: ['42'] } }), 201);
+  const danaId = ((await call(a, 'GET', `/admin/realms/${R}/users?username=dana&exact=true`, admin)).body as Array<{ id: string }>)[0].id;
+  for (let i = 0; i < 2; i++) {
+    const dana = (await call(b, 'GET', `/admin/realms/${R}/users/${danaId}`, admin)).body as Record<string, unknown>;
+    expect(dana.attributes).toEqual({ shoeSize: ['42'] });
+    expect(dana).not.toHaveProperty('federatedIdentities');
+  }
+  // Unmanaged attributes off again (Keycloak's default): B no longer shows shoeSize.
+  const { unmanagedAttributePolicy: _, ...withoutPolicy } = profile;
+  expectStatus(await call(a, 'PUT', `/admin/realms/${R}/users/profile`, admin, withoutPolicy), 200);
+  expectStatus(
+    await call(a, 'POST', `/admin/realms/${R}/identity-provider/instances`, admin, {
+      alias: 'corp',
+      providerId: 'oidc',
+      config: { clientId: 'x', clientSecret: 'y', authorizationUrl: 'https://corp.example/auth', tokenUrl: 'https://corp.example/token' },
+    }),
+    201,
+  );
+  const dana = (await call(b, 'GET', `/admin/realms/${R}/users/${danaId}`, admin)).body as Record<string, unknown>;
+  expect(dana.attributes).toBeUndefined();
+  expect(dana.federatedIdentities).toEqual([]);
+});
+
+test('a signing key disabled through node A no longer verifies tokens on node B', async () => {
+  const user = await tokenOf(a, ADMIN.username, ADMIN.password);
+  for (let i = 0; i < 2; i++) expectStatus(await call(b, 'GET', '/admin/realms/master', user), 200);
+  const keys = (await call(a, 'GET', '/admin/realms/master/keys', admin)).body as {
+    keys: Array<{ kid: string; algorithm: string; providerId: string; status: string }>;
+  };
+  const rs = keys.keys.find((k) => k.algorithm === 'RS256' && k.status === 'ACTIVE');
+  expect(rs).toBeDefined();
+  // A new active RS256 key of higher priority signs from now on; the old one is disabled.
+  const created = await call(a, 'POST', '/admin/realms/master/components', admin, {
+    name: 'rotated',
+    providerId: 'rsa-generated',
+    providerType: 'org.keycloak.keys.KeyProvider',
+    config: { priority: ['500'] },
+  });
+  expectStatus(created, 201);
+  const old = (await call(a, 'GET', `/admin/realms/master/components?type=org.keycloak.keys.KeyProvider&name=rsa-generated`, admin))
+    .body as Array<{ id: string; config: Record<string, string[]> }>;
+  expect(old.length).toBe(1);
+  expectStatus(
+    await call(a, 'PUT', `/admin/realms/master/components/${old[0].id}`, admin, {
+      ...old[0],
+      config: { ...old[0].config, enabled: ['false'] },
+    }),
+    204,
+  );
+  // The token signed with the disabled key is refused by B at once; a new one (new key) is accepted.
+  expectStatus(await call(b, 'GET', '/admin/realms/master', user), 401);
+  admin = await tokenOf(a, ADMIN.username, ADMIN.password);
+  expectStatus(await call(b, 'GET', '/admin/realms/master', admin), 200);
+});
