@@ -82,12 +82,15 @@ class Progress {
 
   constructor(private readonly verb: string) {}
 
+  /** A realm starts: its time and rate count from now. */
+  begin(realm: string): void {
+    this.realm = realm;
+    this.started = Date.now();
+    this.last = 0;
+  }
+
   update(realm: string, users: number, total?: number): void {
-    if (realm !== this.realm) {
-      this.realm = realm;
-      this.started = Date.now();
-      this.last = 0;
-    }
+    if (realm !== this.realm) this.begin(realm);
     const now = Date.now();
     if (now - this.last < (this.tty ? 100 : 5000)) return;
     this.last = now;
@@ -191,6 +194,7 @@ export async function runExportImport(command: Command, args: string[]): Promise
         realm: own.realm as string | undefined,
         users: own.users as UsersStrategy | undefined,
         usersPerFile: own['users-per-file'] as number,
+        realmStart: (realm) => progress.begin(realm),
         progress: (realm, users) => progress.update(realm, users, totals.get(realm)),
         realmDone: (realm, users) => progress.done(realm, users),
       });
@@ -199,6 +203,7 @@ export async function runExportImport(command: Command, args: string[]): Promise
         dir: own.dir as string | undefined,
         file: own.file as string | undefined,
         override: own.override as boolean,
+        realmStart: (realm) => progress.begin(realm),
         progress: (realm, users) => progress.update(realm, users),
         notice: (message) => process.stderr.write(`${message}\n`),
         realmDone: (r) => {

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { pbkdf2Sync, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,20 +9,26 @@ import { type Db, type DbOptions, initModels, openDb } from '../../src/db';
 import { createApp } from '../../src/server';
 import { fullExport } from '../../src/services/import-export/full-export';
 import { fullImport } from '../../src/services/import-export/full-import';
-import { createClient, createdId, createGroup, createRole, createUser, grantClientRoles, realmServer } from '../helpers/fixtures';
+import { bootstrap } from '../../src/services/realms/realms';
+import { realmServer } from '../helpers/fixtures';
+import { seedEverything } from './exim-realm';
 import { type AdminApi, TEST_DB_URL, type TestServer } from '../helpers/server';
 
 /**
- * `idserver export` / `idserver import` (Keycloak's kc.sh export|import): a realm seeded through the
- * REST API goes out and into an empty database (SQLite, or MariaDB with IDSERVER_TEST_DB_URL) and
- * comes out the same; its users log in with their old passwords; a Keycloak 26 realm file with a
- * pbkdf2-sha512 hash imports and logs in; the filters and --override behave as Keycloak's.
+ * `idserver export` / `idserver import` (Keycloak's kc.sh export|import): a realm holding one of
+ * everything (./exim-realm.ts), seeded through the REST API, goes out and into an empty database
+ * (SQLite, or MariaDB with IDSERVER_TEST_DB_URL) and comes out the same from the first cycle, ids and
+ * all; its users log in with their old passwords; master of the file against a database's own master;
+ * a Keycloak 26 realm file with a pbkdf2-sha512 hash imports and logs in; the filters and --override
+ * behave as Keycloak's; an import killed midway leaves nothing half-written.
  */
 
 const R = 'exim';
 const ROOT = join(__dirname, '..', '..');
 let ts: TestServer;
 let api: AdminApi;
+/** The first test's export, for the tests that import it again (made anew when run alone). */
+let roundTrip: string | undefined;
 const work = mkdtempSync(join(tmpdir(), 'idserver-exim-'));
 const cleanups: Array<() => Promise<void>> = [];
 
@@ -92,29 +98,6 @@ function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: st
 
 const readJson = (dir: string, file: string) => JSON.parse(readFileSync(join(dir, file), 'utf8'));
 
-/** Regenerated on import, as in Keycloak: internal ids of built-in parts, creation times. */
-const REGENERATED = new Set(['id', 'containerId', 'parentId', 'internalId', 'createdTimestamp', 'client.secret.creation.time']);
-
-/** An export's JSON with regenerated fields left out, users by username, string lists sorted (composites come in table order). */
-function normalized(v: unknown): unknown {
-  if (Array.isArray(v)) {
-    const items = v.map(normalized);
-    if (items.every((x) => typeof x === 'string')) return [...(items as string[])].sort();
-    if (items.every((x) => x && typeof x === 'object' && typeof (x as { username?: unknown }).username === 'string'))
-      return [...(items as Array<{ username: string }>)].sort((a, b) => (a.username < b.username ? -1 : 1));
-    return items;
-  }
-  if (v && typeof v === 'object') {
-    return Object.fromEntries(
-      Object.keys(v)
-        .sort()
-        .filter((k) => !REGENERATED.has(k))
-        .map((k) => [k, normalized((v as Record<string, unknown>)[k])]),
-    );
-  }
-  return v;
-}
-
 /** Every leaf as `path=value`, array elements keyed by their name (so that a value lost anywhere shows as missing). */
 function leaves(v: unknown, path = '', out = new Set<string>()): Set<string> {
   if (Array.isArray(v)) {
@@ -150,45 +133,7 @@ async function login(db: Db, realm: string, username: string, password: string):
 
 beforeAll(async () => {
   ({ ts, api } = await realmServer(R));
-  // What a realm holds: roles, a group tree, a confidential client with roles, an identity provider.
-  const reader = await createRole(api, R, 'reader', { description: 'reads' });
-  const parent = await createGroup(api, R, 'staff');
-  await createGroup(api, R, 'ops', parent);
-  const app = await createClient(api, R, {
-    clientId: 'billing',
-    publicClient: false,
-    secret: 'billing-secret',
-    serviceAccountsEnabled: true,
-  });
-  expect((await api.post(`/admin/realms/${R}/clients/${app}/roles`, { name: 'invoice' })).status).toBe(201);
-  expect(
-    (
-      await api.post(`/admin/realms/${R}/identity-provider/instances`, {
-        alias: 'github',
-        providerId: 'github',
-        config: { clientId: 'gh-id', clientSecret: 'gh-secret' },
-      })
-    ).status,
-  ).toBe(201);
-  // Users: passwords, a role, a client role, a group, an identity link; one without credentials but with required actions.
-  const alice = await createUser(ts, R, 'alice', { password: 'alice-pw' });
-  expect((await api.post(`/admin/realms/${R}/users/${alice}/role-mappings/realm`, [reader])).status).toBe(204);
-  await grantClientRoles(api, R, alice, 'billing', ['invoice']);
-  const ops = (await api.get(`/admin/realms/${R}/groups/${parent}/children`)).body[0].id;
-  expect((await api.put(`/admin/realms/${R}/users/${alice}/groups/${ops}`)).status).toBe(204);
-  expect(
-    (await api.post(`/admin/realms/${R}/users/${alice}/federated-identity/github`, { userId: 'gh-1', userName: 'alice-gh' })).status,
-  ).toBe(204);
-  await createUser(ts, R, 'bob', { password: 'bob-pw' });
-  const carol = createdId(
-    await api.post(`/admin/realms/${R}/users`, {
-      username: 'carol',
-      enabled: true,
-      requiredActions: ['VERIFY_EMAIL', 'UPDATE_PASSWORD'],
-    }),
-    'user',
-  );
-  expect(carol).toBeTruthy();
+  await seedEverything(ts, api, R);
 });
 
 afterAll(async () => {
@@ -217,7 +162,7 @@ test('export --dir → import into an empty database → export: the same files,
   expect(alice).toMatchObject({
     realmRoles: expect.arrayContaining(['reader']),
     clientRoles: { billing: ['invoice'] },
-    groups: ['/staff/ops'],
+    groups: ['/newcomers', '/staff/ops'],
     federatedIdentities: [{ identityProvider: 'github', userId: 'gh-1', userName: 'alice-gh' }],
   });
   // The hash, not the password: Keycloak's secretData / credentialData JSON strings.
@@ -252,20 +197,51 @@ test('export --dir → import into an empty database → export: the same files,
   for (const u of users.filter((x) => !x.serviceAccountClientId)) {
     expect(again.find((x) => x.id === u.id)).toEqual(u);
   }
-  const content = (dir: string, f: string) => (f.includes('-users-') ? exportedUsers(dir, f.split('-users-')[0]) : readJson(dir, f));
-  // Nothing of the first export is lost in the second (ids and creation times of built-in parts aside).
-  for (const f of readdirSync(d1)) {
-    const after = leaves(normalized(content(d2, f)));
-    expect([...leaves(normalized(content(d1, f)))].filter((l) => !after.has(l))).toEqual([]);
-  }
-  // And from then on the round trip is exact: import the second export, export again, same files.
-  const third = await emptyDatabase('c');
-  const d3 = join(work, 'd3');
-  await withDb(third.opts, async (db) => {
-    await fullImport(db, { dir: d2 });
-    await fullExport(db, { dir: d3, usersPerFile: 2 });
+  // The first cycle is exact: every file the same, ids and creation times included.
+  const changes = readdirSync(d1).map((f) => {
+    const [before, after] = [leaves(readJson(d1, f)), leaves(readJson(d2, f))];
+    return { f, lost: [...before].filter((l) => !after.has(l)), added: [...after].filter((l) => !before.has(l)) };
   });
-  for (const f of readdirSync(d2)) expect(normalized(content(d3, f))).toEqual(normalized(content(d2, f)));
+  expect(changes).toEqual(readdirSync(d1).map((f) => ({ f, lost: [], added: [] })));
+  for (const f of readdirSync(d1)) expect(readJson(d2, f)).toEqual(readJson(d1, f));
+  roundTrip = d1;
+});
+
+test('into a database that bootstrapped its own master: --override=false keeps that master, true (the default) takes the file’s', async () => {
+  const d1 = roundTrip ?? join(work, 'd1');
+  if (!roundTrip) await fullExport(ts.db, { dir: d1, usersPerFile: 2 });
+  const target = await emptyDatabase('boot');
+  const files = (dir: string, realm?: string) => readdirSync(dir).filter((f) => !realm || f.startsWith(`${realm}-`));
+  const same = (a: string, b: string, realm?: string) => {
+    expect(files(b, realm).sort()).toEqual(files(a, realm).sort());
+    for (const f of files(a, realm)) expect([f, readJson(b, f)]).toEqual([f, readJson(a, f)]);
+  };
+  await withDb(target.opts, async (db) => {
+    await bootstrap(db, { mode: 'start', username: 'root', password: 'root-pw' });
+    const notices: string[] = [];
+    const done = await fullImport(db, { dir: d1, override: false, notice: (n) => notices.push(n) });
+    expect(done).toEqual([
+      { realm: 'master', users: 0, skipped: true },
+      { realm: R, users: 4 },
+    ]);
+    expect(notices).toEqual(["Realm 'master' already exists; skipped (--override=false)"]);
+    // The database's own master and admin stay; the imported realm got its admin client there, and is as exported.
+    expect(await login(db, 'master', 'root', 'root-pw')).toBe(200);
+    expect(await login(db, 'master', 'admin', 'admin')).not.toBe(200);
+    const master = await db.models.Realm.findOne({ where: { name: 'master' } });
+    expect(await db.models.Client.count({ where: { realmId: master?.id, clientId: `${R}-realm` } })).toBe(1);
+    const kept = join(work, 'boot-kept');
+    await fullExport(db, { dir: kept, realm: R, usersPerFile: 2 });
+    same(d1, kept, R);
+
+    // The default replaces master with the file's (its admin, its clients), and the realm again: the database is the file's.
+    await fullImport(db, { dir: d1 });
+    expect(await login(db, 'master', 'admin', 'admin')).toBe(200);
+    expect(await login(db, 'master', 'root', 'root-pw')).not.toBe(200);
+    const replaced = join(work, 'boot-replaced');
+    await fullExport(db, { dir: replaced, usersPerFile: 2 });
+    same(d1, replaced);
+  });
 });
 
 test('a Keycloak 26 realm file with a pbkdf2-sha512 hash imports, and its user logs in with the old password', async () => {
@@ -399,5 +375,75 @@ test('--override=false leaves an existing realm alone; true replaces it; a faile
     await expect(fullImport(db, { dir: broken })).rejects.toThrow();
     expect(await db.models.Realm.findOne({ where: { name: R } })).toBeNull();
     expect(await db.models.User.count()).toBe(0);
+  });
+});
+
+/** A realm file of `n` users with stored pbkdf2 hashes (nothing to hash on import): big enough for an import to take a while. */
+function bigRealmFile(path: string, realm: string, n: number): void {
+  const salt = randomBytes(16).toString('base64');
+  const value = pbkdf2Sync('pw', salt, 1000, 64, 'sha512').toString('base64');
+  const users = Array.from({ length: n }, (_, i) => ({
+    id: randomUUID(),
+    username: `user${String(i).padStart(6, '0')}`,
+    email: `user${i}@example.com`,
+    enabled: true,
+    attributes: { department: [`dept-${i % 17}`] },
+    credentials: [
+      {
+        type: 'password',
+        secretData: JSON.stringify({ value, salt, additionalParameters: {} }),
+        credentialData: JSON.stringify({ hashIterations: 1000, algorithm: 'pbkdf2-sha512', additionalParameters: {} }),
+      },
+    ],
+    realmRoles: ['offline_access'],
+  }));
+  writeFileSync(path, JSON.stringify({ realm, enabled: true, displayName: 'from the file', users }));
+}
+
+/** Runs `idserver import` and SIGKILLs it at its first progress line (some users written, the realm's transaction open). */
+function importKilledMidway(args: string[]): Promise<{ signal: NodeJS.Signals | null; stderr: string }> {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('IDSERVER_')));
+  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/cli.ts', 'import', ...args, '--log-level=warn'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+    if (/Imported '[^']+': \d+ users/.test(stderr)) child.kill('SIGKILL');
+  });
+  return new Promise((resolve) => child.once('exit', (_code, signal) => resolve({ signal, stderr })));
+}
+
+test('an import killed midway leaves no realm, and with --override=true the realm it was replacing as it was', async () => {
+  const file = join(work, 'big.json');
+  bigRealmFile(file, 'big', 3000);
+  const target = await emptyDatabase('kill');
+  const killed = await importKilledMidway([`--file=${file}`, ...target.args]);
+  // Killed while importing: users were being written, the realm was not done.
+  expect(killed.signal).toBe('SIGKILL');
+  expect(killed.stderr).toMatch(/Imported 'big': \d+ users/);
+  expect(killed.stderr).not.toContain("Imported realm 'big'");
+  // A fresh connection finds nothing of it (read from the tables: what must not be half-written).
+  await withDb(target.opts, async (db) => {
+    expect(await db.models.Realm.count({ where: { name: 'big' } })).toBe(0);
+    expect(await db.models.User.count()).toBe(0);
+    // The realm as it was before the next attempt: a small one with one user and another display name.
+    const small = join(work, 'small.json');
+    writeFileSync(
+      small,
+      JSON.stringify({ realm: 'big', enabled: true, displayName: 'before', users: [{ username: 'keeper', enabled: true }] }),
+    );
+    await fullImport(db, { file: small });
+  });
+  const again = await importKilledMidway([`--file=${file}`, '--override=true', ...target.args]);
+  expect(again.signal).toBe('SIGKILL');
+  await withDb(target.opts, async (db) => {
+    const realm = await db.models.Realm.findOne({ where: { name: 'big' } });
+    expect(realm?.settings.displayName).toBe('before');
+    expect((await db.models.User.findAll({ where: { realmId: realm?.id }, attributes: ['username'] })).map((u) => u.username)).toEqual([
+      'keeper',
+    ]);
   });
 });

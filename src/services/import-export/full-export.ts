@@ -6,6 +6,7 @@ import type { Db } from '../../db';
 import { TOP_LEVEL } from '../../db/models/group';
 import type { RealmModel } from '../../db/models/realm';
 import type { UserModel } from '../../db/models/user';
+import { COMPATIBLE_KEYCLOAK_VERSION } from '../../keycloak/server-info-catalogues';
 import type { RealmRepresentation } from '../../representations/realm';
 import type { UserRep } from '../../representations/user';
 import { escapeName } from '../groups/group-paths';
@@ -32,6 +33,8 @@ export interface FullExportOptions {
   realm?: string;
   users?: UsersStrategy;
   usersPerFile?: number;
+  /** Called when the export of a realm starts. */
+  realmStart?: (realm: string) => void;
   /** Called after each page of users with the realm and the users written so far. */
   progress?: (realm: string, users: number) => void;
   /** Called when a realm (with its user files) is written. */
@@ -57,6 +60,8 @@ export async function realmForExport(ctx: RequestContext, realm: RealmModel): Pr
   const rep = await partialExport(ctx, realm, { exportClients: true, exportGroupsAndRoles: true, exportSecrets: true });
   // Service-account users are users: they are written with the others, with their credentials.
   delete rep.users;
+  // As Keycloak's export: the version whose format this is (Keycloak's import runs only the migrations after it).
+  rep.keycloakVersion = COMPATIBLE_KEYCLOAK_VERSION;
   // The providers' listing masks their secrets as GET does: the stored values are exported.
   const stored = await ctx.db.models.IdentityProvider.findAll({ where: { realmId: realm.id }, attributes: ['alias', 'config'] });
   const configOf = new Map(stored.map((p) => [p.alias, p.config ?? {}]));
@@ -272,6 +277,7 @@ export async function fullExport(db: Db, opts: FullExportOptions): Promise<Array
     const out = new JsonOut(opts.file);
     await out.write('[');
     for (const [i, realm] of realms.entries()) {
+      opts.realmStart?.(realm.name);
       const rep = await realmForExport(ctx, realm);
       await out.write(i ? ', ' : ' ');
       let users = 0;
@@ -287,6 +293,7 @@ export async function fullExport(db: Db, opts: FullExportOptions): Promise<Array
   const dir = opts.dir as string;
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   for (const realm of realms) {
+    opts.realmStart?.(realm.name);
     const rep = await realmForExport(ctx, realm);
     const realmFile = new JsonOut(join(dir, `${realm.name}-realm.json`));
     let users = 0;

@@ -6,10 +6,13 @@ import { HttpError } from '../../core/errors';
 import type { Db } from '../../db';
 import type { RealmModel } from '../../db/models/realm';
 import type { UserRep } from '../../representations/user';
-import { deleteRealm } from '../realms/realms';
+import { Op } from 'sequelize';
+import { MASTER } from '../../auth/permissions';
+import { bootstrap } from '../realms/realms';
+import { setupMasterAdminClient } from '../realms/realm-setup';
 import { hashPasswordsAhead } from '../users/users-input';
 import { createRealm } from './create-realm';
-import { importServiceAccountRoles, importUsers } from './import-bulk';
+import { importServiceAccountUsers, importUsers } from './import-bulk';
 import { readRealmSkeletons, readUsers } from './json-users';
 
 /**
@@ -31,6 +34,8 @@ export interface FullImportOptions {
   file?: string;
   /** Replace a realm of the same name (default, as Keycloak); false skips it. */
   override?: boolean;
+  /** Called when the import of a realm starts. */
+  realmStart?: (realm: string) => void;
   /** Called after each batch of users with the realm and the users imported so far. */
   progress?: (realm: string, users: number) => void;
   /** Called when a realm is imported (committed) or skipped. */
@@ -83,11 +88,25 @@ async function sourcesOf(opts: FullImportOptions): Promise<Source[]> {
   return [...out.filter((s) => s.rep.realm === 'master'), ...out.filter((s) => s.rep.realm !== 'master')];
 }
 
-/** Deletes a realm inside the import's transaction; master too (deleteRealm refuses it), as an override of master means. */
+/**
+ * Deletes a realm inside the import's transaction, master too (deleteRealm refuses it). The realm's
+ * `<realm>-realm` client in master stays: the realm that replaces it has the same name, so the new
+ * realm finds it (setupMasterAdminClient) with its ids and the grants master users hold on it; when
+ * master came from the same import it is the file's.
+ */
 async function removeRealm(db: Db, realm: RealmModel): Promise<void> {
-  if (realm.name !== 'master') return deleteRealm(systemContext(db), realm);
   await deleteRealmRows(db, realm.id);
   await db.models.Realm.destroy({ where: { id: realm.id } });
+}
+
+/**
+ * After master is replaced, every other realm of the database has its `<realm>-realm` client in the
+ * new master again (the file's, or a new one), as Keycloak re-creates them after importing master.
+ */
+async function restoreAdminClients(db: Db, master: RealmModel): Promise<void> {
+  for (const realm of await db.models.Realm.findAll({ where: { name: { [Op.ne]: MASTER } } })) {
+    await setupMasterAdminClient(db, realm, master);
+  }
 }
 
 const describe = (e: unknown) => (e instanceof HttpError ? JSON.stringify(e.body ?? e.message) : (e as Error).message);
@@ -100,6 +119,7 @@ async function importRealm(db: Db, source: Source, opts: FullImportOptions): Pro
     return { realm: name, users: 0, skipped: true };
   }
   let users = 0;
+  opts.realmStart?.(name);
   await db.transaction(async () => {
     users = 0; // a rerun after a lost lock race starts over
     if (existing) await removeRealm(db, existing);
@@ -110,6 +130,7 @@ async function importRealm(db: Db, source: Source, opts: FullImportOptions): Pro
       throw new Error(`Realm '${name}' could not be imported: ${describe(e)}`);
     }
     const realm = (await db.models.Realm.findOne({ where: { name } })) as RealmModel;
+    if (existing && name === MASTER) await restoreAdminClients(db, realm);
     for (const file of source.userFiles) {
       for await (const batch of readUsers(file.path, file.index, IMPORT_BATCH)) {
         // A fresh context per batch: loaders and memo would otherwise keep every batch alive.
@@ -118,7 +139,7 @@ async function importRealm(db: Db, source: Source, opts: FullImportOptions): Pro
         const accounts = reps.filter((u) => u.serviceAccountClientId);
         const regular = reps.filter((u) => !u.serviceAccountClientId);
         try {
-          await importServiceAccountRoles(ctx, realm, accounts);
+          await importServiceAccountUsers(ctx, realm, accounts);
           await hashPasswordsAhead(realm, regular);
           await importUsers(ctx, realm, regular, { keepIds: true });
         } catch (e) {
@@ -135,6 +156,11 @@ async function importRealm(db: Db, source: Source, opts: FullImportOptions): Pro
 /** Runs `kc.sh import`'s job on an open (migrated) database; returns what was imported or skipped, realm by realm. */
 export async function fullImport(db: Db, opts: FullImportOptions): Promise<ImportedRealm[]> {
   const sources = await sourcesOf(opts);
+  // Without master in the files, an empty database gets one first (no admin user: `start` creates it),
+  // as Keycloak creates master before an import that does not bring it: the realms get their admin clients.
+  if (!sources.some((s) => s.rep.realm === MASTER) && !(await db.models.Realm.findOne({ where: { name: MASTER } }))) {
+    await bootstrap(db, { mode: 'start-dev' });
+  }
   const done: ImportedRealm[] = [];
   for (const s of sources) {
     const result = await importRealm(db, s, opts);

@@ -13,6 +13,7 @@ import { groupInput, siblingExists, topLevelExists } from '../groups/groups';
 import { importConsents } from '../users/consents';
 import { importFederatedIdentities } from '../users/federated-identities';
 import { duplicateError, insertUserRows, type NewUserRows, newUserRows } from '../users/users';
+import { keepable, takenIds } from './import-ids';
 import { loadGroupPaths, loadRoleIndex } from './import-refs';
 
 /**
@@ -37,6 +38,8 @@ const list = <T extends object>(v: unknown): T[] => (Array.isArray(v) ? (v.filte
 export async function importGroupTrees(ctx: RequestContext, realm: RealmModel, reps: GroupRep[]): Promise<string[]> {
   if (!reps.length) return [];
   const roles = await loadRoleIndex(ctx, realm);
+  const treeIds = (reps: GroupRep[]): unknown[] => reps.flatMap((g) => [g.id, ...treeIds(list<GroupRep>(g.subGroups))]);
+  const taken = await takenIds(ctx, 'Group', treeIds(reps));
   const groups: Array<Record<string, unknown>> = [];
   const mappings: Array<{ groupId: string; roleId: string }> = [];
   // Depth first, parents before children (a child's row refers to its parent's), as one by one would.
@@ -44,7 +47,8 @@ export async function importGroupTrees(ctx: RequestContext, realm: RealmModel, r
     const input = groupInput({ name: rep.name, description: rep.description, attributes: rep.attributes });
     if (siblings.has(input.name)) throw parentId ? siblingExists(input.name) : topLevelExists(input.name);
     siblings.add(input.name);
-    const id = randomUUID();
+    const id = keepable(rep.id, taken) ? rep.id : randomUUID();
+    taken.add(id);
     groups.push({
       id,
       realmId: realm.id,
@@ -70,7 +74,7 @@ export async function importGroupTrees(ctx: RequestContext, realm: RealmModel, r
 }
 
 /** Fields of an imported user that are links to other resources, not part of POST /users. */
-const LINKS = ['id', 'realmRoles', 'clientRoles', 'clientConsents', 'federatedIdentities'];
+const LINKS = ['id', 'realmRoles', 'clientRoles', 'clientConsents', 'federatedIdentities', 'serviceAccountClientId'];
 
 /**
  * Creates imported users (no default roles, groups or required actions, as Keycloak imports) with
@@ -82,7 +86,7 @@ export async function importUsers(
   ctx: RequestContext,
   model: RealmModel,
   reps: UserRep[],
-  opts: { keepIds?: boolean } = {},
+  opts: { keepIds?: boolean; accounts?: Map<string, string> } = {},
 ): Promise<string[]> {
   if (!reps.length) return [];
   const realm = settled(model);
@@ -107,6 +111,9 @@ export async function importUsers(
       unique,
       groupIds: (paths) => groups.ids(paths),
     });
+    if (typeof rep.notBefore === 'number') user.user.notBefore = rep.notBefore;
+    const account = opts.accounts?.get(String(rep.serviceAccountClientId));
+    if (account) user.user.serviceAccountClientLink = account;
     users.push(user);
     for (const roleId of roles.ids(rep.realmRoles, rep.clientRoles)) mappings.push({ userId: user.id, roleId });
   }
@@ -153,4 +160,28 @@ export async function importServiceAccountRoles(ctx: RequestContext, realm: Real
   }
   // The account may hold some of them already (its default roles).
   await insertChunked(m.UserRoleMapping, mappings, { ignoreDuplicates: true });
+}
+
+/**
+ * Service-account users of `idserver import`, as the file has them (id, attributes, roles, creation
+ * time): the account each client got when it was created gives way to the file's user, linked to
+ * the client by its clientId. A user whose client is not in the realm is left out, as before.
+ */
+export async function importServiceAccountUsers(ctx: RequestContext, realm: RealmModel, reps: UserRep[]): Promise<void> {
+  if (!reps.length) return;
+  const m = ctx.db.models;
+  const clients = await m.Client.findAll({
+    where: { realmId: realm.id, clientId: { [Op.in]: [...new Set(reps.map((r) => String(r.serviceAccountClientId)))] } },
+    attributes: ['id', 'clientId'],
+  });
+  const accounts = new Map(clients.map((c) => [c.clientId, c.id]));
+  const linked = reps.filter((r) => accounts.has(String(r.serviceAccountClientId)));
+  if (!linked.length) return;
+  const replaced = await m.User.findAll({
+    where: { realmId: realm.id, serviceAccountClientLink: { [Op.in]: linked.map((r) => accounts.get(String(r.serviceAccountClientId))) } },
+    attributes: ['id'],
+  });
+  if (replaced.length) await m.User.destroy({ where: { id: { [Op.in]: replaced.map((u) => u.id) } } });
+  for (const u of replaced) invalidate.user(ctx.loaders, u.id);
+  await importUsers(ctx, realm, linked, { keepIds: true, accounts });
 }

@@ -17,6 +17,7 @@ import { findScopeOwner } from '../client-scopes/scope-owner';
 import type { ComponentExportRep, RealmRepresentation, ScopeMappingRep } from '../../representations/realm';
 import type { Representation } from '../../representations/schema';
 import type { UserRep } from '../../representations/user';
+import { takenIds } from './import-ids';
 
 /**
  * The client side of a full realm import (POST /admin/realms, core reference §3.2), in Keycloak's
@@ -85,18 +86,6 @@ export async function asImportError<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Ids of `ids` already used by rows of a table (ids are global: an export imported again gets new ones). */
-export async function takenIds(
-  ctx: RequestContext,
-  table: 'Client' | 'ClientScope' | 'ProtocolMapper' | 'Component',
-  ids: unknown[],
-): Promise<Set<string>> {
-  const wanted = ids.filter((x): x is string => typeof x === 'string' && x !== '');
-  if (!wanted.length) return new Set();
-  const model = ctx.db.models[table] as unknown as { findAll(o: object): Promise<Array<{ id: string }>> };
-  return new Set((await model.findAll({ where: { id: { [Op.in]: wanted } }, attributes: ['id'] })).map((r) => r.id));
-}
-
 /** Mapper representations without the ids some other owner already has. */
 async function freeMappers(ctx: RequestContext, owners: Array<{ protocolMappers?: unknown }>): Promise<(reps: unknown) => MapperRep[]> {
   const taken = await takenIds(
@@ -134,19 +123,49 @@ export async function importClientScopes(ctx: RequestContext, realm: RealmModel,
   }
 }
 
-/** A client representation as createClient takes it: masked secrets dropped (a new one is generated), taken ids dropped. */
-function clientBody(c: ClientRep, idTaken: boolean, mappers: MapperRep[]): ClientRep {
+/**
+ * Whether the representation predates `post.logout.redirect.uris` (Keycloak 18): Keycloak's import
+ * gives every client without the attribute `+` (post-logout redirects as the redirect URIs, the
+ * behaviour before 18). A representation written by 18 or later (an export names its
+ * `keycloakVersion`) is taken as it is: a client without the attribute has no post-logout URIs, and
+ * adding `+` would widen what it accepts and make the round trip lossy.
+ */
+export function predatesPostLogoutUris(rep: RealmRepresentation): boolean {
+  const major = Number.parseInt(str(rep.keycloakVersion), 10);
+  return !(major >= 18);
+}
+
+/**
+ * A client representation as createClient takes it: masked secrets dropped (a new one is generated),
+ * taken ids dropped. No `protocol` for OpenID Connect clients (the default anyway): createClient is
+ * POST /clients, whose protocol defaults (adminUrl from rootUrl, backchannel logout attributes, a
+ * public client when neither flag is given) Keycloak's realm import does not apply.
+ */
+function clientBody(c: ClientRep, idTaken: boolean, mappers: MapperRep[], plusLogoutUris: boolean): ClientRep {
   const body = without(c, 'access', 'authorizationSettings');
   if (idTaken) delete body.id;
   if (body.secret === MASK) delete body.secret;
   if (body.registrationAccessToken === MASK) delete body.registrationAccessToken;
+  if (!body.protocol || body.protocol === 'openid-connect') delete body.protocol;
   const attrs = { ...(body.attributes ?? {}) };
   for (const [k, v] of Object.entries(attrs)) if (v === MASK) delete attrs[k];
-  attrs['post.logout.redirect.uris'] ??= '+';
+  if (plusLogoutUris) attrs['post.logout.redirect.uris'] ??= '+';
   body.attributes = attrs;
   body.protocolMappers = mappers;
   return body;
 }
+
+/** Attributes createClient sets itself (the secret's creation time) put back as the representation has them. */
+async function keepGivenAttributes(ctx: RequestContext, id: string, given: Record<string, unknown> | undefined): Promise<void> {
+  const created = given?.[SECRET_CREATED];
+  if (typeof created !== 'string') return;
+  const client = await ctx.db.models.Client.findByPk(id);
+  const attributes = (client?.settings?.attributes ?? {}) as Record<string, string>;
+  if (!client?.secret || attributes[SECRET_CREATED] === created) return;
+  client.settings = { ...client.settings, attributes: { ...attributes, [SECRET_CREATED]: created } };
+  await client.save();
+}
+const SECRET_CREATED = 'client.secret.creation.time';
 
 /** clients: validated mappers, secret, scope links by name, service accounts; built-in ones keep their realm_client flag. */
 export async function importClients(ctx: RequestContext, realm: RealmModel, rep: RealmRepresentation): Promise<void> {
@@ -158,12 +177,14 @@ export async function importClients(ctx: RequestContext, realm: RealmModel, rep:
     clients.map((c) => c.id),
   );
   const mappers = await freeMappers(ctx, clients);
+  const plusLogoutUris = predatesPostLogoutUris(rep);
   const realmClients: string[] = [];
   for (const c of clients) {
     const own = mappers(c.protocolMappers);
     // The mapper checks of the protocol-mappers endpoints (type, name, protocol, config), before any write.
     mapperRows(own, str(c.protocol) || 'openid-connect', { clientId: 'check' });
-    const id = await createClient(ctx, realm, clientBody(c, taken.has(str(c.id)), own));
+    const id = await createClient(ctx, realm, clientBody(c, taken.has(str(c.id)), own, plusLogoutUris));
+    await keepGivenAttributes(ctx, id, c.attributes ?? undefined);
     if (str(c.attributes?.realm_client) === 'true') realmClients.push(id);
   }
   if (realmClients.length) await ctx.db.models.Client.update({ realmClient: true }, { where: { id: { [Op.in]: realmClients } } });

@@ -4,7 +4,7 @@ import { createComponent, deleteComponent } from '../components/components';
 import type { ComponentInput } from '../components/input';
 import { SECRET_MASK } from '../../representations/component';
 import type { RequestContext } from '../../core/context';
-import { takenIds } from './realm-import-clients';
+import { takenIds } from './import-ids';
 import type { ComponentExportRep, RealmRepresentation } from '../../representations/realm';
 
 /**

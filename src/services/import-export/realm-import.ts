@@ -1,9 +1,10 @@
 import type { RealmModel } from '../../db/models/realm';
-import { errorA } from '../../core/errors';
+import type { RoleModel } from '../../db/models/role';
+import { conflict, errorA, errorC } from '../../core/errors';
 import type { RequestContext } from '../../core/context';
 import { setDefaultGroupsByPath } from '../groups/group-paths';
 import { addComposites } from '../roles/role-composites';
-import { createRole, type RoleComposites } from '../roles/roles';
+import type { RoleComposites } from '../roles/roles';
 import { createIdentityProvider } from '../identity-providers/identity-providers';
 import { createIdentityProviderMapper } from '../identity-providers/idp-mappers';
 import { importAuthentication, withImportedFlowIds } from '../authentication/import';
@@ -20,6 +21,12 @@ import {
 import { importComponents } from './realm-import-components';
 import { importGroupTrees, importServiceAccountRoles, importUsers } from './import-bulk';
 import { loadRoleIndex } from './import-refs';
+import { keepable, rekeyAuthenticatorConfigs, rekeyRoles, takenIds } from './import-ids';
+import { randomUUID } from 'node:crypto';
+import { Op } from 'sequelize';
+import { insertChunked } from '../../db/bulk-insert';
+import { invalidate } from '../../loaders/invalidate';
+import { roleAttributesFrom } from '../../representations/role';
 import type { RealmRepresentation, RolesRep } from '../../representations/realm';
 import type { GroupRep } from '../../representations/group';
 import type { RoleRep } from '../../representations/role';
@@ -46,33 +53,79 @@ async function clientIdsByClientId(ctx: RequestContext, realm: RealmModel): Prom
 
 const names = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
+/**
+ * `roles.realm` and `roles.client` (by clientId): new roles are written at once under the file's ids;
+ * those the realm was set up with (offline_access, the default role, ...) take the file's id,
+ * description and attributes. Then the composites: a role of the file that says what it is made of
+ * (`composite`, `composites`) is made of exactly that, whatever the set-up gave it.
+ */
 async function importRoles(ctx: RequestContext, realm: RealmModel, roles: RolesRep): Promise<void> {
+  const m = ctx.db.models;
   const clients = await clientIdsByClientId(ctx, realm);
-  const created: Array<{ clientUuid?: string; rep: RoleRep }> = [];
-  const existing = new Set(
-    (await ctx.db.models.Role.findAll({ where: { realmId: realm.id }, attributes: ['containerId', 'name'] })).map(
-      (r) => `${r.containerId}/${r.name}`,
-    ),
-  );
-  const add = async (clientUuid: string | undefined, rep: RoleRep) => {
-    if (typeof rep.name !== 'string') return;
-    if (!existing.has(`${clientUuid ?? realm.id}/${rep.name}`)) {
-      await createRole(ctx, realm, clientUuid, {
-        name: rep.name,
-        description: rep.description,
-        attributes: rep.attributes,
-      });
-    }
-    created.push({ clientUuid, rep });
-  };
-  for (const r of list<RoleRep>(roles.realm)) await add(undefined, r);
+  const entries: Array<{ clientUuid?: string; rep: RoleRep }> = list<RoleRep>(roles.realm).map((rep) => ({ rep }));
   const clientRoles = roles.client && typeof roles.client === 'object' && !Array.isArray(roles.client) ? roles.client : {};
   for (const [clientId, reps] of Object.entries(clientRoles)) {
     const uuid = clients.get(clientId);
     if (!uuid) throw errorA(400, `Can not import client roles for nonexistent client named ${clientId}`);
-    for (const r of list<RoleRep>(reps)) await add(uuid, r);
+    for (const rep of list<RoleRep>(reps)) entries.push({ clientUuid: uuid, rep });
   }
-  await addImportedComposites(ctx, realm, created);
+  const named = entries.filter((e) => typeof e.rep.name === 'string');
+  for (const { rep } of named) if (!String(rep.name).trim()) throw errorC(400, 'role has no name');
+  const existing = new Map<string, RoleModel>(
+    (await m.Role.findAll({ where: { realmId: realm.id } })).map((r) => [`${r.containerId}/${r.name}`, r]),
+  );
+  const taken = await takenIds(
+    ctx,
+    'Role',
+    named.map((e) => e.rep.id),
+  );
+  const rows: Array<Record<string, unknown>> = [];
+  const rekeys: Array<[string, string]> = [];
+  const seen = new Set<string>();
+  for (const { clientUuid, rep } of named) {
+    const key = `${clientUuid ?? realm.id}/${rep.name}`;
+    if (seen.has(key)) throw conflict(`Role with name ${rep.name} already exists`);
+    seen.add(key);
+    const wanted = keepable(rep.id, taken) ? rep.id : undefined;
+    if (wanted) taken.add(wanted);
+    const role = existing.get(key);
+    const description = typeof rep.description === 'string' ? rep.description : null;
+    const attributes = roleAttributesFrom(rep.attributes);
+    if (!role) {
+      rows.push({
+        id: wanted ?? randomUUID(),
+        realmId: realm.id,
+        clientId: clientUuid ?? null,
+        containerId: clientUuid ?? realm.id,
+        name: rep.name,
+        description,
+        attributes,
+      });
+      continue;
+    }
+    if (role.description !== description || JSON.stringify(role.attributes ?? {}) !== JSON.stringify(attributes))
+      await m.Role.update({ description, attributes }, { where: { id: role.id } });
+    if (wanted) rekeys.push([role.id, wanted]);
+  }
+  await insertChunked(m.Role, rows);
+  await rekeyRoles(ctx, realm, rekeys);
+  // The set-up's composites of a role the file describes give way to the file's.
+  const described = named.filter(
+    (e) => existing.has(`${e.clientUuid ?? realm.id}/${e.rep.name}`) && ('composite' in e.rep || 'composites' in e.rep),
+  );
+  if (described.length) {
+    const ids = (
+      await m.Role.findAll({
+        where: { realmId: realm.id, name: { [Op.in]: [...new Set(described.map((e) => String(e.rep.name)))] } },
+        attributes: ['id', 'name', 'containerId'],
+      })
+    )
+      .filter((r) => described.some((e) => e.rep.name === r.name && (e.clientUuid ?? realm.id) === r.containerId))
+      .map((r) => r.id);
+    await m.CompositeRole.destroy({ where: { compositeId: { [Op.in]: ids } } });
+  }
+  invalidate.everything(ctx.loaders);
+  await addImportedComposites(ctx, realm, named);
 }
 
 /**
@@ -105,6 +158,7 @@ export async function importRealmContent(ctx: RequestContext, realm: RealmModel,
   await importClientPolicies(ctx, realm, body);
   await importLocalizationTexts(ctx, realm, body.localizationTexts);
   const flowIds = await importAuthentication(ctx, realm, body);
+  await rekeyAuthenticatorConfigs(ctx, realm, body.authenticatorConfig);
   const rep: RealmRepresentation = Array.isArray(body.clients)
     ? { ...body, clients: withImportedFlowIds(list(body.clients), flowIds) }
     : body;
