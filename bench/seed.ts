@@ -50,7 +50,65 @@ async function insertRows(db: Db, table: string, columns: string[], rows: unknow
   }
 }
 
-export async function seed(users: number): Promise<Seeded> {
+export interface SeedOptions {
+  /**
+   * Only what the scale case needs: USERS users (every tenth with one attribute), `groups` groups (a tenth of
+   * them top-level, nine children each), no memberships or role mappings. Default: the full data of
+   * bench:compare.
+   */
+  scale?: { groups: number };
+}
+
+/** The bulk user rows (`user0000000`…), each with `department` and `phone` (`lean`: every tenth with `department`). */
+async function insertUsers(db: Db, realmId: string, users: number, lean: boolean): Promise<string[]> {
+  const now = Date.now();
+  const userIds = Array.from({ length: users }, () => randomUUID());
+  await insertRows(
+    db,
+    'user_entity',
+    [
+      'id',
+      'realm_id',
+      'username',
+      'email',
+      'email_constraint',
+      'first_name',
+      'last_name',
+      'enabled',
+      'email_verified',
+      'created_timestamp',
+      'not_before',
+    ],
+    userIds.map((id, i) => {
+      const n = String(i).padStart(7, '0');
+      return [id, realmId, `user${n}`, `user${n}@example.com`, `user${n}@example.com`, 'First', `Last${n}`, 1, 0, now, 0];
+    }),
+  );
+  await insertRows(
+    db,
+    'user_attribute',
+    ['id', 'user_id', 'name', 'value'],
+    userIds.flatMap((id, i) => [
+      ...(lean && i % 10 ? [] : [[randomUUID(), id, 'department', `dept-${i % 17}`]]),
+      ...(lean ? [] : [[randomUUID(), id, 'phone', `+1555${String(i).padStart(7, '0')}`]]),
+    ]),
+  );
+  return userIds;
+}
+
+/** `groups` groups: a tenth top-level (`group-0000`…), each with nine children (`group-0000-1`…). */
+async function insertGroupTree(db: Db, realmId: string, groups: number): Promise<string[]> {
+  const top = Array.from({ length: Math.ceil(groups / 10) }, () => randomUUID());
+  const rows: unknown[][] = top.map((id, i) => [id, realmId, ' ', `group-${String(i).padStart(4, '0')}`, null, '{}']);
+  for (let i = 0; rows.length < groups; i++) {
+    const p = Math.floor(i / 9) % top.length;
+    rows.push([randomUUID(), realmId, top[p], `group-${String(p).padStart(4, '0')}-${(i % 9) + 1}`, null, `{"tier":["t${i % 3}"]}`]);
+  }
+  await insertRows(db, 'keycloak_group', ['id', 'realm_id', 'parent_id', 'name', 'description', 'attributes'], rows);
+  return top;
+}
+
+export async function seed(users: number, opts: SeedOptions = {}): Promise<Seeded> {
   configureLogging({ root: 'error', categories: {} });
   const mariaUrl = process.env.IDSERVER_BENCH_DB_URL;
   let dir: string | undefined;
@@ -95,38 +153,13 @@ export async function seed(users: number): Promise<Seeded> {
     // Unmanaged attributes shown, so both servers return the seeded attributes of a user.
     await updateUserProfile(ctx, realm, { ...defaultUserProfileConfig(realm), unmanagedAttributePolicy: 'ENABLED' });
 
-    const now = Date.now();
-    const userIds = Array.from({ length: users }, () => randomUUID());
-    await insertRows(
-      db,
-      'user_entity',
-      [
-        'id',
-        'realm_id',
-        'username',
-        'email',
-        'email_constraint',
-        'first_name',
-        'last_name',
-        'enabled',
-        'email_verified',
-        'created_timestamp',
-        'not_before',
-      ],
-      userIds.map((id, i) => {
-        const n = String(i).padStart(7, '0');
-        return [id, realm.id, `user${n}`, `user${n}@example.com`, `user${n}@example.com`, 'First', `Last${n}`, 1, 0, now, 0];
-      }),
-    );
-    await insertRows(
-      db,
-      'user_attribute',
-      ['id', 'user_id', 'name', 'value'],
-      userIds.flatMap((id, i) => [
-        [randomUUID(), id, 'department', `dept-${i % 17}`],
-        [randomUUID(), id, 'phone', `+1555${String(i).padStart(7, '0')}`],
-      ]),
-    );
+    if (opts.scale) {
+      // One transaction per table: a commit per chunk would cost a sync each on SQLite.
+      const userIds = await db.transaction(() => insertUsers(db, realm.id, users, true));
+      const top = await db.transaction(() => insertGroupTree(db, realm.id, opts.scale?.groups ?? 0));
+      return { vendor: mariaUrl ? 'mariadb' : 'sqlite', url, dir, userId: userIds[Math.floor(users / 2)], groupId: top[7] };
+    }
+    const userIds = await insertUsers(db, realm.id, users, false);
 
     const roleIds = Array.from({ length: 20 }, () => randomUUID());
     await insertRows(

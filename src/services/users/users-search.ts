@@ -1,4 +1,4 @@
-import { Op, literal, type WhereOptions } from 'sequelize';
+import { Op, QueryTypes, literal, type WhereOptions } from 'sequelize';
 import { check, requireCap } from '../../auth/permissions';
 import type { RealmModel } from '../../db/models/realm';
 import type { UserModel } from '../../db/models/user';
@@ -6,6 +6,7 @@ import type { RequestContext } from '../../core/context';
 import { isEmptyPage, pageOf, sqlPage } from '../../core/paging';
 import type { UserRep } from '../../representations/user';
 import { renderUsers } from './users';
+import { type Branch, branchCountSql, branchPageSql, ftsCondition, longestChunk, nameEquals, termBranches } from './users-search-index';
 
 /**
  * GET /users and /users/count (reference §4.3–4.4): the filtering is done in SQL (LIKE with an
@@ -36,9 +37,14 @@ const escapeLike = (s: string, wildcards = true) => (wildcards ? s.replace(/[!%_
 
 class Filter {
   readonly parts: Sql[] = [];
+  /** The same conditions as SQL text (for the branch queries of users-search-index.ts). */
+  readonly sql: string[] = [];
+  /** Index hints: conditions that only narrow (a superset of what `sql` keeps), never change the answer. */
+  readonly hints: string[] = [];
   constructor(private readonly ctx: RequestContext) {}
-  private q(v: string): string {
-    return this.ctx.db.sequelize.escape(v);
+  readonly q = (v: string): string => this.ctx.db.sequelize.escape(v);
+  get sqlite(): boolean {
+    return this.ctx.db.vendor === 'sqlite';
   }
   like(column: string, pattern: string): string {
     return `${column} LIKE ${this.q(pattern)} ESCAPE '!'`;
@@ -48,24 +54,67 @@ class Filter {
   }
   add(sql: string): void {
     this.parts.push(literal(`(${sql})`));
+    this.sql.push(`(${sql})`);
+  }
+  hint(sql: string): void {
+    this.hints.push(`(${sql})`);
+    this.parts.push(literal(`(${sql})`));
   }
 }
 
 const SEARCH_COLUMNS = ['username', 'email', 'LOWER(first_name)', 'LOWER(last_name)'];
 
-/** Search mode: each whitespace-separated term must match one of the four fields (prefix by default). */
-function searchFilter(f: Filter, search: string): void {
-  for (const raw of search.trim().split(/\s+/)) {
-    const term = raw.toLowerCase();
-    if (term.length >= 2 && term.startsWith('"') && term.endsWith('"')) {
-      const exact = term.slice(1, -1);
-      f.add(SEARCH_COLUMNS.map((c) => f.eq(c, exact)).join(' OR '));
-      continue;
-    }
-    let pattern = escapeLike(term).replace(/\*/g, '%');
-    if (!pattern.endsWith('%') || pattern.endsWith('!%')) pattern += '%';
-    f.add(SEARCH_COLUMNS.map((c) => f.like(c, pattern)).join(' OR '));
+/** The SQL condition of one search term: any of the four fields (prefix by default, `"…"` exact). */
+function termCondition(f: Filter, term: string): string {
+  if (term.length >= 2 && term.startsWith('"') && term.endsWith('"')) {
+    const exact = term.slice(1, -1);
+    return SEARCH_COLUMNS.map((c) => f.eq(c, exact)).join(' OR ');
   }
+  return SEARCH_COLUMNS.map((c) => f.like(c, termPattern(term))).join(' OR ');
+}
+
+/** LIKE pattern of a search term: `*` is the wildcard, `%`/`_`/`!` literal, a trailing `%` unless it ends with `*`. */
+function termPattern(term: string): string {
+  let pattern = escapeLike(term).replace(/\*/g, '%');
+  if (!pattern.endsWith('%') || pattern.endsWith('!%')) pattern += '%';
+  return pattern;
+}
+
+const searchTerms = (search: string) =>
+  search
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((t) => t.toLowerCase());
+
+/**
+ * Search mode: each whitespace-separated term must match one of the four fields (prefix by default).
+ * Returns the index branches of the term with the longest literal prefix, when there is one; the
+ * other terms stay plain conditions. On SQLite an infix term narrows through the trigram index.
+ */
+function searchFilter(f: Filter, realmId: string, search: string): { branches: Branch[]; rest: string[] } | undefined {
+  const terms = searchTerms(search);
+  let best: { term: string; branches: Branch[] } | undefined;
+  for (const term of terms) {
+    const exact = term.length >= 2 && term.startsWith('"') && term.endsWith('"');
+    const pattern = (col: string) => (exact ? f.eq(col, term.slice(1, -1)) : f.like(col, termPattern(term)));
+    const branches = termBranches(f.q, realmId, term, pattern);
+    if (branches && (!best || term.length > best.term.length)) best = { term, branches };
+  }
+  const rest: string[] = [];
+  for (const term of terms) {
+    if (term === best?.term) continue;
+    rest.push(`(${termCondition(f, term)})`);
+  }
+  for (const term of terms) f.add(termCondition(f, term));
+  if (best) return { branches: best.branches, rest };
+  if (f.sqlite) {
+    for (const term of terms) {
+      const chunk = longestChunk(term, /\*/);
+      if (chunk && !(term.startsWith('"') && term.endsWith('"'))) f.hint(ftsCondition(f.q, chunk));
+    }
+  }
+  return undefined;
 }
 
 /** `key1:value1 key2:"value 2"` → pairs (keys and values may be double-quoted). */
@@ -78,7 +127,9 @@ export function parseQ(q: string): Array<[string, string]> {
 }
 
 /** Attribute mode: all given criteria AND-combined (substring unless `exact`). */
-function attributeFilter(f: Filter, p: UserQuery, forCount: boolean): void {
+const FTS_COLUMN = { username: 'username', email: 'email', firstName: 'first_name', lastName: 'last_name' } as const;
+
+function attributeFilter(f: Filter, realmId: string, p: UserQuery, forCount: boolean): void {
   const exact = !forCount && p.exact === true;
   for (const [key, column] of [
     ['username', 'username'],
@@ -91,6 +142,10 @@ function attributeFilter(f: Filter, p: UserQuery, forCount: boolean): void {
     const lower = v.toLowerCase();
     // Keycloak quirk: `*` is literal here and `%`/`_` act as wildcards.
     f.add(exact ? f.eq(column, lower) : f.like(column, `%${escapeLike(lower, false)}%`));
+    const name = key === 'firstName' ? 'first_lc' : key === 'lastName' ? 'last_lc' : undefined;
+    if (exact && name) f.hint(nameEquals(f.q, realmId, name, lower));
+    const chunk = exact ? undefined : longestChunk(lower, /[%_]/);
+    if (chunk && f.sqlite) f.hint(ftsCondition(f.q, chunk, FTS_COLUMN[key]));
   }
   if (p.emailVerified !== undefined) f.add(`email_verified = ${p.emailVerified ? 'TRUE' : 'FALSE'}`);
   if (p.enabled !== undefined) f.add(`enabled = ${p.enabled ? 'TRUE' : 'FALSE'}`);
@@ -123,24 +178,39 @@ const ATTRIBUTE_KEYS = [
   'q',
 ] as const;
 
-type Mode = { kind: 'ids'; ids: string[] } | { kind: 'none' } | { kind: 'where'; where: WhereOptions };
+type Mode =
+  | { kind: 'ids'; ids: string[] }
+  | { kind: 'none' }
+  | { kind: 'where'; where: WhereOptions; branches?: { branches: Branch[]; rest: string[] } };
 
 function plan(ctx: RequestContext, realm: RealmModel, p: UserQuery, forCount: boolean): Mode {
   const f = new Filter(ctx);
   const base: Record<string | symbol, unknown> = { realmId: realm.id };
+  let branches: { branches: Branch[]; rest: string[] } | undefined;
   if (p.search !== undefined) {
     if (p.search.startsWith('id:')) return { kind: 'ids', ids: p.search.slice(3).trim().split(/\s+/).filter(Boolean) };
-    searchFilter(f, p.search);
+    branches = searchFilter(f, realm.id, p.search);
     base.serviceAccountClientLink = null;
-    if (!forCount && p.enabled !== undefined) f.add(`enabled = ${p.enabled ? 'TRUE' : 'FALSE'}`);
+    branches?.rest.push('service_account_client_link IS NULL');
+    if (!forCount && p.enabled !== undefined) {
+      f.add(`enabled = ${p.enabled ? 'TRUE' : 'FALSE'}`);
+      branches?.rest.push(`enabled = ${p.enabled ? 'TRUE' : 'FALSE'}`);
+    }
   } else if (ATTRIBUTE_KEYS.some((k) => p[k] !== undefined)) {
-    attributeFilter(f, p, forCount);
+    attributeFilter(f, realm.id, p, forCount);
     if (!forCount) idpFilter(f, p);
   } else if (!forCount) {
     base.serviceAccountClientLink = null;
   }
   if (f.parts.length) base[Op.and] = f.parts;
-  return { kind: 'where', where: base as WhereOptions };
+  if ((branches || f.hints.length) && f.sqlite) {
+    // SQLite has no statistics: a plain realm or service-account term would tempt it to walk the whole
+    // realm in username order; unary + keeps those terms off the indexes so the candidates drive.
+    const sa = base.serviceAccountClientLink === null ? ['+service_account_client_link IS NULL'] : [];
+    const where = [`+realm_id = ${f.q(realm.id)}`, ...sa].map((c) => literal(c));
+    return { kind: 'where', where: { [Op.and]: [...where, ...f.parts] } as WhereOptions, branches };
+  }
+  return { kind: 'where', where: base as WhereOptions, branches };
 }
 
 async function findByIds(ctx: RequestContext, realm: RealmModel, ids: string[]): Promise<UserModel[]> {
@@ -161,7 +231,14 @@ export async function listUsers(ctx: RequestContext, realm: RealmModel, p: UserQ
   else {
     const page = pageOf(p, { defaultMax: 100 });
     if (isEmptyPage(page)) return [];
-    users = await ctx.db.models.User.findAll({ where: mode.where, order: [['username', 'ASC']], ...sqlPage(page) });
+    if (mode.branches) {
+      // The page's ids from the indexes, then the rows themselves (the filters checked once more).
+      const ids = literal(`id IN (${branchPageSql(mode.branches.branches, mode.branches.rest, page.offset, page.limit)})`);
+      const where = { [Op.and]: [mode.where, ids] } as WhereOptions;
+      users = await ctx.db.models.User.findAll({ where, order: [['username', 'ASC']] });
+    } else {
+      users = await ctx.db.models.User.findAll({ where: mode.where, order: [['username', 'ASC']], ...sqlPage(page) });
+    }
   }
   for (const u of users) ctx.loaders.userById.prime(u.id, u);
   const access = { manage: await check(ctx, realm, 'manageUsers') };
@@ -175,5 +252,11 @@ export async function countUsers(ctx: RequestContext, realm: RealmModel, p: User
   const mode = plan(ctx, realm, params, true);
   if (mode.kind === 'none') return 0;
   if (mode.kind === 'ids') return (await findByIds(ctx, realm, mode.ids)).length;
+  if (mode.branches) {
+    const [row] = await ctx.db.sequelize.query<{ n: number | string }>(branchCountSql(mode.branches.branches, mode.branches.rest), {
+      type: QueryTypes.SELECT,
+    });
+    return Number(row?.n ?? 0);
+  }
   return ctx.db.models.User.count({ where: mode.where });
 }

@@ -1,0 +1,146 @@
+/**
+ * The scale case of issue 12: a realm of USERS users (default 1,000,000) and GROUPS groups (default
+ * 10,000) seeded with bulk SQL (bench/seed.ts), idserver started on it as its own process, and each
+ * admin query below timed one request at a time (SAMPLES after a warm-up): p50/p99 against its target.
+ *
+ *   npm run bench:scale                                   # SQLite
+ *   IDSERVER_BENCH_DB_URL=mysql://root@127.0.0.1:3306/bench npm run bench:scale   # MariaDB (utf8mb4_bin)
+ *   USERS=100000 SAMPLES=20 npm run bench:scale -- --case=search
+ *   KEEP=1 npm run bench:scale -- --case=none          # seed only, keep the SQLite file
+ *
+ * Not part of `npm test`. Exit code 1 when a p50 misses its target (the "whole tree" and count
+ * targets are compared with p50 too).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { ADMIN_PASSWORD_FORM } from './common';
+import { BENCH_REALM, seed } from './seed';
+
+const USERS = Number(process.env.USERS ?? 1_000_000);
+const GROUPS = Number(process.env.GROUPS ?? 10_000);
+const SAMPLES = Number(process.env.SAMPLES ?? 40);
+const ROOT = join(__dirname, '..');
+const filter = process.argv.find((a) => a.startsWith('--case='))?.slice('--case='.length);
+
+function start(args: string[]): Promise<{ child: ChildProcess; base: string }> {
+  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/[^\s]+)/.exec(out);
+      if (!m) return;
+      child.stdout?.off('data', onData);
+      child.stderr?.off('data', onData);
+      child.stdout?.resume();
+      child.stderr?.on('data', (e: Buffer) => process.stderr.write(`[idserver] ${e}`));
+      resolve({ child, base: m[1].replace(/\/$/, '') });
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`idserver exited (${code}) before listening:\n${out}`)));
+  });
+}
+
+interface Case {
+  name: string;
+  path: string;
+  /** p50 target in ms. */
+  target: number;
+  /** Expected number of entries (array length or the number itself), checked once. */
+  expect?: (body: unknown) => boolean;
+}
+
+const n = (i: number) => `user${String(i).padStart(7, '0')}`;
+
+function cases(groupId: string): Case[] {
+  const u = `/admin/realms/${BENCH_REALM}/users`;
+  const g = `/admin/realms/${BENCH_REALM}/groups`;
+  const len = (k: number) => (b: unknown) => Array.isArray(b) && b.length === k;
+  const mid = Math.floor(USERS / 2);
+  return [
+    { name: 'users first page (max=20)', path: `${u}?first=0&max=20&briefRepresentation=true`, target: 10, expect: len(20) },
+    { name: 'users first page (max=100)', path: `${u}?first=0&max=100`, target: 10, expect: len(100) },
+    { name: 'username exact', path: `${u}?username=${n(mid)}&exact=true`, target: 10, expect: len(1) },
+    { name: 'search prefix user05*', path: `${u}?search=user05*&first=0&max=20`, target: 30, expect: len(20) },
+    { name: 'search prefix (no match)', path: `${u}?search=nobody*&first=0&max=20`, target: 30, expect: len(0) },
+    { name: 'search infix *ser05*', path: `${u}?search=*ser05*&first=0&max=20`, target: 100, expect: len(20) },
+    { name: 'search infix *9999* (sparse)', path: `${u}?search=*99999*&first=0&max=20`, target: 100 },
+    { name: 'email= (substring)', path: `${u}?email=${n(mid).slice(2)}@ex&first=0&max=20`, target: 100, expect: len(1) },
+    { name: 'users count', path: `${u}/count`, target: 50, expect: (b) => b === USERS + 2 },
+    { name: 'users count search', path: `${u}/count?search=user05*`, target: 50 },
+    { name: 'users offset half', path: `${u}?first=${mid}&max=100`, target: 100, expect: len(100) },
+    { name: 'groups first page (max=10)', path: `${g}?first=0&max=10`, target: 100, expect: len(10) },
+    { name: 'groups all top-level', path: `${g}`, target: 100 },
+    { name: 'groups children', path: `${g}/${groupId}/children?first=0&max=100`, target: 100, expect: len(9) },
+    { name: 'groups search (one)', path: `${g}?search=group-0777-3`, target: 100, expect: len(1) },
+    { name: 'groups count', path: `${g}/count`, target: 100 },
+    { name: 'groups whole tree (search all)', path: `${g}?search=group&max=${GROUPS}`, target: 500 },
+  ];
+}
+
+const pct = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
+
+async function main() {
+  const t0 = Date.now();
+  const s = await seed(USERS, { scale: { groups: GROUPS } });
+  const seconds = (Date.now() - t0) / 1000;
+  console.log(`seeded ${USERS} users and ${GROUPS} groups on ${s.vendor} in ${seconds.toFixed(1)}s`);
+  let child: ChildProcess | undefined;
+  let missed = 0;
+  try {
+    const db = s.vendor === 'sqlite' ? ['--db=sqlite', `--db-url=${s.url}`] : ['--db=mariadb', `--db-url=${s.url}`];
+    const server = await start(['src/cli.ts', 'start-dev', '--http-port=0', '--log-level=warn,idserver.server:info', ...db]);
+    child = server.child;
+    // A fresh token per case: the master realm's access tokens live 60 seconds.
+    const auth = async () => {
+      const res = await fetch(`${server.base}/realms/master/protocol/openid-connect/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: ADMIN_PASSWORD_FORM,
+      });
+      return { authorization: `Bearer ${((await res.json()) as { access_token: string }).access_token}` };
+    };
+    console.log(`${'case'.padEnd(34)} | p50 ms | p99 ms | target p50`);
+    for (const c of cases(s.groupId).filter((k) => !filter || k.name.toLowerCase().includes(filter.toLowerCase()))) {
+      const times: number[] = [];
+      const headers = await auth();
+      let note = '';
+      for (let i = 0; i < SAMPLES + 3; i++) {
+        const t = performance.now();
+        const r = await fetch(`${server.base}${c.path}`, { headers });
+        const body = await r.json();
+        const ms = performance.now() - t;
+        if (i === 0 && (r.status !== 200 || (c.expect && !c.expect(body)))) {
+          note = ` (unexpected: ${r.status} ${JSON.stringify(body).slice(0, 80)})`;
+        }
+        if (i >= 3) times.push(ms);
+      }
+      times.sort((a, b) => a - b);
+      const p50 = pct(times, 50);
+      const ok = p50 < c.target;
+      if (!ok || note) missed++;
+      console.log(
+        `${c.name.padEnd(34)} | ${p50.toFixed(1).padStart(6)} | ${pct(times, 99).toFixed(1).padStart(6)} | < ${c.target} ${ok ? 'ok' : 'MISSED'}${note}`,
+      );
+    }
+  } finally {
+    if (child) {
+      child.kill('SIGTERM');
+      if (child.exitCode === null) await new Promise((r) => child?.once('exit', r));
+    }
+    if (s.dir && !process.env.KEEP) rmSync(s.dir, { recursive: true, force: true });
+    else if (s.dir) console.log(`kept ${s.url}`);
+  }
+  if (missed) process.exitCode = 1;
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
