@@ -1,6 +1,6 @@
 /**
- * idserver against its own limit, in one run: seeds a fresh database (bench/seed.ts), starts idserver
- * (`src/cli.ts start-dev`) and the bare baseline (bench/bare-server.ts: express 5 + the same driver,
+ * idserver against its own limit, in one run: seeds a fresh database (bench/seed.ts), builds idserver
+ * and starts it as `npm start` runs it (compiled: `bin/idserver start-dev`) and the bare baseline (bench/bare-server.ts: express 5 + the same driver,
  * no ORM) as two child processes on it, and drives each case from this process with autocannon,
  * alternating idserver, baseline, idserver, baseline (DURATION seconds each) so both share the
  * machine's noise. Prints req/s of each, their ratio and p50/p99 latency.
@@ -12,7 +12,7 @@
  * On MariaDB the database must exist with COLLATE utf8mb4_bin (idserver's preflight); its tables are
  * dropped and recreated. CONNECTIONS (default 10) sets autocannon's connections.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execSync, spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -27,8 +27,8 @@ const ROOT = join(__dirname, '..');
 const filter = process.argv.find((a) => a.startsWith('--case='))?.slice('--case='.length);
 
 /** Starts a child and resolves with the URL from its "listening on" line. */
-function start(name: string, args: string[]): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', ...args], {
+function start(name: string, args: string[], typescript = true): Promise<{ child: ChildProcess; base: string }> {
+  const child = spawn(process.execPath, [...(typescript ? ['-r', 'ts-node/register/transpile-only'] : []), ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NODE_ENV: 'production' },
@@ -144,7 +144,13 @@ async function main() {
   const children: ChildProcess[] = [];
   try {
     const db = s.vendor === 'sqlite' ? ['--db=sqlite', `--db-url=${s.url}`] : ['--db=mariadb', `--db-url=${s.url}`];
-    const idserver = await start('idserver', ['src/cli.ts', 'start-dev', '--http-port=0', '--log-level=warn,idserver.server:info', ...db]);
+    // Compiled, as users run it (ts-node's source maps would make every captured stack trace dear).
+    execSync('npm run build', { cwd: ROOT, stdio: 'ignore' });
+    const idserver = await start(
+      'idserver',
+      ['bin/idserver', 'start-dev', '--http-port=0', '--log-level=warn,idserver.server:info', ...db],
+      false,
+    );
     children.push(idserver.child);
     const bare = await start('bare', ['bench/bare-server.ts', s.vendor, s.url]);
     children.push(bare.child);

@@ -10,7 +10,7 @@ import { KEY_PROVIDER_TYPE, componentKey, sortKeys, type RealmKey } from './keys
  * request equals its stamp, so a key rotated or a realm updated through another node is seen by the
  * next request here.
  */
-const realmRows = new Map<string, { version: number; values: Record<string, unknown> }>();
+const realmRows = new Map<string, { version: number; json: string }>();
 const keyCache = new Map<string, { version: number; keys: RealmKey[] }>();
 
 /** A realm model that carries the cache version it was read under (set by the bearer statement or `realmWithVersion`). */
@@ -49,14 +49,15 @@ export async function realmWithVersion(db: Db, name: string): Promise<VersionedR
 export function remember(realm: RealmModel, version: number): void {
   if (version < 0) return;
   const { cacheVersion: _, ...values } = realm.get({ plain: true }) as Record<string, unknown>;
-  realmRows.set(realm.name, { version, values });
+  realmRows.set(realm.name, { version, json: JSON.stringify(values) });
 }
 
 /** The realm named `name` as cached under `version` (any version when not given), as a model of the request's own; undefined on a miss. */
 export function cachedRealm(name: string, version?: number): VersionedRealm | undefined {
   const hit = realmRows.get(name);
   if (!hit || (version !== undefined && hit.version !== version)) return undefined;
-  const realm = RealmModel.build(structuredClone(hit.values), { isNewRecord: false, raw: true }) as VersionedRealm;
+  // Kept as JSON text: each request builds its own copy (parsing is cheaper than a structured clone).
+  const realm = RealmModel.build(JSON.parse(hit.json), { isNewRecord: false, raw: true }) as VersionedRealm;
   realm.cacheVersion = hit.version;
   return realm;
 }

@@ -14,7 +14,7 @@ import { groupLoaders } from './groups';
 import { pageLoaders } from './pages';
 import { roleLoaders } from './roles';
 import { userLoaders } from './users';
-import { byId } from './util';
+import { byId, fastById } from './util';
 
 export { byId, groupedBy } from './util';
 
@@ -31,7 +31,7 @@ export function createLoaders(db: Db) {
       const map = new Map(rows.map((r) => [r.name, r]));
       return names.map((n) => map.get(n) ?? null);
     }),
-    userById: byId<UserModel>(m.User),
+    userById: fastById<UserModel>(db, m.User),
     groupById: byId<GroupModel>(m.Group),
     roleById: byId<RoleModel>(m.Role),
     clientById: byId<ClientModel>(m.Client),

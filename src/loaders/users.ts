@@ -1,6 +1,7 @@
 import DataLoader from 'dataloader';
-import { Op, QueryTypes } from 'sequelize';
+import { Op } from 'sequelize';
 import type { Db } from '../db';
+import { fastSelect } from '../db/fast-select';
 import { groupedBy } from './util';
 
 export interface UserParts {
@@ -31,7 +32,7 @@ export function userLoaders(db: Db) {
    */
   const partsByUser = new DataLoader<string, UserParts>(async (ids) => {
     const list = [...new Set(ids)];
-    const rows = await db.sequelize.query<PartRow>(PARTS_SQL, { replacements: { ids: list }, type: QueryTypes.SELECT });
+    const rows = await fastSelect<PartRow>(db.sequelize, PARTS_SQL, { ids: list });
     const parts = new Map(list.map((id) => [id, { attributes: {}, requiredActions: [], credentialTypes: [] } as UserParts]));
     for (const r of rows) {
       const p = parts.get(r.userId) as UserParts;

@@ -1,11 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader, type JWTPayload, jwtVerify, SignJWT } from 'jose';
-import { Op, QueryTypes } from 'sequelize';
+import { Op } from 'sequelize';
 import { activeKey, lastKnownRealm, realmKeys, realmWithVersion, type VersionedRealm, verificationKeys } from '../../auth/realm-keys';
 import { nowSeconds } from '../../core/clock';
 import { errorB, errorC } from '../../core/errors';
 import { issuerOf } from '../../core/issuer';
 import type { Db } from '../../db';
+import { fastSelect } from '../../db/fast-select';
 import type { ClientModel } from '../../db/models/client';
 import type { UserSessionModel } from '../../db/models/component';
 import type { RealmModel } from '../../db/models/realm';
@@ -286,15 +287,12 @@ async function verifyWith(
     }
   }
   const sid = claims?.sid ? String(claims.sid) : null;
-  const [row] = await db.sequelize.query<BearerRow>(BEARER_SQL, {
-    replacements: {
-      realmName: realm.name,
-      sid,
-      sub: claims?.sub ? String(claims.sub) : null,
-      azp: String(claims?.azp ?? ''),
-      target: targetRealm ?? null,
-    },
-    type: QueryTypes.SELECT,
+  const [row] = await fastSelect<BearerRow>(db.sequelize, BEARER_SQL, {
+    realmName: realm.name,
+    sid,
+    sub: claims?.sub ? String(claims.sub) : null,
+    azp: String(claims?.azp ?? ''),
+    target: targetRealm ?? null,
   });
   if (!row) return null;
   const realmVersion = version(row.realmVersion);
