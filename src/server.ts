@@ -11,6 +11,7 @@ import { REQUEST_ID_HEADER, requestIdFrom } from './core/server-errors';
 import { type Db, type DbOptions, openDb } from './db';
 import { getLogger } from './logging';
 import { collectRuntimeMetrics, httpRequests, registry, watchPool } from './metrics';
+import { RouteTemplates, uriLabel } from './metrics/route-templates';
 import { oidcRouter } from './oidc/router';
 import { startEventExpiration } from './services/events/events';
 import { type BootstrapOptions, bootstrap } from './services/realms/realms';
@@ -41,13 +42,14 @@ export async function createApp(db: Db, opts: AppOptions = {}): Promise<Express>
     res.setHeader(REQUEST_ID_HEADER, id);
     next();
   });
+  // Route templates of the routers below, for requests answered before their route ran (a parent's 404).
+  const templates = new RouteTemplates();
   app.use((req, res, next) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const uri =
-        res.locals.routeTemplate ?? (req.originalUrl.startsWith('/graphql') ? '/graphql' : res.statusCode === 404 ? 'unmatched' : 'other');
-      httpRequests.observe({ method: req.method, uri: String(uri), status: String(res.statusCode) }, seconds);
+      const uri = uriLabel(templates, req, res.locals.routeTemplate, res.statusCode);
+      httpRequests.observe({ method: req.method, uri, status: String(res.statusCode) }, seconds);
       if (httpLog.isInfoEnabled()) {
         httpLog.info(`${req.method} ${req.originalUrl.split('?')[0]} ${res.statusCode} ${(seconds * 1000).toFixed(1)}ms`);
       }
@@ -59,11 +61,22 @@ export async function createApp(db: Db, opts: AppOptions = {}): Promise<Express>
   });
   // The OpenAPI document of the REST facade: documentation, so unauthenticated (README, "OpenAPI").
   app.get('/openapi.json', serveOpenApi);
-  app.use('/realms', oidcRouter(db, baseUrlOf));
-  app.use('/admin', adminRouter(db, baseUrlOf));
+  const oidc = oidcRouter(db, baseUrlOf);
+  const admin = adminRouter(db, baseUrlOf);
+  templates.add('/realms', oidc).add('/admin', admin);
+  app.use('/realms', oidc);
+  app.use('/admin', admin);
   await mountGraphql(app, db, baseUrlOf, opts.graphql, { ui: opts.graphqlUi === true });
   app.use((_req, res) => {
     res.status(404).json({ error: 'Unable to find matching target resource method' });
+  });
+  // An error raised before its route ran (a parent resolver) is logged with the route's template too.
+  app.use((err: unknown, req: Request, res: express.Response, next: express.NextFunction) => {
+    const captured = res.locals.routeTemplate as string | undefined;
+    if (captured === undefined || captured.endsWith('/*')) {
+      res.locals.routeTemplate = templates.match(req.method, req.originalUrl.split('?')[0]) ?? captured;
+    }
+    next(err);
   });
   app.use(errorHandler(log));
   return app;

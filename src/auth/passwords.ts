@@ -1,4 +1,5 @@
 import { pbkdf2, randomBytes, timingSafeEqual } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { promisify } from 'node:util';
 import argon2 from 'argon2';
 import { passwordHashing } from '../metrics';
@@ -22,6 +23,29 @@ interface CredentialData {
 
 const pbkdf2Async = promisify(pbkdf2);
 
+/**
+ * Hashes run on libuv's thread pool (argon2's native worker, node's pbkdf2), which the SQLite driver and
+ * file I/O share: a burst of logins holding every thread would queue each other request's statements
+ * behind whole hashes. At most one hash per core runs at once (that saturates the cores); the others
+ * wait their turn here, in arrival order, and the pool keeps threads for I/O (its default size is 4;
+ * on a machine of 4 cores or more, set UV_THREADPOOL_SIZE above the core count, e.g. cores + 2).
+ */
+const HASH_SLOTS = Math.max(1, Math.min(availableParallelism(), Number(process.env.UV_THREADPOOL_SIZE || 4) - 1));
+let hashing = 0;
+const waiting: Array<() => void> = [];
+
+async function inHashSlot<T>(fn: () => Promise<T>): Promise<T> {
+  if (hashing >= HASH_SLOTS) await new Promise<void>((resolve) => waiting.push(resolve));
+  else hashing++;
+  try {
+    return await fn();
+  } finally {
+    const next = waiting.shift();
+    if (next) next();
+    else hashing--;
+  }
+}
+
 const ARGON2 = { hashLength: 32, memory: 7168, iterations: 5, parallelism: 1 };
 
 const PBKDF2: Record<string, { digest: string; iterations: number; keyBits: number }> = {
@@ -34,12 +58,15 @@ export const DEFAULT_HASH_ALGORITHM = 'argon2';
 
 /** Hashes a password with the given algorithm (default argon2) and optional iteration count. */
 export async function hashPassword(password: string, algorithm = DEFAULT_HASH_ALGORITHM, iterations?: number): Promise<StoredPassword> {
-  const end = passwordHashing.startTimer({ operation: 'hash' });
-  try {
-    return await hashUntimed(password, algorithm, iterations);
-  } finally {
-    end();
-  }
+  return inHashSlot(async () => {
+    // Timed in its slot: the metric is the hash's own time, not its wait for a slot.
+    const end = passwordHashing.startTimer({ operation: 'hash' });
+    try {
+      return await hashUntimed(password, algorithm, iterations);
+    } finally {
+      end();
+    }
+  });
 }
 
 async function hashUntimed(password: string, algorithm: string, iterations?: number): Promise<StoredPassword> {
@@ -85,12 +112,14 @@ const param = (d: CredentialData, k: string, dflt: string) => d.additionalParame
 
 /** Verifies a password against a stored Keycloak credential (argon2 or pbkdf2 family). */
 export async function verifyPassword(password: string, stored: StoredPassword): Promise<boolean> {
-  const end = passwordHashing.startTimer({ operation: 'verify' });
-  try {
-    return await verifyUntimed(password, stored);
-  } finally {
-    end();
-  }
+  return inHashSlot(async () => {
+    const end = passwordHashing.startTimer({ operation: 'verify' });
+    try {
+      return await verifyUntimed(password, stored);
+    } finally {
+      end();
+    }
+  });
 }
 
 async function verifyUntimed(password: string, stored: StoredPassword): Promise<boolean> {
