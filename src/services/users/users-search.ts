@@ -1,12 +1,22 @@
-import { Op, QueryTypes, literal, type WhereOptions } from 'sequelize';
+import { IndexHints, Op, QueryTypes, literal, type WhereOptions } from 'sequelize';
 import { check, requireCap } from '../../auth/permissions';
 import type { RealmModel } from '../../db/models/realm';
 import type { UserModel } from '../../db/models/user';
 import type { RequestContext } from '../../core/context';
-import { isEmptyPage, pageOf, sqlPage } from '../../core/paging';
+import { isEmptyPage, type Page, pageOf, sqlPage } from '../../core/paging';
 import type { UserRep } from '../../representations/user';
 import { renderUsers } from './users';
-import { type Branch, branchCountSql, branchPageSql, ftsCondition, longestChunk, nameEquals, termBranches } from './users-search-index';
+import {
+  type Branch,
+  branchCountSql,
+  branchPageSql,
+  ftsCondition,
+  listSeekSql,
+  SEEK_FROM,
+  longestChunk,
+  nameEquals,
+  termBranches,
+} from './users-search-index';
 
 /**
  * GET /users and /users/count (reference §4.3–4.4): the filtering is done in SQL (LIKE with an
@@ -98,7 +108,7 @@ function searchFilter(f: Filter, realmId: string, search: string): { branches: B
   for (const term of terms) {
     const exact = term.length >= 2 && term.startsWith('"') && term.endsWith('"');
     const pattern = (col: string) => (exact ? f.eq(col, term.slice(1, -1)) : f.like(col, termPattern(term)));
-    const branches = termBranches(f.q, realmId, term, pattern);
+    const branches = termBranches(f.q, realmId, term, pattern, !f.sqlite);
     if (branches && (!best || term.length > best.term.length)) best = { term, branches };
   }
   const rest: string[] = [];
@@ -181,12 +191,21 @@ const ATTRIBUTE_KEYS = [
 type Mode =
   | { kind: 'ids'; ids: string[] }
   | { kind: 'none' }
-  | { kind: 'where'; where: WhereOptions; branches?: { branches: Branch[]; rest: string[] } };
+  | {
+      kind: 'where';
+      where: WhereOptions;
+      branches?: { branches: Branch[]; rest: string[] };
+      /** No filter: the realm's users that are not service accounts (a page of ids from listPageSql). */
+      list?: boolean;
+      /** MariaDB, a search no index serves (`*term*`): read the table once rather than walk an index row by row. */
+      scan?: boolean;
+    };
 
 function plan(ctx: RequestContext, realm: RealmModel, p: UserQuery, forCount: boolean): Mode {
   const f = new Filter(ctx);
   const base: Record<string | symbol, unknown> = { realmId: realm.id };
   let branches: { branches: Branch[]; rest: string[] } | undefined;
+  let substringsOnly = false;
   if (p.search !== undefined) {
     if (p.search.startsWith('id:')) return { kind: 'ids', ids: p.search.slice(3).trim().split(/\s+/).filter(Boolean) };
     branches = searchFilter(f, realm.id, p.search);
@@ -199,8 +218,12 @@ function plan(ctx: RequestContext, realm: RealmModel, p: UserQuery, forCount: bo
   } else if (ATTRIBUTE_KEYS.some((k) => p[k] !== undefined)) {
     attributeFilter(f, realm.id, p, forCount);
     if (!forCount) idpFilter(f, p);
+    // Only substrings of the four fields (`email=foo`): no index serves them, as for `*term*` below.
+    const fields = (['username', 'email', 'firstName', 'lastName'] as const).some((k) => p[k] !== undefined);
+    substringsOnly = fields && !(!forCount && p.exact === true) && !p.q && p.idpAlias === undefined && p.idpUserId === undefined;
   } else if (!forCount) {
     base.serviceAccountClientLink = null;
+    return { kind: 'where', where: base as WhereOptions, list: true };
   }
   if (f.parts.length) base[Op.and] = f.parts;
   if ((branches || f.hints.length) && f.sqlite) {
@@ -210,7 +233,11 @@ function plan(ctx: RequestContext, realm: RealmModel, p: UserQuery, forCount: bo
     const where = [`+realm_id = ${f.q(realm.id)}`, ...sa].map((c) => literal(c));
     return { kind: 'where', where: { [Op.and]: [...where, ...f.parts] } as WhereOptions, branches };
   }
-  return { kind: 'where', where: base as WhereOptions, branches };
+  // MariaDB would walk the realm in username order and read every row up to the page's last match
+  // (~15 s for `*ser05*` or `email=0500000@ex` at a million users); one pass over the table and a
+  // sort take 0.5-2 s. Counts are unaffected (they read no order).
+  const scan = ((p.search !== undefined && !branches) || substringsOnly) && !f.sqlite;
+  return { kind: 'where', where: base as WhereOptions, branches, scan };
 }
 
 async function findByIds(ctx: RequestContext, realm: RealmModel, ids: string[]): Promise<UserModel[]> {
@@ -218,6 +245,26 @@ async function findByIds(ctx: RequestContext, realm: RealmModel, ids: string[]):
   const rows = await ctx.db.models.User.findAll({ where: { realmId: realm.id, id: { [Op.in]: ids } } });
   const byId = new Map(rows.map((u) => [u.id, u]));
   return ids.map((id) => byId.get(id)).filter((u): u is UserModel => !!u);
+}
+
+/**
+ * A page of the plain listing (no filter) along `ix_user_realm_list` (migration 0015). A deep page
+ * (offset ≥ SEEK_FROM) first reads the username it starts at from the index alone, then seeks there:
+ * at a million users, offset 500 k costs one index walk instead of 500 k row reads. MariaDB is told
+ * the index: its estimates would have it walk the realm from the start, reading rows.
+ */
+async function listPage(ctx: RequestContext, realm: RealmModel, where: WhereOptions, page: Page): Promise<UserModel[]> {
+  const hints = ctx.db.vendor !== 'sqlite';
+  const indexHints = hints ? [{ type: IndexHints.FORCE, values: ['ix_user_realm_list'] }] : undefined;
+  const order: Array<[string, string]> = [['username', 'ASC']];
+  if (page.offset < SEEK_FROM) return ctx.db.models.User.findAll({ where, order, indexHints, ...sqlPage(page) });
+  const q = (v: string) => ctx.db.sequelize.escape(v);
+  const [start] = await ctx.db.sequelize.query<{ username: string }>(listSeekSql(q, realm.id, page.offset, hints), {
+    type: QueryTypes.SELECT,
+  });
+  if (!start) return [];
+  const from = { [Op.and]: [where, { username: { [Op.gte]: start.username } }] } as WhereOptions;
+  return ctx.db.models.User.findAll({ where: from, order, indexHints, ...(page.limit !== undefined ? { limit: page.limit } : {}) });
 }
 
 /** GET /admin/realms/{realm}/users: search, attribute filters or all users, ordered by username, paged (query-users). */
@@ -231,13 +278,16 @@ export async function listUsers(ctx: RequestContext, realm: RealmModel, p: UserQ
   else {
     const page = pageOf(p, { defaultMax: 100 });
     if (isEmptyPage(page)) return [];
+    const order: Array<[string, string]> = [['username', 'ASC']];
     if (mode.branches) {
       // The page's ids from the indexes, then the rows themselves (the filters checked once more).
       const ids = literal(`id IN (${branchPageSql(mode.branches.branches, mode.branches.rest, page.offset, page.limit)})`);
-      const where = { [Op.and]: [mode.where, ids] } as WhereOptions;
-      users = await ctx.db.models.User.findAll({ where, order: [['username', 'ASC']] });
+      users = await ctx.db.models.User.findAll({ where: { [Op.and]: [mode.where, ids] } as WhereOptions, order });
+    } else if (mode.list) {
+      users = await listPage(ctx, realm, mode.where, page);
     } else {
-      users = await ctx.db.models.User.findAll({ where: mode.where, order: [['username', 'ASC']], ...sqlPage(page) });
+      const indexHints = mode.scan ? [{ type: IndexHints.USE, values: [] }] : undefined;
+      users = await ctx.db.models.User.findAll({ where: mode.where, order, indexHints, ...sqlPage(page) });
     }
   }
   for (const u of users) ctx.loaders.userById.prime(u.id, u);
