@@ -25,6 +25,17 @@ export function realmVersion(ctx: RequestContext, realmId: string): number | und
   return ctx.versions?.realms.get(realmId);
 }
 
+/**
+ * Adopts the cache version a realm was read with (the realm loader reads it in the same statement):
+ * a realm named in a GraphQL argument rather than in the path was not in the bearer statement. A
+ * version read after this request's own writes is current, so it may stamp what is computed next.
+ */
+export function noteRealmVersion(ctx: RequestContext, realm: { id: string; getDataValue?(key: string): unknown }): void {
+  if (!ctx.versions || ctx.versions.realms.has(realm.id)) return;
+  const v = realm.getDataValue?.('cacheVersion');
+  if (v !== null && v !== undefined) ctx.versions.realms.set(realm.id, Number(v));
+}
+
 /** A user's version as read in this request, or undefined. */
 export function userVersion(ctx: RequestContext, userId: string): number | undefined {
   return ctx.versions?.users.get(userId);

@@ -26,8 +26,16 @@ export function createLoaders(db: Db) {
   const m = db.models;
   return {
     realmById: byId<RealmModel>(m.Realm),
+    /** With each realm's cache version (ADR 23) in the same statement: `realmVersionOf(realm)`. */
     realmByName: new DataLoader<string, RealmModel | null>(async (names) => {
-      const rows = await m.Realm.findAll({ where: { name: { [Op.in]: [...names] } } });
+      const rows = await m.Realm.findAll({
+        where: { name: { [Op.in]: [...names] } },
+        attributes: {
+          include: [
+            [db.sequelize.literal('(SELECT v.version FROM realm_cache_version v WHERE v.realm_id = `RealmModel`.`id`)'), 'cacheVersion'],
+          ],
+        },
+      });
       const map = new Map(rows.map((r) => [r.name, r]));
       return names.map((n) => map.get(n) ?? null);
     }),

@@ -19,6 +19,7 @@ import {
 import { representationError } from '../../representations/schema';
 import { recordAdminEvent, recordAdminEventInCallerRealm } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
+import { noteRealmVersion } from '../../core/shared-cache';
 import { validatePolicies, validateProfiles } from '../clients/client-policies';
 import { checkEventListeners } from '../events/events';
 import { setDefaultGroupsByPath } from '../groups/group-paths';
@@ -34,6 +35,7 @@ export async function resolveRealm(ctx: RequestContext, name: string): Promise<R
   const realm = await ctx.loaders.realmByName.load(name);
   if (!realm) throw notFound('Realm not found.');
   requireRealmReach(ctx, realm);
+  noteRealmVersion(ctx, realm);
   return realm;
 }
 

@@ -77,3 +77,16 @@ test('GET /users/{id} in a realm with identity providers: one more statement, fo
   expect(body).toMatchObject({ federatedIdentities: [{ identityProvider: 'corp', userId: 'ext-1', userName: 'linked@corp' }] });
   expect(count).toBe(4);
 });
+
+test('GraphQL user by id: four statements (the realm named in an argument is read with its cache version)', async () => {
+  const query = {
+    query:
+      'query($realm: String!, $id: ID!) { user(realm: $realm, id: $id) { username attributes requiredActions disableableCredentialTypes } }',
+    variables: { realm: R, id: userId },
+  };
+  await api.post('/graphql', query).expect(200);
+  const { count, result } = await ts.countSql(() => api.post('/graphql', query).expect(200));
+  expect(result.body.data.user).toMatchObject({ username: 'full', attributes: { a: ['1', '2'] }, requiredActions: ['UPDATE_PASSWORD'] });
+  // bearer, realm (with its version), user, attributes + required actions + credential types
+  expect(count).toBe(4);
+});
