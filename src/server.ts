@@ -100,8 +100,9 @@ export interface RunningServer {
   managementUrl?: string;
   /**
    * Graceful stop: readiness turns DOWN, the listener takes no new connections, requests in flight
-   * finish (connections still busy after `timeoutMs` are closed), then subscriptions, the management
-   * interface and the database pool close.
+   * finish (a request whose client went away counts until its handler has answered; connections still
+   * busy after `timeoutMs` are closed), then subscriptions and the management interface close, and the
+   * database pool closes once no transaction or statement uses it (or at the same deadline).
    */
   close(opts?: { timeoutMs?: number }): Promise<void>;
 }
@@ -133,15 +134,35 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   }
   // Expired events are purged in small batches every 15 minutes (the timer never keeps the process alive).
   const stopExpiration = startEventExpiration(db);
-  // Requests in flight, so that a graceful stop can wait for them.
+  // Requests in flight, so that a graceful stop can wait for them. A request counts until its handler has
+  // answered (`res.end`) and the response is done with ('close'). A client that goes away first closes the
+  // response while the handler still runs (and may still write): the request counts on until the answer.
   let inFlight = 0;
   let drained: (() => void) | undefined;
   watchPool((db.sequelize.connectionManager as unknown as { pool?: Parameters<typeof watchPool>[0] }).pool);
   server.on('request', (req, res) => {
     inFlight++;
-    res.once('close', () => {
+    let answered = false;
+    let closed = false;
+    let settled = false;
+    const settle = () => {
+      if (settled || !answered || !closed) return;
+      settled = true;
       inFlight--;
       if (inFlight === 0) drained?.();
+    };
+    const end = res.end;
+    res.end = function (this: typeof res, ...args: unknown[]) {
+      try {
+        return (end as (...a: unknown[]) => typeof res).apply(this, args);
+      } finally {
+        answered = true;
+        settle();
+      }
+    } as typeof res.end;
+    res.once('close', () => {
+      closed = true;
+      settle();
     });
     app(req, res);
   });
@@ -168,6 +189,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     url,
     managementUrl,
     close: async ({ timeoutMs = 30_000 } = {}) => {
+      const deadline = Date.now() + timeoutMs;
       stopping = true;
       stopExpiration();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -192,9 +214,27 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       await closed;
       await subscriptions.close();
       if (management) await new Promise<void>((resolve) => management.close(() => resolve()));
+      // Database work a handler left running after its answer (an unawaited purge) ends before the pool closes.
+      while (databaseBusy(db) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      if (databaseBusy(db)) log.warn('Shutdown timeout: closing the database pool while it is still in use');
       await db.close();
     },
   };
+}
+
+/**
+ * True while the database is in use: a pool connection borrowed or awaited (MariaDB/MySQL), or a
+ * transaction open (SQLite, where each transaction has its own connection until it ends).
+ */
+function databaseBusy(db: Db): boolean {
+  const cm = db.sequelize.connectionManager as unknown as {
+    pool?: { using: number; waiting: number };
+    connections?: Record<string, unknown>;
+  };
+  if (db.vendor !== 'sqlite') return (cm.pool?.using ?? 0) + (cm.pool?.waiting ?? 0) > 0;
+  // In memory, every connection is the one kept under key 1, never released.
+  if ((db.sequelize as unknown as { options: { storage?: string } }).options.storage === ':memory:') return false;
+  return Object.keys(cm.connections ?? {}).some((k) => k !== 'default');
 }
 
 /** A database URL as it may be shown: without a password. */
