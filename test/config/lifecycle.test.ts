@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { Sequelize } from 'sequelize';
 import { configureLogging } from '../../src/logging';
 import { type RunningServer, startServer } from '../../src/server';
+import { startChildServer } from '../helpers/child-server';
 import { ADMIN, freshDbOptions } from '../helpers/server';
 
 /**
@@ -106,35 +107,10 @@ describe('SIGTERM during a batch of writes', () => {
 
   test('every acknowledged write is stored, nothing is cut off mid-answer, and the exit code is 0', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'idserver-sigterm-')), 'db.sqlite');
-    proc = spawn(
-      process.execPath,
-      ['-r', 'ts-node/register/transpile-only', 'src/cli.ts', 'start-dev', '--http-host=127.0.0.1', '--http-port=0', `--db-url=${file}`],
-      {
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', IDSERVER_LOG_LEVEL: 'info' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let output = '';
-    proc.stdout?.on('data', (c) => {
-      output += c.toString();
-    });
-    proc.stderr?.on('data', (c) => {
-      output += c.toString();
-    });
-    const exited = new Promise<number | null>((resolve) => proc?.once('exit', (code) => resolve(code)));
-    const url = await new Promise<string>((resolve, reject) => {
-      const t = setInterval(() => {
-        const m = /idserver listening on (\S+)/.exec(output);
-        if (m) {
-          clearInterval(t);
-          resolve(m[1]);
-        }
-        if (proc?.exitCode !== null) {
-          clearInterval(t);
-          reject(new Error(output));
-        }
-      }, 50);
-    });
+    const child = await startChildServer(['start-dev', '--http-host=127.0.0.1', '--http-port=0', `--db-url=${file}`]);
+    proc = child.proc;
+    const { url, exited } = child;
+
     const form = new URLSearchParams({ grant_type: 'password', client_id: 'admin-cli', ...ADMIN }).toString();
     const tok = JSON.parse(
       (

@@ -1,10 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { type ClientRequest, request as httpRequest } from 'node:http';
 import { createConnection } from 'mysql2/promise';
 import { Sequelize } from 'sequelize';
 import { configureLogging } from '../../src/logging';
 import { startServer } from '../../src/server';
+import { startChildServer } from '../helpers/child-server';
 import { ADMIN, freshDbOptions } from '../helpers/server';
 
 /**
@@ -72,45 +73,16 @@ describe('SIGTERM right after the client aborted its slow requests', () => {
     const fresh = await freshDbOptions();
     cleanup = fresh.cleanup;
     const { vendor, url: dbUrl } = fresh.opts as { vendor: string; url: string };
-    proc = spawn(
-      process.execPath,
-      [
-        '-r',
-        'ts-node/register/transpile-only',
-        'src/cli.ts',
-        'start-dev',
-        '--http-host=127.0.0.1',
-        '--http-port=0',
-        `--db=${vendor}`,
-        `--db-url=${dbUrl}`,
-        '--shutdown-timeout=60',
-      ],
-      {
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', IDSERVER_LOG_LEVEL: 'info' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let output = '';
-    proc.stdout?.on('data', (c) => {
-      output += c.toString();
-    });
-    proc.stderr?.on('data', (c) => {
-      output += c.toString();
-    });
-    const exited = new Promise<number | null>((resolve) => proc?.once('exit', (code) => resolve(code)));
-    const url = await new Promise<string>((resolve, reject) => {
-      const t = setInterval(() => {
-        const m = /idserver listening on (\S+)/.exec(output);
-        if (m) {
-          clearInterval(t);
-          resolve(m[1]);
-        }
-        if (proc?.exitCode !== null) {
-          clearInterval(t);
-          reject(new Error(output));
-        }
-      }, 50);
-    });
+    const child = await startChildServer([
+      'start-dev',
+      '--http-host=127.0.0.1',
+      '--http-port=0',
+      `--db=${vendor}`,
+      `--db-url=${dbUrl}`,
+      '--shutdown-timeout=60',
+    ]);
+    proc = child.proc;
+    const { url, exited } = child;
 
     const form = new URLSearchParams({ grant_type: 'password', client_id: 'admin-cli', ...ADMIN }).toString();
     const formHeaders = { 'Content-Type': 'application/x-www-form-urlencoded' };
@@ -159,11 +131,16 @@ describe('SIGTERM right after the client aborted its slow requests', () => {
     expect(await exited).toBe(0);
     // The handlers finished well within --shutdown-timeout=60: the stop waited for them, not for the deadline.
     expect(Date.now() - signalled).toBeLessThan(30_000);
-    expect(output).not.toContain('Shutdown timeout');
-    expect(output).toContain('Stopped');
-    expect(output).not.toMatch(/connection manager was closed|SQLITE_MISUSE|Database is closed|unhandled|uncaught/i);
+    expect(child.output()).not.toContain('Shutdown timeout');
+    expect(child.output()).toContain('Stopped');
+    expect(child.output()).not.toMatch(/connection manager was closed|SQLITE_MISUSE|Database is closed|unhandled|uncaught/i);
     // Nothing failed on the server: no error or fatal line (a handler cut off by the closed pool logs one).
-    expect(output.split('\n').filter((l) => /\b(ERROR|FATAL)\b/.test(l))).toEqual([]);
+    expect(
+      child
+        .output()
+        .split('\n')
+        .filter((l) => /\b(ERROR|FATAL)\b/.test(l)),
+    ).toEqual([]);
     // The abort really cut requests that were still running.
     expect(answers.filter((a) => 'error' in a.answer).length).toBeGreaterThan(0);
 

@@ -1,5 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { startChildServer } from '../helpers/child-server';
 import { ADMIN, freshDbOptions } from '../helpers/server';
 
 /**
@@ -11,7 +11,6 @@ import { ADMIN, freshDbOptions } from '../helpers/server';
  * writes through A.
  */
 
-const ROOT = join(__dirname, '..', '..');
 const HOSTNAME = 'http://idserver.test';
 const R = 'nodes';
 const procs: ChildProcess[] = [];
@@ -20,52 +19,13 @@ let a: string;
 let b: string;
 
 /** Starts `idserver start` on the shared database and resolves with its URL once it listens. */
-function startNode(dbUrl: string, vendor: string): Promise<string> {
-  const proc = spawn(
-    process.execPath,
-    [
-      '-r',
-      'ts-node/register/transpile-only',
-      'src/cli.ts',
-      'start',
-      `--hostname=${HOSTNAME}`,
-      '--http-host=127.0.0.1',
-      '--http-port=0',
-      `--db=${vendor}`,
-      `--db-url=${dbUrl}`,
-    ],
-    {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '',
-        IDSERVER_LOG_LEVEL: 'info',
-        IDSERVER_BOOTSTRAP_ADMIN_USERNAME: ADMIN.username,
-        IDSERVER_BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+async function startNode(dbUrl: string, vendor: string): Promise<string> {
+  const node = await startChildServer(
+    ['start', `--hostname=${HOSTNAME}`, '--http-host=127.0.0.1', '--http-port=0', `--db=${vendor}`, `--db-url=${dbUrl}`],
+    { IDSERVER_BOOTSTRAP_ADMIN_USERNAME: ADMIN.username, IDSERVER_BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password },
   );
-  procs.push(proc);
-  let output = '';
-  proc.stdout?.on('data', (c) => {
-    output += c.toString();
-  });
-  proc.stderr?.on('data', (c) => {
-    output += c.toString();
-  });
-  return new Promise<string>((resolve, reject) => {
-    const t = setInterval(() => {
-      const m = /idserver listening on (\S+)/.exec(output);
-      if (m) {
-        clearInterval(t);
-        resolve(m[1].replace(/\/$/, ''));
-      } else if (proc.exitCode !== null) {
-        clearInterval(t);
-        reject(new Error(output));
-      }
-    }, 50);
-  });
+  procs.push(node.proc);
+  return node.url;
 }
 
 async function call(
