@@ -1,3 +1,4 @@
+import { recreateMariaDb } from './common';
 /**
  * `idserver export` and `idserver import` at scale: seeds a realm of USERS users (default 100000)
  * with bulk SQL (bench/seed.ts, plus one pbkdf2 password credential per user), runs
@@ -20,7 +21,6 @@ import { pbkdf2Sync, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createConnection } from 'mysql2/promise';
 import { openDb } from '../src/db';
 import { BENCH_REALM, seed } from './seed';
 
@@ -115,15 +115,7 @@ async function emptyTarget(vendor: 'sqlite' | 'mariadb', source: string, dir: st
   if (vendor === 'sqlite') return join(dir, 'import.sqlite');
   const url = new URL(source);
   const name = `${url.pathname.slice(1)}_import`;
-  const conn = await createConnection({
-    host: url.hostname,
-    port: Number(url.port || 3306),
-    user: decodeURIComponent(url.username) || 'root',
-    password: decodeURIComponent(url.password) || undefined,
-  });
-  await conn.query(`DROP DATABASE IF EXISTS \`${name}\``);
-  await conn.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
-  await conn.end();
+  await recreateMariaDb(url, name);
   url.pathname = `/${name}`;
   return url.toString();
 }

@@ -1,3 +1,4 @@
+import { recreateMariaDb } from './common';
 /**
  * What the process benchmarks (bench/startup.ts, bench/hashing.ts) share: idserver started as its own
  * process the way `npm start` runs it (`node bin/idserver start-dev`, the compiled build when
@@ -7,7 +8,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { createConnection } from 'mysql2/promise';
 
 export const ROOT = join(__dirname, '..');
 
@@ -41,15 +41,7 @@ export async function freshMariaDb(): Promise<void> {
   const url = new URL(raw);
   const name = url.pathname.replace(/^\//, '');
   if (!/^\w+$/.test(name)) throw new Error(`IDSERVER_BENCH_DB_URL needs a plain database name, not '${name}'`);
-  const conn = await createConnection({
-    host: url.hostname,
-    port: Number(url.port || 3306),
-    user: decodeURIComponent(url.username) || 'root',
-    password: decodeURIComponent(url.password) || undefined,
-  });
-  await conn.query(`DROP DATABASE IF EXISTS \`${name}\``);
-  await conn.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
-  await conn.end();
+  await recreateMariaDb(url, name);
 }
 
 export interface Started {
