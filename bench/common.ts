@@ -1,3 +1,5 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
 /** The master admin's password-grant form (bootstrap admin/admin). */
 export const ADMIN_PASSWORD_FORM = 'grant_type=password&client_id=admin-cli&username=admin&password=admin';
@@ -24,4 +26,34 @@ export async function recreateMariaDb(url: URL, name: string): Promise<void> {
   await conn.query(`DROP DATABASE IF EXISTS \`${name}\``);
   await conn.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
   await conn.end();
+}
+
+/**
+ * Starts a child process of the benchmark (`args` after node; under ts-node unless `typescript` is
+ * false) in the project's folder and resolves with its URL from its "listening on" line; its stderr is
+ * passed on, prefixed with `name`.
+ */
+export function startChild(name: string, args: string[], typescript = true): Promise<{ child: ChildProcess; base: string }> {
+  const child = spawn(process.execPath, [...(typescript ? ['-r', 'ts-node/register/transpile-only'] : []), ...args], {
+    cwd: join(__dirname, '..'),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/[^\s]+)/.exec(out);
+      if (!m) return;
+      child.stdout?.off('data', onData);
+      child.stderr?.off('data', onData);
+      // Keep draining so a chatty child never blocks on a full pipe.
+      child.stdout?.resume();
+      child.stderr?.on('data', (e: Buffer) => process.stderr.write(`[${name}] ${e}`));
+      resolve({ child, base: m[1].replace(/\/$/, '') });
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`${name} exited (${code}) before listening:\n${out}`)));
+  });
 }

@@ -12,11 +12,11 @@
  * On MariaDB the database must exist with COLLATE utf8mb4_bin (idserver's preflight); its tables are
  * dropped and recreated. CONNECTIONS (default 10) sets autocannon's connections.
  */
-import { type ChildProcess, execSync, spawn } from 'node:child_process';
+import { type ChildProcess, execSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { ADMIN_PASSWORD_FORM } from './common';
+import { ADMIN_PASSWORD_FORM, startChild } from './common';
 import { BENCH_REALM, LOGIN_PASSWORD, LOGIN_USER, SVC_CLIENT, SVC_SECRET, seed } from './seed';
 
 const USERS = Number(process.env.USERS ?? 2000);
@@ -25,33 +25,6 @@ const CONNECTIONS = Number(process.env.CONNECTIONS ?? 10);
 const ROUNDS = 2;
 const ROOT = join(__dirname, '..');
 const filter = process.argv.find((a) => a.startsWith('--case='))?.slice('--case='.length);
-
-/** Starts a child and resolves with the URL from its "listening on" line. */
-function start(name: string, args: string[], typescript = true): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(process.execPath, [...(typescript ? ['-r', 'ts-node/register/transpile-only'] : []), ...args], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NODE_ENV: 'production' },
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/[^\s]+)/.exec(out);
-      if (m) {
-        child.stdout?.off('data', onData);
-        child.stderr?.off('data', onData);
-        // Keep draining so a chatty child never blocks on a full pipe.
-        child.stdout?.resume();
-        child.stderr?.on('data', (e: Buffer) => process.stderr.write(`[${name}] ${e}`));
-        resolve({ child, base: m[1].replace(/\/$/, '') });
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${name} exited (${code}) before listening:\n${out}`)));
-  });
-}
 
 async function token(base: string, realm: string, form: string): Promise<string> {
   const res = await fetch(`${base}/realms/${realm}/protocol/openid-connect/token`, {
@@ -146,13 +119,13 @@ async function main() {
     const db = s.vendor === 'sqlite' ? ['--db=sqlite', `--db-url=${s.url}`] : ['--db=mariadb', `--db-url=${s.url}`];
     // Compiled, as users run it (ts-node's source maps would make every captured stack trace dear).
     execSync('npm run build', { cwd: ROOT, stdio: 'ignore' });
-    const idserver = await start(
+    const idserver = await startChild(
       'idserver',
       ['bin/idserver', 'start-dev', '--http-port=0', '--log-level=warn,idserver.server:info', ...db],
       false,
     );
     children.push(idserver.child);
-    const bare = await start('bare', ['bench/bare-server.ts', s.vendor, s.url]);
+    const bare = await startChild('bare', ['bench/bare-server.ts', s.vendor, s.url]);
     children.push(bare.child);
     // One admin token from idserver serves both (the bare server verifies it against the same key),
     // fresh for every run: the master realm's access tokens live 60 seconds.

@@ -11,41 +11,15 @@
  * Not part of `npm test`. Exit code 1 when a p50 misses its target (the "whole tree" and count
  * targets are compared with p50 too).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { ADMIN_PASSWORD_FORM } from './common';
+import { ADMIN_PASSWORD_FORM, startChild } from './common';
 import { BENCH_REALM, seed, seedPhases } from './seed';
 
 const USERS = Number(process.env.USERS ?? 1_000_000);
 const GROUPS = Number(process.env.GROUPS ?? 10_000);
 const SAMPLES = Number(process.env.SAMPLES ?? 40);
-const ROOT = join(__dirname, '..');
 const filter = process.argv.find((a) => a.startsWith('--case='))?.slice('--case='.length);
-
-function start(args: string[]): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', ...args], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NODE_ENV: 'production' },
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/[^\s]+)/.exec(out);
-      if (!m) return;
-      child.stdout?.off('data', onData);
-      child.stderr?.off('data', onData);
-      child.stdout?.resume();
-      child.stderr?.on('data', (e: Buffer) => process.stderr.write(`[idserver] ${e}`));
-      resolve({ child, base: m[1].replace(/\/$/, '') });
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`idserver exited (${code}) before listening:\n${out}`)));
-  });
-}
 
 interface Case {
   name: string;
@@ -112,7 +86,13 @@ async function main() {
   let missed = 0;
   try {
     const db = s.vendor === 'sqlite' ? ['--db=sqlite', `--db-url=${s.url}`] : ['--db=mariadb', `--db-url=${s.url}`];
-    const server = await start(['src/cli.ts', 'start-dev', '--http-port=0', '--log-level=warn,idserver.server:info', ...db]);
+    const server = await startChild('idserver', [
+      'src/cli.ts',
+      'start-dev',
+      '--http-port=0',
+      '--log-level=warn,idserver.server:info',
+      ...db,
+    ]);
     child = server.child;
     // Master realm access tokens live 60 seconds: a fresh one per case, and every 30 s within one.
     const auth = async () => {
