@@ -1,5 +1,4 @@
 import DataLoader from 'dataloader';
-import { Op } from 'sequelize';
 import type { Db } from '../db';
 import type { ClientModel } from '../db/models/client';
 import type { GroupModel } from '../db/models/group';
@@ -14,7 +13,7 @@ import { groupLoaders } from './groups';
 import { pageLoaders } from './pages';
 import { roleLoaders } from './roles';
 import { userLoaders } from './users';
-import { byId, fastById } from './util';
+import { byId, fastBy } from './util';
 
 export { byId, groupedBy } from './util';
 
@@ -26,20 +25,11 @@ export function createLoaders(db: Db) {
   const m = db.models;
   return {
     realmById: byId<RealmModel>(m.Realm),
-    /** With each realm's cache version (ADR 23) in the same statement: `realmVersionOf(realm)`. */
-    realmByName: new DataLoader<string, RealmModel | null>(async (names) => {
-      const rows = await m.Realm.findAll({
-        where: { name: { [Op.in]: [...names] } },
-        attributes: {
-          include: [
-            [db.sequelize.literal('(SELECT v.version FROM realm_cache_version v WHERE v.realm_id = `RealmModel`.`id`)'), 'cacheVersion'],
-          ],
-        },
-      });
-      const map = new Map(rows.map((r) => [r.name, r]));
-      return names.map((n) => map.get(n) ?? null);
+    /** With each realm's cache version (ADR 23) in the same statement: `noteRealmVersion`. */
+    realmByName: fastBy<RealmModel>(db, m.Realm, 'name', {
+      cacheVersion: '(SELECT v.version FROM realm_cache_version v WHERE v.realm_id = t.id)',
     }),
-    userById: fastById<UserModel>(db, m.User),
+    userById: fastBy<UserModel>(db, m.User),
     groupById: byId<GroupModel>(m.Group),
     roleById: byId<RoleModel>(m.Role),
     clientById: byId<ClientModel>(m.Client),

@@ -33,23 +33,29 @@ interface ModelClass {
 }
 
 /**
- * `byId` for the hottest look-ups (a user by id on every user request): the same rows as model
- * instances, read with one statement straight to the driver (db/fast-select.ts) and built as
+ * `byId` for the hottest look-ups (a user by id on every user request, a realm by name): the same rows
+ * as model instances, read with one statement straight to the driver (db/fast-select.ts) and built as
  * Sequelize builds a row it read. Booleans come back from both drivers as 0/1 and are made booleans,
- * as Sequelize's own result parsing does.
+ * as Sequelize's own result parsing does. `key` is a unique attribute (the primary key by default);
+ * `extra` adds computed columns (`name → SQL expression` over the table aliased `t`), kept in the
+ * instances' data values.
  */
-export function fastById<T extends { id: string }>(db: Db, model: ModelClass) {
+export function fastBy<T extends object>(db: Db, model: ModelClass, key?: string, extra: Record<string, string> = {}) {
   const q = (name: string) => db.sequelize.getQueryInterface().quoteIdentifier(name);
   const attrs = Object.entries(model.getAttributes());
   const table = model.getTableName();
-  const pk = attrs.find(([, a]) => a.primaryKey) as [string, { field?: string }];
-  const sql = `SELECT ${attrs.map(([name, a]) => `${q(a.field ?? name)} AS ${q(name)}`).join(', ')} FROM ${q(typeof table === 'string' ? table : table.tableName)} WHERE ${q(pk[1].field ?? pk[0])} IN (:ids)`;
+  const keyAttr = (key ? attrs.find(([name]) => name === key) : attrs.find(([, a]) => a.primaryKey)) as [string, { field?: string }];
+  const columns = [
+    ...attrs.map(([name, a]) => `t.${q(a.field ?? name)} AS ${q(name)}`),
+    ...Object.entries(extra).map(([name, sql]) => `${sql} AS ${q(name)}`),
+  ];
+  const sql = `SELECT ${columns.join(', ')} FROM ${q(typeof table === 'string' ? table : table.tableName)} t WHERE t.${q(keyAttr[1].field ?? keyAttr[0])} IN (:keys)`;
   const booleans = attrs.filter(([, a]) => a.type instanceof DataTypes.BOOLEAN).map(([name]) => name);
-  return new DataLoader<string, T | null>(async (ids) => {
-    const rows = await fastSelect<Record<string, unknown>>(db.sequelize, sql, { ids: [...new Set(ids)] });
+  return new DataLoader<string, T | null>(async (keys) => {
+    const rows = await fastSelect<Record<string, unknown>>(db.sequelize, sql, { keys: [...new Set(keys)] });
     for (const r of rows) for (const b of booleans) if (r[b] !== null && r[b] !== undefined) r[b] = Number(r[b]) === 1 || r[b] === true;
     const built = model.bulkBuild(rows, { raw: true, isNewRecord: false }) as T[];
-    const map = new Map(built.map((r) => [r.id, r]));
-    return ids.map((id) => map.get(id) ?? null);
+    const map = new Map(built.map((r) => [String((r as Record<string, unknown>)[keyAttr[0]]), r]));
+    return keys.map((k) => map.get(k) ?? null);
   });
 }
