@@ -54,8 +54,9 @@ export async function contextFromRequest(
   prime(verified.realm);
   const target = verified.target;
   if (target && target.id !== verified.realm.id && target.version >= 0) {
+    // The same name and version may belong to a realm deleted and made again: the id must match too.
     const known = cachedRealm(target.name, target.version);
-    if (known) prime(known);
+    if (known && known.id === target.id) prime(known);
     else {
       // Read now (it is needed next), and kept under the version read before it.
       const realm = await ctx.loaders.realmByName.load(target.name);

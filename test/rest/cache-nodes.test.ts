@@ -1,4 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
+import { QueryTypes, type Sequelize } from 'sequelize';
+import { createSequelize } from '../../src/db';
 import { startChildServer } from '../helpers/child-server';
 import { ADMIN, freshDbOptions } from '../helpers/server';
 
@@ -70,10 +72,13 @@ function expectStatus(res: { status: number; body: unknown }, status: number): v
 }
 
 let admin: string;
+/** The shared database, for what no API shows (cache versions). */
+let direct: Sequelize;
 
 beforeAll(async () => {
   const fresh = await freshDbOptions();
   cleanup = fresh.cleanup;
+  direct = createSequelize(fresh.opts);
   // One after the other: the second node finds the database migrated and bootstrapped.
   a = await startNode(fresh.opts.url as string, fresh.opts.vendor);
   b = await startNode(fresh.opts.url as string, fresh.opts.vendor);
@@ -83,6 +88,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const p of procs) if (p.exitCode === null) p.kill('SIGKILL');
+  await direct?.close();
   await cleanup?.();
 });
 
@@ -203,4 +209,35 @@ test('a signing key disabled through node A no longer verifies tokens on node B'
   expectStatus(await call(b, 'GET', '/admin/realms/master', user), 401);
   admin = await tokenOf(a, ADMIN.username, ADMIN.password);
   expectStatus(await call(b, 'GET', '/admin/realms/master', admin), 200);
+});
+
+test('a realm deleted and made again under the same name is never taken for the cached one, even at the same version', async () => {
+  const name = 'again';
+  const idOf = async () => ((await call(a, 'GET', `/admin/realms/${name}`, admin)).body as { id: string }).id;
+  // The cache version is read from its table and set there: no API shows or sets it.
+  const versionOf = async (realmId: string) =>
+    Number(
+      (
+        await direct.query<{ version: number }>('SELECT version FROM realm_cache_version WHERE realm_id = :realmId', {
+          replacements: { realmId },
+          type: QueryTypes.SELECT,
+        })
+      )[0].version,
+    );
+  expectStatus(await call(a, 'POST', '/admin/realms', admin, { realm: name, enabled: true }), 201);
+  for (let i = 0; i < 2; i++) expectStatus(await call(b, 'GET', `/admin/realms/${name}/users`, admin), 200);
+  const oldId = await idOf();
+  const cachedVersion = await versionOf(oldId);
+  expectStatus(await call(a, 'DELETE', `/admin/realms/${name}`, admin), 204);
+  expectStatus(await call(a, 'POST', '/admin/realms', admin, { realm: name, enabled: true }), 201);
+  expectStatus(await call(a, 'POST', `/admin/realms/${name}/users`, admin, { username: 'fresh' }), 201);
+  const newId = await idOf();
+  expect(newId).not.toBe(oldId);
+  // Same name, same version as what B cached: only the id tells the two realms apart.
+  await direct.query('UPDATE realm_cache_version SET version = :v WHERE realm_id = :realmId', {
+    replacements: { v: cachedVersion, realmId: newId },
+  });
+  const users = await call(b, 'GET', `/admin/realms/${name}/users`, admin);
+  expectStatus(users, 200);
+  expect((users.body as Array<{ username: string }>).map((u) => u.username)).toEqual(['fresh']);
 });
