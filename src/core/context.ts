@@ -35,7 +35,13 @@ export interface RequestContext {
   /** The request's id (its `X-Request-Id` response header); absent outside HTTP requests. */
   requestId?: string;
   /** Cache versions read while verifying the caller (ADR 23, core/shared-cache.ts); absent for the system. */
-  versions?: { realms: Map<string, number>; users: Map<string, number> };
+  versions?: CacheVersions;
+}
+
+/** The cache versions (ADR 23) read in a request's bearer statement, by realm id and by user id. */
+export interface CacheVersions {
+  realms: Map<string, number>;
+  users: Map<string, number>;
 }
 
 export function createContext(

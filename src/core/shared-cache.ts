@@ -14,12 +14,6 @@ import { memo, type RequestContext } from './context';
  */
 const entries = new LRUCache<string, { stamp: string; value: unknown }>({ max: 20_000 });
 
-/** The cache versions read in this request's bearer statement, by realm id and by user id. */
-export interface CacheVersions {
-  realms: Map<string, number>;
-  users: Map<string, number>;
-}
-
 /** A realm's version as read in this request, or undefined (not read, or the request has written since). */
 export function realmVersion(ctx: RequestContext, realmId: string): number | undefined {
   return ctx.versions?.realms.get(realmId);

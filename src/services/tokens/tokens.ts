@@ -3,6 +3,7 @@ import { decodeJwt, decodeProtectedHeader, type JWTPayload, jwtVerify, SignJWT }
 import { Op } from 'sequelize';
 import { activeKey, lastKnownRealm, realmKeys, realmWithVersion, type VersionedRealm, verificationKeys } from '../../auth/realm-keys';
 import { nowSeconds } from '../../core/clock';
+import type { CacheVersions } from '../../core/context';
 import { errorB, errorC } from '../../core/errors';
 import { issuerOf } from '../../core/issuer';
 import type { Db } from '../../db';
@@ -186,7 +187,7 @@ export interface VerifiedToken {
    * Cache versions read in the bearer statement (ADR 23): the caller's realm, the caller, and the
    * target realm when one was named.
    */
-  versions: { realms: Map<string, number>; users: Map<string, number> };
+  versions: CacheVersions;
   /** The target realm named by the caller (`targetRealm`), when it exists: its id and cache version. */
   target?: { id: string; name: string; version: number };
 }
