@@ -180,7 +180,7 @@ export function createSequelize(opts: DbOptions, onSql?: (sql: string) => void):
     if (storage !== ':memory:') mkdirSync(dirname(storage), { recursive: true });
     // foreignKeys: false stops Sequelize's own unawaited pragma; prepareSqliteConnections sets it, awaited.
     const s = new Sequelize({ dialect: 'sqlite', storage, logging, benchmark, foreignKeys: false } as Options);
-    prepareSqliteConnections(s, opts.busyTimeoutMs ?? 10000);
+    prepareSqliteConnections(s, opts.busyTimeoutMs ?? 10000, storage !== ':memory:');
     return s;
   }
   const url = new URL(opts.url ?? 'mysql://127.0.0.1:3306/idserver');
@@ -200,6 +200,8 @@ export function createSequelize(opts: DbOptions, onSql?: (sql: string) => void):
 }
 
 interface SqliteConnection {
+  uuid?: string;
+  close(cb?: (e: Error | null) => void): void;
   configure(option: 'busyTimeout', value: number): void;
   run(sql: string, cb: (e: Error | null) => void): void;
   all(sql: string, ...args: unknown[]): unknown;
@@ -214,14 +216,41 @@ interface SqliteConnection {
  * changes in migrations, so once they have run (`cacheTableInfo` set by openDb) the answer is
  * reused instead of costing a second round trip per statement (ADR 16).
  */
-function prepareSqliteConnections(s: Sequelize, busyTimeoutMs: number): void {
-  const cm = s.connectionManager as unknown as { getConnection(o?: object): Promise<SqliteConnection> };
+function prepareSqliteConnections(s: Sequelize, busyTimeoutMs: number, onDisk: boolean): void {
+  const cm = s.connectionManager as unknown as {
+    getConnection(o?: { uuid?: string }): Promise<SqliteConnection>;
+    releaseConnection(c: SqliteConnection, force?: boolean): void;
+    _onProcessExit(): Promise<void>;
+    connections: Record<string, SqliteConnection>;
+  };
   const getConnection = cm.getConnection.bind(cm);
+  const releaseConnection = cm.releaseConnection.bind(cm);
+  const onProcessExit = cm._onProcessExit.bind(cm);
   const prepared = new WeakSet<SqliteConnection>();
   const tableInfo = new Map<string, unknown>();
   const state = s as unknown as { cacheTableInfo?: boolean };
   const exec = (c: SqliteConnection, sql: string) => new Promise<void>((ok, fail) => c.run(sql, (e) => (e ? fail(e) : ok())));
+  // Sequelize opens a connection for every transaction and closes it at the end: a file open, the
+  // pragmas below and a parse of the whole schema (tables, indexes, triggers) on its first statement,
+  // all inside the one write lock. A finished transaction's connection is kept for the next one instead
+  // (transactions are serialised, so one or two spares are enough); it has committed or rolled back.
+  const spare: SqliteConnection[] = [];
+  cm.releaseConnection = (c, force) => {
+    const uuid = c.uuid;
+    if (!uuid || force || !onDisk || spare.length >= 2) return releaseConnection(c, force);
+    delete cm.connections[uuid];
+    spare.push(c);
+  };
+  cm._onProcessExit = async () => {
+    await Promise.all(spare.splice(0).map((c) => new Promise<void>((ok) => c.close(() => ok()))));
+    return onProcessExit();
+  };
   cm.getConnection = async (o) => {
+    const reuse = o?.uuid && o.uuid !== 'default' && onDisk ? spare.pop() : undefined;
+    if (reuse && o?.uuid) {
+      cm.connections[o.uuid] = reuse;
+      return reuse;
+    }
     const c = await getConnection(o);
     if (prepared.has(c)) return c;
     prepared.add(c);

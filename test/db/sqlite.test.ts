@@ -53,4 +53,26 @@ sqliteOnly('SQLite connections', () => {
     expect(seen.filter((s) => s.startsWith('PRAGMA')).length).toBe(0);
     expect(seen.length).toBe(3);
   });
+
+  test('a transaction reuses the connection of one that ended (committed or rolled back), in a clean state', async () => {
+    const connOf = () => db.transaction(async (t) => (t as unknown as { connection: object }).connection);
+    const first = await connOf();
+    // Rolled back with a row written: the next transaction on the same connection sees nothing of it.
+    const realmRow = { id: 'tx-reuse', name: 'tx-reuse', enabled: true, settings: {}, createdAt: Date.now() };
+    await expect(
+      db.transaction(async () => {
+        await db.models.Realm.create(realmRow);
+        throw new Error('undo');
+      }),
+    ).rejects.toThrow('undo');
+    const [second, seen] = await db.transaction(async (t) => [
+      (t as unknown as { connection: object }).connection,
+      await db.models.Realm.count({ where: { id: 'tx-reuse' } }),
+    ]);
+    expect(second).toBe(first);
+    expect(seen).toBe(0);
+    await db.transaction(async () => db.models.Realm.create(realmRow));
+    expect(await db.models.Realm.count({ where: { id: 'tx-reuse' } })).toBe(1);
+    await db.models.Realm.destroy({ where: { id: 'tx-reuse' } });
+  });
 });
