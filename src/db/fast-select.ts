@@ -1,5 +1,5 @@
-import { QueryTypes, type Sequelize } from 'sequelize';
-import { inTransaction } from './index';
+import { DataTypes, QueryTypes, type Sequelize } from 'sequelize';
+import { inTransaction } from './cls';
 
 /**
  * A SELECT of the hottest paths (the bearer statement, a user's parts) straight to the driver
@@ -29,6 +29,12 @@ export async function fastSelect<T extends object>(sequelize: Sequelize, sql: st
   } catch {
     return sequelize.query<T>(sql, { replacements, type: QueryTypes.SELECT });
   }
+  logStatement(sequelize, text, started);
+  return rows;
+}
+
+/** Tells Sequelize's logging listener (SQL log, statement metrics) about a statement run past it. */
+function logStatement(sequelize: Sequelize, text: string, started: bigint): void {
   const options = (sequelize as unknown as { options: object }).options as {
     logging?: false | ((sql: string, ms?: number) => void);
     benchmark?: boolean;
@@ -37,7 +43,6 @@ export async function fastSelect<T extends object>(sequelize: Sequelize, sql: st
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     options.logging(`Executing (default): ${text}`, options.benchmark ? ms : undefined);
   }
-  return rows;
 }
 
 interface DriverConnection {
@@ -59,4 +64,75 @@ async function run<T extends object>(sequelize: Sequelize, text: string): Promis
   } finally {
     if (!conn.all) await cm.releaseConnection(conn);
   }
+}
+
+interface SelectOptions {
+  raw?: boolean;
+  plain?: boolean;
+  include?: unknown;
+  lock?: unknown;
+  nest?: boolean;
+  fieldMap?: unknown;
+  replacements?: unknown;
+  bind?: unknown;
+  transaction?: unknown;
+  originalAttributes?: unknown;
+  attributes?: unknown;
+}
+
+interface SelectModel {
+  rawAttributes: Record<string, { type: unknown }>;
+  bulkBuild(rows: object[], o: { isNewRecord: boolean; raw: boolean; attributes?: unknown }): unknown[];
+}
+
+/**
+ * Model reads (`findAll`, `findOne`, `findByPk`) outside a transaction run the SQL Sequelize generates
+ * for them straight to the driver, as `fastSelect` does: Sequelize still builds the statement from the
+ * model and its options and the instances from the rows, but skips its query pipeline (a captured stack
+ * per statement, hooks, retry wrapper, per-value type lookups). Rows become instances as Sequelize
+ * builds them: booleans, which both drivers return as 0/1, are made booleans (a `raw` read keeps 0/1,
+ * as Sequelize's does). Reads with includes, locks, bound parameters or nesting, and any read that
+ * fails, take Sequelize's own path.
+ */
+export function fastModelReads(sequelize: Sequelize): void {
+  const qi = sequelize.getQueryInterface() as unknown as {
+    select(model: SelectModel, table: unknown, options: SelectOptions): Promise<unknown>;
+    queryGenerator: { selectQuery(table: unknown, options: object, model: SelectModel): string };
+  };
+  const select = qi.select.bind(qi);
+  const booleansOf = new WeakMap<SelectModel, string[]>();
+  const booleans = (model: SelectModel) => {
+    let list = booleansOf.get(model);
+    if (!list) {
+      list = Object.entries(model.rawAttributes)
+        .filter(([, a]) => a.type instanceof DataTypes.BOOLEAN)
+        .map(([name]) => name);
+      booleansOf.set(model, list);
+    }
+    return list;
+  };
+  qi.select = async (model, table, options) => {
+    const o = options;
+    if (o.transaction || inTransaction() || o.include || o.lock || o.nest || o.fieldMap || o.replacements || o.bind) {
+      return select(model, table, options);
+    }
+    const text = qi.queryGenerator.selectQuery(table, { ...options, type: QueryTypes.SELECT, model }, model);
+    const started = process.hrtime.bigint();
+    let rows: Array<Record<string, unknown>>;
+    try {
+      rows = await run<Record<string, unknown>>(sequelize, text);
+    } catch {
+      return select(model, table, options);
+    }
+    logStatement(sequelize, text, started);
+    let result: unknown[];
+    if (o.raw) result = rows;
+    else {
+      const flags = booleans(model);
+      if (flags.length)
+        for (const r of rows) for (const b of flags) if (r[b] !== null && r[b] !== undefined) r[b] = Number(r[b]) === 1 || r[b] === true;
+      result = model.bulkBuild(rows, { isNewRecord: false, raw: true, attributes: o.originalAttributes ?? o.attributes });
+    }
+    return o.plain ? (result[0] ?? null) : result;
+  };
 }

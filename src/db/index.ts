@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { guardLengths } from './lengths';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -7,6 +6,8 @@ import { SequelizeStorage, Umzug } from 'umzug';
 import { checkCollation } from './preflight';
 import { getLogger } from '../logging';
 import { watchStatements } from './write-watch';
+import { als, inTransaction } from './cls';
+import { fastModelReads } from './fast-select';
 import { isRetryable } from './errors';
 import {
   ClientModel,
@@ -137,19 +138,7 @@ const sqlLog = getLogger('idserver.db');
  * Continuation-local transaction context on AsyncLocalStorage: every query issued inside
  * `db.transaction(fn)` joins the transaction without passing it by hand (Sequelize's CLS hook).
  */
-const als = new AsyncLocalStorage<Map<string, unknown>>();
-Sequelize.useCLS({
-  run: (fn: (ctx: Map<string, unknown>) => unknown) => {
-    const ctx = new Map<string, unknown>();
-    return als.run(ctx, () => fn(ctx));
-  },
-  bind: <F>(fn: F) => fn,
-  get: (key: string) => als.getStore()?.get(key),
-  set: (key: string, value: unknown) => als.getStore()?.set(key, value),
-});
-
-/** True when the caller runs inside `db.transaction`. */
-export const inTransaction = () => Boolean(als.getStore()?.get('transaction'));
+export { inTransaction };
 
 /** Serialises SQLite write transactions: SQLite has one writer, and Sequelize gives each transaction its own connection. */
 function serialQueue() {
@@ -382,6 +371,7 @@ export async function openDb(opts: DbOptions, onSql?: (sql: string) => void): Pr
   initModels(sequelize);
   watchStatements(sequelize);
   await migrate(sequelize);
+  fastModelReads(sequelize);
   (sequelize as unknown as { cacheTableInfo?: boolean }).cacheTableInfo = true;
   const queue = opts.vendor === 'sqlite' ? serialQueue() : <T>(job: () => Promise<T>) => job();
   // SQLite: take the write lock at BEGIN (waiting out the busy timeout for a writer outside the queue)

@@ -42,3 +42,55 @@ test("a failing statement throws Sequelize's error, as the rest of the server ex
     name: 'SequelizeDatabaseError',
   });
 });
+
+describe('model reads straight to the driver (fastModelReads)', () => {
+  /** The same read through Sequelize's own pipeline: inside a transaction the fast path stands aside. */
+  const viaSequelize = <T>(read: () => Promise<T>) => ts.db.transaction(async () => read()).then((r) => r);
+  const plain = (rows: Array<{ get(o: { plain: true }): unknown }>) => rows.map((r) => r.get({ plain: true }));
+
+  test('instances equal to Sequelize-built ones: booleans, JSON columns, numbers, ordering, limits, attributes', async () => {
+    const { Client, Realm, Role } = ts.db.models;
+    type Row = { get(o: { plain: true }): unknown };
+    const reads: Array<() => Promise<Row[]>> = [
+      () => Client.findAll({ order: [['clientId', 'ASC']] }),
+      () => Realm.findAll({ where: { name: 'master' } }),
+      () => Role.findAll({ where: { clientId: null }, order: [['name', 'DESC']], limit: 3, offset: 1 }),
+      () => Client.findAll({ attributes: ['id', 'clientId', 'publicClient'], where: { publicClient: true } }),
+    ];
+    for (const read of reads) {
+      const fast = await read();
+      expect(fast.length).toBeGreaterThan(0);
+      expect(plain(fast)).toEqual(plain(await viaSequelize(read)));
+    }
+    const client = await Client.findOne({ where: { clientId: 'admin-cli' } });
+    expect(client?.publicClient).toBe(true);
+    expect(typeof client?.settings).toBe('object');
+    expect(await Client.findOne({ where: { clientId: 'no-such-client' } })).toBeNull();
+    expect((await Realm.findByPk((await Realm.findOne({ where: { name: 'master' } }))?.id as string))?.name).toBe('master');
+  });
+
+  test('raw reads keep the driver values, as Sequelize returns them; grouped counts work', async () => {
+    const { Client, Role } = ts.db.models;
+    const raw = () => Client.findAll({ where: { clientId: 'admin-cli' }, raw: true });
+    expect(await raw()).toEqual(await viaSequelize(raw));
+    const counts = () =>
+      Role.findAll({
+        attributes: ['clientId', [ts.db.sequelize.fn('COUNT', ts.db.sequelize.col('id')), 'n']],
+        group: ['clientId'],
+        order: [['clientId', 'ASC']],
+        raw: true,
+      });
+    expect(await counts()).toEqual(await viaSequelize(counts));
+  });
+
+  test('one statement per read, seen by the SQL listener, and none of it through sequelize.query', async () => {
+    const query = jest.spyOn(ts.db.sequelize, 'query');
+    try {
+      const { count } = await ts.countSql(() => ts.db.models.Client.findAll({ where: { clientId: 'admin-cli' } }));
+      expect(count).toBe(1);
+      expect(query.mock.calls.filter(([sql]) => String(sql).includes('`client`'))).toEqual([]);
+    } finally {
+      query.mockRestore();
+    }
+  });
+});
