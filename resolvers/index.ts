@@ -1,5 +1,5 @@
 import { ApolloServer } from '@apollo/server';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { contextFromRequest } from '../src/auth/bearer';
@@ -42,7 +42,9 @@ export async function mountGraphql(
     persistedQueries: false,
     parseOptions: { maxTokens: limits.maxTokens },
     validationRules: limitRules(limits),
-    plugins: [ApolloServerPluginLandingPageDisabled(), limitsPlugin(limits), faultLogPlugin],
+    // No cache-control hints are declared, and Apollo's cache-control plugin (installed unless disabled)
+    // would hook every resolved field, which makes Apollo wrap every resolver of the schema.
+    plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled(), limitsPlugin(limits), faultLogPlugin],
   });
   await server.start();
   app.options('/graphql', preflight('GET, POST', 'Apollo-Require-Preflight'));
