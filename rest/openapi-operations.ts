@@ -119,6 +119,17 @@ export const QUERY_PARAMS = {
   user: { type: 'string', description: 'User id of the event.' },
   userId: { type: 'string', description: 'Id of the user the example token is for.' },
   username: { type: 'string', description: 'Filter by username.' },
+  _id: { type: 'string', description: 'Authorization resource id.' },
+  deep: { type: 'boolean', description: 'Include the scopes and attributes of each resource (default true).' },
+  exactName: { type: 'boolean', description: 'Match the name exactly instead of as an infix.' },
+  fields: { type: 'string', description: '`*` adds `resourcesData` and `scopesData` to each policy.' },
+  matchingUri: { type: 'boolean', description: 'When nothing has the uri, the resource whose uri pattern matches it.' },
+  owner: { type: 'string', description: 'Owner of the resource: clientId, username or id.' },
+  permission: { type: 'boolean', description: 'Only permissions (true) or only policies (false).' },
+  policyId: { type: 'string', description: 'Policy id.' },
+  resource: { type: 'string', description: 'Resource id or name the policy names.' },
+  scopeId: { type: 'string', description: 'Authorization scope id.' },
+  uri: { type: 'string', description: 'A uri of the resource.' },
   viewableOnly: { type: 'boolean', description: 'Only the clients the caller may view in full.' },
 } as const satisfies Record<string, Q>;
 
@@ -458,6 +469,281 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   'DELETE /admin/realms/:realm/clients/:clientUuid/client-secret/rotated': { res: 'none' },
   'POST /admin/realms/:realm/clients/:clientUuid/registration-access-token': { res: 'ClientRepresentation' },
   'GET /admin/realms/:realm/clients/:clientUuid/service-account-user': { res: 'UserRepresentation' },
+  // Authorization services (rest/authz/): `{id}` under policy/permission is a policy id or, when it names a provider, a type.
+  'GET /admin/realms/:realm/clients/:clientUuid/authz/resource-server': {
+    res: json(
+      'ResourceServerRepresentation: `id`, `clientId`, `name`, `allowRemoteResourceManagement`, `policyEnforcementMode`, `decisionStrategy`',
+    ),
+  },
+  'PUT /admin/realms/:realm/clients/:clientUuid/authz/resource-server': {
+    body: json(
+      'ResourceServerRepresentation: `id`, `clientId`, `name`, `allowRemoteResourceManagement`, `policyEnforcementMode`, `decisionStrategy`',
+    ),
+    res: 'none',
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/authz/resource-server/settings': {
+    res: json('ResourceServerRepresentation export: settings, `resources`, `policies` (config with names), `scopes`'),
+  },
+  'POST /admin/realms/:realm/clients/:clientUuid/authz/resource-server/import': {
+    body: json('ResourceServerRepresentation export'),
+    res: 'none',
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/authz/resource-server/resource': {
+    query: ['_id', 'name', 'uri', 'owner', 'type', 'scope', 'matchingUri', 'exactName', 'deep', 'first', 'max'],
+    res: json('ResourceRepresentation list'),
+  },
+  'POST /admin/realms/:realm/clients/:clientUuid/authz/resource-server/resource': {
+    body: json(
+      'ResourceRepresentation: `_id`, `name`, `type`, `owner` {`id`, `name`}, `ownerManagedAccess`, `displayName`, `uris`, `scopes`, `attributes`, `icon_uri`',
+    ),
+    res: {
+      created: json(
+        'ResourceRepresentation: `_id`, `name`, `type`, `owner` {`id`, `name`}, `ownerManagedAccess`, `displayName`, `uris`, `scopes`, `attributes`, `icon_uri`',
+      ),
+    },
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/authz/resource-server/resource/search': {
+    query: ['name'],
+    res: [
+      json(
+        'ResourceRepresentation: `_id`, `name`, `type`, `owner` {`id`, `name`}, `ownerManagedAccess`, `displayName`, `uris`, `scopes`, `attributes`, `icon_uri`',
+      ),
+      'none',
+    ],
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/authz/resource-server/resource/:id': {
+    res: json(
+      'ResourceRepresentation: `_id`, `name`, `type`, `owner` {`id`, `name`}, `ownerManagedAccess`, `displayName`, `uris`, `scopes`, `attributes`, `icon_uri`',
+    ),
+  },
+  'PUT /admin/realms/:realm/clients/:clientUuid/authz/resource-server/resource/:id': {
+    body: json(
+      'ResourceRepresentation: `_id`, `name`, `type`, `owner` {`id`, `name`}, `ownerManagedAccess`, `displayName`, `uris`, `scopes`, `attributes`, `icon_uri`',
+    ),
+    res: 'none',
+  },
+  'DELETE /admin/realms/:realm/clients/:clientUuid/authz/resource-server/resource/:id': { res: 'none' },
+  'GET /admin/realms/:realm/clients/:clientUuid/authz/resource-server/resource/:id/scopes': {
+    res: json('`{id, name}` of each scope of the resource'),
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/authz/resource-server/resource/:id/permissions': {
+    res: json('`{id, name, type}` of each policy'),
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/authz/resource-server/resource/:id/attributes': {
+    res: json('Attributes of the resource: name to list of values'),
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/authz/resource-server/scope': {
+    query: ['scopeId', 'name', 'first', 'max'],
+    res: json('ScopeRepresentation list'),
+  },
+  'POST /admin/realms/:realm/clients/:clientUuid/authz/resource-server/scope': {
+    body: json('ScopeRepresentation: `id`, `name`, `displayName`, `iconUri`'),
+    res: { created: json('ScopeRepresentation: `id`, `name`, `displayName`, `iconUri`') },
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/authz/resource-server/scope/search': {
+    query: ['name'],
+    res: json('ScopeRepresentation: `id`, `name`, `displayName`, `iconUri`'),
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/authz/resource-server/scope/:id': {
+    res: json('ScopeRepresentation: `id`, `name`, `displayName`, `iconUri`'),
+  },
+  'PUT /admin/realms/:realm/clients/:clientUuid/authz/resource-server/scope/:id': {
+    body: json('ScopeRepresentation: `id`, `name`, `displayName`, `iconUri`'),
+    res: 'none',
+  },
+  'DELETE /admin/realms/:realm/clients/:clientUuid/authz/resource-server/scope/:id': { res: 'none' },
+  'GET /admin/realms/:realm/clients/:clientUuid/authz/resource-server/scope/:id/resources': {
+    res: json('`{_id, name}` of each resource offering the scope'),
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/authz/resource-server/scope/:id/permissions': {
+    res: json('`{id, name, type}` of each policy'),
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/authz/resource-server/policy': {
+    query: ['policyId', 'name', 'type', 'resource', 'scope', 'permission', 'owner', 'fields', 'first', 'max'],
+    res: [json('PolicyRepresentation list'), 'none'],
+  },
+  'POST /admin/realms/:realm/clients/:clientUuid/authz/resource-server/policy': {
+    body: json(
+      'PolicyRepresentation: `id`, `name`, `description`, `type`, `logic`, `decisionStrategy`, and `config` (generic) or the provider fields (typed: `roles`, `users`, `groups`, `clients`, `clientScopes`, `resourceType`, ...)',
+    ),
+    res: {
+      created: json(
+        'PolicyRepresentation: `id`, `name`, `description`, `type`, `logic`, `decisionStrategy`, and `config` (generic) or the provider fields (typed: `roles`, `users`, `groups`, `clients`, `clientScopes`, `resourceType`, ...)',
+      ),
+    },
+  },
+  'POST /admin/realms/:realm/clients/:clientUuid/authz/resource-server/policy/evaluate': {
+    body: json(
+      'PolicyEvaluationRequest: `userId` (id or username), `clientId` (client UUID), `roleIds`, `resources` [{`_id` | `type`, `scopes`}], `context` {`attributes`}, `entitlements`',
+    ),
+    res: json(
+      'PolicyEvaluationResponse: `results` [{`resource`, `scopes`, `policies`, `status`, `allowedScopes`}], `entitlements`, `status`, `rpt`',
+    ),
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/authz/resource-server/policy/providers': {
+    res: json('`{type, name, group}` of each policy provider'),
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/authz/resource-server/policy/search': {
+    query: ['name', 'fields'],
+    res: [
+      json(
+        'PolicyRepresentation: `id`, `name`, `description`, `type`, `logic`, `decisionStrategy`, and `config` (generic) or the provider fields (typed: `roles`, `users`, `groups`, `clients`, `clientScopes`, `resourceType`, ...)',
+      ),
+      'none',
+    ],
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/authz/resource-server/policy/:id/dependentPolicies': {
+    res: json('`{id, name, type}` of the policies applying this one'),
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/authz/resource-server/policy/:type/:id/dependentPolicies': {
+    res: json('`{id, name, type}` of the policies applying this one'),
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/authz/resource-server/policy/:id/associatedPolicies': {
+    res: json('`{id, name, type, description}` of the policies it applies'),
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/authz/resource-server/policy/:type/:id/associatedPolicies': {
+    res: json('`{id, name, type, description}` of the policies it applies'),
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/authz/resource-server/policy/:id/resources': {
+    res: json('`{_id, name}` of the resources it names'),
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/authz/resource-server/policy/:type/:id/resources': {
+    res: json('`{_id, name}` of the resources it names'),
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/authz/resource-server/policy/:id/scopes': {
+    res: json('`{id, name}` of the scopes it names'),
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/authz/resource-server/policy/:type/:id/scopes': {
+    res: json('`{id, name}` of the scopes it names'),
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/authz/resource-server/policy/:id': {
+    query: ['fields', 'name', 'first', 'max'],
+    res: [
+      json(
+        'PolicyRepresentation: `id`, `name`, `description`, `type`, `logic`, `decisionStrategy`, and `config` (generic) or the provider fields (typed: `roles`, `users`, `groups`, `clients`, `clientScopes`, `resourceType`, ...)',
+      ),
+      json('PolicyRepresentation list'),
+    ],
+  },
+  'POST /admin/realms/:realm/clients/:clientUuid/authz/resource-server/policy/:id': {
+    body: json(
+      'PolicyRepresentation: `id`, `name`, `description`, `type`, `logic`, `decisionStrategy`, and `config` (generic) or the provider fields (typed: `roles`, `users`, `groups`, `clients`, `clientScopes`, `resourceType`, ...)',
+    ),
+    res: {
+      created: json(
+        'PolicyRepresentation: `id`, `name`, `description`, `type`, `logic`, `decisionStrategy`, and `config` (generic) or the provider fields (typed: `roles`, `users`, `groups`, `clients`, `clientScopes`, `resourceType`, ...)',
+      ),
+    },
+  },
+  'PUT /admin/realms/:realm/clients/:clientUuid/authz/resource-server/policy/:id': {
+    body: json(
+      'PolicyRepresentation: `id`, `name`, `description`, `type`, `logic`, `decisionStrategy`, and `config` (generic) or the provider fields (typed: `roles`, `users`, `groups`, `clients`, `clientScopes`, `resourceType`, ...)',
+    ),
+    res: 'created',
+  },
+  'DELETE /admin/realms/:realm/clients/:clientUuid/authz/resource-server/policy/:id': { res: 'none' },
+  'GET /admin/realms/:realm/clients/:clientUuid/authz/resource-server/policy/:type/:id': {
+    query: ['fields'],
+    res: json(
+      'PolicyRepresentation: `id`, `name`, `description`, `type`, `logic`, `decisionStrategy`, and `config` (generic) or the provider fields (typed: `roles`, `users`, `groups`, `clients`, `clientScopes`, `resourceType`, ...)',
+    ),
+  },
+  'PUT /admin/realms/:realm/clients/:clientUuid/authz/resource-server/policy/:type/:id': {
+    body: json(
+      'PolicyRepresentation: `id`, `name`, `description`, `type`, `logic`, `decisionStrategy`, and `config` (generic) or the provider fields (typed: `roles`, `users`, `groups`, `clients`, `clientScopes`, `resourceType`, ...)',
+    ),
+    res: 'created',
+  },
+  'DELETE /admin/realms/:realm/clients/:clientUuid/authz/resource-server/policy/:type/:id': { res: 'none' },
+  'GET /admin/realms/:realm/clients/:clientUuid/authz/resource-server/permission': {
+    query: ['policyId', 'name', 'type', 'resource', 'scope', 'permission', 'owner', 'fields', 'first', 'max'],
+    res: [json('PolicyRepresentation list'), 'none'],
+  },
+  'POST /admin/realms/:realm/clients/:clientUuid/authz/resource-server/permission': {
+    body: json(
+      'PolicyRepresentation: `id`, `name`, `description`, `type`, `logic`, `decisionStrategy`, and `config` (generic) or the provider fields (typed: `roles`, `users`, `groups`, `clients`, `clientScopes`, `resourceType`, ...)',
+    ),
+    res: {
+      created: json(
+        'PolicyRepresentation: `id`, `name`, `description`, `type`, `logic`, `decisionStrategy`, and `config` (generic) or the provider fields (typed: `roles`, `users`, `groups`, `clients`, `clientScopes`, `resourceType`, ...)',
+      ),
+    },
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/authz/resource-server/permission/providers': {
+    res: json('`{type, name, group}` of each policy provider'),
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/authz/resource-server/permission/search': {
+    query: ['name', 'fields'],
+    res: [
+      json(
+        'PolicyRepresentation: `id`, `name`, `description`, `type`, `logic`, `decisionStrategy`, and `config` (generic) or the provider fields (typed: `roles`, `users`, `groups`, `clients`, `clientScopes`, `resourceType`, ...)',
+      ),
+      'none',
+    ],
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/authz/resource-server/permission/:id/dependentPolicies': {
+    res: json('`{id, name, type}` of the policies applying this one'),
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/authz/resource-server/permission/:type/:id/dependentPolicies': {
+    res: json('`{id, name, type}` of the policies applying this one'),
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/authz/resource-server/permission/:id/associatedPolicies': {
+    res: json('`{id, name, type, description}` of the policies it applies'),
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/authz/resource-server/permission/:type/:id/associatedPolicies': {
+    res: json('`{id, name, type, description}` of the policies it applies'),
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/authz/resource-server/permission/:id/resources': {
+    res: json('`{_id, name}` of the resources it names'),
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/authz/resource-server/permission/:type/:id/resources': {
+    res: json('`{_id, name}` of the resources it names'),
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/authz/resource-server/permission/:id/scopes': {
+    res: json('`{id, name}` of the scopes it names'),
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/authz/resource-server/permission/:type/:id/scopes': {
+    res: json('`{id, name}` of the scopes it names'),
+  },
+  'GET /admin/realms/:realm/clients/:clientUuid/authz/resource-server/permission/:id': {
+    query: ['fields', 'name', 'first', 'max'],
+    res: [
+      json(
+        'PolicyRepresentation: `id`, `name`, `description`, `type`, `logic`, `decisionStrategy`, and `config` (generic) or the provider fields (typed: `roles`, `users`, `groups`, `clients`, `clientScopes`, `resourceType`, ...)',
+      ),
+      json('PolicyRepresentation list'),
+    ],
+  },
+  'POST /admin/realms/:realm/clients/:clientUuid/authz/resource-server/permission/:id': {
+    body: json(
+      'PolicyRepresentation: `id`, `name`, `description`, `type`, `logic`, `decisionStrategy`, and `config` (generic) or the provider fields (typed: `roles`, `users`, `groups`, `clients`, `clientScopes`, `resourceType`, ...)',
+    ),
+    res: {
+      created: json(
+        'PolicyRepresentation: `id`, `name`, `description`, `type`, `logic`, `decisionStrategy`, and `config` (generic) or the provider fields (typed: `roles`, `users`, `groups`, `clients`, `clientScopes`, `resourceType`, ...)',
+      ),
+    },
+  },
+  'PUT /admin/realms/:realm/clients/:clientUuid/authz/resource-server/permission/:id': {
+    body: json(
+      'PolicyRepresentation: `id`, `name`, `description`, `type`, `logic`, `decisionStrategy`, and `config` (generic) or the provider fields (typed: `roles`, `users`, `groups`, `clients`, `clientScopes`, `resourceType`, ...)',
+    ),
+    res: 'created',
+  },
+  'DELETE /admin/realms/:realm/clients/:clientUuid/authz/resource-server/permission/:id': { res: 'none' },
+  'GET /admin/realms/:realm/clients/:clientUuid/authz/resource-server/permission/:type/:id': {
+    query: ['fields'],
+    res: json(
+      'PolicyRepresentation: `id`, `name`, `description`, `type`, `logic`, `decisionStrategy`, and `config` (generic) or the provider fields (typed: `roles`, `users`, `groups`, `clients`, `clientScopes`, `resourceType`, ...)',
+    ),
+  },
+  'PUT /admin/realms/:realm/clients/:clientUuid/authz/resource-server/permission/:type/:id': {
+    body: json(
+      'PolicyRepresentation: `id`, `name`, `description`, `type`, `logic`, `decisionStrategy`, and `config` (generic) or the provider fields (typed: `roles`, `users`, `groups`, `clients`, `clientScopes`, `resourceType`, ...)',
+    ),
+    res: 'created',
+  },
+  'DELETE /admin/realms/:realm/clients/:clientUuid/authz/resource-server/permission/:type/:id': { res: 'none' },
   'GET /admin/realms/:realm/clients/:clientUuid/default-client-scopes': { res: 'scopeRefs' },
   'PUT /admin/realms/:realm/clients/:clientUuid/default-client-scopes/:scopeId': { res: 'none' },
   'DELETE /admin/realms/:realm/clients/:clientUuid/default-client-scopes/:scopeId': { res: 'none' },

@@ -37,7 +37,13 @@ export class ClientWritesResolver {
     @Arg('input', () => ClientUpdateInput) input: Rep,
   ): Promise<InRealm> {
     const r = await resolveRealm(ctx, realm);
-    await updateClient(ctx, r, id, plain(input));
+    const rep = plain(input);
+    // Merge semantics: an omitted authorizationServicesEnabled keeps the client's resource server
+    // (REST's PUT, as Keycloak's, takes an absent flag for false and removes it).
+    if (rep.authorizationServicesEnabled === undefined) {
+      rep.authorizationServicesEnabled = (await getClient(ctx, r, id)).authorizationServicesEnabled === true;
+    }
+    await updateClient(ctx, r, id, rep);
     return inRealm(r, await getClient(ctx, r, id));
   }
 

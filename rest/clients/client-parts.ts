@@ -21,6 +21,7 @@ import {
   removeRotatedSecret,
 } from '../../src/services/clients/client-secret';
 import { getServiceAccountUser } from '../../src/services/clients/client-service-account';
+import { resourceServerRouter } from '../authz/resource-server';
 import { ctxOf, json, noContent, parseJson, realmOf, route, textBody } from '../http';
 import { clientOf } from '../parents';
 
@@ -105,6 +106,9 @@ clientPartsRouter.get(
   '/test-nodes-available',
   route(async (req, res) => json(res, await testNodesAvailable(ctxOf(res), realmOf(res), await clientOf(req, res)))),
 );
+
+// Authorization services of the client (rest/authz/).
+clientPartsRouter.use('/authz/resource-server', resourceServerRouter);
 
 const permissions = route(async (req, res) => clientManagementPermissions(await clientOf(req, res)));
 clientPartsRouter.get('/management/permissions', permissions);

@@ -33,6 +33,17 @@ import {
 import { AuthExecutionModel, AuthFlowModel, AuthenticatorConfigModel, initAuthentication } from './models/authentication';
 import { FederatedIdentityModel, UserConsentClientScopeModel, UserConsentModel, initConsents } from './models/consent';
 import { IdentityProviderModel, IdpMapperModel, initIdentityProviders } from './models/identity-provider';
+import {
+  AuthzAssociatedPolicyModel,
+  AuthzPolicyModel,
+  AuthzResourceModel,
+  AuthzResourcePolicyModel,
+  AuthzResourceScopeModel,
+  AuthzScopeModel,
+  AuthzScopePolicyModel,
+  ResourceServerModel,
+  initAuthorization,
+} from './models/authorization';
 import { RealmLocalizationModel, initRealmLocalization } from './models/localization';
 import { ClientInitialAccessModel, initClientInitialAccess } from './models/client-initial-access';
 import { AdminEventModel, EventModel, initEvents } from './models/event';
@@ -89,6 +100,14 @@ export const models = {
   IdentityProvider: IdentityProviderModel,
   RealmLocalization: RealmLocalizationModel,
   IdpMapper: IdpMapperModel,
+  ResourceServer: ResourceServerModel,
+  AuthzResource: AuthzResourceModel,
+  AuthzScope: AuthzScopeModel,
+  AuthzPolicy: AuthzPolicyModel,
+  AuthzResourceScope: AuthzResourceScopeModel,
+  AuthzResourcePolicy: AuthzResourcePolicyModel,
+  AuthzScopePolicy: AuthzScopePolicyModel,
+  AuthzAssociatedPolicy: AuthzAssociatedPolicyModel,
 };
 export type Models = typeof models;
 
@@ -292,6 +311,7 @@ export function initModels(sequelize: Sequelize): Models {
     initAuthentication,
     initIdentityProviders,
     initRealmLocalization,
+    initAuthorization,
   ]) {
     init(sequelize);
   }

@@ -58,6 +58,7 @@ export function oidcRouter(db: Db, baseUrlOf: (req: express.Request) => string):
         realm: String(req.params.realm),
         form: body,
         basic,
+        bearer: /^bearer\s/i.test(req.headers.authorization ?? '') ? req.headers.authorization?.slice(7).trim() : undefined,
         baseUrl: baseUrlOf(req),
         ipAddress: req.ip,
       });

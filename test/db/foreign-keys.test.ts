@@ -15,6 +15,20 @@ import { type AdminApi, freshDbOptions, TEST_DB_URL, type TestServer } from '../
 
 /** The relations and their ON DELETE rules, as ADR 21 lists them (and ADRs 23 and 24 the cache versions' and the search side table's): `table.column -> parent RULE`. */
 const EXPECTED = [
+  // 0016: authorization services, gone with their client (and realm).
+  'resource_server.id -> client.id CASCADE',
+  'resource_server.realm_id -> realm.id CASCADE',
+  'resource_server_resource.resource_server_id -> resource_server.id CASCADE',
+  'resource_server_scope.resource_server_id -> resource_server.id CASCADE',
+  'resource_server_policy.resource_server_id -> resource_server.id CASCADE',
+  'resource_scope.resource_id -> resource_server_resource.id CASCADE',
+  'resource_scope.scope_id -> resource_server_scope.id CASCADE',
+  'resource_policy.resource_id -> resource_server_resource.id CASCADE',
+  'resource_policy.policy_id -> resource_server_policy.id CASCADE',
+  'scope_policy.scope_id -> resource_server_scope.id CASCADE',
+  'scope_policy.policy_id -> resource_server_policy.id CASCADE',
+  'associated_policy.policy_id -> resource_server_policy.id CASCADE',
+  'associated_policy.associated_policy_id -> resource_server_policy.id CASCADE',
   'realm_cache_version.realm_id -> realm.id CASCADE',
   'user_cache_version.user_id -> user_entity.id CASCADE',
   'user_search_name.user_id -> user_entity.id CASCADE',

@@ -100,6 +100,22 @@ describe('graphql clients', () => {
     expect((await api.get(`${base}/clients/${id}`)).status).toBe(404);
   });
 
+  test('updateClient merges: an input without authorizationServicesEnabled keeps the resource server; false removes it', async () => {
+    const created = await api.post(`${base}/clients`, { clientId: 'gql-authz', authorizationServicesEnabled: true });
+    expect(created.status).toBe(201);
+    const id = String(created.headers.location).split('/').pop() as string;
+    const resources = async () => (await api.get(`${base}/clients/${id}/authz/resource-server/resource`)).body;
+    expect((await resources()).map((r: { name: string }) => r.name)).toEqual(['Default Resource']);
+    const update = (input: string) =>
+      gql(`mutation { updateClient(realm: "${R}", id: "${id}", input: ${input}) { client { description representation } } }`);
+    ok(await update('{description: "kept"}'));
+    expect((await api.get(`${base}/clients/${id}`)).body).toMatchObject({ description: 'kept', authorizationServicesEnabled: true });
+    expect(await resources()).toHaveLength(1);
+    ok(await update('{authorizationServicesEnabled: false}'));
+    expect((await api.get(`${base}/clients/${id}`)).body.authorizationServicesEnabled).toBeUndefined();
+    expect((await api.get(`${base}/clients/${id}/authz/resource-server/resource`)).status).toBe(404);
+  });
+
   test('nested relations of all clients of a realm take a bounded number of queries', async () => {
     for (let i = 0; i < 5; i++) await api.post(`${base}/clients`, { clientId: `many-${i}`, serviceAccountsEnabled: true }).expect(201);
     const query = `{ realm(name: "${R}") { clients { clientId defaultClientScopes { name } optionalClientScopes { name } protocolMappers { name } serviceAccountUser { username } } } }`;

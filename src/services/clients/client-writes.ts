@@ -12,6 +12,7 @@ import type { ClientRepresentation, ClientSettings } from '../../representations
 import { attachRealmDefaultScopes, replaceScopeLinks } from '../client-scopes/client-scope-links';
 import { deleteServiceAccountUser, ensureServiceAccount, removeServiceAccount, renameServiceAccount } from './client-service-account';
 import { requireClientAccess, resolveClient } from './clients';
+import { authorizationWanted, disableAuthorization, enableAuthorization } from '../authz/resource-server';
 import type { RequestContext } from '../../core/context';
 
 /**
@@ -86,6 +87,7 @@ export async function createClient(ctx: RequestContext, realm: RealmModel, rep: 
   if (!(await hasAny(ctx, realm, 'create-client', 'manage-clients'))) throw forbidden();
   const row = newClientRow(rep);
   validateClientUrls(row);
+  const authz = authorizationWanted(rep, row, true);
   const m = ctx.db.models;
   const taken = () => conflict(`Client ${row.clientId} already exists`);
   if (await m.Client.findOne({ where: { realmId: realm.id, clientId: row.clientId }, attributes: ['id'] })) throw taken();
@@ -98,6 +100,7 @@ export async function createClient(ctx: RequestContext, realm: RealmModel, rep: 
     }
     await createMappers(ctx, mapperRows(rep.protocolMappers, row.id, row.protocol));
     if (row.serviceAccountsEnabled) await ensureServiceAccount(ctx, realm, row);
+    if (authz) await enableAuthorization(ctx, realm, row, rep.authorizationSettings);
     await recordAdminEvent(ctx, realm, {
       operationType: 'CREATE',
       resourceType: 'CLIENT',
@@ -139,6 +142,7 @@ export async function updateClient(ctx: RequestContext, realm: RealmModel, uuid:
   const before = rowOf(client);
   const row = mergeClientRow(before, rep);
   validateClientUrls(row);
+  const authz = authorizationWanted(rep, row, false);
   const m = ctx.db.models;
   await write(ctx, { unique: () => conflict('Client already exists') }, async () => {
     await m.Client.update(columns(row), { where: { id: client.id } });
@@ -150,6 +154,8 @@ export async function updateClient(ctx: RequestContext, realm: RealmModel, uuid:
     if (row.clientId !== before.clientId) await renameServiceAccount(ctx, client.id, row.clientId);
     if (row.serviceAccountsEnabled) await ensureServiceAccount(ctx, realm, row);
     else if (isFalse(rep.serviceAccountsEnabled)) await removeServiceAccount(ctx, realm, client.id);
+    if (authz) await enableAuthorization(ctx, realm, row);
+    else await disableAuthorization(ctx, realm, client);
     await recordAdminEvent(ctx, realm, {
       operationType: 'UPDATE',
       resourceType: 'CLIENT',

@@ -55,7 +55,7 @@ export async function discoveryDocument(db: Db, name: string, baseUrl: string): 
     issuer: iss,
     token_endpoint: `${oidc}/token`,
     jwks_uri: `${oidc}/certs`,
-    grant_types_supported: ['password', 'client_credentials', 'refresh_token'],
+    grant_types_supported: ['password', 'client_credentials', 'refresh_token', 'urn:ietf:params:oauth:grant-type:uma-ticket'],
     response_types_supported: [],
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: algorithms,

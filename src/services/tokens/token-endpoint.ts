@@ -6,6 +6,7 @@ import { clientCredentialsGrant, passwordGrant, refreshGrant } from './grants';
 import { publicRealm } from './oidc-metadata';
 import { EVENT_OF_GRANT, TokenEvent, clientErrorCode } from './token-events';
 import { type TokenRequest, type TokenResponse, oauth } from './tokens';
+import { UMA_GRANT_TYPE, umaGrant } from './uma-grant';
 
 /** The client of a token request: its id from Basic credentials or the form, its secret checked when confidential. */
 async function authenticateClient(db: Db, realm: RealmModel, req: TokenRequest): Promise<ClientModel> {
@@ -28,6 +29,7 @@ export async function tokenEndpoint(db: Db, req: TokenRequest): Promise<TokenRes
   const grant = req.form.grant_type;
   if (!grant) throw oauth(400, 'invalid_request', 'Missing form parameter: grant_type');
   if (!realm.enabled) throw oauth(400, 'invalid_request', 'Realm not enabled');
+  if (grant === UMA_GRANT_TYPE) return umaGrant({ db, realm, req, authenticateClient: () => authenticateClient(db, realm, req) });
   const ev = new TokenEvent(db, realm, EVENT_OF_GRANT[grant] ?? 'LOGIN', req.ipAddress);
   ev.clientId = req.basic?.clientId ?? req.form.client_id ?? null;
   let client: ClientModel;

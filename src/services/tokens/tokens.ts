@@ -26,6 +26,8 @@ export interface TokenRequest {
   form: Record<string, string | undefined>;
   /** Basic credentials from the Authorization header, if any. */
   basic?: { clientId: string; secret: string };
+  /** The access token of an `Authorization: Bearer` header, if any (the UMA grant's requester). */
+  bearer?: string;
   baseUrl: string;
   ipAddress?: string;
 }

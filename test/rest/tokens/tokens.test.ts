@@ -186,7 +186,7 @@ describe('token endpoint', () => {
       issuer: 'http://localhost:8080/realms/master',
       token_endpoint: 'http://localhost:8080/realms/master/protocol/openid-connect/token',
       jwks_uri: 'http://localhost:8080/realms/master/protocol/openid-connect/certs',
-      grant_types_supported: ['password', 'client_credentials', 'refresh_token'],
+      grant_types_supported: ['password', 'client_credentials', 'refresh_token', 'urn:ietf:params:oauth:grant-type:uma-ticket'],
       response_types_supported: [],
       subject_types_supported: ['public'],
       id_token_signing_alg_values_supported: ['RS256'],
