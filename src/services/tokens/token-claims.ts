@@ -1,6 +1,6 @@
 import { Op, QueryTypes } from 'sequelize';
 import type { Db } from '../../db';
-import type { ClientModel, ClientScopeModel, ProtocolMapperModel } from '../../db/models/client';
+import type { ClientModel, ClientScopeClientModel, ClientScopeModel, ProtocolMapperModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
 import type { RoleModel } from '../../db/models/role';
 import type { UserModel } from '../../db/models/user';
@@ -43,14 +43,43 @@ export async function effectiveClientScopes(db: Db, client: ClientModel, scope: 
   return (await effectiveClientScopesOf(db, [client], scope))[0];
 }
 
-/** `effectiveClientScopes` of many clients for one scope parameter (in client order): two statements for all. */
-export async function effectiveClientScopesOf(db: Db, clients: readonly ClientModel[], scope: string): Promise<ClientScopeModel[][]> {
+interface LinkedScopes {
+  links: ClientScopeClientModel[];
+  scopes: ClientScopeModel[];
+}
+
+/** Per client instance (one request's read of the client): a token request asks for its scopes twice. */
+const linkedScopes = new WeakMap<ClientModel, Promise<LinkedScopes>>();
+
+async function readLinkedScopes(db: Db, clients: readonly ClientModel[]): Promise<LinkedScopes> {
   const links = await db.models.ClientScopeClient.findAll({ where: { clientId: { [Op.in]: [...new Set(clients.map((c) => c.id))] } } });
-  if (!links.length) return clients.map(() => []);
+  if (!links.length) return { links, scopes: [] };
   const scopes = await db.models.ClientScope.findAll({
     where: { id: { [Op.in]: [...new Set(links.map((l) => l.scopeId))] } },
     order: [['name', 'ASC']],
   });
+  return { links, scopes };
+}
+
+/**
+ * A client's scope links and their scopes (ordered by name), two statements read once per client
+ * instance: the token endpoint needs them for the granted scope and again for the claims. A client
+ * instance is read by the request that uses it, so a write by another request is never hidden.
+ */
+export function clientLinkedScopes(db: Db, client: ClientModel): Promise<LinkedScopes> {
+  let hit = linkedScopes.get(client);
+  if (!hit) {
+    hit = readLinkedScopes(db, [client]);
+    linkedScopes.set(client, hit);
+    hit.catch(() => linkedScopes.delete(client));
+  }
+  return hit;
+}
+
+/** `effectiveClientScopes` of many clients for one scope parameter (in client order): two statements for all. */
+export async function effectiveClientScopesOf(db: Db, clients: readonly ClientModel[], scope: string): Promise<ClientScopeModel[][]> {
+  const { links, scopes } = clients.length === 1 ? await clientLinkedScopes(db, clients[0]) : await readLinkedScopes(db, clients);
+  if (!links.length) return clients.map(() => []);
   const wanted = new Set(scope.split(/\s+/).filter(Boolean));
   // Each row read once: Sequelize getters are slow, and a filter per client would read every row again.
   const linksOf = new Map<string, Map<string, boolean>>();

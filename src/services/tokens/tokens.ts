@@ -1,6 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader, type JWTPayload, jwtVerify, SignJWT } from 'jose';
-import { Op } from 'sequelize';
 import { activeKey, lastKnownRealm, realmKeys, realmWithVersion, type VersionedRealm, verificationKeys } from '../../auth/realm-keys';
 import { nowSeconds } from '../../core/clock';
 import type { CacheVersions } from '../../core/context';
@@ -14,7 +13,7 @@ import type { RealmModel } from '../../db/models/realm';
 import type { UserModel } from '../../db/models/user';
 import { getLogger } from '../../logging';
 import { isSessionActive, secondsLeft } from '../sessions/session-store';
-import { audClaim, computeClaims } from './token-claims';
+import { audClaim, clientLinkedScopes, computeClaims } from './token-claims';
 
 const log = getLogger('idserver.oidc');
 
@@ -49,8 +48,7 @@ export const setting = (realm: RealmModel, key: string, dflt: number) => Number(
 
 /** Scope string: the client's default scopes that go into tokens, plus requested optional ones. */
 export async function grantedScope(db: Db, client: ClientModel, requested: string | undefined): Promise<string> {
-  const links = await db.models.ClientScopeClient.findAll({ where: { clientId: client.id } });
-  const scopes = links.length ? await db.models.ClientScope.findAll({ where: { id: { [Op.in]: links.map((l) => l.scopeId) } } }) : [];
+  const { links, scopes } = await clientLinkedScopes(db, client);
   const byId = new Map(scopes.map((s) => [s.id, s]));
   const want = new Set((requested ?? '').split(/\s+/).filter(Boolean));
   const out: string[] = [];
