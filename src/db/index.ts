@@ -8,6 +8,7 @@ import { getLogger } from '../logging';
 import { watchStatements } from './write-watch';
 import { als, inTransaction } from './cls';
 import { fastModelReads } from './fast-select';
+import { fastAttributeReads } from './model-get';
 import { isRetryable } from './errors';
 import {
   ClientModel,
@@ -392,6 +393,7 @@ export async function openDb(opts: DbOptions, onSql?: (sql: string) => void): Pr
   watchStatements(sequelize);
   await migrate(sequelize);
   fastModelReads(sequelize);
+  fastAttributeReads();
   (sequelize as unknown as { cacheTableInfo?: boolean }).cacheTableInfo = true;
   const queue = opts.vendor === 'sqlite' ? serialQueue() : <T>(job: () => Promise<T>) => job();
   // SQLite: take the write lock at BEGIN (waiting out the busy timeout for a writer outside the queue)
