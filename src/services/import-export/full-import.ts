@@ -14,6 +14,7 @@ import { hashPasswordsAhead } from '../users/users-input';
 import { createRealm } from './create-realm';
 import { importServiceAccountUsers, importUsers } from './import-bulk';
 import { readRealmSkeletons, readUsers } from './json-users';
+import { importAuthorization, withoutAuthorizationSettings } from './realm-import-authz';
 
 /**
  * `idserver import` (Keycloak's `kc.sh import`): realms from a directory (`<realm>-realm.json` and its
@@ -124,6 +125,8 @@ async function importRealm(db: Db, source: Source, opts: FullImportOptions): Pro
     users = 0; // a rerun after a lost lock race starts over
     if (existing) await removeRealm(db, existing);
     const { users: _none, ...rep } = source.rep;
+    // Authorization settings name users, which come after the realm: they are imported last.
+    if (Array.isArray(rep.clients)) rep.clients = withoutAuthorizationSettings(rep.clients) as typeof rep.clients;
     try {
       await createRealm(systemContext(db), rep);
     } catch (e) {
@@ -148,6 +151,11 @@ async function importRealm(db: Db, source: Source, opts: FullImportOptions): Pro
         users += reps.length;
         opts.progress?.(name, users);
       }
+    }
+    try {
+      await importAuthorization(systemContext(db), realm, source.rep.clients);
+    } catch (e) {
+      throw new Error(`Authorization settings of realm '${name}' could not be imported: ${describe(e)}`);
     }
   });
   return { realm: name, users };

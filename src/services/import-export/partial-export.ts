@@ -20,6 +20,7 @@ import { allTexts } from '../realms/localization';
 import { realmRepresentation } from '../realms/realm-representation';
 import { renderUsers } from '../users/users';
 import { addExportedRoleNames, exportScopeMappings } from './realm-import-clients';
+import { exportAuthorization } from './realm-import-authz';
 
 /**
  * POST /{realm}/partial-export (core reference §3.14): the realm representation for export with
@@ -152,9 +153,12 @@ export async function partialExport(ctx: RequestContext, realm: RealmModel, opts
     out.groups = await groupTree(sys, realm);
   }
   if (opts.exportClients) {
-    out.clients = (await clientRepresentations(sys, realm, clients)).map((c) => {
+    const authz = await exportAuthorization(sys, realm, clients);
+    out.clients = (await clientRepresentations(sys, realm, clients)).map((c, i) => {
       const rep: Representation<'ClientRepresentation'> = { ...c };
       delete rep.access;
+      const settings = authz.get(clients[i].id);
+      if (settings) rep.authorizationSettings = settings;
       if (rep.secret && !opts.exportSecrets) rep.secret = MASK;
       if (rep.registrationAccessToken && !opts.exportSecrets) rep.registrationAccessToken = MASK;
       return rep;

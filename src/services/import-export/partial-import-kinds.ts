@@ -85,9 +85,10 @@ export function clientsKind(ctx: RequestContext, realm: RealmModel, reps: Rep[])
     },
     existsMessage: (item) => `Client id '${item.name}' already exists`,
     remove: (item) => deleteClient(ctx, realm, item.existingId as string),
+    // authorizationSettings are imported once every kind is (partial-import.ts): policies name roles, groups, users.
     create: (item) =>
       createClient(ctx, realm, {
-        ...without(item.rep, 'id'),
+        ...without(item.rep, 'id', 'authorizationSettings'),
         protocolMappers: objects(item.rep.protocolMappers).map((m) => without(m, 'id')),
       }),
     event: (id) => ({ resourceType: 'CLIENT', resourcePath: `clients/${id}` }),

@@ -16,6 +16,7 @@ import {
   rolesKinds,
   usersKind,
 } from './partial-import-kinds';
+import { importAuthorization } from './realm-import-authz';
 
 /**
  * POST /{realm}/partialImport (core reference §3.13): imports users, groups, realm and client
@@ -125,6 +126,9 @@ export async function partialImport(ctx: RequestContext, realm: RealmModel, body
       for (const [i, id] of (await createEach(kind, fresh)).entries()) add('ADDED', fresh[i], id);
       await kind.finish?.();
     }
+    // Clients added or overwritten get their authorization settings once the roles, groups and users they name exist.
+    const written = results.filter((r) => r.resourceType === 'CLIENT' && r.action !== 'SKIPPED').map((r) => r.item.rep);
+    await importAuthorization(sys, view, written);
     await recordAdminEvents(
       ctx,
       realm,

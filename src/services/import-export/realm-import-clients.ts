@@ -143,6 +143,8 @@ export function predatesPostLogoutUris(rep: RealmRepresentation): boolean {
  */
 function clientBody(c: ClientRep, idTaken: boolean, mappers: MapperRep[], plusLogoutUris: boolean): ClientRep {
   const body = without(c, 'access', 'authorizationSettings');
+  // realm-management stays bearer-only: its admin permissions' resource server is imported last (realm-import-authz.ts).
+  if (body.clientId === 'realm-management') delete body.authorizationServicesEnabled;
   if (idTaken) delete body.id;
   if (body.secret === MASK) delete body.secret;
   if (body.registrationAccessToken === MASK) delete body.registrationAccessToken;

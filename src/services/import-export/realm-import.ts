@@ -19,6 +19,7 @@ import {
   quietRealm,
 } from './realm-import-clients';
 import { importComponents } from './realm-import-components';
+import { importAuthorization } from './realm-import-authz';
 import { importGroupTrees, importServiceAccountRoles, importUsers } from './import-bulk';
 import { loadRoleIndex } from './import-refs';
 import { keepable, rekeyAuthenticatorConfigs, rekeyRoles, takenIds } from './import-ids';
@@ -189,4 +190,6 @@ export async function importRealmContent(ctx: RequestContext, realm: RealmModel,
     realm,
     users.filter((x) => !x.serviceAccountClientId),
   );
+  // Last, as Keycloak's importRealmAuthorizationSettings: policies and resource owners name roles, groups and users.
+  await asImportError(() => importAuthorization(ctx, quiet, rep.clients));
 }

@@ -1,4 +1,4 @@
-import { decodeJwt, type JWTPayload, jwtVerify } from 'jose';
+import { decodeJwt, decodeProtectedHeader, type JWTPayload, jwtVerify, SignJWT } from 'jose';
 import { Op } from 'sequelize';
 import { dummyPassword, verifyPassword } from '../../auth/passwords';
 import { activeKey, realmKeys } from '../../auth/realm-keys';
@@ -153,7 +153,21 @@ export async function clientCredentialsGrant(g: GrantCall): Promise<TokenRespons
   return loggedIn(g, user, scope, { offline: false, notes: { clientId: client.clientId } }, false);
 }
 
-/** grant_type=refresh_token: a live session of the token's user, refreshed. */
+/** A token `issue` signed, signed again with the same key and `extra` claims added. */
+async function withClaims(db: Db, realm: RealmModel, token: string, extra: JWTPayload): Promise<string> {
+  const header = decodeProtectedHeader(token);
+  const key = (await realmKeys(db, realm)).find((k) => k.kid === header.kid && k.algorithm === header.alg);
+  if (!key) return token;
+  return new SignJWT({ ...decodeJwt(token), ...extra })
+    .setProtectedHeader({ alg: String(header.alg), typ: 'JWT', kid: key.kid })
+    .sign((key.privateKey ?? key.secret) as Uint8Array);
+}
+
+/**
+ * grant_type=refresh_token: a live session of the token's user, refreshed. The refresh token of an
+ * RPT (UMA grant) carries its `authorization`: the new access token carries it too, as Keycloak's
+ * refreshAccessToken does, and so does the new refresh token, so the next refresh keeps it.
+ */
 export async function refreshGrant(g: GrantCall): Promise<TokenResponse> {
   const { db, realm, client, req, ev } = g;
   ev.detail('grant_type', 'refresh_token').detail('client_auth_method', 'client-secret');
@@ -191,6 +205,11 @@ export async function refreshGrant(g: GrantCall): Promise<TokenResponse> {
   await touchSession(db, session, client.id);
   const scope = String(claims.scope ?? '');
   const res = await issue({ db, realm, client, user, session, scope, req }, true);
+  if (claims.authorization && typeof claims.authorization === 'object') {
+    const authorization = claims.authorization as JWTPayload;
+    res.access_token = await withClaims(db, realm, res.access_token, { authorization });
+    if (res.refresh_token) res.refresh_token = await withClaims(db, realm, res.refresh_token, { authorization });
+  }
   const fresh = ids(res);
   ev.detail('token_id', fresh.token_id).detail('updated_refresh_token_id', fresh.refresh_token_id).detail('scope', scope);
   await ev.success();
