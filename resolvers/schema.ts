@@ -56,6 +56,10 @@ import { ClientSessionsResolver, RealmSessionsResolver, SessionMutationsResolver
 import { LocalizationResolver } from './realms/localization';
 import { ClientPoliciesResolver } from './clients/client-policies';
 import { BulkWritesResolver } from './bulk/bulk';
+import { ClientAuthorizationResolver, ResourceServerResolver } from './authz/resource-server';
+import { AuthzPolicyResolver, AuthzResourceResolver, AuthzScopeResolver } from './authz/nested';
+import { AuthzMutationsResolver } from './authz/mutations';
+import { ManagementPermissionsResolver } from './authz/management-permissions';
 import { mutationPayloads } from './payloads';
 import { argumentDescription, OUTPUT_FIELD_DESCRIPTIONS, ROOT_TYPE_DESCRIPTIONS } from './descriptions';
 
@@ -133,6 +137,13 @@ export const RESOLVERS = [
   RealmUserProfileResolver,
   UserProfileResolver,
   BulkWritesResolver,
+  ClientAuthorizationResolver,
+  ResourceServerResolver,
+  AuthzResourceResolver,
+  AuthzScopeResolver,
+  AuthzPolicyResolver,
+  AuthzMutationsResolver,
+  ManagementPermissionsResolver,
 ] as const;
 
 let built: Promise<GraphQLSchema> | undefined;

@@ -17,6 +17,11 @@ export interface Untyped {
 }
 export const json = (description: string): Untyped => ({ json: description });
 
+/** Keycloak's ManagementPermissionReference (fine-grained admin permissions, src/services/authz/admin-permissions.ts). */
+const MGMT_REF = json(
+  'ManagementPermissionReference: `enabled`, and when enabled `resource` (its id) and `scopePermissions` (scope name to permission id)',
+);
+
 /** A JSON body or answer: a representation (or an array of one), a small fixed shape, or an untyped one. */
 export type Shape =
   | Rep
@@ -258,16 +263,16 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   },
   'POST /admin/realms/:realm/groups/:id/children': { body: 'GroupRepresentation', res: [{ created: 'GroupRepresentation' }, 'none'] },
   'GET /admin/realms/:realm/groups/:id/members': { query: ['first', 'max', 'briefRepresentation'], res: 'UserRepresentation[]' },
-  'GET /admin/realms/:realm/groups/:id/management/permissions': { res: 'notImplemented' },
-  'PUT /admin/realms/:realm/groups/:id/management/permissions': { res: 'notImplemented' },
+  'GET /admin/realms/:realm/groups/:id/management/permissions': { res: MGMT_REF },
+  'PUT /admin/realms/:realm/groups/:id/management/permissions': { body: MGMT_REF, res: MGMT_REF },
   'GET /admin/realms/:realm/group-by-path/*path': { res: 'GroupRepresentation' },
   'GET /admin/realms/:realm/default-groups': { res: 'GroupRepresentation[]' },
   'PUT /admin/realms/:realm/default-groups/:groupId': { res: 'none' },
   'DELETE /admin/realms/:realm/default-groups/:groupId': { res: 'none' },
   'GET /admin/realms/:realm/roles': { query: ['search', 'first', 'max', 'briefRepresentation'], res: 'RoleRepresentation[]' },
   'POST /admin/realms/:realm/roles': { body: 'RoleRepresentation', res: 'created' },
-  'GET /admin/realms/:realm/roles/:roleName/management/permissions': { res: 'notImplemented' },
-  'PUT /admin/realms/:realm/roles/:roleName/management/permissions': { res: 'notImplemented' },
+  'GET /admin/realms/:realm/roles/:roleName/management/permissions': { res: MGMT_REF },
+  'PUT /admin/realms/:realm/roles/:roleName/management/permissions': { body: MGMT_REF, res: MGMT_REF },
   'GET /admin/realms/:realm/roles/:roleName': { res: 'RoleRepresentation' },
   'PUT /admin/realms/:realm/roles/:roleName': { body: 'RoleRepresentation', res: 'none' },
   'DELETE /admin/realms/:realm/roles/:roleName': { res: 'none' },
@@ -278,8 +283,8 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   'GET /admin/realms/:realm/roles/:roleName/composites/clients/:compositeClient': { res: 'RoleRepresentation[]' },
   'GET /admin/realms/:realm/roles/:roleName/users': { query: ['first', 'max', 'briefRepresentation'], res: 'UserRepresentation[]' },
   'GET /admin/realms/:realm/roles/:roleName/groups': { query: ['first', 'max', 'briefRepresentation'], res: 'GroupRepresentation[]' },
-  'GET /admin/realms/:realm/roles-by-id/:roleId/management/permissions': { res: 'notImplemented' },
-  'PUT /admin/realms/:realm/roles-by-id/:roleId/management/permissions': { res: 'notImplemented' },
+  'GET /admin/realms/:realm/roles-by-id/:roleId/management/permissions': { res: MGMT_REF },
+  'PUT /admin/realms/:realm/roles-by-id/:roleId/management/permissions': { body: MGMT_REF, res: MGMT_REF },
   'GET /admin/realms/:realm/roles-by-id/:roleId': { res: 'RoleRepresentation' },
   'PUT /admin/realms/:realm/roles-by-id/:roleId': { body: 'RoleRepresentation', res: 'none' },
   'DELETE /admin/realms/:realm/roles-by-id/:roleId': { res: 'none' },
@@ -436,8 +441,8 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     res: 'RoleRepresentation[]',
   },
   'POST /admin/realms/:realm/clients/:clientUuid/roles': { body: 'RoleRepresentation', res: 'created' },
-  'GET /admin/realms/:realm/clients/:clientUuid/roles/:roleName/management/permissions': { res: 'notImplemented' },
-  'PUT /admin/realms/:realm/clients/:clientUuid/roles/:roleName/management/permissions': { res: 'notImplemented' },
+  'GET /admin/realms/:realm/clients/:clientUuid/roles/:roleName/management/permissions': { res: MGMT_REF },
+  'PUT /admin/realms/:realm/clients/:clientUuid/roles/:roleName/management/permissions': { body: MGMT_REF, res: MGMT_REF },
   'GET /admin/realms/:realm/clients/:clientUuid/roles/:roleName': { res: 'RoleRepresentation' },
   'PUT /admin/realms/:realm/clients/:clientUuid/roles/:roleName': { body: 'RoleRepresentation', res: 'none' },
   'DELETE /admin/realms/:realm/clients/:clientUuid/roles/:roleName': { res: 'none' },
@@ -755,8 +760,8 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   'GET /admin/realms/:realm/clients/:clientUuid/test-nodes-available': {
     res: json('GlobalRequestResult: `successRequests` and `failedRequests`, lists of URLs'),
   },
-  'GET /admin/realms/:realm/clients/:clientUuid/management/permissions': { res: 'notImplemented' },
-  'PUT /admin/realms/:realm/clients/:clientUuid/management/permissions': { res: 'notImplemented' },
+  'GET /admin/realms/:realm/clients/:clientUuid/management/permissions': { res: MGMT_REF },
+  'PUT /admin/realms/:realm/clients/:clientUuid/management/permissions': { body: MGMT_REF, res: MGMT_REF },
   'GET /admin/realms/:realm/clients/:clientUuid/installation/providers/:providerId': {
     res: { file: 'The client adapter configuration in the format of the provider (JSON or XML)' },
   },
@@ -809,8 +814,8 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     res: { file: 'The provider exported in its own format (SAML: the SP metadata XML; others: the JSON representation)' },
   },
   'GET /admin/realms/:realm/identity-provider/instances/:alias/reload-keys': { res: 'boolean' },
-  'GET /admin/realms/:realm/identity-provider/instances/:alias/management/permissions': { res: 'notImplemented' },
-  'PUT /admin/realms/:realm/identity-provider/instances/:alias/management/permissions': { res: 'notImplemented' },
+  'GET /admin/realms/:realm/identity-provider/instances/:alias/management/permissions': { res: MGMT_REF },
+  'PUT /admin/realms/:realm/identity-provider/instances/:alias/management/permissions': { body: MGMT_REF, res: MGMT_REF },
   'GET /admin/realms/:realm/identity-provider/instances/:alias/mapper-types': {
     res: json('Mapper types by id: IdentityProviderMapperTypeRepresentation'),
   },
@@ -948,8 +953,8 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   },
   'POST /admin/realms/:realm/partial-export': { query: ['exportClients', 'exportGroupsAndRoles'], res: 'RealmRepresentation' },
   'GET /admin/realms/:realm/credential-registrators': { res: 'string[]' },
-  'GET /admin/realms/:realm/users-management-permissions': { res: 'notImplemented' },
-  'PUT /admin/realms/:realm/users-management-permissions': { res: 'notImplemented' },
+  'GET /admin/realms/:realm/users-management-permissions': { res: MGMT_REF },
+  'PUT /admin/realms/:realm/users-management-permissions': { body: MGMT_REF, res: MGMT_REF },
   'GET /admin/realms/:realm': { res: 'RealmRepresentation' },
   'PUT /admin/realms/:realm': { body: 'RealmRepresentation', res: 'none' },
   'DELETE /admin/realms/:realm': { res: 'none' },

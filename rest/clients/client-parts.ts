@@ -7,12 +7,7 @@ import {
 } from '../../src/services/client-scopes/client-scope-links';
 import { convertClientDescription } from '../../src/services/clients/client-description';
 import { clientInstallation } from '../../src/services/clients/client-installation';
-import {
-  clientManagementPermissions,
-  registerClientNode,
-  testNodesAvailable,
-  unregisterClientNode,
-} from '../../src/services/clients/client-nodes';
+import { registerClientNode, testNodesAvailable, unregisterClientNode } from '../../src/services/clients/client-nodes';
 import {
   getClientSecret,
   getRotatedSecret,
@@ -22,6 +17,8 @@ import {
 } from '../../src/services/clients/client-secret';
 import { getServiceAccountUser } from '../../src/services/clients/client-service-account';
 import { resourceServerRouter } from '../authz/resource-server';
+import { managementPermissionRoutes } from '../authz/management-permissions';
+import { clientManagementPermissions } from '../../src/services/authz/management-permissions';
 import { ctxOf, json, noContent, parseJson, realmOf, route, textBody } from '../http';
 import { clientOf } from '../parents';
 
@@ -110,9 +107,9 @@ clientPartsRouter.get(
 // Authorization services of the client (rest/authz/).
 clientPartsRouter.use('/authz/resource-server', resourceServerRouter);
 
-const permissions = route(async (req, res) => clientManagementPermissions(await clientOf(req, res)));
-clientPartsRouter.get('/management/permissions', permissions);
-clientPartsRouter.put('/management/permissions', permissions);
+managementPermissionRoutes(clientPartsRouter, '/management/permissions', async (req, res, body) =>
+  clientManagementPermissions(ctxOf(res), realmOf(res), await clientOf(req, res), body),
+);
 
 clientPartsRouter.get(
   '/installation/providers/:providerId',

@@ -1,7 +1,9 @@
 import { Router } from 'express';
 import { addDefaultGroup, listDefaultGroups, listMembers, removeDefaultGroup } from '../../src/services/groups/group-membership';
 import { countGroups, getGroup, getGroupByPath, listChildren, listGroups } from '../../src/services/groups/group-queries';
-import { addSubGroup, createTopLevelGroup, groupManagementPermissions, removeGroup, updateGroup } from '../../src/services/groups/groups';
+import { addSubGroup, createTopLevelGroup, removeGroup, updateGroup } from '../../src/services/groups/groups';
+import { groupManagementPermissions } from '../../src/services/authz/management-permissions';
+import { managementPermissionRoutes } from '../authz/management-permissions';
 import { created, ctxOf, failed, json, jsonBody, noContent, qBool, qInt, qStr, realmOf, route } from '../http';
 import { groupOf } from './parent';
 
@@ -118,9 +120,9 @@ groupsRouter.get(
   ),
 );
 
-const permissions = route(async (req, res) => groupManagementPermissions(await groupOf(req, res)));
-groupsRouter.get('/:id/management/permissions', permissions);
-groupsRouter.put('/:id/management/permissions', permissions);
+managementPermissionRoutes(groupsRouter, '/:id/management/permissions', async (req, res, body) =>
+  groupManagementPermissions(ctxOf(res), realmOf(res), await groupOf(req, res), body),
+);
 
 /** `group-by-path/{path}`: the rest of the URL path, raw slashes separating the names. */
 groupByPathRouter.get(

@@ -6,7 +6,6 @@ import {
   deleteIdentityProvider,
   getIdentityProvider,
   getIdentityProviderFactory,
-  identityProviderManagementPermissions,
   listIdentityProviders,
   reloadIdentityProviderKeys,
   resolveIdentityProvider,
@@ -27,6 +26,8 @@ import {
 } from '../../src/services/identity-providers/idp-mappers';
 import { created, ctxOf, json, jsonBody, noContent, once, parseJson, qBool, qInt, qStr, realmOf, route } from '../http';
 import { isMultipart, multipartFields } from '../multipart';
+import { idpManagementPermissions } from '../../src/services/authz/management-permissions';
+import { managementPermissionRoutes } from '../authz/management-permissions';
 
 /**
  * `/admin/realms/{realm}/identity-provider`: identity provider instances, their mappers and mapper
@@ -116,9 +117,9 @@ identityProvidersRouter.get(
   '/instances/:alias/reload-keys',
   route(async (req, res) => json(res, reloadIdentityProviderKeys(await idpOf(req, res, 'manage')))),
 );
-const permissions = route(async () => identityProviderManagementPermissions());
-identityProvidersRouter.get('/instances/:alias/management/permissions', permissions);
-identityProvidersRouter.put('/instances/:alias/management/permissions', permissions);
+managementPermissionRoutes(identityProvidersRouter, '/instances/:alias/management/permissions', async (req, res, body) =>
+  idpManagementPermissions(ctxOf(res), realmOf(res), await idpOf(req, res, 'view'), body),
+);
 
 identityProvidersRouter.get(
   '/instances/:alias/mapper-types',

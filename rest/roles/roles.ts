@@ -12,12 +12,13 @@ import {
   getRole,
   listRoles,
   roleGroups,
-  roleManagementPermissions,
   roleUsers,
   updateRole,
   type RoleInput,
 } from '../../src/services/roles/roles';
 import type { RoleLocator } from '../../src/services/roles/role-access';
+import { roleManagementPermissions } from '../../src/services/authz/management-permissions';
+import { managementPermissionRoutes } from '../authz/management-permissions';
 import { arrayBody, created, ctxOf, json, jsonBody, noContent, qBool, qInt, qStr, realmOf, route } from '../http';
 
 /**
@@ -86,13 +87,11 @@ function roleRoutes(router: Router, param: string, locate: (req: Request) => Rol
   );
 }
 
-/** `management/permissions` (501: FGAP v1 is off), answered before the role lookup. */
-function permissionRoutes(router: Router, param: string, ownerOf: OwnerOf) {
-  const handler = route(async (req, res) => {
-    await roleManagementPermissions(ctxOf(res), realmOf(res), ownerOf(req));
-  });
-  router.get(`/:${param}/management/permissions`, handler);
-  router.put(`/:${param}/management/permissions`, handler);
+/** `management/permissions` of one role (FGAP v1, src/services/authz/management-permissions.ts). */
+function permissionRoutes(router: Router, param: string, locate: (req: Request) => RoleLocator) {
+  managementPermissionRoutes(router, `/:${param}/management/permissions`, async (req, res, body) =>
+    roleManagementPermissions(ctxOf(res), realmOf(res), locate(req), body),
+  );
 }
 
 function roleOwnerRouter(ownerOf: OwnerOf): Router {
@@ -118,8 +117,8 @@ function roleOwnerRouter(ownerOf: OwnerOf): Router {
       created(req, res, name);
     }),
   );
-  permissionRoutes(router, 'roleName', ownerOf);
   const locate = (req: Request): RoleLocator => ({ name: req.params.roleName as string, clientUuid: ownerOf(req) });
+  permissionRoutes(router, 'roleName', locate);
   roleRoutes(router, 'roleName', locate);
   const page = (req: Request) => ({ first: qInt(req, 'first'), max: qInt(req, 'max'), brief: qBool(req, 'briefRepresentation') });
   router.get(
@@ -140,5 +139,5 @@ export const clientRolesRouter = roleOwnerRouter((req) => req.params.clientUuid 
 
 /** `/{realm}/roles-by-id/{id}`. */
 export const rolesByIdRouter = Router({ mergeParams: true });
-permissionRoutes(rolesByIdRouter, 'roleId', () => undefined);
+permissionRoutes(rolesByIdRouter, 'roleId', (req) => ({ id: req.params.roleId as string }));
 roleRoutes(rolesByIdRouter, 'roleId', (req) => ({ id: req.params.roleId as string }));

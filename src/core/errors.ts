@@ -28,5 +28,4 @@ export const unauthorized = () => errorC(401, 'HTTP 401 Unauthorized');
 export const forbidden = () => errorC(403, 'HTTP 403 Forbidden');
 export const cannotParse = (kind: 'syntax' | 'mapping' = 'syntax') =>
   errorB(400, kind === 'syntax' ? 'invalid_request' : 'unknown_error', 'Cannot parse the JSON');
-export const featureNotEnabled = () => errorB(501, 'Feature not enabled', 'For more on this error consult the server log.');
 export const serverError = () => errorB(500, 'unknown_error', 'For more on this error consult the server log.');

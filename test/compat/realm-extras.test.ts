@@ -57,8 +57,8 @@ describe('@keycloak/keycloak-admin-client: realm extras', () => {
     expect(exported.users ?? []).toEqual([]);
   });
 
-  test('users-management-permissions is 501 and whoami refuses admin-cli tokens', async () => {
-    await expect(kc.realms.getUsersManagementPermissions({ realm: R })).rejects.toThrow('Feature not enabled');
+  test('users-management-permissions is off until enabled, and whoami refuses admin-cli tokens', async () => {
+    expect(await kc.realms.getUsersManagementPermissions({ realm: R })).toEqual({ enabled: false });
     kc.setConfig({ realmName: 'master' });
     await expect(kc.whoAmI.find({ currentRealm: R })).rejects.toThrow(
       'Token issued for an application that is not the admin console: admin-cli',

@@ -494,95 +494,126 @@ export const NOT_IMPLEMENTED: Record<string, string> = {
   // None: every route that answers 501 today is a management-permissions route (OWN_ISSUE).
 };
 
-const FGAP = (what: string): OwnIssue => ({
-  issue: 13,
-  status: 501,
-  reason: `FGAP v1 management permissions of ${what}: 501 "Feature not enabled", as Keycloak with the feature off`,
+/** FGAP v1 management permissions (issue 13 items 3 and 6): one query and one mutation, by `kind`. */
+const FGAP = (what: string, get: boolean): Twin => ({
+  path: [get ? 'Query.managementPermissions(kind:)' : 'Mutation.setManagementPermissions(kind:)'],
+  note: `${get ? 'read' : 'set'} the management permissions of ${what} (src/services/authz/management-permissions.ts)`,
 });
 
-/** The authorization services' admin routes (issue 13, item 1): their GraphQL twins are item 6 of that issue. */
+/** The authorization services' admin routes (issue 13, item 1) and their GraphQL twins (item 6). */
 const AUTHZ = `${R}/clients/:clientUuid/authz/resource-server`;
-const AUTHZ_ROUTES = [
-  `DELETE ${AUTHZ}/permission/:id`,
-  `DELETE ${AUTHZ}/permission/:type/:id`,
-  `DELETE ${AUTHZ}/policy/:id`,
-  `DELETE ${AUTHZ}/policy/:type/:id`,
-  `DELETE ${AUTHZ}/resource/:id`,
-  `DELETE ${AUTHZ}/scope/:id`,
-  `GET ${AUTHZ}`,
-  `GET ${AUTHZ}/permission`,
-  `GET ${AUTHZ}/permission/:id`,
-  `GET ${AUTHZ}/permission/:id/associatedPolicies`,
-  `GET ${AUTHZ}/permission/:id/dependentPolicies`,
-  `GET ${AUTHZ}/permission/:id/resources`,
-  `GET ${AUTHZ}/permission/:id/scopes`,
-  `GET ${AUTHZ}/permission/:type/:id`,
-  `GET ${AUTHZ}/permission/:type/:id/associatedPolicies`,
-  `GET ${AUTHZ}/permission/:type/:id/dependentPolicies`,
-  `GET ${AUTHZ}/permission/:type/:id/resources`,
-  `GET ${AUTHZ}/permission/:type/:id/scopes`,
-  `GET ${AUTHZ}/permission/providers`,
-  `GET ${AUTHZ}/permission/search`,
-  `GET ${AUTHZ}/policy`,
-  `GET ${AUTHZ}/policy/:id`,
-  `GET ${AUTHZ}/policy/:id/associatedPolicies`,
-  `GET ${AUTHZ}/policy/:id/dependentPolicies`,
-  `GET ${AUTHZ}/policy/:id/resources`,
-  `GET ${AUTHZ}/policy/:id/scopes`,
-  `GET ${AUTHZ}/policy/:type/:id`,
-  `GET ${AUTHZ}/policy/:type/:id/associatedPolicies`,
-  `GET ${AUTHZ}/policy/:type/:id/dependentPolicies`,
-  `GET ${AUTHZ}/policy/:type/:id/resources`,
-  `GET ${AUTHZ}/policy/:type/:id/scopes`,
-  `GET ${AUTHZ}/policy/providers`,
-  `GET ${AUTHZ}/policy/search`,
-  `GET ${AUTHZ}/resource`,
-  `GET ${AUTHZ}/resource/:id`,
-  `GET ${AUTHZ}/resource/:id/attributes`,
-  `GET ${AUTHZ}/resource/:id/permissions`,
-  `GET ${AUTHZ}/resource/:id/scopes`,
-  `GET ${AUTHZ}/resource/search`,
-  `GET ${AUTHZ}/scope`,
-  `GET ${AUTHZ}/scope/:id`,
-  `GET ${AUTHZ}/scope/:id/permissions`,
-  `GET ${AUTHZ}/scope/:id/resources`,
-  `GET ${AUTHZ}/scope/search`,
-  `GET ${AUTHZ}/settings`,
-  `POST ${AUTHZ}/import`,
-  `POST ${AUTHZ}/permission`,
-  `POST ${AUTHZ}/permission/:id`,
-  `POST ${AUTHZ}/policy`,
-  `POST ${AUTHZ}/policy/:id`,
-  `POST ${AUTHZ}/policy/evaluate`,
-  `POST ${AUTHZ}/resource`,
-  `POST ${AUTHZ}/scope`,
-  `PUT ${AUTHZ}`,
-  `PUT ${AUTHZ}/permission/:id`,
-  `PUT ${AUTHZ}/permission/:type/:id`,
-  `PUT ${AUTHZ}/policy/:id`,
-  `PUT ${AUTHZ}/policy/:type/:id`,
-  `PUT ${AUTHZ}/resource/:id`,
-  `PUT ${AUTHZ}/scope/:id`,
-];
+const rsField = (...fields: string[]): Path => ['Query.client', 'Client.authorization', ...fields.map((f) => `ResourceServer.${f}`)];
+const rsNested = (field: string, nested: string): Path => [...rsField(field), nested];
+const AUTHZ_TWINS: Record<string, Twin> = {
+  [`GET ${AUTHZ}`]: {
+    path: ['Query.client', 'Client.authorization'],
+    note: 'getResourceServer; null where REST answers 404 (authorization off)',
+  },
+  [`PUT ${AUTHZ}`]: ['Mutation.updateResourceServer'],
+  [`GET ${AUTHZ}/settings`]: rsField('settings'),
+  [`POST ${AUTHZ}/import`]: ['Mutation.importResourceServer'],
+  [`POST ${AUTHZ}/policy/evaluate`]: rsField('evaluate'),
+  // resources
+  [`GET ${AUTHZ}/resource`]: {
+    path: rsField('resources'),
+    note: 'listResources; without a filter, the same listing batched over many clients (resolvers/authz/loaders.ts)',
+  },
+  [`POST ${AUTHZ}/resource`]: ['Mutation.createAuthzResource'],
+  [`GET ${AUTHZ}/resource/search`]: rsField('resourceByName'),
+  [`GET ${AUTHZ}/resource/:id`]: rsField('resource'),
+  [`PUT ${AUTHZ}/resource/:id`]: ['Mutation.updateAuthzResource'],
+  [`DELETE ${AUTHZ}/resource/:id`]: ['Mutation.deleteAuthzResource'],
+  [`GET ${AUTHZ}/resource/:id/scopes`]: {
+    path: rsNested('resource', 'AuthzResource.scopes'),
+    note: "resourceScopes; a listed resource of the server's own answers from its representation's scopes",
+  },
+  [`GET ${AUTHZ}/resource/:id/permissions`]: rsNested('resource', 'AuthzResource.permissions'),
+  [`GET ${AUTHZ}/resource/:id/attributes`]: {
+    path: rsNested('resource', 'AuthzResource.attributes'),
+    note: 'the attributes of getResource, the same map resourceAttributes answers',
+  },
+  // scopes
+  [`GET ${AUTHZ}/scope`]: rsField('scopes'),
+  [`POST ${AUTHZ}/scope`]: ['Mutation.createAuthzScope'],
+  [`GET ${AUTHZ}/scope/search`]: rsField('scopeByName'),
+  [`GET ${AUTHZ}/scope/:id`]: rsField('scope'),
+  [`PUT ${AUTHZ}/scope/:id`]: ['Mutation.updateAuthzScope'],
+  [`DELETE ${AUTHZ}/scope/:id`]: ['Mutation.deleteAuthzScope'],
+  [`GET ${AUTHZ}/scope/:id/resources`]: rsNested('scope', 'AuthzScope.resources'),
+  [`GET ${AUTHZ}/scope/:id/permissions`]: rsNested('scope', 'AuthzScope.permissions'),
+  // policies and permissions: `policy` is generic, `permission` and `{type}` typed (`typed:`)
+  [`GET ${AUTHZ}/policy`]: rsField('policies'),
+  [`GET ${AUTHZ}/permission`]: rsField('policies(permission:)'),
+  [`POST ${AUTHZ}/policy`]: ['Mutation.createAuthzPolicy'],
+  [`POST ${AUTHZ}/permission`]: ['Mutation.createAuthzPolicy'],
+  [`POST ${AUTHZ}/policy/:id`]: {
+    path: ['Mutation.createAuthzPolicy(type:)'],
+    note: 'createPolicy of type `:id` (405 where `:id` is not a type)',
+  },
+  [`POST ${AUTHZ}/permission/:id`]: {
+    path: ['Mutation.createAuthzPolicy(type:)'],
+    note: 'createPolicy of type `:id` (405 where `:id` is not a type)',
+  },
+  [`GET ${AUTHZ}/policy/providers`]: rsField('policyProviders'),
+  [`GET ${AUTHZ}/permission/providers`]: rsField('policyProviders'),
+  [`GET ${AUTHZ}/policy/search`]: rsField('policyByName'),
+  [`GET ${AUTHZ}/permission/search`]: rsField('policyByName(typed:)'),
+  [`GET ${AUTHZ}/policy/:id`]: {
+    path: rsField('policy'),
+    also: [rsField('policies(typed:)')],
+    note: 'getPolicy; GET policy/{type} (listPolicies of one type) is `policies(type:, typed: true)`',
+  },
+  [`GET ${AUTHZ}/permission/:id`]: {
+    path: rsField('policy(typed:)'),
+    also: [rsField('policies(typed:)')],
+    note: 'getPolicy typed; GET permission/{type} is `policies(type:, typed: true)`',
+  },
+  [`GET ${AUTHZ}/policy/:type/:id`]: rsField('policy(typed:)'),
+  [`GET ${AUTHZ}/permission/:type/:id`]: rsField('policy(typed:)'),
+  [`PUT ${AUTHZ}/policy/:id`]: {
+    path: ['Mutation.updateAuthzPolicy(generic:)'],
+    note: 'updatePolicy, generic (405 where `:id` is a type)',
+  },
+  [`PUT ${AUTHZ}/permission/:id`]: { path: ['Mutation.updateAuthzPolicy'], note: 'updatePolicy, typed (405 where `:id` is a type)' },
+  [`PUT ${AUTHZ}/policy/:type/:id`]: ['Mutation.updateAuthzPolicy'],
+  [`PUT ${AUTHZ}/permission/:type/:id`]: ['Mutation.updateAuthzPolicy'],
+  [`DELETE ${AUTHZ}/policy/:id`]: { path: ['Mutation.deleteAuthzPolicy'], note: 'deletePolicy (405 where `:id` is a type)' },
+  [`DELETE ${AUTHZ}/permission/:id`]: { path: ['Mutation.deleteAuthzPolicy'], note: 'deletePolicy (405 where `:id` is a type)' },
+  [`DELETE ${AUTHZ}/policy/:type/:id`]: ['Mutation.deleteAuthzPolicy'],
+  [`DELETE ${AUTHZ}/permission/:type/:id`]: ['Mutation.deleteAuthzPolicy'],
+  ...Object.fromEntries(
+    ['policy', 'permission'].flatMap((kind) =>
+      ['dependentPolicies', 'associatedPolicies', 'resources', 'scopes'].flatMap(
+        (sub): Array<[string, Twin]> => [
+          [`GET ${AUTHZ}/${kind}/:id/${sub}`, rsNested('policy', `AuthzPolicy.${sub}`)],
+          [`GET ${AUTHZ}/${kind}/:type/:id/${sub}`, rsNested('policy', `AuthzPolicy.${sub}`)],
+        ],
+      ),
+    ),
+  ),
+};
+Object.assign(MAPPED, AUTHZ_TWINS);
+
+const FGAP_TWINS: Record<string, Twin> = {
+  [`GET ${R}/users-management-permissions`]: FGAP('users', true),
+  [`PUT ${R}/users-management-permissions`]: FGAP('users', false),
+  [`GET ${R}/groups/:id/management/permissions`]: FGAP('a group', true),
+  [`PUT ${R}/groups/:id/management/permissions`]: FGAP('a group', false),
+  [`GET ${R}/roles/:roleName/management/permissions`]: FGAP('a realm role, by the role id', true),
+  [`PUT ${R}/roles/:roleName/management/permissions`]: FGAP('a realm role, by the role id', false),
+  [`GET ${R}/roles-by-id/:roleId/management/permissions`]: FGAP('a role', true),
+  [`PUT ${R}/roles-by-id/:roleId/management/permissions`]: FGAP('a role', false),
+  [`GET ${R}/clients/:clientUuid/management/permissions`]: FGAP('a client', true),
+  [`PUT ${R}/clients/:clientUuid/management/permissions`]: FGAP('a client', false),
+  [`GET ${R}/clients/:clientUuid/roles/:roleName/management/permissions`]: FGAP('a client role, by the role id', true),
+  [`PUT ${R}/clients/:clientUuid/roles/:roleName/management/permissions`]: FGAP('a client role, by the role id', false),
+  [`GET ${R}/identity-provider/instances/:alias/management/permissions`]: FGAP('an identity provider', true),
+  [`PUT ${R}/identity-provider/instances/:alias/management/permissions`]: FGAP('an identity provider', false),
+};
+Object.assign(MAPPED, FGAP_TWINS);
 
 export const OWN_ISSUE: Record<string, OwnIssue> = {
-  ...Object.fromEntries(
-    AUTHZ_ROUTES.map((r): [string, OwnIssue] => [r, { issue: 13, reason: 'authorization services: the GraphQL twin is issue 13, item 6' }]),
-  ),
-  [`GET ${R}/users-management-permissions`]: FGAP('users'),
-  [`PUT ${R}/users-management-permissions`]: FGAP('users'),
-  [`GET ${R}/groups/:id/management/permissions`]: FGAP('a group'),
-  [`PUT ${R}/groups/:id/management/permissions`]: FGAP('a group'),
-  [`GET ${R}/roles/:roleName/management/permissions`]: FGAP('a realm role'),
-  [`PUT ${R}/roles/:roleName/management/permissions`]: FGAP('a realm role'),
-  [`GET ${R}/roles-by-id/:roleId/management/permissions`]: FGAP('a role'),
-  [`PUT ${R}/roles-by-id/:roleId/management/permissions`]: FGAP('a role'),
-  [`GET ${R}/clients/:clientUuid/management/permissions`]: FGAP('a client'),
-  [`PUT ${R}/clients/:clientUuid/management/permissions`]: FGAP('a client'),
-  [`GET ${R}/clients/:clientUuid/roles/:roleName/management/permissions`]: FGAP('a client role'),
-  [`PUT ${R}/clients/:clientUuid/roles/:roleName/management/permissions`]: FGAP('a client role'),
-  [`GET ${R}/identity-provider/instances/:alias/management/permissions`]: FGAP('an identity provider'),
-  [`PUT ${R}/identity-provider/instances/:alias/management/permissions`]: FGAP('an identity provider'),
+  // None: the management-permissions routes have their twins (FGAP_TWINS).
 };
 
 /** Empty: every REST route has its twin. A new route without one goes here with `{ expect, reason }`. */

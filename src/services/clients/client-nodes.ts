@@ -1,6 +1,6 @@
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
-import { errorC, featureNotEnabled, notFound } from '../../core/errors';
+import { errorC, notFound } from '../../core/errors';
 import { recordAdminEvent } from '../../core/admin-events';
 import type { ClientSettings } from '../../representations/client';
 import { requireClientAccess } from './clients';
@@ -95,9 +95,4 @@ export async function testNodesAvailable(ctx: RequestContext, realm: RealmModel,
     representation: result,
   });
   return result;
-}
-
-/** GET/PUT /clients/{id}/management/permissions (once the client is resolved): 501, FGAP v1 is not enabled. */
-export function clientManagementPermissions(_client: ClientModel): never {
-  throw featureNotEnabled();
 }

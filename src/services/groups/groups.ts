@@ -3,7 +3,7 @@ import { Op } from 'sequelize';
 import { requireCap } from '../../auth/permissions';
 import { TOP_LEVEL, type GroupModel } from '../../db/models/group';
 import type { RealmModel } from '../../db/models/realm';
-import { badRequest, cannotParse, conflict, featureNotEnabled, notFound } from '../../core/errors';
+import { badRequest, cannotParse, conflict, notFound } from '../../core/errors';
 import { write } from '../../core/db-errors';
 import { invalidate } from '../../loaders/invalidate';
 import { recordAdminEvent } from '../../core/admin-events';
@@ -208,9 +208,4 @@ export async function removeGroup(ctx: RequestContext, realm: RealmModel, group:
     await recordAdminEvent(ctx, realm, { operationType: 'DELETE', resourceType: 'GROUP', resourcePath: `groups/${group.id}` });
   });
   invalidate.groups(ctx.loaders);
-}
-
-/** GET/PUT /{realm}/groups/{id}/management/permissions (the group resolved first: 404): 501, no FGAP v1. */
-export async function groupManagementPermissions(_group: GroupModel): Promise<never> {
-  throw featureNotEnabled();
 }

@@ -3,7 +3,7 @@ import { Op, Sequelize, type WhereOptions } from 'sequelize';
 import { requireAny } from '../../auth/permissions';
 import type { IdentityProviderModel } from '../../db/models/identity-provider';
 import type { RealmModel } from '../../db/models/realm';
-import { errorA, errorC, featureNotEnabled } from '../../core/errors';
+import { errorA, errorC } from '../../core/errors';
 import { write } from '../../core/db-errors';
 import { pageOf, sqlPage } from '../../core/paging';
 import { checkReservedChars } from '../../core/reserved-chars';
@@ -273,11 +273,6 @@ export async function removeIdentityProviderRows(ctx: RequestContext, realm: Rea
   await m.FederatedIdentity.destroy({ where: { realmId: realm.id, identityProvider: idp.alias } });
   await m.IdpMapper.destroy({ where: { identityProviderId: idp.internalId } });
   await m.IdentityProvider.destroy({ where: { internalId: idp.internalId } });
-}
-
-/** GET/PUT .../instances/{alias}/management/permissions: FGAP v1 is off → 501 before any other check. */
-export async function identityProviderManagementPermissions(): Promise<never> {
-  throw featureNotEnabled();
 }
 
 /** GET .../instances/{alias}/reload-keys (resolved with manage access): no key cache to refresh here, so `false`. */

@@ -1,7 +1,7 @@
 import { Op } from 'sequelize';
 import { MASTER, requireCap } from '../../auth/permissions';
 import type { RealmModel } from '../../db/models/realm';
-import { errorC, featureNotEnabled, notFound, unauthorized } from '../../core/errors';
+import { errorC, notFound, unauthorized } from '../../core/errors';
 import type { RequestContext } from '../../core/context';
 import type { Representation } from '../../representations/schema';
 import { effectiveClientRoleNames, effectiveRealmRoleNames } from '../../core/effective-roles';
@@ -24,11 +24,6 @@ export async function credentialRegistrators(ctx: RequestContext, realm: RealmMo
   });
   rows.sort((a, b) => a.priority - b.priority || a.name.toLowerCase().localeCompare(b.name.toLowerCase()));
   return rows.map((r) => r.providerId);
-}
-
-/** GET/PUT /{realm}/users-management-permissions: FGAP v1 is not enabled → 501, before any permission check. */
-export async function usersManagementPermissions(): Promise<never> {
-  throw featureNotEnabled();
 }
 
 export interface WhoAmI {

@@ -4,7 +4,7 @@ import { requireCap } from '../../auth/permissions';
 import type { GroupModel } from '../../db/models/group';
 import type { RealmModel } from '../../db/models/realm';
 import type { RoleModel } from '../../db/models/role';
-import { badRequest, cannotParse, conflict, errorA, errorC, featureNotEnabled } from '../../core/errors';
+import { badRequest, cannotParse, conflict, errorA, errorC } from '../../core/errors';
 import { write } from '../../core/db-errors';
 import { pageOf, slicePage, sqlPage } from '../../core/paging';
 import { invalidate } from '../../loaders/invalidate';
@@ -283,13 +283,4 @@ export async function roleGroups(ctx: RequestContext, realm: RealmModel, loc: Ro
   const paths = await Promise.all(groups.map((g) => pathOf(ctx, g)));
   const roles = brief ? [] : await groupRoleNames(ctx, groups);
   return groups.map((g, i) => toGroupRepresentation(g, { path: paths[i], ...(brief ? {} : roles[i]) }, brief));
-}
-
-/**
- * GET/PUT {roleOwner}/{name}/management/permissions, roles-by-id/{id}/management/permissions:
- * FGAP v1 is off, so 501 — after the client lookup for client roles, before the role lookup.
- */
-export async function roleManagementPermissions(ctx: RequestContext, realm: RealmModel, clientUuid?: string): Promise<never> {
-  await resolveRoleOwner(ctx, realm, clientUuid);
-  throw featureNotEnabled();
 }

@@ -171,12 +171,15 @@ describe('nodes, management permissions', () => {
     expect(gone.body).toEqual({ error: 'Client does not have node ' });
   });
 
-  test('management/permissions → 501', async () => {
+  test('management/permissions: off until enabled, then a reference with the client scopes (ADR 26)', async () => {
     const id = await create({ clientId: 'fgap' });
     const res = await api.get(`${base}/clients/${id}/management/permissions`);
-    expect(res.status).toBe(501);
-    expect(res.body.error).toBe('Feature not enabled');
-    expect((await api.put(`${base}/clients/${id}/management/permissions`, { enabled: true })).status).toBe(501);
+    expect([res.status, res.body]).toEqual([200, { enabled: false }]);
+    const put = await api.put(`${base}/clients/${id}/management/permissions`, { enabled: true });
+    expect(put.status).toBe(200);
+    expect(Object.keys(put.body.scopePermissions).sort()).toEqual(
+      ['configure', 'manage', 'map-roles', 'map-roles-client-scope', 'map-roles-composite', 'token-exchange', 'view'].sort(),
+    );
   });
 });
 

@@ -149,14 +149,15 @@ describe('top-level groups: create, list, get', () => {
     expect(await groupRows('gl')).toBe(before);
   });
 
-  test('GET/PUT management/permissions → 501 Feature not enabled', async () => {
-    const body = { error: 'Feature not enabled', error_description: 'For more on this error consult the server log.' };
+  test('GET/PUT management/permissions: off until enabled, then the group scopes (ADR 26)', async () => {
     const get = await api.get(`${R}/groups/${alpha}/management/permissions`);
-    expect(get.status).toBe(501);
-    expect(get.body).toEqual(body);
+    expect([get.status, get.body]).toEqual([200, { enabled: false }]);
     const put = await api.put(`${R}/groups/${alpha}/management/permissions`, { enabled: true });
-    expect(put.status).toBe(501);
-    expect(put.body).toEqual(body);
+    expect(put.status).toBe(200);
+    expect(Object.keys(put.body.scopePermissions).sort()).toEqual(
+      ['manage', 'manage-members', 'manage-membership', 'view', 'view-members'].sort(),
+    );
+    expect((await api.put(`${R}/groups/${alpha}/management/permissions`, { enabled: false })).body).toEqual({ enabled: false });
   });
 
   test('20 concurrent creates of one name: one 201, nineteen 409, one row', async () => {

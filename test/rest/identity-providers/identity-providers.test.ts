@@ -263,16 +263,14 @@ describe('identity provider instances', () => {
     expect(bad.body).toEqual({ error: 'HTTP 400 Bad Request' });
   });
 
-  test('management/permissions: 501 Feature not enabled (FGAP v1 is off), even for an unknown alias', async () => {
+  test('management/permissions: off until enabled, then token-exchange (ADR 26); an unknown alias is a 404', async () => {
     await api.post(`${base}/instances`, { alias: 'perm', providerId: 'github' });
-    for (const res of [
-      await api.get(`${base}/instances/perm/management/permissions`),
-      await api.put(`${base}/instances/perm/management/permissions`, { enabled: true }),
-      await api.get(`${base}/instances/missing/management/permissions`),
-    ]) {
-      expect(res.status).toBe(501);
-      expect(res.body).toEqual({ error: 'Feature not enabled', error_description: 'For more on this error consult the server log.' });
-    }
+    const get = await api.get(`${base}/instances/perm/management/permissions`);
+    expect([get.status, get.body]).toEqual([200, { enabled: false }]);
+    const put = await api.put(`${base}/instances/perm/management/permissions`, { enabled: true });
+    expect(put.status).toBe(200);
+    expect(Object.keys(put.body.scopePermissions)).toEqual(['token-exchange']);
+    expect((await api.get(`${base}/instances/missing/management/permissions`)).status).toBe(404);
   });
 
   test('permissions: view-identity-providers reads, manage-identity-providers writes, others 403', async () => {

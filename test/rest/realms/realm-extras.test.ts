@@ -41,15 +41,16 @@ describe('credential registrators', () => {
 });
 
 describe('users-management-permissions', () => {
-  test('FGAP v1 is off: GET and PUT are 501 Feature not enabled, even without admin roles', async () => {
-    const body = { error: 'Feature not enabled', error_description: 'For more on this error consult the server log.' };
+  test('off until enabled, then the users scopes (ADR 26); an admin without roles is refused', async () => {
     const get = await api.get(`${base}/users-management-permissions`);
-    expect(get.status).toBe(501);
-    expect(get.body).toEqual(body);
+    expect([get.status, get.body]).toEqual([200, { enabled: false }]);
     const put = await api.put(`${base}/users-management-permissions`, { enabled: true });
-    expect(put.status).toBe(501);
+    expect(put.status).toBe(200);
+    expect(Object.keys(put.body.scopePermissions).sort()).toEqual(
+      ['impersonate', 'manage', 'manage-group-membership', 'map-roles', 'user-impersonated', 'view'].sort(),
+    );
     const nobody = await realmAdmin(ts, R, 'ump-nobody', []);
-    expect((await nobody.get(`${base}/users-management-permissions`)).status).toBe(501);
+    expect((await nobody.get(`${base}/users-management-permissions`)).status).toBe(403);
     expect((await api.get('/admin/realms/nosuch/users-management-permissions')).status).toBe(404);
     expect((await request(ts.app).get(`${base}/users-management-permissions`)).status).toBe(401);
   });

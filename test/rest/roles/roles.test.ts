@@ -189,14 +189,11 @@ describe('realm roles', () => {
     expect(racers).toHaveLength(1);
   });
 
-  test('management/permissions is 501 Feature not enabled', async () => {
-    for (const res of [
-      await api.get(`${base}/roles/role%20one/management/permissions`),
-      await api.put(`${base}/roles/nope/management/permissions`, { enabled: true }),
-    ]) {
-      expect(res.status).toBe(501);
-      expect(res.body).toEqual({ error: 'Feature not enabled', error_description: 'For more on this error consult the server log.' });
-    }
+  test('management/permissions: off until enabled (fine-grained admin permissions, ADR 26); an unknown role is a 404', async () => {
+    const get = await api.get(`${base}/roles/role%20one/management/permissions`);
+    expect([get.status, get.body]).toEqual([200, { enabled: false }]);
+    const put = await api.put(`${base}/roles/nope/management/permissions`, { enabled: true });
+    expect([put.status, put.body]).toEqual([404, { error: 'Could not find role' }]);
   });
 
   test('listing many roles takes a bounded number of SQL statements', async () => {
@@ -290,7 +287,7 @@ describe('client roles', () => {
 
   test('client role management/permissions: client resolved first', async () => {
     expect((await api.get(`${base}/clients/${randomUUID()}/roles/x/management/permissions`)).status).toBe(404);
-    expect((await api.get(`${base}/clients/${account}/roles/x/management/permissions`)).status).toBe(501);
+    expect((await api.get(`${base}/clients/${account}/roles/x/management/permissions`)).status).toBe(404);
   });
 });
 
@@ -430,10 +427,12 @@ describe('roles by id', () => {
     );
   });
 
-  test('management/permissions is 501 even for unknown ids', async () => {
+  test('management/permissions by id: an unknown id is a 404, a known one turns on', async () => {
     const id = await roleId('by-id-permissions');
-    expect((await api.get(`${base}/roles-by-id/${randomUUID()}/management/permissions`)).status).toBe(501);
-    expect((await api.put(`${base}/roles-by-id/${id}/management/permissions`, { enabled: true })).status).toBe(501);
+    expect((await api.get(`${base}/roles-by-id/${randomUUID()}/management/permissions`)).status).toBe(404);
+    const put = await api.put(`${base}/roles-by-id/${id}/management/permissions`, { enabled: true });
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({ enabled: true, scopePermissions: { 'map-role': expect.any(String) } });
   });
 
   test('DELETE by id', async () => {
