@@ -4,7 +4,7 @@ import type { RequestContext } from '../../core/context';
 import { write } from '../../core/db-errors';
 import { errorA, errorB } from '../../core/errors';
 import { isEmptyPage, pageOf, sqlPage } from '../../core/paging';
-import type { AuthzPolicyModel } from '../../db/models/authorization';
+import type { AuthzPolicyModel, AuthzResourceModel, AuthzScopeModel } from '../../db/models/authorization';
 import { type Json, policyHead, policyRef, toGenericPolicyRepresentation, toScopeRepresentation } from '../../representations/authz';
 import {
   type AuthzTarget,
@@ -22,7 +22,7 @@ import {
   requireViewAuthz,
   textField,
 } from './access';
-import { deletePolicyRows, policiesById } from './policy-links';
+import { deletePolicyRows, linkedRows, policiesById } from './policy-links';
 import { PERMISSION_TYPES, POLICY_PROVIDERS, POLICY_TYPES, providerConfig, typedFields, typedFromConfig } from './policy-types';
 import { resourceRepresentations } from './resources';
 import { AUTHZ_DEFAULT_MAX, likeLower } from './scopes';
@@ -423,9 +423,7 @@ export async function policyResources(ctx: RequestContext, t: AuthzTarget, id: s
   await requireViewAuthz(ctx, t.realm);
   const p = await findPolicy(ctx, t, id);
   const m = ctx.db.models;
-  const links = await m.AuthzResourcePolicy.findAll({ where: { policyId: p.id } });
-  if (!links.length) return [];
-  const rows = await m.AuthzResource.findAll({ where: { id: { [Op.in]: links.map((l) => l.resourceId) } }, order: [['name', 'ASC']] });
+  const rows = await linkedRows<AuthzResourceModel>(m.AuthzResourcePolicy, { policyId: p.id }, 'resourceId', m.AuthzResource);
   return rows.map((r) => ({ name: r.name, _id: r.id }));
 }
 
@@ -434,9 +432,7 @@ export async function policyScopes(ctx: RequestContext, t: AuthzTarget, id: stri
   await requireViewAuthz(ctx, t.realm);
   const p = await findPolicy(ctx, t, id);
   const m = ctx.db.models;
-  const links = await m.AuthzScopePolicy.findAll({ where: { policyId: p.id } });
-  if (!links.length) return [];
-  const rows = await m.AuthzScope.findAll({ where: { id: { [Op.in]: links.map((l) => l.scopeId) } }, order: [['name', 'ASC']] });
+  const rows = await linkedRows<AuthzScopeModel>(m.AuthzScopePolicy, { policyId: p.id }, 'scopeId', m.AuthzScope);
   return rows.map((s) => ({ id: s.id, name: s.name }));
 }
 

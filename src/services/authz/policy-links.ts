@@ -9,6 +9,22 @@ import type { AuthzTarget } from './access';
  * no policy at all goes too) and the "which policies apply to this resource" query.
  */
 
+interface LinkTable {
+  findAll(o: object): Promise<object[]>;
+}
+
+/**
+ * The rows of `target` that a link table names for one owner, ordered by name: `where` picks the
+ * owner's link rows, `column` is the link column holding the target's id (two statements, one when
+ * there is no link).
+ */
+export async function linkedRows<T>(link: LinkTable, where: Record<string, string>, column: string, target: LinkTable): Promise<T[]> {
+  const links = await link.findAll({ where, attributes: [column] });
+  if (!links.length) return [];
+  const ids = [...new Set(links.map((l) => String((l as Record<string, unknown>)[column])))];
+  return (await target.findAll({ where: { id: { [Op.in]: ids } }, order: [['name', 'ASC']] })) as T[];
+}
+
 /**
  * Deletes policies and, as Keycloak does, every permission (or aggregate) that applied only them.
  * Link rows go with them (foreign keys). Inside the caller's transaction.

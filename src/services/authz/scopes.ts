@@ -4,9 +4,9 @@ import type { RequestContext } from '../../core/context';
 import { write } from '../../core/db-errors';
 import { errorA } from '../../core/errors';
 import { isEmptyPage, pageOf, sqlPage } from '../../core/paging';
-import type { AuthzScopeModel } from '../../db/models/authorization';
+import type { AuthzPolicyModel, AuthzResourceModel, AuthzScopeModel } from '../../db/models/authorization';
 import { type Json, policyRef, toScopeRepresentation } from '../../representations/authz';
-import { deletePolicyRows } from './policy-links';
+import { deletePolicyRows, linkedRows } from './policy-links';
 import {
   type AuthzTarget,
   authzEvent,
@@ -158,9 +158,7 @@ export async function scopeResources(ctx: RequestContext, t: AuthzTarget, id: st
   await requireViewAuthz(ctx, t.realm);
   const s = await findScope(ctx, t, id);
   const m = ctx.db.models;
-  const links = await m.AuthzResourceScope.findAll({ where: { scopeId: s.id } });
-  if (!links.length) return [];
-  const rows = await m.AuthzResource.findAll({ where: { id: { [Op.in]: links.map((l) => l.resourceId) } }, order: [['name', 'ASC']] });
+  const rows = await linkedRows<AuthzResourceModel>(m.AuthzResourceScope, { scopeId: s.id }, 'resourceId', m.AuthzResource);
   return rows.map((r) => ({ name: r.name, _id: r.id }));
 }
 
@@ -169,8 +167,6 @@ export async function scopePermissions(ctx: RequestContext, t: AuthzTarget, id: 
   await requireViewAuthz(ctx, t.realm);
   const s = await findScope(ctx, t, id);
   const m = ctx.db.models;
-  const links = await m.AuthzScopePolicy.findAll({ where: { scopeId: s.id } });
-  if (!links.length) return [];
-  const rows = await m.AuthzPolicy.findAll({ where: { id: { [Op.in]: links.map((l) => l.policyId) } }, order: [['name', 'ASC']] });
+  const rows = await linkedRows<AuthzPolicyModel>(m.AuthzScopePolicy, { scopeId: s.id }, 'policyId', m.AuthzPolicy);
   return rows.map(policyRef);
 }
