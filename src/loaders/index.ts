@@ -13,7 +13,7 @@ import { groupLoaders } from './groups';
 import { pageLoaders } from './pages';
 import { roleLoaders } from './roles';
 import { userLoaders } from './users';
-import { byId, fastBy } from './util';
+import { byId, fastBy, listLoader } from './util';
 
 export { byId, groupedBy } from './util';
 
@@ -23,6 +23,14 @@ export { byId, groupedBy } from './util';
  */
 export function createLoaders(db: Db) {
   const m = db.models;
+  const roleById = byId<RoleModel>(m.Role);
+  const roles = roleLoaders(db);
+  const lists = {
+    /** Roles of lists of ids (one promise per list; roleById caches). */
+    rolesByIds: listLoader(roleById),
+    /** Composite children of lists of role ids (one promise per list; childIdsByRole caches). */
+    childIdsByRoles: listLoader(roles.childIdsByRole),
+  };
   return {
     realmById: byId<RealmModel>(m.Realm),
     /** With each realm's cache version (ADR 23) in the same statement: `noteRealmVersion`. */
@@ -31,7 +39,7 @@ export function createLoaders(db: Db) {
     }),
     userById: fastBy<UserModel>(db, m.User),
     groupById: byId<GroupModel>(m.Group),
-    roleById: byId<RoleModel>(m.Role),
+    roleById,
     clientById: byId<ClientModel>(m.Client),
     /** Effective (composite-expanded, group-inherited) role ids of a user. */
     effectiveRoleIdsByUser: new DataLoader<string, Set<string>>(async (ids) => {
@@ -45,7 +53,8 @@ export function createLoaders(db: Db) {
     }),
     ...userLoaders(db),
     ...groupLoaders(db),
-    ...roleLoaders(db),
+    ...roles,
+    ...lists,
     ...clientScopeLoaders(db),
     ...clientLoaders(db),
     ...pageLoaders(db),

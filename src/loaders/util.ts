@@ -13,6 +13,25 @@ export function byId<T extends { id: string }>(model: AnyModel) {
   });
 }
 
+/**
+ * Lists of keys through a per-key loader, one promise per list: `loadMany` makes two promises per key,
+ * and a GraphQL page asks for the same roles once per user (issue 12: promises and their async-context
+ * resources were the largest share of such a page's garbage). The lists of one tick are one call of
+ * `one.loadMany` over their distinct keys; nothing is cached here (`one` caches, and its invalidation
+ * stays the only one).
+ */
+export function listLoader<V>(one: DataLoader<string, V>) {
+  return new DataLoader<readonly string[], Array<V | Error>>(
+    async (lists) => {
+      const distinct = [...new Set(lists.flat())];
+      const values = await one.loadMany(distinct);
+      const at = new Map(distinct.map((k, i) => [k, values[i]]));
+      return lists.map((list) => list.map((k) => at.get(k) as V | Error));
+    },
+    { cache: false },
+  );
+}
+
 /** Groups rows by a key column, returning one array per requested key. */
 export function groupedBy<T>(rows: T[], key: (r: T) => string, keys: readonly string[]): T[][] {
   const map = new Map<string, T[]>();

@@ -109,7 +109,7 @@ async function rolesByName(ctx: RequestContext, keys: readonly RoleName[]): Prom
 /** Role representations with their `composite` flags, loaded in one batch (the roles are primed for later lookups by id). */
 export async function roleReps(ctx: RequestContext, roles: RoleModel[], brief = true): Promise<RoleRep[]> {
   for (const r of roles) ctx.loaders.roleById.prime(r.id, r);
-  const children = await ctx.loaders.childIdsByRole.loadMany(roles.map((r) => r.id));
+  const children = await ctx.loaders.childIdsByRoles.load(roles.map((r) => r.id));
   return roles.map((r, i) => {
     const c = children[i];
     return toRoleRepresentation(r, Array.isArray(c) && c.length > 0, brief);

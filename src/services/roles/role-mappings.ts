@@ -70,7 +70,7 @@ const byName = (a: RoleModel, b: RoleModel) => (a.name < b.name ? -1 : a.name > 
 async function rolesIn(ctx: RequestContext, containerId: string | undefined, ids: Iterable<string>): Promise<RoleModel[]> {
   const list = [...ids];
   if (!list.length) return [];
-  const roles = (await ctx.loaders.roleById.loadMany(list)).filter(
+  const roles = (await ctx.loaders.rolesByIds.load(list)).filter(
     (r): r is RoleModel => !!r && !(r instanceof Error) && (containerId === undefined || r.containerId === containerId),
   );
   return roles.sort(byName);
