@@ -51,10 +51,24 @@ export function createContext(
   category = 'idserver.request',
   requestId?: string,
 ): RequestContext {
-  const log = getLogger(category);
-  // A logger of its own per request: `%X{requestId}` in a pattern, `mdc.requestId` in JSON output.
-  if (requestId) log.addContext('requestId', requestId);
-  return { db, actor, loaders: createLoaders(db), log, baseUrl, memo: new Map(), requestId };
+  // A logger of its own per request (`%X{requestId}` in a pattern, `mdc.requestId` in JSON output),
+  // made when the request first logs: most never do, and log4js's getLogger costs a category lookup.
+  let log: Logger | undefined;
+  return {
+    db,
+    actor,
+    loaders: createLoaders(db),
+    get log() {
+      if (!log) {
+        log = getLogger(category);
+        if (requestId) log.addContext('requestId', requestId);
+      }
+      return log;
+    },
+    baseUrl,
+    memo: new Map(),
+    requestId,
+  };
 }
 
 /** A context with full rights, for bootstrap and batch scripts. */
