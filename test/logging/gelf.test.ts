@@ -169,7 +169,7 @@ describe('GELF over TCP', () => {
     const log = getLogger('flood');
     const started = Date.now();
     for (let i = 0; i < 10_500; i++) log.info('flood %d', i);
-    expect(Date.now() - started).toBeLessThan(5000);
+    expect(Date.now() - started).toBeLessThan(60_000);
     await shutdownLogging();
     expect(reports.text).toMatch(/GELF tcp:127\.0\.0\.1:\d+: 10500 log messages dropped/);
   });
@@ -183,7 +183,9 @@ describe('GELF over TCP', () => {
     const payload = 'x'.repeat(2000);
     const started = Date.now();
     for (let i = 0; i < 20_000; i++) log.info('slow %s', payload);
-    expect(Date.now() - started).toBeLessThan(8000);
+    // A write that waited for the paused reader would never return once the socket buffers are full;
+    // the bound only has to tell "returned" from "hung" (it took 0.5-15 s depending on the machine's load).
+    expect(Date.now() - started).toBeLessThan(60_000);
     await shutdownLogging();
     await tcp.close();
   });
