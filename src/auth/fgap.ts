@@ -1,8 +1,10 @@
 import { QueryTypes } from 'sequelize';
 import { memo, type RequestContext } from '../core/context';
+import { forbidden } from '../core/errors';
 import { effectiveRoleIdsForUsers } from '../core/effective-roles';
 import { TOP_LEVEL } from '../db/models/group';
 import type { RealmModel } from '../db/models/realm';
+import { check } from './permissions';
 import { loadAuthzIdentity, loadAuthzModel } from '../services/authz/authz-model';
 import { type AuthzIdentity, type AuthzIndex, type AuthzRealm, evaluateAuthorization } from '../services/authz/evaluation';
 
@@ -207,5 +209,101 @@ export async function fgapUsersByGroup(
   };
   const out: boolean[] = [];
   for (const id of userIds) out.push(await decide(id));
+  return out;
+}
+
+/*
+ * The admin checks of UserPermissions / GroupPermissions as the users and groups services ask them:
+ * the admin roles first (cached, free), the fine-grained permissions only when the roles refuse.
+ */
+
+/** UserPermissions#canView(): view-users / manage-users, else the `Users` resource's view or manage permission. */
+export async function canViewUsers(ctx: RequestContext, realm: RealmModel): Promise<boolean> {
+  return (await check(ctx, realm, 'viewUsers')) || fgapUsers(ctx, realm, 'view');
+}
+
+/** UserPermissions#canManage(): manage-users, else the `Users` resource's manage permission. */
+export async function canManageUsers(ctx: RequestContext, realm: RealmModel): Promise<boolean> {
+  return (await check(ctx, realm, 'manageUsers')) || fgapUsers(ctx, realm, 'manage');
+}
+
+/** UserPermissions#canQuery(): query-users (or view/manage) roles, else the users view permission. */
+export async function canQueryUsers(ctx: RequestContext, realm: RealmModel): Promise<boolean> {
+  return (await check(ctx, realm, 'queryUsers')) || fgapUsers(ctx, realm, 'view');
+}
+
+/** UserPermissions#canView(user) / canManage(user) for many users at once (in the order of `userIds`). */
+export async function canUsers(ctx: RequestContext, realm: RealmModel, userIds: string[], scope: 'view' | 'manage'): Promise<boolean[]> {
+  if (await check(ctx, realm, scope === 'view' ? 'viewUsers' : 'manageUsers')) return userIds.map(() => true);
+  return fgapUsersByGroup(ctx, realm, userIds, scope);
+}
+
+/** 403 unless the caller may view this user (UserPermissions#requireView(user)). */
+export async function requireViewUser(ctx: RequestContext, realm: RealmModel, userId: string): Promise<void> {
+  if (!(await canUsers(ctx, realm, [userId], 'view'))[0]) throw forbidden();
+}
+
+/** 403 unless the caller may manage this user (UserPermissions#requireManage(user)). */
+export async function requireManageUser(ctx: RequestContext, realm: RealmModel, userId: string): Promise<void> {
+  if (!(await canUsers(ctx, realm, [userId], 'manage'))[0]) throw forbidden();
+}
+
+/**
+ * UserPermissions#getAccess(user) for many users: view, manage, mapRoles, manageGroupMembership (each
+ * implied by manage of that user, else the `Users` resource's own permission) and impersonate.
+ * Admins whose roles decide everything pay nothing beyond the role checks.
+ */
+export async function usersAccess(ctx: RequestContext, realm: RealmModel, userIds: string[]): Promise<Array<Record<string, boolean>>> {
+  const [view, manage, impersonateRole] = await Promise.all([
+    canUsers(ctx, realm, userIds, 'view'),
+    canUsers(ctx, realm, userIds, 'manage'),
+    check(ctx, realm, 'impersonate'),
+  ]);
+  const everyManaged = manage.every(Boolean);
+  const mapRoles = everyManaged || (await fgapUsers(ctx, realm, 'map-roles'));
+  const membership = everyManaged || (await fgapUsers(ctx, realm, 'manage-group-membership'));
+  const impersonate = impersonateRole || (await fgapUsers(ctx, realm, 'impersonate'));
+  return userIds.map((_, i) => ({
+    view: view[i],
+    manage: manage[i],
+    mapRoles: manage[i] || mapRoles,
+    manageGroupMembership: manage[i] || membership,
+    impersonate,
+  }));
+}
+
+/** GroupPermissions#requireViewMembers(group): users view (roles or permission), else view-members / manage-members on it. */
+export async function requireViewMembers(ctx: RequestContext, realm: RealmModel, groupId: string): Promise<void> {
+  if (await check(ctx, realm, 'viewUsers')) return;
+  if (!(await fgapGroup(ctx, realm, groupId, 'view-members'))) throw forbidden();
+}
+
+/** UserPermissions#requireManageGroupMembership(user): manage of the user, else the users manage-group-membership permission. */
+export async function requireManageGroupMembership(ctx: RequestContext, realm: RealmModel, userId: string): Promise<void> {
+  if ((await canUsers(ctx, realm, [userId], 'manage'))[0]) return;
+  if (!(await fgapUsers(ctx, realm, 'manage-group-membership'))) throw forbidden();
+}
+
+/** GroupPermissions#requireManageMembership(group): manage-users, else manage or manage-membership on the group. */
+export async function requireManageMembership(ctx: RequestContext, realm: RealmModel, groupId: string): Promise<void> {
+  if (await check(ctx, realm, 'manageUsers')) return;
+  if (!(await fgapGroup(ctx, realm, groupId, 'manage-membership'))) throw forbidden();
+}
+
+/**
+ * GroupPermissions#getGroupsWithViewPermission(): the groups whose members the caller may view through a
+ * group permission (view-members or manage-members), for a caller who may not view all users. Keycloak
+ * lists such a caller's users among the direct members of these groups. In memory once the model is read.
+ */
+export async function groupsWithViewMembers(ctx: RequestContext, realm: RealmModel): Promise<string[]> {
+  const f = await loaded(ctx, realm);
+  if (!f) return [];
+  const prefix = 'group.resource.';
+  const out: string[] = [];
+  for (const r of f.ix.resources) {
+    if (!r.serverOwned || !r.name.startsWith(prefix)) continue;
+    const id = r.name.slice(prefix.length);
+    if ((await groupScope(ctx, realm, id, 'view-members')) || (await groupScope(ctx, realm, id, 'manage-members'))) out.push(id);
+  }
   return out;
 }

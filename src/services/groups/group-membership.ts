@@ -1,4 +1,5 @@
 import { QueryTypes } from 'sequelize';
+import { requireManageGroupMembership, requireManageMembership, requireViewMembers, requireViewUser } from '../../auth/fgap';
 import { requireCap } from '../../auth/permissions';
 import type { GroupModel } from '../../db/models/group';
 import type { RealmModel } from '../../db/models/realm';
@@ -56,7 +57,7 @@ export async function listMembers(
   group: GroupModel,
   query: { first?: number; max?: number; briefRepresentation?: boolean } = {},
 ): Promise<UserRep[]> {
-  await requireCap(ctx, realm, 'viewUsers');
+  await requireViewMembers(ctx, realm, group.id);
   const page = pageOf(query, { defaultMax: 100 });
   if (isEmptyPage(page)) return [];
   const ids = await ctx.loaders.memberIdsPageByGroup.load({ id: group.id, ...page });
@@ -76,7 +77,7 @@ export async function listUserGroups(
   user: UserModel,
   query: { search?: string; first?: number; max?: number; briefRepresentation?: boolean } = {},
 ): Promise<GroupRep[]> {
-  await requireCap(ctx, realm, 'viewUsers');
+  await requireViewUser(ctx, realm, user.id);
   const page = pageOf(query);
   if (isEmptyPage(page)) return [];
   const ids = await ctx.loaders.groupIdsPageByUser.load({ id: user.id, ...page, search: query.search });
@@ -93,7 +94,7 @@ export async function countUserGroups(
   user: UserModel,
   search?: string,
 ): Promise<{ count: number }> {
-  await requireCap(ctx, realm, 'viewUsers');
+  await requireViewUser(ctx, realm, user.id);
   const name = `user-group-count:${realm.id}:${JSON.stringify(search ?? null)}`;
   const count = await batchLoad(ctx.memo, name, (ids: readonly string[]) => countGroupsOfUsers(ctx, realm, ids, search), user.id);
   return { count };
@@ -118,8 +119,9 @@ export async function countGroupsOfUsers(
 
 /** PUT /{realm}/users/{id}/groups/{groupId}: joins the group (idempotent); unknown group → 404 `Group not found`. */
 export async function joinGroup(ctx: RequestContext, realm: RealmModel, user: UserModel, groupId: string): Promise<void> {
-  await requireCap(ctx, realm, 'manageUsers');
+  await requireManageGroupMembership(ctx, realm, user.id);
   const group = await findGroup(ctx, realm, groupId, 'Group not found');
+  await requireManageMembership(ctx, realm, group.id);
   const representation = await eventGroupRep(ctx, realm, group);
   await ctx.db.transaction(async () => {
     await ctx.db.models.UserGroupMembership.bulkCreate([{ userId: user.id, groupId: group.id }], { ignoreDuplicates: true });
@@ -130,8 +132,9 @@ export async function joinGroup(ctx: RequestContext, realm: RealmModel, user: Us
 
 /** DELETE /{realm}/users/{id}/groups/{groupId}: leaves the group (204 even when not a member). */
 export async function leaveGroup(ctx: RequestContext, realm: RealmModel, user: UserModel, groupId: string): Promise<void> {
-  await requireCap(ctx, realm, 'manageUsers');
+  await requireManageGroupMembership(ctx, realm, user.id);
   const group = await findGroup(ctx, realm, groupId, 'Group not found');
+  await requireManageMembership(ctx, realm, group.id);
   const representation = await eventGroupRep(ctx, realm, group);
   await ctx.db.transaction(async () => {
     await ctx.db.models.UserGroupMembership.destroy({ where: { userId: user.id, groupId: group.id } });

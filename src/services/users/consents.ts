@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Op } from 'sequelize';
-import { requireCap } from '../../auth/permissions';
+import { requireManageUser, requireViewUser } from '../../auth/fgap';
 import type { RealmModel } from '../../db/models/realm';
 import { notFound } from '../../core/errors';
 import { recordAdminEvent } from '../../core/admin-events';
@@ -84,7 +84,7 @@ export async function consentsOfUsers(ctx: RequestContext, realm: RealmModel, us
  * clientId. The users of one request tick are read together (GraphQL `User.consents` of a list).
  */
 export async function listConsents(ctx: RequestContext, realm: RealmModel, user: UserModel): Promise<ConsentRep[]> {
-  await requireCap(ctx, realm, 'viewUsers');
+  await requireViewUser(ctx, realm, user.id);
   return batchLoad(ctx.memo, `consents:${realm.id}`, (ids: readonly string[]) => consentsOfUsers(ctx, realm, ids), user.id);
 }
 
@@ -93,7 +93,7 @@ export async function listConsents(ctx: RequestContext, realm: RealmModel, user:
  * the offline tokens of that client (clientId string). Admin event ACTION.
  */
 export async function revokeConsent(ctx: RequestContext, realm: RealmModel, user: UserModel, clientId: string): Promise<void> {
-  await requireCap(ctx, realm, 'manageUsers');
+  await requireManageUser(ctx, realm, user.id);
   const m = ctx.db.models;
   const client = await m.Client.findOne({ where: { realmId: realm.id, clientId }, attributes: ['id'] });
   if (!client) throw notFound('Client not found');

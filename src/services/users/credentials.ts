@@ -1,6 +1,6 @@
 import { Op } from 'sequelize';
 import { hashPassword } from '../../auth/passwords';
-import { requireCap } from '../../auth/permissions';
+import { requireManageUser, requireViewUser } from '../../auth/fgap';
 import type { RealmModel } from '../../db/models/realm';
 import type { CredentialModel, UserModel } from '../../db/models/user';
 import { cannotParse, errorB, errorC, notFound } from '../../core/errors';
@@ -48,7 +48,7 @@ export async function credentialsOfUsers(ctx: RequestContext, userIds: readonly 
  * (view-users). The users of one request tick are read together (GraphQL `User.credentials` of a list).
  */
 export async function listCredentials(ctx: RequestContext, realm: RealmModel, user: UserModel): Promise<CredentialRep[]> {
-  await requireCap(ctx, realm, 'viewUsers');
+  await requireViewUser(ctx, realm, user.id);
   const rows = await batchLoad(ctx.memo, 'credentials', (ids: readonly string[]) => credentialsOfUsers(ctx, ids), user.id);
   return rows.map(toCredentialRepresentation);
 }
@@ -61,7 +61,7 @@ async function credentialOf(ctx: RequestContext, userId: string, credentialId: s
 
 /** DELETE /admin/realms/{realm}/users/{id}/credentials/{credentialId} (manage-users); admin event ACTION. */
 export async function deleteCredential(ctx: RequestContext, realm: RealmModel, user: UserModel, credentialId: string): Promise<void> {
-  await requireCap(ctx, realm, 'manageUsers');
+  await requireManageUser(ctx, realm, user.id);
   await ctx.db.transaction(async () => {
     const c = await credentialOf(ctx, user.id, credentialId);
     await c.destroy();
@@ -86,7 +86,7 @@ export async function moveCredential(
   credentialId: string,
   previousId: string | null,
 ): Promise<void> {
-  await requireCap(ctx, realm, 'manageUsers');
+  await requireManageUser(ctx, realm, user.id);
   await ctx.db.transaction(async () => {
     const list = await stored(ctx, user.id);
     const moving = list.find((c) => c.id === credentialId);
@@ -117,7 +117,7 @@ export async function setCredentialLabel(
   credentialId: string,
   label: string,
 ): Promise<void> {
-  await requireCap(ctx, realm, 'manageUsers');
+  await requireManageUser(ctx, realm, user.id);
   const c = await credentialOf(ctx, user.id, credentialId);
   const text = label.trim();
   if (!text) throw errorB(400, 'missingCredentialLabel', 'Credential label must not be empty');
@@ -129,7 +129,7 @@ export async function setCredentialLabel(
 
 /** PUT /admin/realms/{realm}/users/{id}/disable-credential-types (manage-users): removes credentials of those types (not passwords). */
 export async function disableCredentialTypes(ctx: RequestContext, realm: RealmModel, user: UserModel, types: unknown): Promise<void> {
-  await requireCap(ctx, realm, 'manageUsers');
+  await requireManageUser(ctx, realm, user.id);
   if (types === undefined || types === null) return;
   if (!Array.isArray(types) || types.some((t) => typeof t === 'object' && t !== null)) throw cannotParse('mapping');
   const list = types.map(String).filter((t) => t !== 'password' && t !== HISTORY);
@@ -141,8 +141,8 @@ export async function disableCredentialTypes(ctx: RequestContext, realm: RealmMo
 }
 
 /** GET /admin/realms/{realm}/users/{id}/configured-user-storage-credential-types: `[]` for local users (view-users). */
-export async function configuredUserStorageCredentialTypes(ctx: RequestContext, realm: RealmModel, _user: UserModel): Promise<string[]> {
-  await requireCap(ctx, realm, 'viewUsers');
+export async function configuredUserStorageCredentialTypes(ctx: RequestContext, realm: RealmModel, user: UserModel): Promise<string[]> {
+  await requireViewUser(ctx, realm, user.id);
   return [];
 }
 
@@ -152,7 +152,7 @@ export async function configuredUserStorageCredentialTypes(ctx: RequestContext, 
  * kept as history; `temporary` adds UPDATE_PASSWORD, otherwise removes it. Admin event ACTION.
  */
 export async function resetPassword(ctx: RequestContext, realm: RealmModel, user: UserModel, body: CredentialRep | null): Promise<void> {
-  await requireCap(ctx, realm, 'manageUsers');
+  await requireManageUser(ctx, realm, user.id);
   const rep = body && typeof body === 'object' && !Array.isArray(body) ? body : null;
   const raw = rep?.value ?? rep?.rawPassword;
   if (raw === undefined || raw === null) throw errorC(400, 'No password provided');

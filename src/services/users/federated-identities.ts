@@ -1,4 +1,4 @@
-import { requireCap } from '../../auth/permissions';
+import { requireManageUser, requireViewUser } from '../../auth/fgap';
 import type { RealmModel } from '../../db/models/realm';
 import { type HttpError, conflict, errorB, notFound } from '../../core/errors';
 import { write } from '../../core/db-errors';
@@ -36,7 +36,7 @@ const text = (v: unknown) => (v === undefined || v === null ? null : String(v));
  * tick are read together (GraphQL `User.federatedIdentities` of a list).
  */
 export async function listFederatedIdentities(ctx: RequestContext, realm: RealmModel, user: UserModel): Promise<FederatedIdentityRep[]> {
-  await requireCap(ctx, realm, 'viewUsers');
+  await requireViewUser(ctx, realm, user.id);
   return batchLoad(ctx.memo, `federated-identities:${realm.id}`, (ids: readonly string[]) => linksOfUsers(ctx.db, realm, ids), user.id);
 }
 
@@ -51,7 +51,7 @@ export async function linkFederatedIdentity(
   alias: string,
   rep: Representation<'FederatedIdentityRepresentation'>,
 ): Promise<void> {
-  await requireCap(ctx, realm, 'manageUsers');
+  await requireManageUser(ctx, realm, user.id);
   const m = ctx.db.models;
   await write(ctx, { unique: duplicateLink }, async () => {
     if (await m.FederatedIdentity.findOne({ where: { userId: user.id, identityProvider: alias } })) throw alreadyLinked();
@@ -74,7 +74,7 @@ export async function linkFederatedIdentity(
 
 /** DELETE /admin/realms/{realm}/users/{id}/federated-identity/{alias} (manage-users); 404 `Link not found`. Admin event DELETE. */
 export async function unlinkFederatedIdentity(ctx: RequestContext, realm: RealmModel, user: UserModel, alias: string): Promise<void> {
-  await requireCap(ctx, realm, 'manageUsers');
+  await requireManageUser(ctx, realm, user.id);
   await ctx.db.transaction(async () => {
     const n = await ctx.db.models.FederatedIdentity.destroy({ where: { userId: user.id, identityProvider: alias } });
     if (!n) throw notFound('Link not found');

@@ -1,3 +1,4 @@
+import { requireViewUser } from '../../auth/fgap';
 import { requireCap } from '../../auth/permissions';
 import type { RealmModel } from '../../db/models/realm';
 import { ROOT_USER_ATTRIBUTES } from '../../representations/user';
@@ -80,7 +81,7 @@ export async function getUserProfileMetadata(ctx: RequestContext, realm: RealmMo
  * config does not declare (non-blank values); `{}` while `unmanagedAttributePolicy` is unset.
  */
 export async function getUnmanagedAttributes(ctx: RequestContext, realm: RealmModel, user: UserModel): Promise<Record<string, string[]>> {
-  await requireCap(ctx, realm, 'viewUsers');
+  await requireViewUser(ctx, realm, user.id);
   const config = await userProfileConfig(ctx, realm);
   if (!config.unmanagedAttributePolicy) return {};
   const managed = new Set((config.attributes ?? []).map((a) => a.name));

@@ -1,5 +1,6 @@
 import { IndexHints, Op, QueryTypes, literal, type WhereOptions } from 'sequelize';
-import { check, requireCap } from '../../auth/permissions';
+import { canQueryUsers, canUsers, canViewUsers, fgapOn, groupsWithViewMembers } from '../../auth/fgap';
+import { forbidden } from '../../core/errors';
 import type { RealmModel } from '../../db/models/realm';
 import type { UserModel } from '../../db/models/user';
 import type { RequestContext } from '../../core/context';
@@ -269,13 +270,20 @@ async function listPage(ctx: RequestContext, realm: RealmModel, where: WhereOpti
 
 /** GET /admin/realms/{realm}/users: search, attribute filters or all users, ordered by username, paged (query-users). */
 export async function listUsers(ctx: RequestContext, realm: RealmModel, p: UserQuery = {}): Promise<UserRep[]> {
-  await requireCap(ctx, realm, 'queryUsers');
-  if (!(await check(ctx, realm, 'viewUsers'))) return [];
+  if (!(await canQueryUsers(ctx, realm))) throw forbidden();
+  // A caller who may not view all users sees the direct members of the groups whose members he may view.
+  const viewable = (await canViewUsers(ctx, realm)) ? null : await groupsWithViewMembers(ctx, realm);
+  if (viewable && !viewable.length) return [];
   const mode = plan(ctx, realm, p, false);
   let users: UserModel[];
   if (mode.kind === 'none') return [];
   if (mode.kind === 'ids') users = await findByIds(ctx, realm, mode.ids);
-  else {
+  else if (viewable) {
+    const page = pageOf(p, { defaultMax: 100 });
+    if (isEmptyPage(page)) return [];
+    const where = { [Op.and]: [mode.where, memberOf(ctx, viewable)] } as WhereOptions;
+    users = await ctx.db.models.User.findAll({ where, order: [['username', 'ASC']], ...sqlPage(page) });
+  } else {
     const page = pageOf(p, { defaultMax: 100 });
     if (isEmptyPage(page)) return [];
     const order: Array<[string, string]> = [['username', 'ASC']];
@@ -290,18 +298,46 @@ export async function listUsers(ctx: RequestContext, realm: RealmModel, p: UserQ
       users = await ctx.db.models.User.findAll({ where: mode.where, order, indexHints, ...sqlPage(page) });
     }
   }
+  if (viewable) {
+    const view = await canUsers(ctx, realm, idsOf(users), 'view');
+    users = users.filter((_, i) => view[i]);
+  }
   for (const u of users) ctx.loaders.userById.prime(u.id, u);
-  const access = { manage: await check(ctx, realm, 'manageUsers') };
-  return renderUsers(ctx, realm, users, { mode: p.briefRepresentation ? 'brief' : 'full', access });
+  // Listings carry `{manage}` only (Keycloak's getAccessForListing), per user: one evaluation for the page.
+  const manage = await canUsers(ctx, realm, idsOf(users), 'manage');
+  const reps = await renderUsers(ctx, realm, users, { mode: p.briefRepresentation ? 'brief' : 'full', access: { manage: false } });
+  reps.forEach((rep, i) => {
+    rep.access = { manage: manage[i] };
+  });
+  return reps;
 }
 
-/** GET /admin/realms/{realm}/users/count: a bare number (query-users; not filtered by view rights). */
+const idsOf = (users: UserModel[]) => users.map((u) => u.id);
+
+/** `id IN (direct members of these groups)`: Keycloak's `UserModel.GROUPS` search condition. */
+function memberOf(ctx: RequestContext, groupIds: string[]) {
+  const ids = groupIds.map((id) => ctx.db.sequelize.escape(id)).join(', ');
+  return literal(`id IN (SELECT m.user_id FROM user_group_membership m WHERE m.group_id IN (${ids}))`);
+}
+
+/** GET /admin/realms/{realm}/users/count: a bare number (query-users; filtered by view rights only when FGAP is in use). */
 export async function countUsers(ctx: RequestContext, realm: RealmModel, p: UserQuery = {}): Promise<number> {
-  await requireCap(ctx, realm, 'queryUsers');
+  if (!(await canQueryUsers(ctx, realm))) throw forbidden();
   const { exact: _e, idpAlias: _a, idpUserId: _u, ...params } = p;
   const mode = plan(ctx, realm, params, true);
   if (mode.kind === 'none') return 0;
-  if (mode.kind === 'ids') return (await findByIds(ctx, realm, mode.ids)).length;
+  // Without fine-grained permissions in use the count is not filtered (measured); with them, a caller who
+  // may not view all users counts the direct members of the groups whose members he may view (Keycloak).
+  const viewable = (await canViewUsers(ctx, realm)) || !(await fgapOn(ctx, realm)) ? null : await groupsWithViewMembers(ctx, realm);
+  if (mode.kind === 'ids') {
+    const found = await findByIds(ctx, realm, mode.ids);
+    if (!viewable) return found.length;
+    return (await canUsers(ctx, realm, idsOf(found), 'view')).filter(Boolean).length;
+  }
+  if (viewable) {
+    if (!viewable.length) return 0;
+    return ctx.db.models.User.count({ where: { [Op.and]: [mode.where, memberOf(ctx, viewable)] } as WhereOptions });
+  }
   if (mode.branches) {
     const [row] = await ctx.db.sequelize.query<{ n: number | string }>(branchCountSql(mode.branches.branches, mode.branches.rest), {
       type: QueryTypes.SELECT,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Op } from 'sequelize';
-import { check, requireCap } from '../../auth/permissions';
+import { canQueryUsers, requireManageUser, requireViewUser, usersAccess } from '../../auth/fgap';
+import { requireCap } from '../../auth/permissions';
 import type { RealmModel } from '../../db/models/realm';
 import type { UserModel } from '../../db/models/user';
 import { type HttpError, badRequest, conflict, errorC, forbidden, notFound } from '../../core/errors';
@@ -50,18 +51,13 @@ export const emailConstraintOf = (realm: RealmModel, id: string, email: string |
 export async function resolveUser(ctx: RequestContext, realm: RealmModel, id: string): Promise<UserModel> {
   const user = await ctx.loaders.userById.load(id);
   if (user && user.realmId === realm.id) return user;
-  if (await check(ctx, realm, 'queryUsers')) throw notFound('User not found');
+  if (await canQueryUsers(ctx, realm)) throw notFound('User not found');
   throw forbidden();
 }
 
-/** `access` of a single user representation, from the caller's capabilities (§2.8). */
-export async function userAccess(ctx: RequestContext, realm: RealmModel): Promise<Record<string, boolean>> {
-  const [view, manage, impersonate] = await Promise.all([
-    check(ctx, realm, 'viewUsers'),
-    check(ctx, realm, 'manageUsers'),
-    check(ctx, realm, 'impersonate'),
-  ]);
-  return { view, manage, mapRoles: manage, manageGroupMembership: manage, impersonate };
+/** `access` of a single user representation (§2.8): the caller's roles, else its fine-grained permissions on this user. */
+export async function userAccess(ctx: RequestContext, realm: RealmModel, userId: string): Promise<Record<string, boolean>> {
+  return (await usersAccess(ctx, realm, [userId]))[0];
 }
 
 function loaded<T>(values: Array<T | Error>): T[] {
@@ -112,9 +108,9 @@ export async function renderUsers(
 
 /** GET /admin/realms/{realm}/users/{id}: the full representation with `access` (view-users). */
 export async function getUser(ctx: RequestContext, realm: RealmModel, user: UserModel): Promise<UserRep> {
-  await requireCap(ctx, realm, 'viewUsers');
+  await requireViewUser(ctx, realm, user.id);
   const federatedIdentities = await federatedIdentitiesOf(ctx, realm, user.id);
-  const [rep] = await renderUsers(ctx, realm, [user], { access: await userAccess(ctx, realm), federatedIdentities });
+  const [rep] = await renderUsers(ctx, realm, [user], { access: await userAccess(ctx, realm, user.id), federatedIdentities });
   return rep;
 }
 
@@ -301,7 +297,7 @@ export async function createUser(
 
 /** PUT /admin/realms/{realm}/users/{id}: merges the representation into the user (manage-users). */
 export async function updateUser(ctx: RequestContext, realm: RealmModel, user: UserModel, body: unknown): Promise<void> {
-  await requireCap(ctx, realm, 'manageUsers');
+  await requireManageUser(ctx, realm, user.id);
   const rep = asRep(body);
   const config = await userProfileConfig(ctx, realm);
   const rules = attributeRules(config);
@@ -385,7 +381,7 @@ export async function updateUser(ctx: RequestContext, realm: RealmModel, user: U
 
 /** DELETE /admin/realms/{realm}/users/{id}: removes the user and everything hanging off it (manage-users). */
 export async function deleteUser(ctx: RequestContext, realm: RealmModel, user: UserModel): Promise<void> {
-  await requireCap(ctx, realm, 'manageUsers');
+  await requireManageUser(ctx, realm, user.id);
   await writeUser(ctx, async () => {
     await deleteUserRows(ctx, user.id);
     await recordAdminEvent(ctx, realm, { operationType: 'DELETE', resourceType: 'USER', resourcePath: `users/${user.id}` });

@@ -2,6 +2,7 @@ import { fgapGroup, fgapOn, fgapUsers, fgapUsersByGroup, type GroupScope } from 
 import { createContext, type RequestContext } from '../../../src/core/context';
 import type { RealmModel } from '../../../src/db/models/realm';
 import type { AdminApi, TestServer } from '../../helpers/server';
+import { gqlClient } from '../../graphql/gql';
 import { clientUuid, createGroup, createUser, expectStatus, realmServer } from '../../helpers/fixtures';
 
 /**
@@ -9,7 +10,9 @@ import { clientUuid, createGroup, createUser, expectStatus, realmServer } from '
  * realm-management roles, granted one thing through a policy on realm-management's resource server:
  * `manage-members` on group "customers" to the members of group "helpdesk". The matrix: every group
  * scope on every group, the realm-wide users scopes, users by their groups (batched), the same admin
- * from another realm, and a realm without fine-grained permissions.
+ * from another realm, and a realm without fine-grained permissions. Then the same grant against the
+ * admin API, over REST and GraphQL: group members, users and their sub-resources, group membership,
+ * user listings (with query-users), and everything else refused.
  */
 let ts: TestServer;
 let api: AdminApi;
@@ -130,6 +133,133 @@ describe('manage-members on "customers" for the members of "helpdesk"', () => {
     const master = (await ts.db.models.Realm.findOne({ where: { name: 'master' } })) as RealmModel;
     const ctx = await callerCtx(u.agent, master);
     expect(await fgapGroup(ctx, realm, g.customers, 'manage-members')).toBe(false);
+  });
+
+  describe('the grant gates the admin API (REST and GraphQL), roles still first', () => {
+    let agent: AdminApi;
+    let desk: AdminApi;
+    const NO_SUCH = '00000000-0000-4000-8000-000000000000';
+    beforeAll(async () => {
+      agent = await ts.api({ realm: R, username: 'agent', password: 'pw' });
+      u.desk = await createUser(ts, R, 'desk', { roles: ['query-users'] });
+      expectStatus(await api.put(`${base}/users/${u.desk}/groups/${g.helpdesk}`), 204, 'desk joins helpdesk');
+      desk = await ts.api({ realm: R, username: 'desk', password: 'pw' });
+    });
+
+    const status = async (caller: AdminApi, method: 'get' | 'put' | 'delete' | 'post', path: string, body?: unknown) =>
+      (await caller[method](`${base}${path}`, body)).status;
+
+    test('group members: the members of customers, and no other group', async () => {
+      const members = expectStatus(await agent.get(`${base}/groups/${g.customers}/members`), 200, 'members').body;
+      expect(members.map((m: Rep) => m.username)).toEqual(['cust']);
+      for (const name of ['helpdesk', 'vip', 'staff'])
+        expect([name, await status(agent, 'get', `/groups/${g[name]}/members`)]).toEqual([name, 403]);
+    });
+
+    test('users: view and manage the members of customers and of its subgroups, nobody else', async () => {
+      const cust = expectStatus(await agent.get(`${base}/users/${u.cust}`), 200, 'cust').body;
+      expect(cust.access).toEqual({ view: true, manage: true, mapRoles: true, manageGroupMembership: true, impersonate: false });
+      expect(await status(agent, 'get', `/users/${u.vipcust}`)).toBe(200);
+      for (const name of ['employee', 'agent', 'desk'])
+        expect([name, await status(agent, 'get', `/users/${u[name]}`)]).toEqual([name, 403]);
+      // Not allowed to query users: an unknown id is 403, not 404.
+      expect(await status(agent, 'get', `/users/${NO_SUCH}`)).toBe(403);
+      expectStatus(await agent.put(`${base}/users/${u.cust}`, { firstName: 'Cee' }), 204, 'update cust');
+      expect((await api.get(`${base}/users/${u.cust}`)).body.firstName).toBe('Cee');
+      expect(await status(agent, 'put', `/users/${u.employee}`, { firstName: 'X' })).toBe(403);
+      expect((await api.get(`${base}/users/${u.employee}`)).body.firstName).toBe('F');
+      // Sub-resources that need view (or manage) of the user.
+      for (const sub of ['groups', 'groups/count', 'credentials', 'consents', 'federated-identity']) {
+        expect([sub, await status(agent, 'get', `/users/${u.vipcust}/${sub}`)]).toEqual([sub, 200]);
+        expect([sub, await status(agent, 'get', `/users/${u.employee}/${sub}`)]).toEqual([sub, 403]);
+      }
+      // DELETE needs manage of the user too (UserResource#deleteUser).
+      const leaving = await createUser(ts, R, 'leaving');
+      expectStatus(await api.put(`${base}/users/${leaving}/groups/${g.vip}`), 204, 'leaving joins vip');
+      expect(await status(agent, 'delete', `/users/${u.employee}`)).toBe(403);
+      expect(await status(agent, 'delete', `/users/${leaving}`)).toBe(204);
+      expect((await api.get(`${base}/users/${leaving}`)).status).toBe(404);
+    });
+
+    test('group membership needs manage-membership on the group and a manageable user', async () => {
+      // manage-members alone does not allow adding or removing members.
+      expect(await status(agent, 'put', `/users/${u.cust}/groups/${g.customers}`)).toBe(403);
+      const ref = (await api.get(`${base}/groups/${g.customers}/management/permissions`)).body;
+      const policy = (await api.get(`${rsPath}/policy?name=${encodeURIComponent('helpdesk members')}`)).body[0];
+      await attach(ref.scopePermissions['manage-membership'], [policy.id]);
+      expect(await status(agent, 'put', `/users/${u.vipcust}/groups/${g.customers}`)).toBe(204);
+      expect((await api.get(`${base}/users/${u.vipcust}/groups`)).body.map((x: Rep) => x.name).sort()).toEqual(['customers', 'vip']);
+      expect(await status(agent, 'delete', `/users/${u.vipcust}/groups/${g.customers}`)).toBe(204);
+      expect((await api.get(`${base}/users/${u.vipcust}/groups`)).body.map((x: Rep) => x.name)).toEqual(['vip']);
+      // Not a manageable user; a group without manage-membership; an unknown group after the user check.
+      expect(await status(agent, 'put', `/users/${u.employee}/groups/${g.customers}`)).toBe(403);
+      expect(await status(agent, 'put', `/users/${u.cust}/groups/${g.staff}`)).toBe(403);
+      expect(await status(agent, 'delete', `/users/${u.cust}/groups/${g.staff}`)).toBe(403);
+      expect(await status(agent, 'put', `/users/${u.cust}/groups/${NO_SUCH}`)).toBe(404);
+      expect(await status(agent, 'put', `/users/${u.employee}/groups/${NO_SUCH}`)).toBe(403);
+      expect((await api.get(`${base}/users/${u.employee}/groups`)).body.map((x: Rep) => x.name)).toEqual(['staff']);
+    });
+
+    test('everything else stays refused', async () => {
+      const refused: Array<['get' | 'post' | 'put' | 'delete', string, unknown?]> = [
+        ['get', '/users'],
+        ['get', '/users/count'],
+        ['post', '/users', { username: 'newbie' }],
+        ['get', '/groups'],
+        ['get', `/groups/${g.customers}`],
+        ['put', `/groups/${g.customers}`, { name: 'renamed' }],
+        ['get', `/groups/${g.customers}/children`],
+        ['get', `/groups/${g.customers}/management/permissions`],
+        ['get', '/clients'],
+        ['get', '/roles'],
+        ['get', '/users-management-permissions'],
+        ['get', `/users/${u.employee}/credentials`],
+      ];
+      for (const [method, path, body] of refused)
+        expect([method, path, await status(agent, method, path, body)]).toEqual([method, path, 403]);
+    });
+
+    test('with query-users, GET /users lists the direct members of the groups whose members he may view', async () => {
+      const listed = expectStatus(await desk.get(`${base}/users`), 200, 'list').body;
+      expect(listed.map((x: Rep) => [x.username, x.access])).toEqual([['cust', { manage: true }]]);
+      expect((await desk.get(`${base}/users?search=c`)).body.map((x: Rep) => x.username)).toEqual(['cust']);
+      expect((await desk.get(`${base}/users?briefRepresentation=true&username=employee`)).body).toEqual([]);
+      expect(expectStatus(await desk.get(`${base}/users/count`), 200, 'count').body).toBe(1);
+      expect((await desk.get(`${base}/users/count?search=id:${u.vipcust}`)).body).toBe(1);
+      expect((await desk.get(`${base}/users/count?search=id:${u.employee}`)).body).toBe(0);
+      // An unknown id is a 404 for a caller who may query users.
+      expect(await status(desk, 'get', `/users/${NO_SUCH}`)).toBe(404);
+    });
+
+    test('GraphQL answers through the same decisions', async () => {
+      const gql = gqlClient(ts, { realm: R, username: 'agent', password: 'pw' });
+      const q = 'query($r: String!, $id: ID!) { user(realm: $r, id: $id) { username access } }';
+      const ok = await gql(q, { r: R, id: u.cust });
+      expect(ok.errors).toBeUndefined();
+      expect(ok.data?.user).toEqual({
+        username: 'cust',
+        access: { view: true, manage: true, mapRoles: true, manageGroupMembership: true, impersonate: false },
+      });
+      const refused = await gql(q, { r: R, id: u.employee });
+      expect(refused.errors?.[0]?.extensions.http?.status ?? refused.errors?.[0]?.extensions.code).toEqual(403);
+      const deskGql = gqlClient(ts, { realm: R, username: 'desk', password: 'pw' });
+      const list = await deskGql('query($r: String!) { realm(name: $r) { users { username } usersCount } }', { r: R });
+      expect(list.errors).toBeUndefined();
+      expect(list.data?.realm).toEqual({ users: [{ username: 'cust' }], usersCount: 1 });
+    });
+
+    test('a page of many members costs the SQL of a page of one (one evaluation for the page)', async () => {
+      const one = await ts.countSql(async () => expectStatus(await desk.get(`${base}/users`), 200, 'one').body);
+      for (let i = 0; i < 25; i++) {
+        const id = await createUser(ts, R, `bulk${String(i).padStart(2, '0')}`);
+        expectStatus(await api.put(`${base}/users/${id}/groups/${g.customers}`), 204, 'join');
+      }
+      const many = await ts.countSql(async () => expectStatus(await desk.get(`${base}/users`), 200, 'many').body);
+      expect(one.result).toHaveLength(1);
+      expect(many.result).toHaveLength(26);
+      expect(many.result.every((x: Rep) => (x.access as Rep).manage === true)).toBe(true);
+      expect(many.count).toBe(one.count);
+    });
   });
 
   test('turning the group permissions off takes the grant away', async () => {
