@@ -2,7 +2,7 @@ import DataLoader from 'dataloader';
 import { Op } from 'sequelize';
 import type { Db } from '../db';
 import { fastSelect } from '../db/fast-select';
-import { groupedBy } from './util';
+import { groupedBy, listLoader } from './util';
 
 export interface UserParts {
   attributes: Record<string, string[]>;
@@ -48,6 +48,8 @@ export function userLoaders(db: Db) {
     new DataLoader<string, UserParts[K]>(async (ids) => (await partsByUser.loadMany(ids)).map((p) => (p instanceof Error ? p : p[key])));
   return {
     partsByUser,
+    /** The parts of lists of users (one promise per list; partsByUser caches and is the one invalidated). */
+    partsOfUsers: listLoader(partsByUser),
     /** name → values; values in insertion order (attribute row ids sort in creation order). */
     attributesByUser: part('attributes'),
     requiredActionsByUser: part('requiredActions'),

@@ -83,12 +83,14 @@ export async function renderUsers(
   const mode = opts.mode ?? 'full';
   const ids = users.map((u) => u.id);
   const full = mode === 'full';
-  const [rules, attrs, actions, creds] = await Promise.all([
+  // The users' parts as one list (one promise for the page, not one per user and part).
+  const [rules, parts] = await Promise.all([
     userProfileConfig(ctx, realm).then(attributeRules),
-    ctx.loaders.attributesByUser.loadMany(ids).then(loaded),
-    full ? ctx.loaders.requiredActionsByUser.loadMany(ids).then(loaded) : [],
-    full ? ctx.loaders.credentialTypesByUser.loadMany(ids).then(loaded) : [],
+    ctx.loaders.partsOfUsers.load(ids).then(loaded),
   ]);
+  const attrs = parts.map((p) => p.attributes);
+  const actions = full ? parts.map((p) => p.requiredActions) : [];
+  const creds = full ? parts.map((p) => p.credentialTypes) : [];
   return users.map((u, i) => {
     const types = creds[i] ?? [];
     return toUserRepresentation(
