@@ -23,6 +23,10 @@ import { type AdminApi, TEST_DB_URL, type TestServer } from '../helpers/server';
  * behave as Keycloak's; an import killed midway leaves nothing half-written.
  */
 
+// Each test runs the CLI as child processes (under ts-node) and migrates fresh databases: on MariaDB under a
+// loaded CI machine one took 44 s, past jest's 30 s default.
+jest.setTimeout(120_000);
+
 const R = 'exim';
 const ROOT = join(__dirname, '..', '..');
 let ts: TestServer;
