@@ -104,39 +104,58 @@ async function roleId(ctx: RequestContext, t: AuthzTarget, ref: string, policyNa
     if (role) return role.id;
     throw notFoundIn(policyName, 'Role', ref.slice(slash + 1));
   }
-  const role =
-    (await m.Role.findOne({ where: { realmId: t.realm.id, clientId: null, name: ref }, attributes: ['id'] })) ??
-    (await m.Role.findOne({ where: { realmId: t.realm.id, id: ref }, attributes: ['id'] }));
-  if (!role) throw notFoundIn(policyName, 'Role', ref);
-  return role.id;
+  return firstId(
+    m.Role,
+    [
+      { realmId: t.realm.id, clientId: null, name: ref },
+      { realmId: t.realm.id, id: ref },
+    ],
+    () => notFoundIn(policyName, 'Role', ref),
+  );
 }
 
-async function userId(ctx: RequestContext, t: AuthzTarget, ref: string, policyName: string): Promise<string> {
-  const User = ctx.db.models.User;
-  const user =
-    (await User.findOne({ where: { realmId: t.realm.id, id: ref }, attributes: ['id'] })) ??
-    (await User.findOne({ where: { realmId: t.realm.id, username: ref.toLowerCase() }, attributes: ['id'] }));
-  if (!user) throw notFoundIn(policyName, 'User', ref);
-  return user.id;
+/** The id of the first row matching one of `wheres`, tried in order (Keycloak's name-or-id lookups); `missing` when none does. */
+async function firstId(
+  model: { findOne(o: object): Promise<{ id: string } | null> },
+  wheres: Array<Record<string, unknown>>,
+  missing: () => Error,
+): Promise<string> {
+  for (const where of wheres) {
+    const row = await model.findOne({ where, attributes: ['id'] });
+    if (row) return row.id;
+  }
+  throw missing();
 }
 
-async function clientUuid(ctx: RequestContext, t: AuthzTarget, ref: string, policyName: string): Promise<string> {
-  const Client = ctx.db.models.Client;
-  const c =
-    (await Client.findOne({ where: { realmId: t.realm.id, clientId: ref }, attributes: ['id'] })) ??
-    (await Client.findOne({ where: { realmId: t.realm.id, id: ref }, attributes: ['id'] }));
-  if (!c) throw notFoundIn(policyName, 'Client', ref);
-  return c.id;
-}
+const userId = (ctx: RequestContext, t: AuthzTarget, ref: string, policyName: string) =>
+  firstId(
+    ctx.db.models.User,
+    [
+      { realmId: t.realm.id, id: ref },
+      { realmId: t.realm.id, username: ref.toLowerCase() },
+    ],
+    () => notFoundIn(policyName, 'User', ref),
+  );
 
-async function clientScopeId(ctx: RequestContext, t: AuthzTarget, ref: string, policyName: string): Promise<string> {
-  const Scope = ctx.db.models.ClientScope;
-  const s =
-    (await Scope.findOne({ where: { realmId: t.realm.id, name: ref }, attributes: ['id'] })) ??
-    (await Scope.findOne({ where: { realmId: t.realm.id, id: ref }, attributes: ['id'] }));
-  if (!s) throw notFoundIn(policyName, 'Client Scope', ref);
-  return s.id;
-}
+const clientUuid = (ctx: RequestContext, t: AuthzTarget, ref: string, policyName: string) =>
+  firstId(
+    ctx.db.models.Client,
+    [
+      { realmId: t.realm.id, clientId: ref },
+      { realmId: t.realm.id, id: ref },
+    ],
+    () => notFoundIn(policyName, 'Client', ref),
+  );
+
+const clientScopeId = (ctx: RequestContext, t: AuthzTarget, ref: string, policyName: string) =>
+  firstId(
+    ctx.db.models.ClientScope,
+    [
+      { realmId: t.realm.id, name: ref },
+      { realmId: t.realm.id, id: ref },
+    ],
+    () => notFoundIn(policyName, 'Client Scope', ref),
+  );
 
 /** A group by id, or by path (`/a/b`) when no id is given. */
 async function groupId(ctx: RequestContext, t: AuthzTarget, ref: { id?: string; path?: string }, policyName: string): Promise<string> {
