@@ -54,7 +54,7 @@ export function fgapOn(ctx: RequestContext, realm: RealmModel): Promise<string |
 }
 
 /** The model and the caller's identity, once per request; null when nothing is to be evaluated. */
-function loaded(ctx: RequestContext, realm: RealmModel): Promise<Fgap | null> {
+export function loaded(ctx: RequestContext, realm: RealmModel): Promise<Fgap | null> {
   return memo(ctx, `fgap:${realm.id}`, async () => {
     const actor = ctx.actor;
     // isAdminSameRealm: only the realm's own admins are evaluated.
@@ -113,6 +113,29 @@ export async function fgapGrants(
   return granted;
 }
 
+/** ClientPermissions' scopes on one client (raw: no implications; ClientPermissions#canX adds those). */
+export type ClientScope =
+  | 'view'
+  | 'manage'
+  | 'configure'
+  | 'map-roles'
+  | 'map-roles-client-scope'
+  | 'map-roles-composite'
+  | 'token-exchange';
+
+/** The raw evaluation of one scope on one client (`<scope>.permission.client.<id>` on `client.resource.<id>`). */
+export function fgapClientScope(ctx: RequestContext, realm: RealmModel, clientId: string, scope: ClientScope): Promise<boolean> {
+  return fgapGrants(ctx, realm, `client.resource.${clientId}`, [`${scope}.permission.client.${clientId}`], [scope]);
+}
+
+/** RolePermissions' scopes on one role (raw: RolePermissions#canMapRole etc. add the role-container rules). */
+export type RoleScope = 'map-role' | 'map-role-client-scope' | 'map-role-composite';
+
+/** The raw evaluation of one scope on one role (`<scope>.permission.<id>` on `role.resource.<id>`). */
+export function fgapRoleScope(ctx: RequestContext, realm: RealmModel, roleId: string, scope: RoleScope): Promise<boolean> {
+  return fgapGrants(ctx, realm, `role.resource.${roleId}`, [`${scope}.permission.${roleId}`], [scope]);
+}
+
 /** UserPermissions' realm-wide scopes on the `Users` resource (`view` is granted by `manage` too). */
 export type UsersScope = 'view' | 'manage' | 'map-roles' | 'manage-group-membership' | 'impersonate';
 const USERS_PERMISSION: Record<UsersScope, string> = {
@@ -144,7 +167,7 @@ const GROUP_PERMISSION: Record<GroupScope, (id: string) => string> = {
 };
 
 /** The raw evaluation of one scope on one group (no implications). */
-function groupScope(ctx: RequestContext, realm: RealmModel, groupId: string, scope: GroupScope): Promise<boolean> {
+export function groupScope(ctx: RequestContext, realm: RealmModel, groupId: string, scope: GroupScope): Promise<boolean> {
   return fgapGrants(ctx, realm, `group.resource.${groupId}`, [GROUP_PERMISSION[scope](groupId)], [scope]);
 }
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { QueryTypes } from 'sequelize';
 import type { RequestContext } from '../../core/context';
 import { write } from '../../core/db-errors';
 import { cannotParse, errorC } from '../../core/errors';
@@ -276,4 +277,33 @@ function apply(ctx: RequestContext, realm: RealmModel, spec: MgmtSpec, enabled: 
     await initialize(ctx, realm, client, spec);
     return reference(await find(ctx, client, spec), spec);
   });
+}
+
+const DROP_SQL = `SELECT r.id AS id, r.resource_server_id AS rs FROM resource_server_resource r
+  JOIN client c ON c.id = r.resource_server_id
+  WHERE c.realm_id = :realm AND c.client_id = :clientId AND r.name IN (:names)`;
+
+/**
+ * Deletes the management permissions of objects being deleted (a group and its subgroups, a client, a
+ * role, an identity provider), inside the caller's transaction, as Keycloak's model-removal listeners do:
+ * the permissions and the resource go, the scopes stay. One statement when none of them was ever enabled.
+ */
+export async function dropManagementPermissions(ctx: RequestContext, realm: RealmModel, specs: MgmtSpec[]): Promise<void> {
+  if (!specs.length) return;
+  const clientId = realm.name === MASTER ? 'master-realm' : 'realm-management';
+  const found = await ctx.db.sequelize.query<{ id: string; rs: string }>(DROP_SQL, {
+    replacements: { realm: realm.id, clientId, names: specs.map((s) => s.resource) },
+    type: QueryTypes.SELECT,
+  });
+  if (!found.length) return;
+  const m = ctx.db.models;
+  const rsId = found[0].rs;
+  const policies = await m.AuthzPolicy.findAll({
+    where: { resourceServerId: rsId, name: specs.flatMap((s) => s.perms.map((p) => p.name)) },
+    attributes: ['id', 'name'],
+  });
+  for (const resource of found) {
+    await remove(ctx, { rs: null, resource: { id: resource.id } as AuthzResourceModel, policies: new Map() });
+  }
+  await remove(ctx, { rs: null, resource: null, policies: new Map(policies.map((p) => [p.name, p.id])) });
 }
