@@ -1,8 +1,34 @@
+const { readdirSync, readFileSync } = require('node:fs');
+const { join, relative } = require('node:path');
+
+/**
+ * Test files that never touch the test database (pure functions, or a CLI process on a SQLite file of
+ * its own) say so with the marker below; the MariaDB pass (IDSERVER_TEST_DB_URL set) skips them, since
+ * they would run the very same thing twice.
+ */
+const MARKER = '@database-independent';
+
+function databaseIndependent(dir) {
+  const out = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...databaseIndependent(path));
+    else if (entry.name.endsWith('.test.ts') && readFileSync(path, 'utf8').includes(MARKER)) out.push(path);
+  }
+  return out;
+}
+
+const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const skipped = process.env.IDSERVER_TEST_DB_URL
+  ? databaseIndependent(join(__dirname, 'test')).map((p) => `<rootDir>/${escape(relative(__dirname, p))}$`)
+  : [];
+
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }] },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
+  testPathIgnorePatterns: ['/node_modules/', ...skipped],
   setupFiles: ['reflect-metadata'],
   testTimeout: 30000,
   maxWorkers: 2,

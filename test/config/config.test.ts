@@ -1,3 +1,4 @@
+// @database-independent: never touches the test database, so the MariaDB pass skips it (jest.config.js).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

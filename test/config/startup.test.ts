@@ -1,3 +1,4 @@
+// @database-independent: never touches the test database, so the MariaDB pass skips it (jest.config.js).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';

@@ -1,3 +1,4 @@
+// @database-independent: never touches the test database, so the MariaDB pass skips it (jest.config.js).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getDirective } from '@graphql-tools/utils';

@@ -1,3 +1,4 @@
+// @database-independent: never touches the test database, so the MariaDB pass skips it (jest.config.js).
 import { compileDateFormat } from '../../src/logging/date-format';
 
 // 2024-03-05T07:08:09.012Z, a Tuesday.

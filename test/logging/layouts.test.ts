@@ -1,3 +1,4 @@
+// @database-independent: never touches the test database, so the MariaDB pass skips it (jest.config.js).
 import { hostname } from 'node:os';
 import { configureLogging, getLogger, loggingConfigFromValues, setConsoleStream, shutdownLogging } from '../../src/logging';
 import { JSON_FIELDS } from '../../src/logging/json-layout';

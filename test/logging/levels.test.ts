@@ -1,3 +1,4 @@
+// @database-independent: never touches the test database, so the MariaDB pass skips it (jest.config.js).
 import { configureLogging, getLogger, loggingConfigFromValues, parseLogLevel, setConsoleStream, shutdownLogging } from '../../src/logging';
 import { Capture } from './helpers';
 

@@ -1,3 +1,4 @@
+// @database-independent: never touches the test database, so the MariaDB pass skips it (jest.config.js).
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
