@@ -86,42 +86,122 @@ export async function freshDbOptions(): Promise<{ opts: DbOptions; cleanup: () =
  * database of its own (a file, or a MariaDB database of copied tables), so no test sees another's rows.
  */
 async function templatedDbOptions(): Promise<{ opts: DbOptions; cleanup: () => Promise<void> }> {
+  if (TEST_DB_URL) return mariadbCopy();
   const fresh = await freshDbOptions();
-  if (TEST_DB_URL) {
-    const template = await mariadbTemplate();
-    const conn = await connect(new URL(TEST_DB_URL));
-    const target = new URL(fresh.opts.url as string).pathname.slice(1);
-    const [tables] = await conn.query('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = ?', [template]);
-    // CREATE TABLE ... LIKE drops foreign keys: the template's own definitions are replayed instead
-    // (they name parent tables without a schema, so they land in the target), in any table order.
-    await conn.query(`USE \`${target}\``);
-    await conn.query('SET foreign_key_checks = 0');
-    for (const { t } of (tables as Array<{ t: string }>).filter((row) => row.t !== 'template_ready')) {
-      const [[def]] = (await conn.query(`SHOW CREATE TABLE \`${template}\`.\`${t}\``)) as unknown as [[{ 'Create Table': string }]];
-      await conn.query(def['Create Table']);
-      await conn.query(`INSERT INTO \`${target}\`.\`${t}\` SELECT * FROM \`${template}\`.\`${t}\``);
-    }
-    // Triggers (the cache versions, ADR 23) last, so that copying the rows does not fire them.
-    const [triggers] = await conn.query(`SHOW TRIGGERS FROM \`${template}\``);
-    for (const { Trigger } of triggers as Array<{ Trigger: string }>) {
-      const [[def]] = (await conn.query(`SHOW CREATE TRIGGER \`${template}\`.\`${Trigger}\``)) as unknown as [
-        [{ 'SQL Original Statement': string }],
-      ];
-      await conn.query(def['SQL Original Statement'].replace(/^CREATE\s+DEFINER=\S+\s+/i, 'CREATE '));
-    }
-    await conn.end();
-    return fresh;
-  }
   copyFileSync(await sqliteTemplate(), fresh.opts.url as string);
   return fresh;
 }
 
-const connect = (url: URL) =>
+/** Tables of the template that are the pool's bookkeeping, not the application's. */
+const POOL_TABLES = new Set(['template_ready', 'pool']);
+/** The tables the template's triggers write (cache versions, ADR 23; the search shadow, ADR 24). */
+async function triggerTargets(conn: Awaited<ReturnType<typeof connect>>, schema: string): Promise<Set<string>> {
+  const [rows] = await conn.query('SELECT action_statement AS a FROM information_schema.triggers WHERE trigger_schema = ?', [schema]);
+  const out = new Set<string>();
+  for (const { a } of rows as Array<{ a: string }>)
+    for (const m of a.matchAll(/\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+`?(\w+)`?/gi)) out.add(m[1]);
+  return out;
+}
+
+async function applicationTables(conn: Awaited<ReturnType<typeof connect>>, schema: string): Promise<string[]> {
+  const [rows] = await conn.query('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = ?', [schema]);
+  return (rows as Array<{ t: string }>).map((r) => r.t).filter((t) => !POOL_TABLES.has(t));
+}
+
+/**
+ * A MariaDB copy of the template, reused within the worker process. Creating some fifty InnoDB tables
+ * costs seconds per test server (a file and fsyncs each), while emptying a closed server's copy and
+ * copying the template's rows back is DML (a tenth of that). Which copies are free is kept in the
+ * template database (module state does not survive jest's per-file registry); copies of processes that
+ * are gone are dropped with their template.
+ */
+async function mariadbCopy(): Promise<{ opts: DbOptions; cleanup: () => Promise<void> }> {
+  const template = await mariadbTemplate();
+  const url = new URL(TEST_DB_URL as string);
+  const conn = await connect(url);
+  let name: string | undefined;
+  try {
+    const [free] = await conn.query(`SELECT name FROM \`${template}\`.pool WHERE free = 1`);
+    for (const row of free as Array<{ name: string }>) {
+      const [claimed] = await conn.query(`UPDATE \`${template}\`.pool SET free = 0 WHERE name = ? AND free = 1`, [row.name]);
+      if ((claimed as { affectedRows: number }).affectedRows === 1) {
+        name = row.name;
+        break;
+      }
+    }
+    if (!name) {
+      name = `idserver_t${process.env.JEST_WORKER_ID ?? '0'}_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+      await conn.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
+      await conn.query(`INSERT INTO \`${template}\`.pool (name, free) VALUES (?, 0)`, [name]);
+      // CREATE TABLE ... LIKE drops foreign keys: the template's own definitions are replayed instead
+      // (they name parent tables without a schema, so they land in the target), in any table order.
+      await conn.query(`USE \`${name}\``);
+      await conn.query('SET foreign_key_checks = 0');
+      for (const t of await applicationTables(conn, template)) {
+        const [[def]] = (await conn.query(`SHOW CREATE TABLE \`${template}\`.\`${t}\``)) as unknown as [[{ 'Create Table': string }]];
+        await conn.query(def['Create Table']);
+        await conn.query(`INSERT INTO \`${name}\`.\`${t}\` SELECT * FROM \`${template}\`.\`${t}\``);
+      }
+      // Triggers (the cache versions, ADR 23) last, so that copying the rows does not fire them.
+      const [triggers] = await conn.query(`SHOW TRIGGERS FROM \`${template}\``);
+      for (const { Trigger } of triggers as Array<{ Trigger: string }>) {
+        const [[def]] = (await conn.query(`SHOW CREATE TRIGGER \`${template}\`.\`${Trigger}\``)) as unknown as [
+          [{ 'SQL Original Statement': string }],
+        ];
+        await conn.query(def['SQL Original Statement'].replace(/^CREATE\s+DEFINER=\S+\s+/i, 'CREATE '));
+      }
+    }
+  } finally {
+    await conn.end();
+  }
+  const copy = name;
+  url.pathname = `/${copy}`;
+  return { opts: { vendor: 'mariadb', url: url.toString(), poolMax: 10 }, cleanup: () => releaseMariadbCopy(template, copy) };
+}
+
+/**
+ * Puts a closed server's copy back as the template has it and marks it free: every table emptied and
+ * refilled in one transaction, the tables that triggers write (cache versions, search shadow) emptied again and refilled last. A copy whose tables no longer
+ * match the template's (a test renamed one and failed before renaming it back) is dropped instead.
+ */
+async function releaseMariadbCopy(template: string, name: string): Promise<void> {
+  const conn = await connect(new URL(TEST_DB_URL as string), true);
+  try {
+    const tables = await applicationTables(conn, template);
+    const own = new Set(await applicationTables(conn, name));
+    if (own.size !== tables.length || tables.some((t) => !own.has(t))) {
+      await conn.query(`DROP DATABASE IF EXISTS \`${name}\``);
+      await conn.query(`DELETE FROM \`${template}\`.pool WHERE name = ?`, [name]);
+      return;
+    }
+    const target = (t: string) => `\`${name}\`.\`${t}\``;
+    const refill = (t: string) => `INSERT INTO ${target(t)} SELECT * FROM \`${template}\`.\`${t}\``;
+    const written = await triggerTargets(conn, template);
+    const versions = tables.filter((t) => written.has(t));
+    const rest = tables.filter((t) => !written.has(t));
+    const statements = [
+      'SET foreign_key_checks = 0',
+      'START TRANSACTION',
+      ...tables.map((t) => `DELETE FROM ${target(t)}`),
+      ...rest.map(refill),
+      ...versions.map((t) => `DELETE FROM ${target(t)}`),
+      ...versions.map(refill),
+      'COMMIT',
+    ];
+    await conn.query(statements.join(';\n'));
+    await conn.query(`UPDATE \`${template}\`.pool SET free = 1 WHERE name = ?`, [name]);
+  } finally {
+    await conn.end();
+  }
+}
+
+const connect = (url: URL, multipleStatements = false) =>
   createConnection({
     host: url.hostname,
     port: Number(url.port || 3306),
     user: decodeURIComponent(url.username) || 'root',
     password: decodeURIComponent(url.password) || undefined,
+    multipleStatements,
   });
 
 /** Migrates and bootstraps a database as every test server starts from. */
@@ -155,7 +235,7 @@ async function mariadbTemplate(): Promise<string> {
   const url = new URL(TEST_DB_URL as string);
   const conn = await connect(url);
   try {
-    const [rows] = await conn.query("SELECT schema_name AS s FROM information_schema.schemata WHERE schema_name LIKE 'idserver\\_tpl\\_%'");
+    const [rows] = await conn.query("SELECT schema_name AS s FROM information_schema.schemata WHERE schema_name LIKE 'idserver\\_t%'");
     const names = (rows as Array<{ s: string }>).map((r) => r.s);
     if (names.includes(name)) {
       const [[ready]] = (await conn.query(
@@ -164,15 +244,17 @@ async function mariadbTemplate(): Promise<string> {
       )) as unknown as [[{ n: number }]];
       if (Number(ready.n) > 0) return name;
     }
+    // Templates and copies (`idserver_tpl_<pid>`, `idserver_t<worker>_<pid>[_<copy>]`) of processes that are gone.
     for (const other of names) {
-      const pid = Number(other.slice('idserver_tpl_'.length));
-      if (pid !== process.pid && !alive(pid)) await conn.query(`DROP DATABASE IF EXISTS \`${other}\``);
+      const pid = Number(other.startsWith('idserver_tpl_') ? other.slice('idserver_tpl_'.length) : other.split('_')[2]);
+      if (Number.isInteger(pid) && pid !== process.pid && !alive(pid)) await conn.query(`DROP DATABASE IF EXISTS \`${other}\``);
     }
     await conn.query(`DROP DATABASE IF EXISTS \`${name}\``);
     await conn.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
     url.pathname = `/${name}`;
     await prepareTemplate({ vendor: 'mariadb', url: url.toString(), poolMax: 2 });
     // Marks the template complete (a worker killed half-way leaves an incomplete one, made again); copies skip it.
+    await conn.query(`CREATE TABLE \`${name}\`.pool (name VARCHAR(64) PRIMARY KEY, free TINYINT NOT NULL)`);
     await conn.query(`CREATE TABLE \`${name}\`.template_ready (id INT)`);
     return name;
   } finally {
