@@ -9,7 +9,15 @@ import {
   listMembers,
   removeDefaultGroup,
 } from '../../src/services/groups/group-membership';
-import { countGroups, findGroup, getGroup, getGroupByPath, listChildren, listGroups } from '../../src/services/groups/group-queries';
+import {
+  countGroups,
+  findGroup,
+  getGroup,
+  getGroupByPath,
+  listChildren,
+  listGroups,
+  writtenGroup,
+} from '../../src/services/groups/group-queries';
 import { TOP_LEVEL } from '../../src/db/models/group';
 import { resolveUser } from '../../src/services/users/users';
 import { addSubGroup, createTopLevelGroup, removeGroup, updateGroup } from '../../src/services/groups/groups';
@@ -112,7 +120,8 @@ export class GroupResolver {
   ): Promise<InRealm> {
     const r = await resolveRealm(ctx, realm);
     const result = await addSubGroup(ctx, r, await findGroup(ctx, r, parentId), plain(input));
-    return inRealm(r, await getGroup(ctx, r, await findGroup(ctx, r, result.id)));
+    // Manage of the parent suffices: the new child is returned without a view check, as POST .../children answers it.
+    return inRealm(r, await writtenGroup(ctx, r, await findGroup(ctx, r, result.id)));
   }
 
   @Mutation(() => Group, {
@@ -126,10 +135,10 @@ export class GroupResolver {
     @Arg('parentId', () => GraphQLID, opt) parentId?: string,
   ): Promise<InRealm> {
     const r = await resolveRealm(ctx, realm);
-    const { name } = await getGroup(ctx, r, await findGroup(ctx, r, id));
+    const { name } = await findGroup(ctx, r, id);
     await (parentId ? addSubGroup(ctx, r, await findGroup(ctx, r, parentId), { id, name }) : createTopLevelGroup(ctx, r, { id, name }));
-    // The move forgot the group: read it again.
-    return inRealm(r, await getGroup(ctx, r, await findGroup(ctx, r, id)));
+    // The move forgot the group: read it again (manage of the new parent suffices, as for REST: no view check).
+    return inRealm(r, await writtenGroup(ctx, r, await findGroup(ctx, r, id)));
   }
 
   @Mutation(() => Group, { description: 'Updates a group (PUT /groups/{id}).' })

@@ -36,6 +36,8 @@ interface Fgap {
   realm: AuthzRealm;
   /** Decisions of this request, by `resource#scope`. */
   decided: Map<string, boolean>;
+  /** The resource server's policies by name, built on the first decision. */
+  byName?: Map<string, { associatedIds: readonly unknown[] }>;
 }
 
 /**
@@ -97,7 +99,8 @@ export async function fgapGrants(
   const key = `${resource.id}#${scopes.join(',')}#${permissionNames.join(',')}`;
   const known = f.decided.get(key);
   if (known !== undefined) return known;
-  const byName = new Map([...f.ix.policyById.values()].map((p) => [p.name, p]));
+  f.byName ??= new Map([...f.ix.policyById.values()].map((p) => [p.name, p]));
+  const byName = f.byName;
   // "if no policies attached to permission then just do default behavior"
   const armed = permissionNames.some((n) => (byName.get(n)?.associatedIds.length ?? 0) > 0);
   let granted = false;
@@ -327,6 +330,81 @@ export async function groupsWithViewMembers(ctx: RequestContext, realm: RealmMod
     if (!r.serverOwned || !r.name.startsWith(prefix)) continue;
     const id = r.name.slice(prefix.length);
     if ((await groupScope(ctx, realm, id, 'view-members')) || (await groupScope(ctx, realm, id, 'manage-members'))) out.push(id);
+  }
+  return out;
+}
+
+/*
+ * Groups themselves (GroupPermissions#canView(group) / canManage(group) / getAccess(group), FGAP v1), for
+ * many groups at once: the admin roles first, then each group's own permissions, decided in memory once
+ * the model is read (a page of groups costs the SQL of one group). A group inherits nothing from its
+ * parent: each has its own resource `group.resource.<id>`.
+ */
+
+/** GroupPermissions#canView(group) / canManage(group) for many groups, in the order of `groupIds`. */
+export async function canGroups(
+  ctx: RequestContext,
+  realm: RealmModel,
+  groupIds: readonly string[],
+  scope: 'view' | 'manage',
+): Promise<boolean[]> {
+  // canView(): view-users or manage-users; canManage(): manage-users (roles only, as Keycloak's).
+  if (await check(ctx, realm, scope === 'view' ? 'viewUsers' : 'manageUsers')) return groupIds.map(() => true);
+  if (!groupIds.length || !(await loaded(ctx, realm))) return groupIds.map(() => false);
+  const out: boolean[] = [];
+  for (const id of groupIds) out.push(await fgapGroup(ctx, realm, id, scope));
+  return out;
+}
+
+/**
+ * Whether the caller may view any group at all: view-users / manage-users, else fine-grained permissions in
+ * use in the realm for an admin of the realm (at most the `fgapOn` statement). False: every listing is empty.
+ */
+export async function mayViewSomeGroups(ctx: RequestContext, realm: RealmModel): Promise<boolean> {
+  return (await check(ctx, realm, 'viewUsers')) || (await loaded(ctx, realm)) !== null;
+}
+
+/** 403 unless the caller may view this group (GroupPermissions#requireView(group)). */
+export async function requireViewGroup(ctx: RequestContext, realm: RealmModel, groupId: string): Promise<void> {
+  if (!(await canGroups(ctx, realm, [groupId], 'view'))[0]) throw forbidden();
+}
+
+/** 403 unless the caller may manage this group (GroupPermissions#requireManage(group)). */
+export async function requireManageGroup(ctx: RequestContext, realm: RealmModel, groupId: string): Promise<void> {
+  if (!(await canGroups(ctx, realm, [groupId], 'manage'))[0]) throw forbidden();
+}
+
+/** The access map of a group representation (GroupPermissions#getAccess(group)). */
+export interface GroupAccess {
+  view: boolean;
+  viewMembers: boolean;
+  manageMembers: boolean;
+  manage: boolean;
+  manageMembership: boolean;
+}
+
+/**
+ * GroupPermissions#getAccess(group) for many groups: view, manage (the group's permissions), viewMembers
+ * (users view, else view-members or manage-members), manageMembers (users manage, else manage-members) and
+ * manageMembership (manage, else manage-membership). Roles first: a manage-users admin pays nothing, a
+ * view-users admin at most the `fgapOn` statement; the fine-grained decisions are in memory.
+ */
+export async function groupsAccess(ctx: RequestContext, realm: RealmModel, groupIds: readonly string[]): Promise<GroupAccess[]> {
+  const [viewRole, manageRole] = await Promise.all([check(ctx, realm, 'viewUsers'), check(ctx, realm, 'manageUsers')]);
+  const all = (access: GroupAccess) => groupIds.map(() => ({ ...access }));
+  if (manageRole) return all({ view: true, viewMembers: true, manageMembers: true, manage: true, manageMembership: true });
+  const f = groupIds.length ? await loaded(ctx, realm) : null;
+  if (!f) return all({ view: viewRole, viewMembers: viewRole, manageMembers: false, manage: false, manageMembership: false });
+  const out: GroupAccess[] = [];
+  for (const id of groupIds) {
+    const manage = await fgapGroup(ctx, realm, id, 'manage');
+    out.push({
+      view: viewRole || manage || (await fgapGroup(ctx, realm, id, 'view')),
+      viewMembers: viewRole || (await fgapGroup(ctx, realm, id, 'view-members')),
+      manageMembers: await fgapGroup(ctx, realm, id, 'manage-members'),
+      manage,
+      manageMembership: manage || (await fgapGroup(ctx, realm, id, 'manage-membership')),
+    });
   }
   return out;
 }

@@ -23,10 +23,8 @@ import { MASTER } from '../../auth/permissions';
 export interface MgmtSpec {
   /** The resource's name (`group.resource.<id>`, `Users`, ...). */
   resource: string;
-  /** The resource's type (`Client`, `Role`, `IdentityProvider`), null when Keycloak sets none. */
+  /** The resource's type (`Group`, `Client`, `Role`, `IdentityProvider`), null when Keycloak sets none (`Users`). */
   type: string | null;
-  /** The resource's scopes when not every permission's scope (Keycloak's group resource lacks `view-members`). */
-  resourceScopes?: string[];
   /** One scope permission per entry: the reference's key, its scope's name, the permission's name. */
   perms: Array<{ key: string; scope: string; name: string; strategy: 'UNANIMOUS' | 'AFFIRMATIVE' }>;
 }
@@ -55,8 +53,7 @@ export const usersSpec = (): MgmtSpec => ({
 /** One group. */
 export const groupSpec = (id: string): MgmtSpec => ({
   resource: `group.resource.${id}`,
-  type: null,
-  resourceScopes: ['manage', 'view', 'manage-membership', 'manage-members'],
+  type: 'Group',
   perms: [
     perm('view', `view.permission.group.${id}`),
     perm('manage', `manage.permission.group.${id}`),
@@ -188,8 +185,7 @@ async function initialize(ctx: RequestContext, realm: RealmModel, client: Client
       uris: [],
       attributes: {},
     });
-    const own = spec.resourceScopes ?? names;
-    await m.AuthzResourceScope.bulkCreate(own.map((name) => ({ resourceId: resource?.id, scopeId: scopes.get(name) })));
+    await m.AuthzResourceScope.bulkCreate(names.map((name) => ({ resourceId: resource?.id, scopeId: scopes.get(name) })));
   }
   const existing = new Set(
     (await m.AuthzPolicy.findAll({ where: { resourceServerId: rsId, name: spec.perms.map((p) => p.name) }, attributes: ['name'] })).map(

@@ -1,3 +1,4 @@
+import { requireManageGroup, requireViewGroup } from '../../auth/fgap';
 import { requireCap } from '../../auth/permissions';
 import type { RequestContext } from '../../core/context';
 import type { ClientModel } from '../../db/models/client';
@@ -37,9 +38,9 @@ export async function usersManagementPermissions(ctx: RequestContext, realm: Rea
   return answer(ctx, realm, usersSpec(), req);
 }
 
-/** GET/PUT /{realm}/groups/{id}/management/permissions (the group resolved first: 404): view / manage users. */
+/** GET/PUT /{realm}/groups/{id}/management/permissions (the group resolved first: 404): view / manage of the group. */
 export async function groupManagementPermissions(ctx: RequestContext, realm: RealmModel, group: GroupModel, req: MgmtBody) {
-  await requireCap(ctx, realm, req.put ? 'manageUsers' : 'viewUsers');
+  await (req.put ? requireManageGroup : requireViewGroup)(ctx, realm, group.id);
   return answer(ctx, realm, groupSpec(group.id), req);
 }
 

@@ -1,5 +1,5 @@
 import { QueryTypes } from 'sequelize';
-import { requireManageGroupMembership, requireManageMembership, requireViewMembers, requireViewUser } from '../../auth/fgap';
+import { canGroups, requireManageGroupMembership, requireManageMembership, requireViewMembers, requireViewUser } from '../../auth/fgap';
 import { requireCap } from '../../auth/permissions';
 import type { GroupModel } from '../../db/models/group';
 import type { RealmModel } from '../../db/models/realm';
@@ -69,7 +69,8 @@ export async function listMembers(
 
 /**
  * GET /{realm}/users/{id}/groups, and GraphQL `User.groups`: the user's direct groups by name, brief
- * by default, no access map. One statement per page for any number of users.
+ * by default, no access map. One statement per page for any number of users. The page keeps only the
+ * groups the caller may view (Keycloak 26 filters it by GroupPermissions#canView after paging).
  */
 export async function listUserGroups(
   ctx: RequestContext,
@@ -81,7 +82,19 @@ export async function listUserGroups(
   const page = pageOf(query);
   if (isEmptyPage(page)) return [];
   const ids = await ctx.loaders.groupIdsPageByUser.load({ id: user.id, ...page, search: query.search });
-  return groupRepresentations(ctx, realm, await groupsByIds(ctx, realm, ids), { brief: query.briefRepresentation ?? true });
+  const groups = await groupsByIds(ctx, realm, ids);
+  const viewable = await canGroups(
+    ctx,
+    realm,
+    groups.map((g) => g.id),
+    'view',
+  );
+  return groupRepresentations(
+    ctx,
+    realm,
+    groups.filter((_, i) => viewable[i]),
+    { brief: query.briefRepresentation ?? true },
+  );
 }
 
 /**

@@ -1,4 +1,5 @@
 import { Op, col, fn, where, type WhereOptions } from 'sequelize';
+import { canGroups, type GroupAccess, groupsAccess, mayViewSomeGroups, requireViewGroup } from '../../auth/fgap';
 import { check, requireCap } from '../../auth/permissions';
 import { TOP_LEVEL, type GroupModel } from '../../db/models/group';
 import type { RealmModel } from '../../db/models/realm';
@@ -13,13 +14,7 @@ import { findGroupByPath, groupChain, pathOf } from './group-paths';
  * counts, and the batched builder of Keycloak GroupRepresentations used by every group endpoint.
  */
 
-export interface GroupAccess {
-  view: boolean;
-  viewMembers: boolean;
-  manageMembers: boolean;
-  manage: boolean;
-  manageMembership: boolean;
-}
+export type { GroupAccess };
 
 export interface GroupRepOptions {
   /** Omits attributes, realmRoles and clientRoles. */
@@ -28,12 +23,6 @@ export interface GroupRepOptions {
   subGroupCount?: boolean;
   /** Adds the caller's access map. */
   access?: boolean;
-}
-
-/** The caller's group access map (§2.8); without fine-grained permissions it is the same for every group. */
-export async function groupAccess(ctx: RequestContext, realm: RealmModel): Promise<GroupAccess> {
-  const [view, manage] = await Promise.all([check(ctx, realm, 'viewUsers'), check(ctx, realm, 'manageUsers')]);
-  return { view, viewMembers: view, manageMembers: manage, manage, manageMembership: manage };
 }
 
 /** The group with this id in the realm, or 404 with the given Keycloak message. */
@@ -94,7 +83,7 @@ export async function groupRepresentations(
     Promise.all(groups.map((g) => pathOf(ctx, g))),
     opts.subGroupCount ? Promise.all(ids.map((id) => ctx.loaders.subGroupCountByGroup.load(id))) : undefined,
     opts.brief ? undefined : roleNamesOf(ctx, ids),
-    opts.access ? groupAccess(ctx, realm) : undefined,
+    opts.access ? groupsAccess(ctx, realm, ids) : undefined,
   ]);
   return groups.map((g, i) =>
     toGroupRepresentation(
@@ -103,16 +92,24 @@ export async function groupRepresentations(
         path: paths[i],
         subGroupCount: counts?.[i],
         ...(roles?.get(g.id) ?? {}),
-        access: access ? { ...access } : undefined,
+        access: access ? { ...access[i] } : undefined,
       },
       opts.brief,
     ),
   );
 }
 
-/** Wraps matched groups in copies of their ancestors up to the top level, merging shared ancestors (§5.2). */
+/**
+ * Wraps matched groups in copies of their ancestors up to the top level, merging shared ancestors (§5.2).
+ * A match is kept only when the caller may view it and every one of its ancestors (Keycloak's
+ * GroupUtils#populateGroupHierarchyFromSubGroups); one evaluation for all of them.
+ */
 async function withAncestors(ctx: RequestContext, realm: RealmModel, matches: GroupModel[], opts: GroupRepOptions): Promise<GroupRep[]> {
-  const chains = await Promise.all(matches.map((g) => groupChain(ctx, g)));
+  const allChains = await Promise.all(matches.map((g) => groupChain(ctx, g)));
+  const chainIds = [...new Set(allChains.flat().map((g) => g.id))];
+  const viewable = await canGroups(ctx, realm, chainIds, 'view');
+  const hidden = new Set(chainIds.filter((_, i) => !viewable[i]));
+  const chains = hidden.size ? allChains.filter((chain) => chain.every((g) => !hidden.has(g.id))) : allChains;
   const nodes = new Map<string, GroupModel>();
   for (const chain of chains) for (const g of chain) nodes.set(g.id, g);
   const list = [...nodes.values()];
@@ -193,8 +190,8 @@ export interface GroupListQuery {
 /** GET /{realm}/groups: top-level groups, or search/attribute matches wrapped in their ancestors. */
 export async function listGroups(ctx: RequestContext, realm: RealmModel, query: GroupListQuery = {}): Promise<GroupRep[]> {
   await requireCap(ctx, realm, 'queryGroups');
-  // Groups the caller cannot view are omitted; without fine-grained permissions that is all or none.
-  if (!(await check(ctx, realm, 'viewUsers'))) return [];
+  // Nothing to filter from when the caller may view no group at all (query-groups alone, no permissions in use).
+  if (!(await mayViewSomeGroups(ctx, realm))) return [];
   const { Group } = ctx.db.models;
   let groups: GroupModel[];
   if (query.q !== undefined) {
@@ -207,10 +204,24 @@ export async function listGroups(ctx: RequestContext, realm: RealmModel, query: 
   }
   const opts = { brief: query.briefRepresentation ?? true, subGroupCount: query.subGroupsCount ?? true, access: true };
   if (query.populateHierarchy ?? true) return withAncestors(ctx, realm, groups, opts);
-  return groupRepresentations(ctx, realm, groups, opts);
+  return groupRepresentations(ctx, realm, await viewableOnly(ctx, realm, groups), opts);
 }
 
-/** GET /{realm}/groups/count: `{count}` of name matches (any level), top-level groups, or all groups. */
+/** The groups the caller may view (GroupPermissions#canView(group)), in order; one evaluation for all. */
+async function viewableOnly(ctx: RequestContext, realm: RealmModel, groups: GroupModel[]): Promise<GroupModel[]> {
+  const viewable = await canGroups(
+    ctx,
+    realm,
+    groups.map((g) => g.id),
+    'view',
+  );
+  return groups.filter((_, i) => viewable[i]);
+}
+
+/**
+ * GET /{realm}/groups/count: `{count}` of name matches (any level), top-level groups, or all groups. Not
+ * filtered by the groups the caller may view (Keycloak counts every group for whoever may list them).
+ */
 export async function countGroups(
   ctx: RequestContext,
   realm: RealmModel,
@@ -224,12 +235,20 @@ export async function countGroups(
 
 /** Full representation with subGroupCount and access, as GET /groups/{id} and group-by-path return it. */
 async function fullGroup(ctx: RequestContext, realm: RealmModel, group: GroupModel): Promise<GroupRep> {
-  await requireCap(ctx, realm, 'viewUsers');
+  await requireViewGroup(ctx, realm, group.id);
+  return writtenGroup(ctx, realm, group);
+}
+
+/**
+ * The full representation (subGroupCount, access) of a group the caller has just written, without a view
+ * check: what POST /groups/{id}/children answers, and the GraphQL create and move mutations return.
+ */
+export async function writtenGroup(ctx: RequestContext, realm: RealmModel, group: GroupModel): Promise<GroupRep> {
   const [rep] = await groupRepresentations(ctx, realm, [group], { brief: false, subGroupCount: true, access: true });
   return rep;
 }
 
-/** GET /{realm}/groups/{id} (the group resolved first: 404 before the permission check), then group view. */
+/** GET /{realm}/groups/{id} (the group resolved first: 404 before the permission check), then view of the group. */
 export async function getGroup(ctx: RequestContext, realm: RealmModel, group: GroupModel): Promise<GroupRep> {
   return fullGroup(ctx, realm, group);
 }
@@ -258,7 +277,9 @@ export async function groupsByIds(ctx: RequestContext, realm: RealmModel, ids: r
 
 /**
  * GET /{realm}/groups/{id}/children, and GraphQL `Group.subGroups`: direct children by name, first 0,
- * max 10, full representation by default. One statement per page for any number of parents.
+ * max 10, full representation by default. One statement per page for any number of parents. Needs view of
+ * the parent; a caller who may not view every group gets the children he may view, paged after the
+ * filter (Keycloak's GroupResource#getSubGroups), from one read of all the children.
  */
 export async function listChildren(
   ctx: RequestContext,
@@ -266,11 +287,19 @@ export async function listChildren(
   group: GroupModel,
   query: ChildrenQuery = {},
 ): Promise<GroupRep[]> {
-  await requireCap(ctx, realm, 'viewUsers');
+  await requireViewGroup(ctx, realm, group.id);
   const page = pageOf(query, { defaultMax: 10 });
   if (isEmptyPage(page)) return [];
-  const ids = await ctx.loaders.childIdsPageByGroup.load({ id: group.id, ...page, search: query.search, exact: query.exact });
-  return groupRepresentations(ctx, realm, await groupsByIds(ctx, realm, ids), {
+  const filter = { search: query.search, exact: query.exact };
+  let children: GroupModel[];
+  if (await check(ctx, realm, 'viewUsers')) {
+    const ids = await ctx.loaders.childIdsPageByGroup.load({ id: group.id, ...page, ...filter });
+    children = await groupsByIds(ctx, realm, ids);
+  } else {
+    const ids = await ctx.loaders.childIdsPageByGroup.load({ id: group.id, offset: 0, ...filter });
+    children = slicePage(await viewableOnly(ctx, realm, await groupsByIds(ctx, realm, ids)), page);
+  }
+  return groupRepresentations(ctx, realm, children, {
     brief: query.briefRepresentation ?? false,
     subGroupCount: query.subGroupsCount ?? true,
     access: true,

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Op } from 'sequelize';
+import { requireManageGroup } from '../../auth/fgap';
 import { requireCap } from '../../auth/permissions';
+import { dropManagementPermissions, groupSpec } from '../authz/admin-permissions';
 import { TOP_LEVEL, type GroupModel } from '../../db/models/group';
 import type { RealmModel } from '../../db/models/realm';
 import { badRequest, cannotParse, conflict, notFound } from '../../core/errors';
@@ -152,10 +154,11 @@ export async function createTopLevelGroup(ctx: RequestContext, realm: RealmModel
 
 /**
  * POST /{realm}/groups/{id}/children (the parent resolved first): creates a child (201, body = the
- * child's full representation) or, with `id`, moves that group under this one (204).
+ * child's full representation) or, with `id`, moves that group under this one (204). Needs manage of the
+ * parent only, for a move too (Keycloak's GroupResource#addChild checks nothing on the moved group).
  */
 export async function addSubGroup(ctx: RequestContext, realm: RealmModel, parent: GroupModel, rep: GroupBody): Promise<AddGroupResult> {
-  await requireCap(ctx, realm, 'manageUsers');
+  await requireManageGroup(ctx, realm, parent.id);
   const input = groupInput(rep);
   if (rep.id !== undefined && rep.id !== null) {
     await moveGroup(ctx, realm, String(rep.id), parent, input.name, rep);
@@ -169,9 +172,12 @@ export async function addSubGroup(ctx: RequestContext, realm: RealmModel, parent
   };
 }
 
-/** PUT /{realm}/groups/{id} (the group resolved first): name, attributes (replaced when given) and description (always set). */
+/**
+ * PUT /{realm}/groups/{id} (the group resolved first, then manage of it): name, attributes (replaced when
+ * given) and description (always set).
+ */
 export async function updateGroup(ctx: RequestContext, realm: RealmModel, group: GroupModel, rep: GroupRep): Promise<void> {
-  await requireCap(ctx, realm, 'manageUsers');
+  await requireManageGroup(ctx, realm, group.id);
   const input = groupInput(rep);
   if (rep.id !== undefined && rep.id !== null && rep.id !== group.id) throw badRequest('Invalid group id');
   await write(ctx, { unique: () => siblingExists(input.name) }, async () => {
@@ -192,11 +198,11 @@ export async function updateGroup(ctx: RequestContext, realm: RealmModel, group:
 }
 
 /**
- * DELETE /{realm}/groups/{id} (the group resolved first): the group, its subtree, their memberships,
- * role mappings and default-group entries.
+ * DELETE /{realm}/groups/{id} (the group resolved first, then manage of it): the group, its subtree, their
+ * memberships, role mappings, default-group entries and fine-grained management permissions.
  */
 export async function removeGroup(ctx: RequestContext, realm: RealmModel, group: GroupModel): Promise<void> {
-  await requireCap(ctx, realm, 'manageUsers');
+  await requireManageGroup(ctx, realm, group.id);
   const m = ctx.db.models;
   await ctx.db.transaction(async () => {
     const all = await subtreeIds(ctx, [group.id], true);
@@ -205,6 +211,8 @@ export async function removeGroup(ctx: RequestContext, realm: RealmModel, group:
     await m.GroupRoleMapping.destroy({ where: { groupId: inIds } });
     await m.RealmDefaultGroup.destroy({ where: { groupId: inIds } });
     await m.Group.destroy({ where: { id: inIds, realmId: realm.id } });
+    // Keycloak drops a removed group's permissions (GroupPermissions#setPermissionsEnabled(false)).
+    await dropManagementPermissions(ctx, realm, all.map(groupSpec));
     await recordAdminEvent(ctx, realm, { operationType: 'DELETE', resourceType: 'GROUP', resourcePath: `groups/${group.id}` });
   });
   invalidate.groups(ctx.loaders);
