@@ -1,4 +1,5 @@
 import { requireManageGroup, requireViewGroup } from '../../auth/fgap';
+import { requireClient } from '../../auth/fgap-clients';
 import { requireCap } from '../../auth/permissions';
 import type { RequestContext } from '../../core/context';
 import type { ClientModel } from '../../db/models/client';
@@ -44,9 +45,9 @@ export async function groupManagementPermissions(ctx: RequestContext, realm: Rea
   return answer(ctx, realm, groupSpec(group.id), req);
 }
 
-/** GET/PUT /{realm}/clients/{id}/management/permissions (the client resolved first): view / manage clients. */
+/** GET/PUT /{realm}/clients/{id}/management/permissions (the client resolved first): view / manage of the client. */
 export async function clientManagementPermissions(ctx: RequestContext, realm: RealmModel, client: ClientModel, req: MgmtBody) {
-  await requireCap(ctx, realm, req.put ? 'manageClients' : 'viewClients');
+  await requireClient(ctx, realm, client, req.put ? 'manage' : 'view');
   return answer(ctx, realm, clientSpec(client.id), req);
 }
 

@@ -1,4 +1,5 @@
 import { Op } from 'sequelize';
+import { check, requireCap } from '../../auth/permissions';
 import type { ClientModel, ClientScopeModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
 import { errorB } from '../../core/errors';
@@ -83,7 +84,10 @@ export async function unlinkScopeByName(ctx: RequestContext, realm: RealmModel, 
   if (scope) await ctx.db.models.ClientScopeClient.destroy({ where: { clientId: clientUuid, scopeId: scope.id } });
 }
 
-/** GET /clients/{id}/default-client-scopes and optional-client-scopes: `{id, name}` of the client's protocol. */
+/**
+ * GET /clients/{id}/default-client-scopes and optional-client-scopes: `{id, name}` of the client's
+ * protocol (view of the client; empty without the view-clients role, as Keycloak's canViewClientScopes).
+ */
 export async function listClientScopeLinks(
   ctx: RequestContext,
   realm: RealmModel,
@@ -91,6 +95,8 @@ export async function listClientScopeLinks(
   kind: ScopeKind,
 ): Promise<Array<{ id: string; name: string }>> {
   await requireClientAccess(ctx, realm, client, 'view');
+  // ClientPermissions#canViewClientScopes: the view-clients role; a client viewed by permission shows none.
+  if (!(await check(ctx, realm, 'viewClients'))) return [];
   const links = await ctx.loaders.scopeLinksByClient.load(client.id);
   return links
     .filter((l) => l.defaultScope === isDefault(kind) && l.protocol === (client.protocol || 'openid-connect'))
@@ -117,7 +123,10 @@ async function writeLink(
   invalidate.scopeLinks(ctx.loaders, client.id);
 }
 
-/** PUT /clients/{id}/{default|optional}-client-scopes/{scopeId}: links the scope (already linked or other protocol: ignored). */
+/**
+ * PUT /clients/{id}/{default|optional}-client-scopes/{scopeId}: links the scope (already linked or other
+ * protocol: ignored). Manage of the client, then 404 for an unknown scope, then manage-clients (the scope).
+ */
 export async function addClientScopeLink(
   ctx: RequestContext,
   realm: RealmModel,
@@ -127,6 +136,7 @@ export async function addClientScopeLink(
 ): Promise<void> {
   await requireClientAccess(ctx, realm, client, 'manage');
   const scope = await findClientScopeOr404(ctx, realm, scopeId);
+  await requireCap(ctx, realm, 'manageClients'); // ClientPermissions#requireManage(clientScope): roles only
   if (isDefault(kind) && scope.attributes?.['is.dynamic.scope'] === 'true') {
     throw errorB(400, 'invalid_request', "Can't assign a Dynamic Scope to a Client as a Default Scope");
   }
@@ -139,7 +149,7 @@ export async function addClientScopeLink(
   });
 }
 
-/** DELETE /clients/{id}/{default|optional}-client-scopes/{scopeId}: unlinks the scope whatever its type. */
+/** DELETE /clients/{id}/{default|optional}-client-scopes/{scopeId}: unlinks the scope whatever its type (rights as PUT). */
 export async function removeClientScopeLink(
   ctx: RequestContext,
   realm: RealmModel,
@@ -149,6 +159,7 @@ export async function removeClientScopeLink(
 ): Promise<void> {
   await requireClientAccess(ctx, realm, client, 'manage');
   const scope = await findClientScopeOr404(ctx, realm, scopeId);
+  await requireCap(ctx, realm, 'manageClients'); // ClientPermissions#requireManage(clientScope): roles only
   await writeLink(ctx, realm, client, scope, kind, async () => {
     await ctx.db.models.ClientScopeClient.destroy({ where: { clientId: client.id, scopeId: scope.id } });
   });

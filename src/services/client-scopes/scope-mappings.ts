@@ -3,22 +3,25 @@ import type { AdminEventInput } from '../../core/admin-events';
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
 import type { RoleModel } from '../../db/models/role';
-import { forbidden, notFound } from '../../core/errors';
+import { HttpError, forbidden, notFound } from '../../core/errors';
 import { type MappingsRep, type RoleRep, toMappingsRepresentation } from '../../representations/role';
 import { recordAdminEvent } from '../../core/admin-events';
 import { batchLoad } from '../../loaders/batch';
 import { invalidate } from '../../loaders/invalidate';
 import { type ScopeOwner, requireOwnerAccess } from './scope-owner';
 import { findClient } from '../clients/clients';
+import { canClient } from '../../auth/fgap-clients';
 import type { RequestContext } from '../../core/context';
 import { expandComposites } from '../../core/effective-roles';
-import { canMapRole, lockLinkedRoles, requireMapRoles, roleReps } from '../roles/role-access';
+import { canMapClientScope, lockLinkedRoles, roleReps } from '../roles/role-access';
 
 /**
  * Scope mappings of clients and client scopes — the seed's `{scopeOwner}/{id}/scope-mappings`
  * family, one implementation parameterised by the owner (config reference §5.1). `clientUuid`
  * undefined means the realm-role endpoints (`scope-mappings/realm...`), otherwise
- * `scope-mappings/clients/{uuid}...`. Writes check the escalation guard of role-access.ts per role.
+ * `scope-mappings/clients/{uuid}...`. The owner needs view (reads) or manage (writes): a client's
+ * view / configure (ClientResource), a client scope's by the roles; each role written needs
+ * RolePermissions#canMapClientScope (role-access.ts: roles, fine-grained permissions, escalation guard).
  */
 export interface ScopeRoleRep {
   id?: unknown;
@@ -33,6 +36,22 @@ interface Target {
   container?: ClientModel;
 }
 
+/**
+ * The owner's check (ScopeMappedResource's view / manage check): the owner's access
+ * (requireOwnerAccess), and for a client whose manage is refused, configure is enough
+ * (ClientResource: requireView / requireConfigure(client), src/auth/fgap-clients.ts). A client scope is
+ * the roles' alone (ClientPermissions#canManage(clientScope)).
+ */
+async function requireScopeOwner(ctx: RequestContext, realm: RealmModel, owner: ScopeOwner, access: 'view' | 'manage'): Promise<void> {
+  try {
+    await requireOwnerAccess(ctx, realm, owner, access);
+  } catch (e) {
+    const client = owner.client;
+    if (!(e instanceof HttpError) || e.status !== 403 || !client) throw e;
+    if (!(await canClient(ctx, realm, client, access === 'view' ? 'view' : 'configure'))) throw e;
+  }
+}
+
 async function prepare(
   ctx: RequestContext,
   realm: RealmModel,
@@ -40,7 +59,7 @@ async function prepare(
   clientUuid: string | undefined,
   access: 'view' | 'manage',
 ): Promise<Target> {
-  await requireOwnerAccess(ctx, realm, owner, access);
+  await requireScopeOwner(ctx, realm, owner, access);
   if (clientUuid === undefined) return { owner, containerId: realm.id };
   const container = await findClient(ctx, realm, clientUuid);
   if (!container) throw notFound('Could not find client');
@@ -63,7 +82,7 @@ const eventOf = (t: Target): Pick<AdminEventInput, 'resourceType' | 'resourcePat
 
 /** GET /{scopeOwner}/{id}/scope-mappings: direct realm and client scope mappings (MappingsRepresentation). */
 export async function getScopeMappings(ctx: RequestContext, realm: RealmModel, owner: ScopeOwner): Promise<MappingsRep> {
-  await requireOwnerAccess(ctx, realm, owner, 'view');
+  await requireScopeOwner(ctx, realm, owner, 'view');
   const ids = await directIds(ctx, owner);
   const roles = (await ctx.loaders.roleById.loadMany(ids))
     .filter((r): r is RoleModel => !!r && !(r instanceof Error))
@@ -102,7 +121,7 @@ export async function listAvailableScopeRoles(
   const direct = new Set(await directIds(ctx, t.owner));
   const allowed: RoleModel[] = [];
   for (const r of await ctx.loaders.rolesByContainer.load(t.containerId)) {
-    if (!direct.has(r.id) && (await canMapRole(ctx, realm, r))) allowed.push(r);
+    if (!direct.has(r.id) && (await canMapClientScope(ctx, realm, r))) allowed.push(r);
   }
   return roleReps(ctx, allowed);
 }
@@ -161,7 +180,7 @@ async function rolesOfBody(ctx: RequestContext, realm: RealmModel, t: Target, re
       out.push(role);
     }
   }
-  for (const role of out) if (!(await canMapRole(ctx, realm, role))) throw forbidden();
+  for (const role of out) if (!(await canMapClientScope(ctx, realm, role))) throw forbidden();
   return [...new Map(out.map((r) => [r.id, r])).values()];
 }
 
@@ -202,8 +221,10 @@ export async function removeScopeMappings(
   const t = await prepare(ctx, realm, owner, clientUuid, 'manage');
   let roles: RoleModel[];
   if (reps === undefined) {
-    roles = await rolesIn(ctx, t.containerId, await directIds(ctx, t.owner));
-    await requireMapRoles(ctx, realm, roles);
+    // Without a body: the mapped roles the caller may map, the others stay (ScopeMappedResource).
+    roles = [];
+    for (const r of await rolesIn(ctx, t.containerId, await directIds(ctx, t.owner)))
+      if (await canMapClientScope(ctx, realm, r)) roles.push(r);
   } else roles = await rolesOfBody(ctx, realm, t, reps);
   if (!roles.length) return;
   await ctx.db.transaction(async () => {

@@ -1,9 +1,9 @@
 import { requireCap } from '../../auth/permissions';
 import type { RequestContext } from '../../core/context';
-import { forbidden, notFound } from '../../core/errors';
+import { notFound } from '../../core/errors';
 import type { ClientModel, ClientScopeModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
-import { isMasterAdminClient, resolveClient } from '../clients/clients';
+import { requireClientAccess, resolveClient } from '../clients/clients';
 
 /**
  * The parents of the client-scope family's sub-resources: a client scope by id, and the
@@ -65,13 +65,20 @@ export async function findScopeOwner(ctx: RequestContext, realm: RealmModel, typ
   return scopeScopeOwner(realm, await resolveClientScope(ctx, realm, id));
 }
 
-/** The caller's view or manage right on a resolved owner (a master admin client is never managed), or 403. */
+/**
+ * The caller's view or manage right on a resolved owner, or 403: a client decides on its own (roles or
+ * its fine-grained permissions, ClientResource's view / manage checks of protocol mappers and scope
+ * mappings; a master admin client is never managed), a client scope by the roles only.
+ */
 export async function requireOwnerAccess(
   ctx: RequestContext,
   realm: RealmModel,
   owner: ScopeOwner,
   access: 'view' | 'manage',
 ): Promise<void> {
-  if (access === 'manage' && owner.client && isMasterAdminClient(realm, owner.client)) throw forbidden();
+  if (owner.client) {
+    await requireClientAccess(ctx, realm, owner.client, access);
+    return;
+  }
   await requireCap(ctx, realm, access === 'view' ? 'viewClients' : 'manageClients');
 }

@@ -156,7 +156,7 @@ export async function generateClientCertificate(
   client: ClientModel,
   attr: string,
 ): Promise<CertificateRep> {
-  await requireClientAccess(ctx, realm, client, 'manage');
+  await requireClientAccess(ctx, realm, client, 'configure');
   const pair = await generateKeyAndCertificate(client.clientId);
   const info = { privateKey: pair.privateKey.toString('base64'), certificate: pair.certificate.toString('base64') };
   await store(ctx, realm, client, attr, 'generate', info, jwksReset(client));
@@ -230,7 +230,7 @@ export async function generateAndDownloadClientKeystore(
   attr: string,
   config: KeyStoreConfig,
 ): Promise<Buffer> {
-  await requireClientAccess(ctx, realm, client, 'manage');
+  await requireClientAccess(ctx, realm, client, 'configure');
   formatOf(config);
   if (config.keyPassword == null) throw passwordMissing('key', 'generation and download');
   if (config.storePassword == null) throw passwordMissing('store', 'generation and download');
@@ -297,7 +297,7 @@ export async function uploadClientCertificate(
   upload: CertificateUpload,
   action: 'upload' | 'upload-certificate' = 'upload',
 ): Promise<CertificateRep> {
-  await requireClientAccess(ctx, realm, client, 'manage');
+  await requireClientAccess(ctx, realm, client, 'configure');
   const { info, jwks } = uploadedInfo(upload);
   if (jwks !== undefined && client.protocol === OIDC) {
     await store(ctx, realm, client, attr, action, {}, { 'use.jwks.string': 'true', 'jwks.string': jwks });

@@ -21,14 +21,14 @@ const RESERVED = /[:/?#@!$&()*+,;=[\]\\<>%"' ]/;
 
 const nodesOf = (s: ClientSettings) => ({ ...((s.registeredNodes as Record<string, number> | undefined) ?? {}) });
 
-/** POST /clients/{id}/nodes `{node}`: registers a node with the current time (manage-clients). */
+/** POST /clients/{id}/nodes `{node}`: registers a node with the current time (configure of the client). */
 export async function registerClientNode(
   ctx: RequestContext,
   realm: RealmModel,
   client: ClientModel,
   body: { node?: unknown } | undefined,
 ): Promise<void> {
-  await requireClientAccess(ctx, realm, client, 'manage');
+  await requireClientAccess(ctx, realm, client, 'configure');
   const node = typeof body?.node === 'string' ? body.node : '';
   if (!node) throw errorC(400, 'Node not found in params');
   const bad = node.match(RESERVED);
@@ -51,7 +51,7 @@ export async function registerClientNode(
 
 /** DELETE /clients/{id}/nodes/{node}: unregisters a node; unknown → 404 `Client does not have node `. */
 export async function unregisterClientNode(ctx: RequestContext, realm: RealmModel, client: ClientModel, node: string): Promise<void> {
-  await requireClientAccess(ctx, realm, client, 'manage');
+  await requireClientAccess(ctx, realm, client, 'configure');
   const nodes = nodesOf(client.settings);
   if (!(node in nodes)) throw notFound('Client does not have node ');
   delete nodes[node];
@@ -77,9 +77,9 @@ async function ping(url: string): Promise<boolean> {
   }
 }
 
-/** GET /clients/{id}/test-nodes-available: pings `<adminUrl>/k_test_available` of each node (manage-clients). */
+/** GET /clients/{id}/test-nodes-available: pings `<adminUrl>/k_test_available` of each node (configure of the client). */
 export async function testNodesAvailable(ctx: RequestContext, realm: RealmModel, client: ClientModel): Promise<GlobalRequestResult> {
-  await requireClientAccess(ctx, realm, client, 'manage');
+  await requireClientAccess(ctx, realm, client, 'configure');
   const adminUrl = typeof client.settings.adminUrl === 'string' ? client.settings.adminUrl : '';
   const result: GlobalRequestResult = {};
   if (!adminUrl) return result;

@@ -53,15 +53,15 @@ export function rotationPolicy(realm: RealmModel): { expiration: number; rotated
 
 const credential = (value: string | null | undefined): Credential => (value ? { type: 'secret', value } : { type: 'secret' });
 
-/** GET /clients/{id}/client-secret: `{type: "secret", value}` (view-clients). */
+/** GET /clients/{id}/client-secret: `{type: "secret", value}` (view of the client). */
 export async function getClientSecret(ctx: RequestContext, realm: RealmModel, client: ClientModel): Promise<Credential> {
   await requireClientAccess(ctx, realm, client, 'view');
   return credential(client.publicClient || client.bearerOnly ? null : client.secret);
 }
 
-/** POST /clients/{id}/client-secret: stores and returns a new secret (manage-clients); rotates under a policy. */
+/** POST /clients/{id}/client-secret: stores and returns a new secret (configure of the client); rotates under a policy. */
 export async function regenerateClientSecret(ctx: RequestContext, realm: RealmModel, client: ClientModel): Promise<Credential> {
-  await requireClientAccess(ctx, realm, client, 'manage');
+  await requireClientAccess(ctx, realm, client, 'configure');
   const attrs = attrsOf(client);
   const secret = generateSecret(String(client.settings.clientAuthenticatorType ?? 'client-secret'), attrs);
   const now = nowSeconds();
@@ -95,9 +95,9 @@ export async function getRotatedSecret(ctx: RequestContext, realm: RealmModel, c
   return { type: 'secret', value: rotated };
 }
 
-/** DELETE /clients/{id}/client-secret/rotated: forgets the rotated secret (idempotent). */
+/** DELETE /clients/{id}/client-secret/rotated: forgets the rotated secret (idempotent; configure of the client). */
 export async function removeRotatedSecret(ctx: RequestContext, realm: RealmModel, client: ClientModel): Promise<void> {
-  await requireClientAccess(ctx, realm, client, 'manage');
+  await requireClientAccess(ctx, realm, client, 'configure');
   const attrs = attrsOf(client);
   for (const k of [ROTATED, ROTATED_CREATED, ROTATED_EXPIRES]) delete attrs[k];
   await saveClient(

@@ -13,6 +13,7 @@ import { attachRealmDefaultScopes, replaceScopeLinks } from '../client-scopes/cl
 import { deleteServiceAccountUser, ensureServiceAccount, removeServiceAccount, renameServiceAccount } from './client-service-account';
 import { requireClientAccess, resolveClient } from './clients';
 import { authorizationWanted, disableAuthorization, enableAuthorization } from '../authz/resource-server';
+import { clientSpec, dropManagementPermissions, roleSpec } from '../authz/admin-permissions';
 import type { RequestContext } from '../../core/context';
 
 /**
@@ -131,16 +132,20 @@ export async function saveClient(
   invalidate.client(ctx.loaders, client.id);
 }
 
-/** A client the caller may configure, or 404/403. */
-async function manageableClient(ctx: RequestContext, realm: RealmModel, uuid: string): Promise<ClientModel> {
-  return requireClientAccess(ctx, realm, await resolveClient(ctx, realm, uuid), 'manage');
+/** A resolved client the caller may configure (or manage), or 404/403. */
+async function clientFor(ctx: RequestContext, realm: RealmModel, uuid: string, need: 'configure' | 'manage'): Promise<ClientModel> {
+  return requireClientAccess(ctx, realm, await resolveClient(ctx, realm, uuid), need);
 }
 
-/** PUT /{realm}/clients/{id}: merges the representation into the client (manage-clients). */
+/**
+ * PUT /{realm}/clients/{id}: merges the representation into the client (ClientResource#update:
+ * configure of the client; changing `fullScopeAllowed` needs manage of it).
+ */
 export async function updateClient(ctx: RequestContext, realm: RealmModel, uuid: string, rep: ClientRepresentation): Promise<void> {
-  const client = await manageableClient(ctx, realm, uuid);
+  const client = await clientFor(ctx, realm, uuid, 'configure');
   const before = rowOf(client);
   const row = mergeClientRow(before, rep);
+  if (row.fullScopeAllowed !== before.fullScopeAllowed) await requireClientAccess(ctx, realm, client, 'manage');
   validateClientUrls(row);
   const authz = authorizationWanted(rep, row, false);
   const m = ctx.db.models;
@@ -166,11 +171,16 @@ export async function updateClient(ctx: RequestContext, realm: RealmModel, uuid:
   invalidate.client(ctx.loaders, client.id);
 }
 
-/** DELETE /{realm}/clients/{id}: removes the client and everything hanging off it (manage-clients). */
+/**
+ * DELETE /{realm}/clients/{id}: removes the client and everything hanging off it, its fine-grained
+ * management permissions and those of its roles included (manage of the client).
+ */
 export async function deleteClient(ctx: RequestContext, realm: RealmModel, uuid: string): Promise<void> {
-  const client = await manageableClient(ctx, realm, uuid);
+  const client = await clientFor(ctx, realm, uuid, 'manage');
   if (INTERNAL.has(client.clientId) || client.realmClient) throw errorB(400, 'invalid_request', 'Could not delete client');
   await ctx.db.transaction(async () => {
+    const roles = await ctx.db.models.Role.findAll({ where: { clientId: client.id }, attributes: ['id'], raw: true });
+    await dropManagementPermissions(ctx, realm, [clientSpec(client.id), ...roles.map((r) => roleSpec(r.id))]);
     await deleteServiceAccountUser(ctx, client.id);
     await deleteClientUsage(ctx, client.id);
     await deleteClientRows(ctx.db, client.id);

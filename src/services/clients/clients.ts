@@ -1,31 +1,29 @@
 import { Op, col, fn, where as sqlWhere } from 'sequelize';
-import { MASTER, check } from '../../auth/permissions';
+import { loaded } from '../../auth/fgap';
+import { canClient, canListClients, clientsAccess, isMasterAdminClient, requireClient } from '../../auth/fgap-clients';
+import { check } from '../../auth/permissions';
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
 import { forbidden, notFound } from '../../core/errors';
-import { isEmptyPage, pageOf, slicePage, sqlPage } from '../../core/paging';
+import { isEmptyPage, type Page, pageOf, slicePage, sqlPage } from '../../core/paging';
 import { type ClientRepresentation, toClientRepresentation, toListedOnlyClientRepresentation } from '../../representations/client';
 import type { RequestContext } from '../../core/context';
 import { batchLoad } from '../../loaders/batch';
 import { groupedBy } from '../../loaders/util';
 
 /**
- * Clients (read side for now; the clients issue adds create/update/delete and sub-resources).
- * Permissions (reference §2.6): list = query-clients/view-clients/manage-clients, view =
- * view-clients/manage-clients, configure/manage = manage-clients. The `<realm>-realm` admin clients
+ * Clients, read side, and the per-client permission checks every client sub-resource uses. Rights
+ * follow Keycloak's ClientPermissions (src/auth/fgap-clients.ts): list = query-clients or view; view,
+ * configure, manage of one client = the roles (view-clients, manage-clients) or that client's
+ * fine-grained permissions, view ⇐ configure ⇐ manage. The `<realm>-realm` admin clients
  * in master can be viewed but never configured through the API.
  */
 
-/** True for a `<realm>-realm` admin client in master (its roles cannot be created or changed). */
-export function isMasterAdminClient(realm: RealmModel, client: ClientModel): boolean {
-  return realm.name === MASTER && Boolean(client.realmClient) && client.clientId.endsWith('-realm');
-}
+export { isMasterAdminClient };
 
-/** The caller's `access` map on a client: `{view, configure, manage}`. */
+/** The caller's `access` map on a client: `{view, configure, manage}` (ClientPermissions#getAccess). */
 export async function clientAccess(ctx: RequestContext, realm: RealmModel, client: ClientModel) {
-  const view = await check(ctx, realm, 'viewClients');
-  const manage = !isMasterAdminClient(realm, client) && (await check(ctx, realm, 'manageClients'));
-  return { view, configure: manage, manage };
+  return (await clientsAccess(ctx, realm, [client]))[0];
 }
 
 /** A client of the realm by UUID, or null (loader-batched). */
@@ -38,19 +36,21 @@ export async function findClient(ctx: RequestContext, realm: RealmModel, uuid: s
 export async function resolveClient(ctx: RequestContext, realm: RealmModel, uuid: string): Promise<ClientModel> {
   const client = await findClient(ctx, realm, uuid);
   if (client) return client;
-  if (await check(ctx, realm, 'queryClients')) throw notFound('Could not find client');
+  if (await canListClients(ctx, realm)) throw notFound('Could not find client');
   throw forbidden();
 }
 
-/** The caller's `view` or `manage` right on a resolved client, or 403 (manage: never on a master admin client). */
-export async function requireClientAccess(
+/**
+ * The caller's `view`, `configure` or `manage` right on a resolved client, or 403 (ClientPermissions#
+ * requireView / requireConfigure / requireManage; configure and manage: never on a master admin client).
+ */
+export function requireClientAccess(
   ctx: RequestContext,
   realm: RealmModel,
   client: ClientModel,
-  need: 'view' | 'manage',
+  need: 'view' | 'configure' | 'manage',
 ): Promise<ClientModel> {
-  if (!(await clientAccess(ctx, realm, client))[need]) throw forbidden();
-  return client;
+  return requireClient(ctx, realm, client, need);
 }
 
 /** Full representations of many clients with a fixed number of queries (scope links, scopes, mappers). */
@@ -71,8 +71,8 @@ export async function clientRepresentations(
     ? await m.ClientScope.findAll({ where: { id: { [Op.in]: scopeIds } }, attributes: ['id', 'name', 'protocol'] })
     : [];
   const scopeById = new Map(scopes.map((s) => [s.id, s]));
-  const access = new Map<string, { view: boolean; configure: boolean; manage: boolean }>();
-  for (const c of clients) access.set(c.id, await clientAccess(ctx, realm, c));
+  const decided = await clientsAccess(ctx, realm, clients);
+  const access = new Map(clients.map((c, i) => [c.id, decided[i]]));
   // Grouped once: a filter per client reads every row's attributes through Sequelize getters (quadratic).
   const linkGroups = groupedBy(links, (l) => l.clientId, ids);
   const mapperGroups = groupedBy(mappers, (pm) => pm.clientId as string, ids);
@@ -127,49 +127,83 @@ function parseQuery(q: string): Record<string, string> {
   return out;
 }
 
-/**
- * GET /{realm}/clients: by exact clientId (not paged), substring (`search=true`), attribute query
- * `q`, or all; ordered by clientId. Paging: no default size, a negative `max` = all, `max=0` = none.
- */
-export async function listClients(ctx: RequestContext, realm: RealmModel, query: ClientListQuery = {}): Promise<ClientRepresentation[]> {
-  if (!(await check(ctx, realm, 'queryClients'))) throw forbidden();
+/** An exact clientId lookup (no `search`, no `q`). */
+const isExact = (query: ClientListQuery) => Boolean(query.clientId) && !query.search && !(query.q !== undefined && query.q !== '');
+
+/** The clients a listing matches, ordered by clientId, within `page` (exact clientId: never paged). */
+async function matchingClients(ctx: RequestContext, realm: RealmModel, query: ClientListQuery, page: Page): Promise<ClientModel[]> {
   const Client = ctx.db.models.Client;
-  const page = pageOf(query, { negativeMax: 'all' });
-  let rows: ClientModel[];
-  if (query.clientId && !(query.q !== undefined && query.q !== '') && !query.search) {
-    rows = await Client.findAll({ where: { realmId: realm.id, clientId: query.clientId } });
-  } else if (isEmptyPage(page)) {
-    rows = [];
-  } else if (query.q !== undefined && query.q !== '') {
+  if (isExact(query)) {
+    return Client.findAll({ where: { realmId: realm.id, clientId: query.clientId } });
+  }
+  if (isEmptyPage(page)) return [];
+  if (query.q !== undefined && query.q !== '') {
     const wanted = Object.entries(parseQuery(query.q));
     const all = await Client.findAll({ where: { realmId: realm.id }, order: [['clientId', 'ASC']] });
     const attrs = (c: ClientModel) =>
       ({ ...(c.settings?.attributes ?? {}), realm_client: String(Boolean(c.realmClient)) }) as Record<string, string>;
-    rows = slicePage(
+    return slicePage(
       all.filter((c) => wanted.every(([k, v]) => attrs(c)[k] === v)),
       page,
     );
-  } else if (!query.clientId) {
-    rows = await Client.findAll({ where: { realmId: realm.id }, order: [['clientId', 'ASC']], ...sqlPage(page) });
-  } else {
-    const like = `%${query.clientId.toLowerCase()}%`;
-    rows = await Client.findAll({
-      where: { realmId: realm.id, [Op.and]: [sqlWhere(fn('LOWER', col('client_id')), { [Op.like]: like })] },
-      order: [['clientId', 'ASC']],
-      ...sqlPage(page),
-    });
   }
-  if (await check(ctx, realm, 'viewClients')) return clientRepresentations(ctx, realm, rows);
-  return query.viewableOnly ? [] : rows.map(toListedOnlyClientRepresentation);
+  if (!query.clientId) return Client.findAll({ where: { realmId: realm.id }, order: [['clientId', 'ASC']], ...sqlPage(page) });
+  const like = `%${query.clientId.toLowerCase()}%`;
+  return Client.findAll({
+    where: { realmId: realm.id, [Op.and]: [sqlWhere(fn('LOWER', col('client_id')), { [Op.like]: like })] },
+    order: [['clientId', 'ASC']],
+    ...sqlPage(page),
+  });
 }
 
 /**
- * GET /{realm}/clients/{id}: the full ClientRepresentation with the caller's `access`. The clients
- * of one request tick are rendered together (GraphQL `Role.client` of a list of roles).
+ * GET /{realm}/clients: by exact clientId (not paged), substring (`search=true`), attribute query
+ * `q`, or all; ordered by clientId. Paging: no default size, a negative `max` = all, `max=0` = none.
+ * Needs query-clients or view-clients (403). Without view-clients every client is
+ * decided on its own (ClientsResource#getClients): the ones the caller may view come in full with
+ * their `access`, the others as `{id, clientId, description}` for a query-clients caller (none with
+ * `viewableOnly`), and the page is taken from what is left. Decisions are batched for the listing.
+ */
+export async function listClients(ctx: RequestContext, realm: RealmModel, query: ClientListQuery = {}): Promise<ClientRepresentation[]> {
+  if (!(await canListClients(ctx, realm))) throw forbidden();
+  const page = pageOf(query, { negativeMax: 'all' });
+  if (await check(ctx, realm, 'viewClients')) return clientRepresentations(ctx, realm, await matchingClients(ctx, realm, query, page));
+  // Without view-clients Keycloak pages what it keeps, the exact lookup included.
+  if (isEmptyPage(page)) return [];
+  const listed = !query.viewableOnly && (await check(ctx, realm, 'queryClients'));
+  if (!(await loaded(ctx, realm))) {
+    // No fine-grained permission can grant a view: what the roles allow, paged in SQL.
+    if (!listed) return [];
+    const rows = await matchingClients(ctx, realm, query, page);
+    return (isExact(query) ? slicePage(rows, page) : rows).map(toListedOnlyClientRepresentation);
+  }
+  const rows = await matchingClients(ctx, realm, query, { offset: 0 });
+  const viewable = await Promise.all(rows.map((c) => canClient(ctx, realm, c, 'view')));
+  const viewableIds = new Set(rows.filter((_, i) => viewable[i]).map((c) => c.id));
+  const paged = slicePage(
+    rows.filter((c) => listed || viewableIds.has(c.id)),
+    page,
+  );
+  const reps = await clientRepresentations(
+    ctx,
+    realm,
+    paged.filter((c) => viewableIds.has(c.id)),
+  );
+  const full = new Map(reps.map((r) => [r.id, r]));
+  return paged.map((c) => full.get(c.id) ?? toListedOnlyClientRepresentation(c));
+}
+
+/**
+ * GET /{realm}/clients/{id}: the full ClientRepresentation with the caller's `access` (view of the
+ * client: roles or its fine-grained permission). A caller who may view it but not client scopes
+ * (no view-clients role: ClientPermissions#canViewClientScopes) gets empty default and optional
+ * scope lists. The clients of one request tick are rendered together (GraphQL `Role.client`).
  */
 export async function getClient(ctx: RequestContext, realm: RealmModel, uuid: string): Promise<ClientRepresentation> {
   const client = await resolveClient(ctx, realm, uuid);
   await requireClientAccess(ctx, realm, client, 'view');
   const render = (clients: readonly ClientModel[]) => clientRepresentations(ctx, realm, [...clients]);
-  return batchLoad(ctx.memo, `client-representations:${realm.id}`, render, client);
+  const rep = await batchLoad(ctx.memo, `client-representations:${realm.id}`, render, client);
+  if (await check(ctx, realm, 'viewClients')) return rep;
+  return { ...rep, defaultClientScopes: [], optionalClientScopes: [] };
 }

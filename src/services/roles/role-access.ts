@@ -1,4 +1,7 @@
-import { MASTER, can, hasAny, masterRealmRoles, type Capability } from '../../auth/permissions';
+import { MASTER, can, check, hasAny, masterRealmRoles, type Capability } from '../../auth/permissions';
+import { canManageUsers, canViewUsers, fgapUsers } from '../../auth/fgap';
+import { canClientRoles } from '../../auth/fgap-clients';
+import { fgapRoleGrant, type RoleGrant } from '../../auth/fgap-roles';
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
 import type { RoleModel } from '../../db/models/role';
@@ -11,10 +14,12 @@ import { Op, Transaction } from 'sequelize';
 import { ALL_REALM_ROLES } from '../../keycloak/realm-defaults';
 
 /**
- * Who may do what with roles (reference §2.6): the role container decides (realm roles: realm
- * view/manage; client roles: client list/view/configure), plus the privilege-escalation guard that
- * protects admin roles when they are mapped or added as composites. Also the `{roleOwner}` and
- * role lookups shared by roles, composites and role mappings.
+ * Who may do what with roles (reference §2.6, Keycloak's RolePermissions with FGAP v1): the role
+ * container decides (realm roles: realm view/manage; client roles: client list/view/configure, by the
+ * roles or the client's fine-grained permissions); mapping a role, adding it as a composite or to a
+ * scope has its own decision (canMapRole, canMapComposite, canMapClientScope: roles first, then the
+ * permissions of src/auth/fgap-roles.ts) with the privilege-escalation guard (checkAdminRoles) that
+ * protects admin roles. Also the `{roleOwner}` and role lookups shared by roles, composites and role mappings.
  */
 
 /** The container of roles: the realm itself, or one of its clients. */
@@ -41,16 +46,20 @@ export async function resolveRoleOwner(ctx: RequestContext, realm: RealmModel, c
   return clientOwner(realm, await resolveClient(ctx, realm, clientUuid));
 }
 
-const ACCESS: Record<RoleOwner['kind'], Record<RoleAccess, Capability>> = {
+const ACCESS: { realm: Record<RoleAccess, Capability> } = {
   realm: { list: 'listRealmRoles', view: 'viewRealm', manage: 'manageRealm' },
-  client: { list: 'queryClients', view: 'viewClients', manage: 'manageClients' },
 };
 
-/** True when the caller may list, view or manage the roles of the owner. */
+/**
+ * True when the caller may list, view or manage the roles of the owner (RolePermissions#canList /
+ * canView / canManage(container)): realm roles by the realm roles only; client roles as the client
+ * decides (src/auth/fgap-clients.ts: list and view ⇐ view of the client, manage ⇐ configure).
+ */
 export async function canAccessRoles(ctx: RequestContext, owner: RoleOwner, access: RoleAccess): Promise<boolean> {
   // The system itself (an import of master, which brings these clients) may; no caller may.
   if (access === 'manage' && ctx.actor && owner.kind === 'client' && isMasterAdminClient(owner.realm, owner.client)) return false;
-  return hasAny(ctx, owner.realm, ...can[ACCESS[owner.kind][access]]);
+  if (owner.kind === 'realm') return hasAny(ctx, owner.realm, ...can[ACCESS.realm[access]]);
+  return canClientRoles(ctx, owner.realm, owner.client, access);
 }
 
 export async function requireRoleAccess(ctx: RequestContext, owner: RoleOwner, access: RoleAccess): Promise<void> {
@@ -119,26 +128,37 @@ export async function roleReps(ctx: RequestContext, roles: RoleModel[], brief = 
 /** Role names that carry admin power (AdminRoles.ALL_ROLES). */
 const ADMIN_ROLE_NAMES = new Set<string>([...ALL_REALM_ROLES, 'impersonation', 'admin', 'create-realm', 'realm-admin']);
 
-/** For a role of the realm's own admin client: the admin roles that grant the equivalent power. */
-const EQUIVALENT: Record<string, string[]> = {
-  'create-client': ['manage-clients'],
-  'manage-clients': ['manage-clients'],
-  'view-clients': can.viewClients,
-  'query-clients': can.queryClients,
-  'view-realm': can.viewRealm,
-  'query-realms': ['query-realms', ...can.viewRealm],
-  'manage-realm': can.manageRealm,
-  'view-users': can.viewUsers,
-  'query-users': can.queryUsers,
-  'query-groups': can.queryGroups,
-  'manage-users': can.manageUsers,
-  'view-events': can.viewEvents,
-  'manage-events': can.manageEvents,
-  'view-identity-providers': ['view-identity-providers', 'manage-identity-providers'],
-  'manage-identity-providers': ['manage-identity-providers'],
-  'view-authorization': ['view-authorization', 'manage-authorization'],
-  'manage-authorization': ['manage-authorization'],
-  impersonation: can.impersonate,
+type Power = (ctx: RequestContext, realm: RealmModel) => Promise<boolean>;
+const anyOf =
+  (...roles: string[]): Power =>
+  (ctx, realm) =>
+    hasAny(ctx, realm, ...roles);
+const always: Power = async () => true;
+
+/**
+ * For a role of the realm's own admin client: what the caller must be able to do to map it
+ * (RolePermissions#checkAdminRoles): the users powers with their fine-grained permissions, the others
+ * by the admin roles; the query roles are free. Names missing here (`realm-admin`) need the role itself.
+ */
+const EQUIVALENT: Record<string, Power> = {
+  'create-client': anyOf('manage-clients'),
+  'manage-clients': anyOf('manage-clients'),
+  'view-clients': anyOf(...can.viewClients),
+  'query-clients': always,
+  'view-realm': anyOf(...can.viewRealm),
+  'query-realms': always,
+  'manage-realm': anyOf(...can.manageRealm),
+  'view-users': canViewUsers,
+  'query-users': always,
+  'query-groups': always,
+  'manage-users': canManageUsers,
+  'view-events': anyOf(...can.viewEvents),
+  'manage-events': anyOf(...can.manageEvents),
+  'view-identity-providers': anyOf('view-identity-providers', 'manage-identity-providers'),
+  'manage-identity-providers': anyOf('manage-identity-providers'),
+  'view-authorization': anyOf('view-authorization', 'manage-authorization'),
+  'manage-authorization': anyOf('manage-authorization'),
+  impersonation: async (ctx, realm) => (await check(ctx, realm, 'impersonate')) || fgapUsers(ctx, realm, 'impersonate'),
 };
 
 /** The client whose roles administer the realm: `realm-management`, or `master-realm` in master. */
@@ -152,19 +172,19 @@ async function ownAdminClientId(ctx: RequestContext, realm: RealmModel): Promise
 }
 
 /**
- * Privilege-escalation guard (`canMapRole` / `canMapComposite`): an admin role may only be mapped
- * (or added as a composite) by a caller who holds it, or holds the equivalent power for roles of
- * the realm's own admin client, or is master `admin`. Master `admin`/`create-realm`, roles of the
- * `*-realm` clients in master and `realm-admin` need the role itself.
+ * Privilege-escalation guard (RolePermissions#checkAdminRoles): an admin role may only be mapped (or
+ * added as a composite, or to a scope) by a caller who holds it, or holds the equivalent power for
+ * roles of the realm's own admin client, or is master `admin`. Master `admin`/`create-realm`, roles of
+ * the `*-realm` clients in master and `realm-admin` need the role itself.
  */
-export async function canMapRole(ctx: RequestContext, realm: RealmModel, role: RoleModel): Promise<boolean> {
+export async function checkAdminRoles(ctx: RequestContext, realm: RealmModel, role: RoleModel): Promise<boolean> {
   const actor = ctx.actor;
   if (!actor || !ADMIN_ROLE_NAMES.has(role.name)) return true;
   if ((await ctx.loaders.effectiveRoleIdsByUser.load(actor.userId)).has(role.id)) return true;
   if ((await masterRealmRoles(ctx)).has('admin')) return true;
   if (role.clientId && role.clientId === (await ownAdminClientId(ctx, realm))) {
     const equivalent = EQUIVALENT[role.name];
-    return equivalent ? hasAny(ctx, realm, ...equivalent) : false;
+    return equivalent ? equivalent(ctx, realm) : false;
   }
   if (!role.clientId) {
     const container = await ctx.loaders.realmById.load(role.containerId);
@@ -175,9 +195,63 @@ export async function canMapRole(ctx: RequestContext, realm: RealmModel, role: R
   return !(client && container && isMasterAdminClient(container, client));
 }
 
+/** A permission's grant, with the escalation guard where Keycloak keeps it. */
+async function granted(ctx: RequestContext, realm: RealmModel, role: RoleModel, grant: RoleGrant): Promise<boolean> {
+  return grant === 'free' || (grant === 'guarded' && (await checkAdminRoles(ctx, realm, role)));
+}
+
+/**
+ * RolePermissions#canMapRole: may the caller map this role to a user or group (the owner's own check,
+ * map-roles of the user or manage of the group, comes first)? manage-users and the escalation guard;
+ * else map-roles of the role's client, or the role's map-role permission and the guard.
+ */
+export async function canMapRole(ctx: RequestContext, realm: RealmModel, role: RoleModel): Promise<boolean> {
+  if (!ctx.actor) return true;
+  if (await check(ctx, realm, 'manageUsers')) return checkAdminRoles(ctx, realm, role);
+  return granted(ctx, realm, role, await fgapRoleGrant(ctx, realm, role, 'map-role'));
+}
+
 /** Throws 403 unless the caller may map every one of the roles. */
 export async function requireMapRoles(ctx: RequestContext, realm: RealmModel, roles: RoleModel[]): Promise<void> {
   for (const r of roles) if (!(await canMapRole(ctx, realm, r))) throw forbidden();
+}
+
+/** The admin role that manages a container by default: manage-realm for realm roles, manage-clients for client roles. */
+const managesByRole = (ctx: RequestContext, realm: RealmModel, clientId: string | null) =>
+  check(ctx, realm, clientId ? 'manageClients' : 'manageRealm');
+
+/**
+ * RolePermissions#canMapComposite: may the caller add `child` to the composite `parent` (whose
+ * container he manages)? The admin role that manages the child's container (Keycloak) or the
+ * parent's (idserver's rule before fine-grained permissions, kept), and the escalation guard; else
+ * map-roles-composite of the child's client, or the child's map-role-composite permission and the guard.
+ */
+export async function canMapComposite(ctx: RequestContext, realm: RealmModel, child: RoleModel, parent: RoleRefLike): Promise<boolean> {
+  if (!ctx.actor) return true;
+  if ((await managesByRole(ctx, realm, child.clientId)) || (await managesByRole(ctx, realm, parent.clientId)))
+    return checkAdminRoles(ctx, realm, child);
+  return granted(ctx, realm, child, await fgapRoleGrant(ctx, realm, child, 'map-role-composite'));
+}
+
+/** A role or what a create body will make of one: only its container matters here. */
+export type RoleRefLike = { clientId: string | null };
+
+/** Throws 403 unless the caller may add every one of the roles as a composite of `parent`. */
+export async function requireMapComposites(ctx: RequestContext, realm: RealmModel, roles: RoleModel[], parent: RoleRefLike): Promise<void> {
+  for (const r of roles) if (!(await canMapComposite(ctx, realm, r, parent))) throw forbidden();
+}
+
+/**
+ * RolePermissions#canMapClientScope: may the caller put this role in a client's or client scope's
+ * scope (whose owner he may manage or configure)? manage-clients; else map-roles-client-scope of the
+ * role's client, or the role's map-role-client-scope permission. idserver keeps the escalation guard on
+ * every path (Keycloak has none here).
+ */
+export async function canMapClientScope(ctx: RequestContext, realm: RealmModel, role: RoleModel): Promise<boolean> {
+  if (!ctx.actor) return true;
+  const byRole = await check(ctx, realm, 'manageClients');
+  if (!byRole && !(await fgapRoleGrant(ctx, realm, role, 'map-role-client-scope'))) return false;
+  return checkAdminRoles(ctx, realm, role);
 }
 
 /**

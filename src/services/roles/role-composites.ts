@@ -9,11 +9,13 @@ import type { RoleRep } from '../../representations/role';
 import { recordAdminEvent, roleResourcePath, roleResourceType } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
 import { findClient } from '../clients/clients';
-import { locateRole, lockLinkedRoles, requireMapRoles, roleReps, type RoleLocator } from './role-access';
+import { locateRole, lockLinkedRoles, requireMapComposites, roleReps, type RoleLocator } from './role-access';
 
 /**
  * Composite roles: the direct children of a role (reference §6.2–6.3), for `{roleOwner}/{name}`
- * and `roles-by-id/{id}` alike. Adding a child is guarded like mapping it (escalation guard).
+ * and `roles-by-id/{id}` alike. Adding a child needs manage of the parent's container and
+ * RolePermissions#canMapComposite on the child (role-access.ts: roles, fine-grained permissions, the
+ * escalation guard).
  */
 
 export interface CompositeQuery {
@@ -108,7 +110,7 @@ export async function addComposites(
 ): Promise<void> {
   const { role } = await locateRole(ctx, realm, loc, 'manage');
   const roles = await rolesByIds(ctx, realm, reps);
-  await requireMapRoles(ctx, realm, roles);
+  await requireMapComposites(ctx, realm, roles, role);
   if (!roles.length) return;
   const ids = [...new Set(roles.map((r) => r.id))];
   await ctx.db.transaction(async () => {

@@ -1,6 +1,7 @@
 import { Op } from 'sequelize';
 import type { AdminEventInput } from '../../core/admin-events';
-import { requireCap } from '../../auth/permissions';
+import { requireViewUser } from '../../auth/fgap';
+import { canGroup, canMapRolesOfUser } from '../../auth/fgap-roles';
 import type { ClientModel } from '../../db/models/client';
 import type { GroupModel } from '../../db/models/group';
 import type { RealmModel } from '../../db/models/realm';
@@ -39,14 +40,34 @@ export async function resolveMappingOwner(
   return type === 'users' ? userMappingOwner(await resolveUser(ctx, realm, id)) : groupMappingOwner(await findGroup(ctx, realm, id));
 }
 
-/** Container (realm or client; unknown client → 404 `Client not found`) and the permission check, after the owner. */
-async function prepare(ctx: RequestContext, realm: RealmModel, clientUuid: string | undefined, access: 'view' | 'manage') {
+/**
+ * The owner's check (RoleMapperResource's view / manage check): a user's mappings need view of the user
+ * (UserPermissions#requireView(user)) or map-roles of the user (#requireMapRoles(user)); a group's need
+ * view or manage of the group. Roles first, then the fine-grained permissions (src/auth/fgap-roles.ts).
+ */
+async function requireOwner(ctx: RequestContext, realm: RealmModel, owner: MappingOwner, access: 'view' | 'manage'): Promise<void> {
+  if (owner.type === 'users') {
+    if (access === 'view') return requireViewUser(ctx, realm, owner.model.id);
+    if (!(await canMapRolesOfUser(ctx, realm, owner.model.id))) throw forbidden();
+    return;
+  }
+  if (!(await canGroup(ctx, realm, owner.model.id, access))) throw forbidden();
+}
+
+/** Container (realm or client; unknown client → 404 `Client not found`) and the owner's check, after the owner. */
+async function prepare(
+  ctx: RequestContext,
+  realm: RealmModel,
+  owner: MappingOwner,
+  clientUuid: string | undefined,
+  access: 'view' | 'manage',
+) {
   let client: ClientModel | undefined;
   if (clientUuid !== undefined) {
     client = (await findClient(ctx, realm, clientUuid)) ?? undefined;
     if (!client) throw notFound('Client not found');
   }
-  await requireCap(ctx, realm, access === 'view' ? 'viewUsers' : 'manageUsers');
+  await requireOwner(ctx, realm, owner, access);
   return { containerId: client ? client.id : realm.id };
 }
 
@@ -78,7 +99,7 @@ async function rolesIn(ctx: RequestContext, containerId: string | undefined, ids
 
 /** GET {owner}/{id}/role-mappings: direct realm and client mappings (MappingsRepresentation). */
 export async function getRoleMappings(ctx: RequestContext, realm: RealmModel, owner: MappingOwner): Promise<MappingsRep> {
-  await prepare(ctx, realm, undefined, 'view');
+  await prepare(ctx, realm, owner, undefined, 'view');
   const ids = await directRoleIds(ctx, owner);
   const roles = (await ctx.loaders.roleById.loadMany(ids)).filter((r): r is RoleModel => !!r && !(r instanceof Error)).sort(byName);
   const realmRoles = roles.filter((r) => !r.clientId);
@@ -103,7 +124,7 @@ export async function listMappedRoles(
   owner: MappingOwner,
   clientUuid?: string,
 ): Promise<RoleRep[]> {
-  const { containerId } = await prepare(ctx, realm, clientUuid, 'view');
+  const { containerId } = await prepare(ctx, realm, owner, clientUuid, 'view');
   return roleReps(ctx, await rolesIn(ctx, containerId, await directRoleIds(ctx, owner)));
 }
 
@@ -115,7 +136,7 @@ export async function listEffectiveRoles(
   clientUuid?: string,
   brief = true,
 ): Promise<RoleRep[]> {
-  const { containerId } = await prepare(ctx, realm, clientUuid, 'view');
+  const { containerId } = await prepare(ctx, realm, owner, clientUuid, 'view');
   return roleReps(ctx, await rolesIn(ctx, containerId, await effectiveRoleIds(ctx, owner)), brief);
 }
 
@@ -124,7 +145,7 @@ export async function listEffectiveRoles(
  * container at once — effective realm roles first, then client roles, each by name.
  */
 export async function listAllEffectiveRoles(ctx: RequestContext, realm: RealmModel, owner: MappingOwner, brief = true): Promise<RoleRep[]> {
-  await prepare(ctx, realm, undefined, 'view');
+  await prepare(ctx, realm, owner, undefined, 'view');
   const roles = (await rolesIn(ctx, undefined, await effectiveRoleIds(ctx, owner))).filter((r) => r.realmId === realm.id);
   const clientLast = (r: RoleModel) => (r.clientId ? 1 : 0);
   return roleReps(
@@ -141,7 +162,7 @@ export async function listAvailableRoles(
   owner: MappingOwner,
   clientUuid?: string,
 ): Promise<RoleRep[]> {
-  const { containerId } = await prepare(ctx, realm, clientUuid, 'view');
+  const { containerId } = await prepare(ctx, realm, owner, clientUuid, 'view');
   const direct = new Set(await directRoleIds(ctx, owner));
   const candidates = (await ctx.loaders.rolesByContainer.load(containerId)).filter((r) => !direct.has(r.id));
   const allowed: RoleModel[] = [];
@@ -184,7 +205,7 @@ export async function addRoleMappingsTo(
   clientUuid: string | undefined,
   reps: RoleRep[] = [],
 ): Promise<void> {
-  const { containerId } = await prepare(ctx, realm, clientUuid, 'manage');
+  const { containerId } = await prepare(ctx, realm, owner, clientUuid, 'manage');
   const roles = await rolesOfBody(ctx, realm, containerId, reps);
   if (!roles.length) return;
   await ctx.db.transaction(async () => {
@@ -217,7 +238,7 @@ export async function removeRoleMappings(
   clientUuid: string | undefined,
   reps?: RoleRep[],
 ): Promise<void> {
-  const { containerId } = await prepare(ctx, realm, clientUuid, 'manage');
+  const { containerId } = await prepare(ctx, realm, owner, clientUuid, 'manage');
   let roles: RoleModel[];
   if (reps === undefined) {
     roles = await rolesIn(ctx, containerId, await directRoleIds(ctx, owner));

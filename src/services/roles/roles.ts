@@ -14,7 +14,8 @@ import { type UserRep, toUserRepresentation } from '../../representations/user';
 import { recordAdminEvent, roleResourcePath, roleResourceType } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
 import { pathOf } from '../groups/group-paths';
-import { locateRole, requireMapRoles, requireRoleAccess, resolveRoleOwner, roleReps, type RoleLocator } from './role-access';
+import { dropManagementPermissions, roleSpec } from '../authz/admin-permissions';
+import { locateRole, requireMapComposites, requireRoleAccess, resolveRoleOwner, roleReps, type RoleLocator } from './role-access';
 
 /**
  * Realm roles and client roles — the seed's `{roleOwner}` family (`/roles` and
@@ -134,7 +135,7 @@ export async function createRole(ctx: RequestContext, realm: RealmModel, clientU
     });
     if (composites) {
       const children = await compositesByName(ctx, realm, composites);
-      await requireMapRoles(ctx, realm, children);
+      await requireMapComposites(ctx, realm, children, { clientId: owner.kind === 'client' ? owner.client.id : null });
       if (children.length) await CompositeRole.bulkCreate(children.map((c) => ({ compositeId: id, childId: c.id })));
     }
     await recordAdminEvent(ctx, realm, {
@@ -191,6 +192,8 @@ export async function deleteRole(ctx: RequestContext, realm: RealmModel, loc: Ro
     await m.UserRoleMapping.destroy({ where: { roleId: role.id } });
     await m.GroupRoleMapping.destroy({ where: { roleId: role.id } });
     await m.ScopeMapping.destroy({ where: { roleId: role.id } });
+    // Its fine-grained permissions go with it (Keycloak's role-removed listener).
+    await dropManagementPermissions(ctx, realm, [roleSpec(role.id)]);
     await m.Role.destroy({ where: { id: role.id } });
     await recordAdminEvent(ctx, realm, {
       operationType: 'DELETE',

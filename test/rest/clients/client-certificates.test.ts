@@ -555,7 +555,7 @@ describe('permissions', () => {
       .attach('file', Buffer.from('x'), 'x.pem');
     expect(up.status).toBe(403);
 
-    const nobody = await realmAdmin(ts, R, 'cert-nobody', ['view-users']);
+    const nobody = await realmAdmin(ts, R, 'cert-nobody', ['view-events']);
     expect((await nobody.get(`${base}/clients/${id}/certificates/jwt.credential`)).status).toBe(403);
     expect((await nobody.get(`${base}/clients/${randomUUID()}/certificates/jwt.credential`)).status).toBe(403);
     expect((await viewer.get(`${base}/clients/${randomUUID()}/certificates/jwt.credential`)).status).toBe(404);

@@ -168,7 +168,15 @@ describe('client permissions', () => {
     expect(one.status).toBe(200);
     expect(one.body.access).toEqual({ view: true, configure: false, manage: false });
 
-    const stranger = await adminWith('stranger', ['view-users']);
+    // query-users (here by view-users' composition) may list, and sees only what he may view (keycloak#40192).
+    const userViewer = await adminWith('user-viewer', ['view-users']);
+    const none = await userViewer.get(`${base}/clients`);
+    expect(none.status).toBe(200);
+    expect(none.body).toEqual([]);
+    expect((await userViewer.get(`${base}/clients/${randomUUID()}`)).status).toBe(404);
+    expect((await userViewer.get(`${base}/clients/${list.body[0].id}`)).status).toBe(403);
+
+    const stranger = await adminWith('stranger', ['view-events']);
     const denied = await stranger.get(`${base}/clients`);
     expect(denied.status).toBe(403);
     expect(denied.body).toEqual({ error: 'HTTP 403 Forbidden' });
