@@ -1,4 +1,4 @@
-import { requireCap } from '../../auth/permissions';
+import { requireManageUser } from '../../auth/fgap';
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
 import type { UserModel } from '../../db/models/user';
@@ -61,7 +61,7 @@ const actionEvent = (ctx: RequestContext, realm: RealmModel, user: UserModel, su
   );
 
 /**
- * PUT /admin/realms/{realm}/users/{id}/execute-actions-email (manage-users): mails a link to perform
+ * PUT /admin/realms/{realm}/users/{id}/execute-actions-email (manage of the user): mails a link to perform
  * the required actions. The user is resolved by the front (its 404/403 comes first); `readActions`
  * yields the body (parsed after the permission check, as Keycloak).
  */
@@ -72,7 +72,7 @@ export async function executeActionsEmail(
   readActions: unknown | (() => unknown),
   params: EmailParams = {},
 ): Promise<void> {
-  await requireCap(ctx, realm, 'manageUsers');
+  await requireManageUser(ctx, realm, user.id);
   const body = typeof readActions === 'function' ? (readActions as () => unknown)() : readActions;
   if (body !== undefined && body !== null && (!Array.isArray(body) || body.some((a) => typeof a !== 'string')))
     throw cannotParse('mapping');
@@ -108,9 +108,9 @@ export async function executeActionsEmail(
   await actionEvent(ctx, realm, user, 'execute-actions-email');
 }
 
-/** PUT /admin/realms/{realm}/users/{id}/send-verify-email (manage-users): mails an e-mail verification link. */
+/** PUT /admin/realms/{realm}/users/{id}/send-verify-email (manage of the user): mails an e-mail verification link. */
 export async function sendVerifyEmail(ctx: RequestContext, realm: RealmModel, user: UserModel, params: EmailParams = {}): Promise<void> {
-  await requireCap(ctx, realm, 'manageUsers');
+  await requireManageUser(ctx, realm, user.id);
   const { email, clientId, lifespan } = await verifyParams(ctx, realm, user, params);
   const { token } = await createActionToken(ctx, realm, {
     typ: 'verify-email',

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Op, Sequelize, type WhereOptions } from 'sequelize';
 import { requireAny } from '../../auth/permissions';
+import { dropManagementPermissions, idpSpec } from '../authz/admin-permissions';
 import type { IdentityProviderModel } from '../../db/models/identity-provider';
 import type { RealmModel } from '../../db/models/realm';
 import { errorA, errorC } from '../../core/errors';
@@ -267,9 +268,14 @@ export async function deleteIdentityProvider(
   });
 }
 
-/** Deletes a provider with its mappers and users' links, inside the caller's transaction (also for partial import OVERWRITE). */
+/**
+ * Deletes a provider with its mappers, users' links and fine-grained management permissions (as
+ * Keycloak's IdentityProviderRemovedEvent listener does), inside the caller's transaction (also for
+ * partial import OVERWRITE).
+ */
 export async function removeIdentityProviderRows(ctx: RequestContext, realm: RealmModel, idp: IdentityProviderModel): Promise<void> {
   const m = ctx.db.models;
+  await dropManagementPermissions(ctx, realm, [idpSpec(idp.internalId)]);
   await m.FederatedIdentity.destroy({ where: { realmId: realm.id, identityProvider: idp.alias } });
   await m.IdpMapper.destroy({ where: { identityProviderId: idp.internalId } });
   await m.IdentityProvider.destroy({ where: { internalId: idp.internalId } });

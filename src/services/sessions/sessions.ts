@@ -1,11 +1,14 @@
 import { Op, QueryTypes } from 'sequelize';
+import { requireManageUser } from '../../auth/fgap';
+import { requireClient } from '../../auth/fgap-clients';
+import { requireManageUsers, requireViewUserSessions } from '../../auth/fgap-users';
 import { requireCap } from '../../auth/permissions';
 import type { ClientModel } from '../../db/models/client';
 import type { UserSessionModel } from '../../db/models/component';
 import type { RealmModel } from '../../db/models/realm';
-import { forbidden, notFound } from '../../core/errors';
+import { notFound } from '../../core/errors';
 import { recordAdminEvent } from '../../core/admin-events';
-import { clientAccess, findClient } from '../clients/clients';
+import { findClient } from '../clients/clients';
 import { nowSeconds } from '../../core/clock';
 import type { RequestContext } from '../../core/context';
 import { type GlobalRequestResult, notifyClients } from './revocation';
@@ -71,11 +74,12 @@ async function backchannelLogout(ctx: RequestContext, realm: RealmModel, clientI
 }
 
 /**
- * GET /{realm}/users/{id}/sessions: the user's active online sessions (the user resolved by the
- * front). The users of one request tick are read together (GraphQL `User.sessions` of a list).
+ * GET /{realm}/users/{id}/sessions (view of the user): the user's active online sessions (the user
+ * resolved by the front). The users of one request tick are read and decided together (GraphQL
+ * `User.sessions` of a list).
  */
 export async function listUserSessions(ctx: RequestContext, realm: RealmModel, user: UserModel): Promise<UserSessionRepresentation[]> {
-  await requireCap(ctx, realm, 'viewUsers');
+  await requireViewUserSessions(ctx, realm, user.id);
   return batchLoad(ctx.memo, `user-sessions:${realm.id}`, (ids: readonly string[]) => userSessionsOf(ctx, realm, ids), user.id);
 }
 
@@ -114,7 +118,7 @@ export async function listUserOfflineSessions(
   user: UserModel,
   clientUuid: string,
 ): Promise<UserSessionRepresentation[]> {
-  await requireCap(ctx, realm, 'viewUsers');
+  await requireViewUserSessions(ctx, realm, user.id);
   const client = await findClient(ctx, realm, clientUuid);
   if (!client) throw notFound('Client not found');
   const name = `user-offline-sessions:${realm.id}:${client.id}`;
@@ -141,9 +145,9 @@ export async function userOfflineSessionsOf(
   );
 }
 
-/** POST /{realm}/users/{id}/logout: sets the user's notBefore and removes its online sessions. */
+/** POST /{realm}/users/{id}/logout (manage of the user): sets the user's notBefore and removes its online sessions. */
 export async function logoutUser(ctx: RequestContext, realm: RealmModel, user: UserModel): Promise<void> {
-  await requireCap(ctx, realm, 'manageUsers');
+  await requireManageUser(ctx, realm, user.id);
   const m = ctx.db.models;
   const now = nowSeconds();
   const before = await m.UserSession.findAll({ where: { userId: user.id, offline: false }, attributes: ['id'] });
@@ -166,9 +170,9 @@ export async function logoutUser(ctx: RequestContext, realm: RealmModel, user: U
   await backchannelLogout(ctx, realm, clientIds);
 }
 
-/** DELETE /{realm}/sessions/{session}?isOffline: removes one (online or offline) session. */
+/** DELETE /{realm}/sessions/{session}?isOffline (users manage, realm-wide): removes one (online or offline) session. */
 export async function deleteSession(ctx: RequestContext, realm: RealmModel, sessionId: string, offline = false): Promise<void> {
-  await requireCap(ctx, realm, 'manageUsers');
+  await requireManageUsers(ctx, realm);
   const m = ctx.db.models;
   const session = await m.UserSession.findOne({ where: { ...activeSessionWhere(realm, offline), id: sessionId } });
   if (!session) throw notFound('Sesssion not found');
@@ -186,9 +190,9 @@ export async function deleteSession(ctx: RequestContext, realm: RealmModel, sess
   await backchannelLogout(ctx, realm, clientIds);
 }
 
-/** POST /{realm}/logout-all: removes every session of the realm and sets the realm's notBefore. */
+/** POST /{realm}/logout-all (users manage): removes every session of the realm and sets the realm's notBefore. */
 export async function logoutAll(ctx: RequestContext, realm: RealmModel): Promise<GlobalRequestResult> {
-  await requireCap(ctx, realm, 'manageUsers');
+  await requireManageUsers(ctx, realm);
   const m = ctx.db.models;
   const now = nowSeconds();
   await ctx.db.transaction(async () => {
@@ -226,7 +230,7 @@ async function notifyAllClients(
 
 /** POST /{realm}/clients/{id}/push-revocation: pushes the not-before policy to the client's admin URL. */
 export async function pushClientRevocation(ctx: RequestContext, realm: RealmModel, client: ClientModel): Promise<GlobalRequestResult> {
-  if (!(await clientAccess(ctx, realm, client)).manage) throw forbidden();
+  await requireClient(ctx, realm, client, 'configure');
   const notBefore = Math.max(Number(realm.settings.notBefore ?? 0), Number(client.settings.notBefore ?? 0));
   const result = await notifyClients(ctx, realm, [client], 'PUSH_NOT_BEFORE', notBefore);
   await recordAdminEvent(ctx, realm, {
@@ -272,7 +276,7 @@ export async function clientSessionCount(
   client: ClientModel,
   offline = false,
 ): Promise<{ count: number }> {
-  await requireCap(ctx, realm, 'viewClients');
+  await requireClient(ctx, realm, client, 'view');
   const name = `client-session-count:${realm.id}:${offline}`;
   return { count: await batchLoad(ctx.memo, name, (ids: readonly string[]) => sessionCountsOf(ctx, realm, ids, offline), client.id) };
 }
@@ -313,7 +317,7 @@ export async function listClientSessions(
   offline = false,
   q: PageQuery = {},
 ): Promise<UserSessionRepresentation[]> {
-  await requireCap(ctx, realm, 'viewClients');
+  await requireClient(ctx, realm, client, 'view');
   const page = pageOf(q, { defaultMax: 100, negativeMax: 'default' });
   if (isEmptyPage(page)) return [];
   const name = `client-sessions:${realm.id}:${offline}:${page.offset}:${page.limit}`;

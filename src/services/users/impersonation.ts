@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { requireCap } from '../../auth/permissions';
+import { requireImpersonate } from '../../auth/fgap-users';
 import type { RealmModel } from '../../db/models/realm';
 import { badRequest } from '../../core/errors';
 import type { RequestContext } from '../../core/context';
@@ -19,9 +19,12 @@ export interface ImpersonationResult {
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-/** POST /admin/realms/{realm}/users/{id}/impersonation (`impersonation` role); user event IMPERSONATE. */
+/**
+ * POST /admin/realms/{realm}/users/{id}/impersonation (`impersonation` role or the `admin-impersonating`
+ * permission, and the user impersonatable: UserPermissions#requireImpersonate); user event IMPERSONATE.
+ */
 export async function impersonate(ctx: RequestContext, realm: RealmModel, user: UserModel): Promise<ImpersonationResult> {
-  await requireCap(ctx, realm, 'impersonate');
+  await requireImpersonate(ctx, realm, user);
   if (!user.enabled) throw badRequest('User is disabled');
   if (user.serviceAccountClientLink) throw badRequest('Service accounts cannot be impersonated');
   const actor = ctx.actor;

@@ -118,6 +118,10 @@ describe('one client: view ⇐ configure ⇐ manage', () => {
       ['scope mappings', 'get', '/scope-mappings', undefined, { 'app-view': 200, 'app-other': 403 }],
       ['evaluate', 'get', '/evaluate-scopes/protocol-mappers?scope=openid', undefined, { 'app-view': 200, 'app-other': 403 }],
       ['default scopes', 'get', '/default-client-scopes', undefined, { 'app-view': 200, 'app-other': 403 }],
+      ['sessions', 'get', '/user-sessions', undefined, { 'app-view': 200, 'app-other': 403 }],
+      ['offline sessions', 'get', '/offline-sessions', undefined, { 'app-view': 200, 'app-other': 403 }],
+      ['session count', 'get', '/session-count', undefined, { 'app-view': 200, 'app-other': 403 }],
+      ['push revocation', 'post', '/push-revocation', undefined, { 'app-view': 403, 'app-conf': 200 }],
     ];
     for (const [what, method, sub, body, expected] of cases)
       for (const [name, want] of Object.entries(expected))
