@@ -10,7 +10,7 @@ import {
   groupMappingOwner,
   listAvailableRoles,
   listEffectiveRoles,
-  listMappedRoles,
+  writtenMappings,
   removeRoleMappings,
   resolveMappingOwner,
   type MappingOwner as Owner,
@@ -120,7 +120,7 @@ async function change(
   const r = await resolveRealm(ctx, realm);
   const o = await resolveMappingOwner(ctx, r, owner as MappingOwnerType, ownerId);
   await write(r, o);
-  return allInRealm(r, await listMappedRoles(ctx, r, o, clientUuid));
+  return allInRealm(r, await writtenMappings(ctx, r, o, clientUuid));
 }
 
 const clientUuidArg = () => Arg('clientUuid', () => GraphQLID, { description: 'Client UUID.' });

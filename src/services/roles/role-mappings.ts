@@ -128,6 +128,22 @@ export async function listMappedRoles(
   return roleReps(ctx, await rolesIn(ctx, containerId, await directRoleIds(ctx, owner)));
 }
 
+/**
+ * The owner's direct mappings of one container after the caller changed them (GraphQL's mapping
+ * mutations answer with them): the write's own checks stood, so no view check is asked. A caller
+ * granted map-roles on users without view of this user (fine-grained permissions) gets the answer to
+ * the write he was allowed to make, not a 403 after it committed.
+ */
+export async function writtenMappings(
+  ctx: RequestContext,
+  realm: RealmModel,
+  owner: MappingOwner,
+  clientUuid?: string,
+): Promise<RoleRep[]> {
+  const client = clientUuid === undefined ? undefined : await findClient(ctx, realm, clientUuid);
+  return roleReps(ctx, await rolesIn(ctx, client ? client.id : realm.id, await directRoleIds(ctx, owner)));
+}
+
 /** GET .../realm/composite, .../clients/{uuid}/composite: effective roles (composites, groups, parent groups). */
 export async function listEffectiveRoles(
   ctx: RequestContext,

@@ -147,6 +147,11 @@ describe('user role mappings', () => {
     expect(ok.errors).toBeUndefined();
     expect(ok.data?.addRealmRoleMappings.roles).toEqual([{ name: 'support' }]);
     expect(gqlStatus(await gql(add, { r: R, id: u.cust, roles: [brief(role.secret)] }))).toBe(403);
+    // A user he may map roles to but not view: the mutation answers with what it wrote (no 403 after a commit).
+    const other = await gql(add, { r: R, id: u.other, roles: [brief(role.support)] });
+    expect(other.errors).toBeUndefined();
+    expect(other.data?.addRealmRoleMappings.roles.map((x: Rep) => x.name)).toContain('support');
+    expect(names((await api.get(`${base}/users/${u.other}/role-mappings/realm`)).body)).toContain('support');
     const q = `query($r: String!, $id: ID!, $app: ID!) { user(realm: $r, id: $id) {
       availableRealmRoles { name } availableClientRoles(clientUuid: $app) { name } } }`;
     const read = await gql(q, { r: R, id: u.cust, app });
