@@ -3,14 +3,13 @@ import type { AdminEventInput } from '../../core/admin-events';
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
 import type { RoleModel } from '../../db/models/role';
-import { HttpError, forbidden, notFound } from '../../core/errors';
+import { forbidden, notFound } from '../../core/errors';
 import { type MappingsRep, type RoleRep, toMappingsRepresentation } from '../../representations/role';
 import { recordAdminEvent } from '../../core/admin-events';
 import { batchLoad } from '../../loaders/batch';
 import { invalidate } from '../../loaders/invalidate';
 import { type ScopeOwner, requireOwnerAccess } from './scope-owner';
 import { findClient } from '../clients/clients';
-import { canClient } from '../../auth/fgap-clients';
 import type { RequestContext } from '../../core/context';
 import { expandComposites } from '../../core/effective-roles';
 import { canMapClientScope, lockLinkedRoles, roleReps } from '../roles/role-access';
@@ -20,7 +19,7 @@ import { canMapClientScope, lockLinkedRoles, roleReps } from '../roles/role-acce
  * family, one implementation parameterised by the owner (config reference §5.1). `clientUuid`
  * undefined means the realm-role endpoints (`scope-mappings/realm...`), otherwise
  * `scope-mappings/clients/{uuid}...`. The owner needs view (reads) or manage (writes): a client's
- * view / configure (ClientResource), a client scope's by the roles; each role written needs
+ * view / manage (ClientResource), a client scope's by the roles; each role written needs
  * RolePermissions#canMapClientScope (role-access.ts: roles, fine-grained permissions, escalation guard).
  */
 export interface ScopeRoleRep {
@@ -37,20 +36,11 @@ interface Target {
 }
 
 /**
- * The owner's check (ScopeMappedResource's view / manage check): the owner's access
- * (requireOwnerAccess), and for a client whose manage is refused, configure is enough
- * (ClientResource: requireView / requireConfigure(client), src/auth/fgap-clients.ts). A client scope is
- * the roles' alone (ClientPermissions#canManage(clientScope)).
+ * The owner's check (ScopeMappedResource's view / manage check): a client's view / manage
+ * (ClientResource: requireView / requireManage(client), fine-grained permissions included); a client
+ * scope's by the roles (ClientPermissions#canManage(clientScope)).
  */
-async function requireScopeOwner(ctx: RequestContext, realm: RealmModel, owner: ScopeOwner, access: 'view' | 'manage'): Promise<void> {
-  try {
-    await requireOwnerAccess(ctx, realm, owner, access);
-  } catch (e) {
-    const client = owner.client;
-    if (!(e instanceof HttpError) || e.status !== 403 || !client) throw e;
-    if (!(await canClient(ctx, realm, client, access === 'view' ? 'view' : 'configure'))) throw e;
-  }
-}
+const requireScopeOwner = requireOwnerAccess;
 
 async function prepare(
   ctx: RequestContext,

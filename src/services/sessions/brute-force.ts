@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Transaction } from 'sequelize';
+import { canManageUsers, canViewUsers, requireManageUser, requireViewUser } from '../../auth/fgap';
+import { forbidden } from '../../core/errors';
 import { requireCap } from '../../auth/permissions';
 import type { Db } from '../../db';
 import type { LoginFailureModel } from '../../db/models/session';
@@ -174,19 +176,33 @@ export async function recordLoginSuccess(db: Db, realm: RealmModel, user: UserMo
   await db.models.LoginFailure.destroy({ where: { userId: user.id } });
 }
 
+/**
+ * The access AttackDetectionResource asks for one user's record: view (manage) of that user when it
+ * exists (fine-grained permissions included), users view (manage) realm-wide for an unknown id.
+ */
+async function requireUserAccess(
+  ctx: RequestContext,
+  realm: RealmModel,
+  userId: string,
+  need: 'view' | 'manage',
+): Promise<UserModel | null> {
+  const user = await ctx.db.models.User.findOne({ where: { id: userId, realmId: realm.id } });
+  if (user) await (need === 'view' ? requireViewUser : requireManageUser)(ctx, realm, user.id);
+  else if (!(await (need === 'view' ? canViewUsers : canManageUsers)(ctx, realm))) throw forbidden();
+  return user;
+}
+
 /** GET /{realm}/attack-detection/brute-force/users/{userId}: the user's status map (zero record for unknown ids). */
 export async function bruteForceStatus(ctx: RequestContext, realm: RealmModel, userId: string): Promise<BruteForceStatus> {
-  await requireCap(ctx, realm, 'viewUsers');
-  if (!bruteForceProtected(realm)) return toBruteForceStatus(null, 0, false);
-  const user = await ctx.db.models.User.findOne({ where: { id: userId, realmId: realm.id } });
-  if (!user) return toBruteForceStatus(null, 0, false);
+  const user = await requireUserAccess(ctx, realm, userId, 'view');
+  if (!bruteForceProtected(realm) || !user) return toBruteForceStatus(null, 0, false);
   const row = await ctx.db.models.LoginFailure.findByPk(user.id);
   return toBruteForceStatus(row, Math.floor(clock.now() / 1000), await permanentlyLocked(ctx.db, user));
 }
 
 /** DELETE /{realm}/attack-detection/brute-force/users/{userId}: clears the user's login failures. */
 export async function clearUserLoginFailures(ctx: RequestContext, realm: RealmModel, userId: string): Promise<void> {
-  await requireCap(ctx, realm, 'manageUsers');
+  await requireUserAccess(ctx, realm, userId, 'manage');
   await ctx.db.transaction(async () => {
     const n = await ctx.db.models.LoginFailure.destroy({ where: { userId, realmId: realm.id } });
     if (n)

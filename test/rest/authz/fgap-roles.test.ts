@@ -19,7 +19,7 @@ import {
  * - manage-members on group "customers" (he may view and manage its members, so their mappings);
  * - the users map-roles permission (he may change anyone's mappings, per role);
  * - map-role on realm role "support" and on realm-management's "view-users" and "query-users" roles;
- * - map-roles, configure on client "app" (its roles are free to map; he manages its roles and scope);
+ * - map-roles, configure on client "app" (its roles are free to map; he manages its roles, reads its scope);
  * - map-role-composite and map-role-client-scope on "support";
  * - manage on group "teams".
  * REST and GraphQL alike; the escalation guard still applies to admin roles; a POST of 50 roles costs
@@ -254,8 +254,13 @@ describe('composites', () => {
 });
 
 describe('scope mappings', () => {
-  test("a client's configure and, per role, map-role-client-scope (or the client's map-roles-client-scope)", async () => {
-    const path = `/clients/${app}/scope-mappings`;
+  test("a client's manage (configure is not enough) and, per role, map-role-client-scope", async () => {
+    // Configure of "app" reads its scope but may not change it (ClientResource: requireManage(client)).
+    expect(await status(agent, 'get', `/clients/${app}/scope-mappings`)).toBe(200);
+    expect(await status(agent, 'post', `/clients/${app}/scope-mappings/realm`, [{ id: role.support.id }])).toBe(403);
+    const managed = await createClient(api, R, { clientId: 'managed-app' });
+    await attach((await enable(`/clients/${managed}`)).scopePermissions.manage);
+    const path = `/clients/${managed}/scope-mappings`;
     expect(await status(agent, 'get', path)).toBe(200);
     expect(names((await agent.get(`${base}${path}/realm/available`)).body)).toEqual(['support']);
     expect(await status(agent, 'post', `${path}/realm`, [{ id: role.support.id }])).toBe(204);
@@ -274,11 +279,13 @@ describe('scope mappings', () => {
 
   test('GraphQL: addRealmScopeMappings', async () => {
     const gql = gqlClient(ts, { realm: R, username: 'agent', password: 'pw' });
+    const managed = await clientUuid(api, R, 'managed-app');
     const add = `mutation($r: String!, $id: ID!, $roles: [RoleInput!]!) {
       addRealmScopeMappings(realm: $r, owner: CLIENT, ownerId: $id, roles: $roles) { __typename } }`;
-    expect((await gql(add, { r: R, id: app, roles: [{ id: role.support.id, name: 'support' }] })).errors).toBeUndefined();
-    expect(gqlStatus(await gql(add, { r: R, id: app, roles: [{ id: role.lead.id, name: 'lead' }] }))).toBe(403);
-    expect(names((await api.get(`${base}/clients/${app}/scope-mappings/realm`)).body)).toEqual(['secret', 'support']);
+    expect((await gql(add, { r: R, id: managed, roles: [{ id: role.support.id, name: 'support' }] })).errors).toBeUndefined();
+    expect(gqlStatus(await gql(add, { r: R, id: managed, roles: [{ id: role.lead.id, name: 'lead' }] }))).toBe(403);
+    expect(gqlStatus(await gql(add, { r: R, id: app, roles: [{ id: role.support.id, name: 'support' }] }))).toBe(403);
+    expect(names((await api.get(`${base}/clients/${managed}/scope-mappings/realm`)).body)).toEqual(['secret', 'support']);
   });
 });
 
