@@ -6,7 +6,7 @@ import type { UserModel } from '../db/models/user';
 import { batchLoad } from '../loaders/batch';
 import { contextAttributes, loadAuthzIdentity, loadAuthzModel } from '../services/authz/authz-model';
 import { type AuthzIndex, evaluateAuthorization } from '../services/authz/evaluation';
-import { canManageUsers, canUsers, fgapOn, fgapUsers, loaded } from './fgap';
+import { canManageUsers, canUsers, fgapOn, fgapUsers, isLoaded, loaded } from './fgap';
 import { check } from './permissions';
 
 /**
@@ -51,8 +51,7 @@ const USER_IMPERSONATED = 'user-impersonated.permission.users';
  * whose `impersonation` role decided: the caller's own identity is not needed then).
  */
 async function requestModel(ctx: RequestContext, realm: RealmModel, rsId: string): Promise<AuthzIndex | null> {
-  // `fgap:<realm>` is the key under which `loaded` memoises the caller's model and identity.
-  if (ctx.actor?.realmId === realm.id && ctx.memo.has(`fgap:${realm.id}`)) {
+  if (ctx.actor?.realmId === realm.id && isLoaded(ctx, realm)) {
     const f = await loaded(ctx, realm);
     if (f) return f.ix;
   }

@@ -55,9 +55,15 @@ export function fgapOn(ctx: RequestContext, realm: RealmModel): Promise<string |
   });
 }
 
+/** The memo key of `loaded` (the model and the caller's identity of one realm, for this request). */
+const loadedKey = (realm: RealmModel) => `fgap:${realm.id}`;
+
+/** Whether `loaded` was asked for this realm in this request (its model can be reused without reading it). */
+export const isLoaded = (ctx: RequestContext, realm: RealmModel): boolean => ctx.memo.has(loadedKey(realm));
+
 /** The model and the caller's identity, once per request; null when nothing is to be evaluated. */
 export function loaded(ctx: RequestContext, realm: RealmModel): Promise<Fgap | null> {
-  return memo(ctx, `fgap:${realm.id}`, async () => {
+  return memo(ctx, loadedKey(realm), async () => {
     const actor = ctx.actor;
     // isAdminSameRealm: only the realm's own admins are evaluated.
     if (!actor || actor.realmId !== realm.id) return null;
