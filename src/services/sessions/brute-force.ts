@@ -186,7 +186,9 @@ async function requireUserAccess(
   userId: string,
   need: 'view' | 'manage',
 ): Promise<UserModel | null> {
-  const user = await ctx.db.models.User.findOne({ where: { id: userId, realmId: realm.id } });
+  // Through the loader: a GraphQL page of users asks for all their records in one statement.
+  const found = await ctx.loaders.userById.load(userId);
+  const user = found && found.realmId === realm.id ? found : null;
   if (user) await (need === 'view' ? requireViewUser : requireManageUser)(ctx, realm, user.id);
   else if (!(await (need === 'view' ? canViewUsers : canManageUsers)(ctx, realm))) throw forbidden();
   return user;
