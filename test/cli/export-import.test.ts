@@ -13,6 +13,7 @@ import { bootstrap } from '../../src/services/realms/realms';
 import { realmServer } from '../helpers/fixtures';
 import { seedEverything } from './exim-realm';
 import { type AdminApi, TEST_DB_URL, type TestServer } from '../helpers/server';
+import { cliArgs } from '../helpers/cli';
 
 /**
  * `idserver export` / `idserver import` (Keycloak's kc.sh export|import): a realm holding one of
@@ -91,11 +92,8 @@ function sourceArgs(db: Db): string[] {
 function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('IDSERVER_')));
   return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['-r', 'ts-node/register/transpile-only', 'src/cli.ts', ...args, '--log-level=warn'],
-      { cwd: ROOT, env, maxBuffer: 1 << 24 },
-      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    execFile(process.execPath, cliArgs([...args, '--log-level=warn']), { cwd: ROOT, env, maxBuffer: 1 << 24 }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -407,7 +405,7 @@ function bigRealmFile(path: string, realm: string, n: number): void {
 /** Runs `idserver import` and SIGKILLs it at its first progress line (some users written, the realm's transaction open). */
 function importKilledMidway(args: string[]): Promise<{ signal: NodeJS.Signals | null; stderr: string }> {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('IDSERVER_')));
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/cli.ts', 'import', ...args, '--log-level=warn'], {
+  const child = spawn(process.execPath, cliArgs(['import', ...args, '--log-level=warn']), {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, helpText, loadConfig } from '../../src/config';
 import { parseLogLevel } from '../../src/logging';
+import { cliArgs } from '../helpers/cli';
 
 const confFile = (text: string) => {
   const dir = mkdtempSync(join(tmpdir(), 'idserver-conf-'));
@@ -76,7 +77,7 @@ describe('configuration', () => {
 // Runs the CLI from the sources (bin/idserver runs the same main(), from dist/ when built).
 describe('the idserver command', () => {
   const run = (args: string[], env: Record<string, string> = {}) =>
-    spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/cli.ts', ...args], {
+    spawnSync(process.execPath, cliArgs(args), {
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
       encoding: 'utf8',
       timeout: 60000,

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Sequelize } from 'sequelize';
 import { ConfigError, loadConfig, resolveDatabase } from '../../src/config';
+import { cliArgs } from '../helpers/cli';
 
 /**
  * Start-up tells the truth (issue 11, item 1): a taken port, a database URL of the wrong kind or one
@@ -13,7 +14,7 @@ import { ConfigError, loadConfig, resolveDatabase } from '../../src/config';
  * exit code and a message naming the option, before anything is written. The CLI runs from the sources.
  */
 const run = (args: string[], env: Record<string, string> = {}) =>
-  spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/cli.ts', ...args], {
+  spawnSync(process.execPath, cliArgs(args), {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     encoding: 'utf8',
     timeout: 60000,

@@ -2,6 +2,7 @@ import { openDb } from '../../src/db';
 import { spawn } from 'node:child_process';
 import { createConnection } from 'mysql2/promise';
 import { freshDbOptions } from '../helpers/server';
+import { cliArgs } from '../helpers/cli';
 
 /**
  * Two nodes starting at once on one empty MariaDB database (issue 11, item 1): the migration lock lets
@@ -74,10 +75,7 @@ onMariaDb(
     const spawnNode = () =>
       spawn(
         process.execPath,
-        [
-          '-r',
-          'ts-node/register/transpile-only',
-          'src/cli.ts',
+        cliArgs([
           'start',
           '--hostname=http://localhost:8080',
           '--http-host=127.0.0.1',
@@ -85,7 +83,7 @@ onMariaDb(
           `--db=${opts.vendor}`,
           `--db-url=${opts.url}`,
           '--log-level=info',
-        ],
+        ]),
         {
           env: {
             PATH: process.env.PATH ?? '',

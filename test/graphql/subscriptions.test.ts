@@ -7,6 +7,7 @@ import type { DbOptions } from '../../src/db';
 import { createdId, expectStatus, grantClientRoles } from '../helpers/fixtures';
 import { type AdminApi, freshDbOptions } from '../helpers/server';
 import type { Json } from './gql';
+import { cliArgs } from '../helpers/cli';
 
 /**
  * GraphQL subscriptions (graphql-ws) across a cluster: two idserver processes on one database (a
@@ -28,10 +29,10 @@ interface Node {
 
 /** Starts `idserver start-dev` from the sources on a free port; resolves once it listens. */
 function startNode(db: DbOptions, metrics: boolean): Promise<Node> {
-  const args = ['-r', 'ts-node/register/transpile-only', 'src/cli.ts', 'start-dev', '--http-host=127.0.0.1', '--http-port=0'];
+  const args = ['start-dev', '--http-host=127.0.0.1', '--http-port=0'];
   args.push(`--db=${db.vendor}`, `--db-url=${db.url}`, '--log-level=info');
   if (metrics) args.push('--metrics-enabled=true', '--http-management-port=0');
-  const proc = spawn(process.execPath, args, {
+  const proc = spawn(process.execPath, cliArgs(args), {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { cliArgs } from './cli';
 
 /** An idserver process of its own, as an operator starts it (`src/cli.ts <args>`). */
 export interface ChildServer {
@@ -20,7 +21,7 @@ const ROOT = join(__dirname, '..', '..');
  * it exits first. The caller kills it (`proc.kill`) or stops it with a signal.
  */
 export function startChildServer(args: string[], env: Record<string, string> = {}): Promise<ChildServer> {
-  const proc = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/cli.ts', ...args], {
+  const proc = spawn(process.execPath, cliArgs(args), {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', IDSERVER_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -3,6 +3,7 @@ import { createSocket } from 'node:dgram';
 import { createServer, type Server, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
+import { cliArgs } from '../helpers/cli';
 
 /** A writable stream that keeps what is written (the console handler's injectable stream). */
 export class Capture extends Writable {
@@ -127,7 +128,7 @@ export interface Cli {
 
 /** Runs `src/cli.ts` in a child process (as bin/idserver does), capturing stdout and stderr. */
 export function runCli(args: string[], env: Record<string, string> = {}): Cli {
-  const proc = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/cli.ts', ...args], {
+  const proc = spawn(process.execPath, cliArgs(args), {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TZ: process.env.TZ ?? '', ...env },
   });
   let out = '';

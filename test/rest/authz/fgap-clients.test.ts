@@ -5,6 +5,7 @@ import type { RealmModel } from '../../../src/db/models/realm';
 import type { AdminApi, TestServer } from '../../helpers/server';
 import { gqlClient } from '../../graphql/gql';
 import { clientUuid, createClient, createClientScope, createGroup, createUser, expectStatus, realmServer } from '../../helpers/fixtures';
+import { attachPolicies } from '../../helpers/fgap';
 
 /**
  * Fine-grained admin permissions on clients (Keycloak's ClientPermissions, FGAP v1), for admins holding
@@ -29,16 +30,7 @@ type Rep = Record<string, unknown>;
 const NO_SUCH = '00000000-0000-4000-8000-000000000000';
 
 /** Attaches policies to a permission (as the admin console does: PUT the permission with its policies). */
-async function attach(permissionId: string, policyIds: string[]): Promise<void> {
-  const p = expectStatus(await api.get(`${rsPath}/permission/scope/${permissionId}`), 200, 'permission').body;
-  const resources = (await api.get(`${rsPath}/policy/${permissionId}/resources`)).body.map((r: Rep) => r._id);
-  const scopes = (await api.get(`${rsPath}/policy/${permissionId}/scopes`)).body.map((s: Rep) => s.id);
-  expectStatus(
-    await api.put(`${rsPath}/permission/scope/${permissionId}`, { ...p, resources, scopes, policies: policyIds }),
-    201,
-    'attach',
-  );
-}
+const attach = (permissionId: string, policyIds: string[]): Promise<void> => attachPolicies(api, rsPath, permissionId, policyIds);
 
 /** Turns a client's permissions on and grants `scope` of it to the members of "devs". */
 async function grant(clientId: string, scope: string): Promise<void> {

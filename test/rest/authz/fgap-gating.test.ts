@@ -4,6 +4,7 @@ import type { RealmModel } from '../../../src/db/models/realm';
 import type { AdminApi, TestServer } from '../../helpers/server';
 import { gqlClient } from '../../graphql/gql';
 import { clientUuid, createGroup, createUser, expectStatus, realmServer } from '../../helpers/fixtures';
+import { attachPolicies } from '../../helpers/fgap';
 
 /**
  * The decisions of fine-grained admin permissions (src/auth/fgap.ts) for an admin holding none of the
@@ -31,16 +32,7 @@ async function callerCtx(userId: string, realmOfCaller: RealmModel = realm): Pro
 }
 
 /** Attaches policies to a permission (as the admin console does: PUT the permission with its policies). */
-async function attach(permissionId: string, policyIds: string[]): Promise<void> {
-  const p = expectStatus(await api.get(`${rsPath}/permission/scope/${permissionId}`), 200, 'permission').body;
-  const resources = (await api.get(`${rsPath}/policy/${permissionId}/resources`)).body.map((r: Rep) => r._id);
-  const scopes = (await api.get(`${rsPath}/policy/${permissionId}/scopes`)).body.map((s: Rep) => s.id);
-  expectStatus(
-    await api.put(`${rsPath}/permission/scope/${permissionId}`, { ...p, resources, scopes, policies: policyIds }),
-    201,
-    'attach',
-  );
-}
+const attach = (permissionId: string, policyIds: string[]): Promise<void> => attachPolicies(api, rsPath, permissionId, policyIds);
 
 beforeAll(async () => {
   ({ ts, api } = await realmServer(R));

@@ -10,6 +10,7 @@ import {
   expectStatus,
   realmServer,
 } from '../../helpers/fixtures';
+import { attachPolicies } from '../../helpers/fgap';
 
 /**
  * Fine-grained admin permissions of roles and role mappings (Keycloak 26 FGAP v1: RolePermissions,
@@ -46,16 +47,7 @@ async function enable(path: string): Promise<{ resource: string; scopePermission
 }
 
 /** Attaches the helpdesk policy to a permission (as the admin console does: PUT the permission with its policies). */
-async function attach(permissionId: string): Promise<void> {
-  const p = expectStatus(await api.get(`${rsPath}/permission/scope/${permissionId}`), 200, 'permission').body;
-  const resources = (await api.get(`${rsPath}/policy/${permissionId}/resources`)).body.map((r: Rep) => r._id);
-  const scopes = (await api.get(`${rsPath}/policy/${permissionId}/scopes`)).body.map((s: Rep) => s.id);
-  expectStatus(
-    await api.put(`${rsPath}/permission/scope/${permissionId}`, { ...p, resources, scopes, policies: [policyId] }),
-    201,
-    'attach',
-  );
-}
+const attach = (permissionId: string): Promise<void> => attachPolicies(api, rsPath, permissionId, [policyId]);
 
 const names = (list: Rep[]) => list.map((r) => r.name as string).sort();
 const status = async (caller: AdminApi, method: 'get' | 'put' | 'delete' | 'post', path: string, body?: unknown) =>

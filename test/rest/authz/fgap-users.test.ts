@@ -4,6 +4,7 @@ import type { RealmModel } from '../../../src/db/models/realm';
 import type { UserModel } from '../../../src/db/models/user';
 import request from 'supertest';
 import { clientUuid, createGroup, createUser, expectStatus, realmServer } from '../../helpers/fixtures';
+import { attachPolicies } from '../../helpers/fgap';
 import type { AdminApi, TestServer } from '../../helpers/server';
 import { type TestSmtp, startSmtp } from '../../helpers/smtp';
 
@@ -27,16 +28,7 @@ const u: Record<string, string> = {};
 const policies: Record<string, string> = {};
 type Rep = Record<string, unknown>;
 
-async function attach(permissionId: string, policyIds: string[]): Promise<void> {
-  const p = expectStatus(await api.get(`${rsPath}/permission/scope/${permissionId}`), 200, 'permission').body;
-  const resources = (await api.get(`${rsPath}/policy/${permissionId}/resources`)).body.map((r: Rep) => r._id);
-  const scopes = (await api.get(`${rsPath}/policy/${permissionId}/scopes`)).body.map((s: Rep) => s.id);
-  expectStatus(
-    await api.put(`${rsPath}/permission/scope/${permissionId}`, { ...p, resources, scopes, policies: policyIds }),
-    201,
-    'attach',
-  );
-}
+const attach = (permissionId: string, policyIds: string[]): Promise<void> => attachPolicies(api, rsPath, permissionId, policyIds);
 
 const groupPolicy = async (name: string, groupId: string) =>
   expectStatus(await api.post(`${rsPath}/policy/group`, { name, groups: [{ id: groupId, extendChildren: false }] }), 201, name).body.id;

@@ -7,6 +7,7 @@ import request from 'supertest';
 import { ConfigError, checkHostname, loadConfig } from '../../../src/config';
 import { createApp } from '../../../src/server';
 import { startTestServer, type TestServer } from '../../helpers/server';
+import { cliArgs } from '../../helpers/cli';
 
 /**
  * The issuer is not the attacker's (issue 10, item 4): with `--hostname` every token carries that
@@ -87,17 +88,11 @@ describe('the hostname option', () => {
 
   test('`idserver start` without a hostname exits 2 before touching the database', () => {
     const dir = mkdtempSync(join(tmpdir(), 'idserver-host-'));
-    const r = spawnSync(
-      process.execPath,
-      [
-        '-r',
-        'ts-node/register/transpile-only',
-        join(__dirname, '..', '..', '..', 'src', 'cli.ts'),
-        'start',
-        `--db-url=${join(dir, 'db.sqlite')}`,
-      ],
-      { encoding: 'utf8', timeout: 60000, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } },
-    );
+    const r = spawnSync(process.execPath, cliArgs(['start', `--db-url=${join(dir, 'db.sqlite')}`]), {
+      encoding: 'utf8',
+      timeout: 60000,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+    });
     expect(r.status).toBe(2);
     expect(r.stderr).toContain(
       'ERROR: hostname is not configured; either configure --hostname (IDSERVER_HOSTNAME), or set --hostname-strict=false',
