@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /**
  * How tests start the `idserver` CLI in a child process: `node <build>/src/cli.js <args>`, the sources
@@ -42,11 +42,14 @@ export function builtCli(): string {
   const stamp = join(OUT, `.built-${digest()}`);
   const cli = join(OUT, 'src', 'cli.js');
   if (existsSync(stamp)) return cli;
+  mkdirSync(dirname(LOCK), { recursive: true });
   for (let waited = 0; ; waited += 200) {
     try {
       mkdirSync(LOCK);
       break;
-    } catch {
+    } catch (e) {
+      // Only a lock held by another worker is waited for; anything else is an error of its own.
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       if (existsSync(stamp)) return cli;
       // A lock left by a killed run: taken over after five minutes.
       if (waited > 300_000) rmSync(LOCK, { recursive: true, force: true });
