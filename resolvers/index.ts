@@ -1,17 +1,11 @@
-import { ApolloServer } from '@apollo/server';
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { expressMiddleware } from '@as-integrations/express5';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { contextFromRequest } from '../src/auth/bearer';
 import { watchWrites } from '../src/db/write-watch';
 import { corsForToken, preflight } from '../src/auth/cors';
 import { GRAPHQL_DEFAULTS, type GraphqlLimits } from '../src/config/graphql-options';
-import type { RequestContext } from '../src/core/context';
 import type { Db } from '../src/db';
-import { faultLogPlugin, formatError } from './errors';
+import type * as Gateway from './gateway';
 import { graphiql } from './graphiql';
-import { limitRules, limitsPlugin, withLimits } from './limits';
-import { gatewaySchema } from './schema';
 
 /**
  * Mounts the GraphQL gateway at /graphql. Every request needs a valid admin bearer token: the
@@ -22,31 +16,25 @@ import { gatewaySchema } from './schema';
  * preflight is answered without authentication, a request from a browser origin gets CORS headers
  * when its token allows that origin.
  */
-export async function mountGraphql(
+export function mountGraphql(
   app: Express,
   db: Db,
   baseUrlOf: (req: Request) => string,
   limits: GraphqlLimits = GRAPHQL_DEFAULTS,
   opts: { ui?: boolean } = {},
-): Promise<void> {
-  const server = new ApolloServer<RequestContext>({
-    schema: withLimits(await gatewaySchema(), limits),
-    formatError,
-    includeStacktraceInErrorResponses: false,
-    // The server's own shutdown drains requests (src/server.ts); Apollo's signal handler would re-send
-    // SIGTERM and end the process ~100 ms later, cutting requests in flight.
-    stopOnTerminationSignals: false,
-    // Apollo's own switch is static; the limits plugin decides per caller (admins by default).
-    introspection: limits.introspection !== 'none',
-    // Automatic persisted queries would let anyone register documents: off.
-    persistedQueries: false,
-    parseOptions: { maxTokens: limits.maxTokens },
-    validationRules: limitRules(limits),
-    // No cache-control hints are declared, and Apollo's cache-control plugin (installed unless disabled)
-    // would hook every resolved field, which makes Apollo wrap every resolver of the schema.
-    plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled(), limitsPlugin(limits), faultLogPlugin],
-  });
-  await server.start();
+): GraphqlGateway {
+  // Built on the first authenticated request (or by `ready()`), with its modules: a server that is
+  // never asked a GraphQL question (most test servers, a REST-only tool's) never pays for the schema.
+  let handler: Promise<RequestHandler> | undefined;
+  const ready = () => {
+    handler ??= Promise.resolve()
+      .then(() => (require('./gateway') as typeof Gateway).gatewayHandler(limits))
+      .catch((e: unknown) => {
+        handler = undefined; // a later request tries again
+        throw e;
+      });
+    return handler;
+  };
   app.options('/graphql', preflight('GET, POST', 'Apollo-Require-Preflight'));
   // The GraphiQL page (option graphql-ui): static, before authentication; browsers' GETs only.
   if (opts.ui) app.use('/graphql', graphiql());
@@ -59,8 +47,20 @@ export async function mountGraphql(
     // Reads after a write in this operation go past the shared caches (ADR 23); set after body parsing,
     // whose stream callbacks would leave the scope.
     (_req: Request, _res: Response, next: NextFunction) => watchWrites(next),
-    expressMiddleware(server, { context: async ({ res }) => res.locals.ctx as RequestContext }),
+    (req: Request, res: Response, next: NextFunction) => {
+      ready().then((serve) => serve(req, res, next), next);
+    },
   );
+  return {
+    ready: async () => {
+      await ready();
+    },
+  };
+}
+
+export interface GraphqlGateway {
+  /** Resolves once the schema is built and Apollo has started (a start-up awaits it before listening). */
+  ready(): Promise<void>;
 }
 
 /** Bearer authentication before Apollo: 401 `{"error":"HTTP 401 Unauthorized"}` (the REST body) or the request's context. */

@@ -3,8 +3,8 @@ import { runInNewContext } from 'node:vm';
 import 'reflect-metadata';
 import { createServer, type Server } from 'node:http';
 import express, { type Express, type Request } from 'express';
-import { mountGraphql } from '../resolvers';
-import { attachSubscriptions } from '../resolvers/subscriptions';
+import { type GraphqlGateway, mountGraphql } from '../resolvers';
+import type * as Subscriptions from '../resolvers/subscriptions';
 import { adminRouter } from '../rest';
 import { errorHandler } from '../rest/http';
 import { serveOpenApi } from '../rest/openapi';
@@ -30,7 +30,13 @@ export interface AppOptions {
   graphqlUi?: boolean;
 }
 
-/** Builds the express app over an open database: OIDC endpoints, admin REST, GraphQL, health. */
+/** The GraphQL gateway of each app createApp built. */
+const gateways = new WeakMap<Express, GraphqlGateway>();
+
+/**
+ * Builds the express app over an open database: OIDC endpoints, admin REST, GraphQL, health. The
+ * GraphQL schema is built on the app's first GraphQL request; `startServer` builds it before listening.
+ */
 export async function createApp(db: Db, opts: AppOptions = {}): Promise<Express> {
   const app = express();
   app.disable('x-powered-by');
@@ -68,7 +74,7 @@ export async function createApp(db: Db, opts: AppOptions = {}): Promise<Express>
   templates.add('/realms', oidc).add('/admin', admin);
   app.use('/realms', oidc);
   app.use('/admin', admin);
-  await mountGraphql(app, db, baseUrlOf, opts.graphql, { ui: opts.graphqlUi === true });
+  gateways.set(app, mountGraphql(app, db, baseUrlOf, opts.graphql, { ui: opts.graphqlUi === true }));
   app.use((_req, res) => {
     res.status(404).json({ error: 'Unable to find matching target resource method' });
   });
@@ -170,7 +176,12 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   });
   let stopping = false;
   // GraphQL subscriptions (graphql-ws) share the listener: WebSocket upgrades of /graphql.
-  const subscriptions = await attachSubscriptions(server, db, { hostname: opts.hostname, limits: opts.graphql });
+  // Loaded here, not at the top: an app that only createApp builds never loads the GraphQL modules.
+  const { attachSubscriptions } = require('../resolvers/subscriptions') as typeof Subscriptions;
+  const [subscriptions] = await Promise.all([
+    attachSubscriptions(server, db, { hostname: opts.hostname, limits: opts.graphql }),
+    gateways.get(app)?.ready(),
+  ]);
   const url = urlOf(server, opts.host);
   log.info(`idserver listening on ${url} (database: ${opts.db.vendor})`);
   setTimeout(collectStartupGarbage, 200).unref();

@@ -9,7 +9,7 @@ import {
   randomUUID,
 } from 'node:crypto';
 import { promisify } from 'node:util';
-import forge from 'node-forge';
+import type * as Forge from 'node-forge';
 
 /**
  * Realm keys as Keycloak keeps them: key-provider components whose config holds the generated
@@ -29,6 +29,7 @@ const pemBody = (pem: string) => pem.replace(/-----[^-]+-----/g, '').replace(/\s
 
 /** Creates a self-signed X.509 certificate (10 years, CN = subject) for a key pair; base64 DER. */
 export function selfSignedCertificate(privateKeyPem: string, publicKeyPem: string, subject: string): string {
+  const forge = require('node-forge') as typeof Forge; // loaded on first use: most processes make no certificate
   const cert = forge.pki.createCertificate();
   cert.publicKey = forge.pki.publicKeyFromPem(publicKeyPem);
   cert.serialNumber = `01${randomBytes(8).toString('hex')}`;

@@ -1,8 +1,8 @@
 import { guardLengths } from './lengths';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { type Options, type QueryInterface, Sequelize, Transaction } from 'sequelize';
-import { SequelizeStorage, Umzug } from 'umzug';
+import { type Options, QueryTypes, type QueryInterface, Sequelize, Transaction } from 'sequelize';
+import type * as UmzugModule from 'umzug';
 import { checkCollation } from './preflight';
 import { getLogger } from '../logging';
 import { watchStatements } from './write-watch';
@@ -124,10 +124,28 @@ interface Migration {
  */
 function loadMigrations(): Migration[] {
   const dir = join(__dirname, 'migrations');
-  return readdirSync(dir)
+  return migrationFiles().map((f) => ({ name: f.replace(/\.(ts|js)$/, ''), ...(require(join(dir, f)) as Omit<Migration, 'name'>) }));
+}
+
+function migrationFiles(): string[] {
+  return readdirSync(join(__dirname, 'migrations'))
     .filter((f) => /^\d{4}-[\w-]+\.(ts|js)$/.test(f) && !f.endsWith('.d.ts'))
-    .sort()
-    .map((f) => ({ name: f.replace(/\.(ts|js)$/, ''), ...(require(join(dir, f)) as Omit<Migration, 'name'>) }));
+    .sort();
+}
+
+/**
+ * True when every migration file is recorded as run (one SELECT): a start on an up-to-date database
+ * then loads neither umzug nor the migration modules. Anything unexpected (no table yet) says no, and
+ * umzug decides under the migration lock as before.
+ */
+async function upToDate(sequelize: Sequelize): Promise<boolean> {
+  try {
+    const rows = await sequelize.query<{ name: string }>('SELECT name FROM schema_migrations', { type: QueryTypes.SELECT });
+    const done = new Set(rows.map((r) => r.name));
+    return migrationFiles().every((f) => done.has(f.replace(/\.(ts|js)$/, '')));
+  } catch {
+    return false;
+  }
 }
 
 export interface DbOptions {
@@ -322,6 +340,8 @@ export function initModels(sequelize: Sequelize): Models {
 
 /** Runs the pending migrations (up to and including `to`, when given: tests build older schemas). */
 export async function migrate(sequelize: Sequelize, to?: string): Promise<void> {
+  if (to === undefined && (await upToDate(sequelize))) return;
+  const { SequelizeStorage, Umzug } = require('umzug') as typeof UmzugModule;
   const umzug = new Umzug({
     migrations: loadMigrations().map((m) => ({
       name: m.name,

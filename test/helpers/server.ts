@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Express } from 'express';
-import { createConnection } from 'mysql2/promise';
+import type * as Mysql from 'mysql2/promise';
 import request from 'supertest';
 import { openDb, type Db, type DbOptions } from '../../src/db';
 import { configureLogging } from '../../src/logging';
@@ -11,6 +11,8 @@ import { realmKeys } from '../../src/auth/realm-keys';
 import { type AppOptions, createApp } from '../../src/server';
 import { bootstrap } from '../../src/services/realms/realms';
 
+/** mysql2, loaded only by the MariaDB pass. */
+const mysql = () => require('mysql2/promise') as typeof Mysql;
 /**
  * Test harness: a real database (a fresh SQLite file, or a fresh MariaDB/MySQL database per jest
  * worker when IDSERVER_TEST_DB_URL is set), migrated and bootstrapped with admin/admin, and the
@@ -52,7 +54,7 @@ export async function freshDbOptions(): Promise<{ opts: DbOptions; cleanup: () =
   if (TEST_DB_URL) {
     const url = new URL(TEST_DB_URL);
     const name = `idserver_t${process.env.JEST_WORKER_ID ?? '0'}_${process.pid}`;
-    const conn = await createConnection({
+    const conn = await mysql().createConnection({
       host: url.hostname,
       port: Number(url.port || 3306),
       user: decodeURIComponent(url.username) || 'root',
@@ -65,7 +67,7 @@ export async function freshDbOptions(): Promise<{ opts: DbOptions; cleanup: () =
     return {
       opts: { vendor: 'mariadb', url: url.toString(), poolMax: 10 },
       cleanup: async () => {
-        const c = await createConnection({
+        const c = await mysql().createConnection({
           host: url.hostname,
           port: Number(url.port || 3306),
           user: decodeURIComponent(url.username) || 'root',
@@ -196,7 +198,7 @@ async function releaseMariadbCopy(template: string, name: string): Promise<void>
 }
 
 const connect = (url: URL, multipleStatements = false) =>
-  createConnection({
+  mysql().createConnection({
     host: url.hostname,
     port: Number(url.port || 3306),
     user: decodeURIComponent(url.username) || 'root',

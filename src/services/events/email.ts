@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer';
+import type * as Nodemailer from 'nodemailer';
 import { requireCap } from '../../auth/permissions';
 import type { RequestContext } from '../../core/context';
 import { errorA, HttpError } from '../../core/errors';
@@ -51,6 +51,8 @@ export async function sendMail(smtp: SmtpSettings, msg: MailMessage): Promise<vo
   const starttls = on(smtp.starttls);
   const port = Number(text(smtp.port) ?? (ssl ? 465 : 25));
   const auth = on(smtp.auth) ? { user: text(smtp.user) ?? '', pass: text(smtp.password) ?? '' } : undefined;
+  // Loaded with the first mail: most processes never send one.
+  const nodemailer = require('nodemailer') as typeof Nodemailer;
   const transport = nodemailer.createTransport({
     host,
     port,
