@@ -11,6 +11,9 @@ import { realmKeys } from '../../src/auth/realm-keys';
 import { type AppOptions, createApp } from '../../src/server';
 import { bootstrap } from '../../src/services/realms/realms';
 
+/** A statement that may change the database (a false positive only costs a check). */
+const MAY_WRITE = /\b(INSERT|UPDATE|DELETE|REPLACE|CREATE|DROP|ALTER|TRUNCATE|RENAME)\b/i;
+
 /** mysql2, loaded only by the MariaDB pass. */
 const mysql = () => require('mysql2/promise') as typeof Mysql;
 /**
@@ -29,6 +32,12 @@ export interface TestServer {
    * cache is filled first: a count must not depend on whether that cache happened to expire.
    */
   countSql<T>(fn: () => Promise<T>): Promise<{ result: T; count: number; statements: string[] }>;
+  /**
+   * The statements that may write (INSERT, UPDATE, DELETE, REPLACE, DDL; a SELECT quoting such a word
+   * counts too) issued while `fn` runs. None means the database is as it was: what a "refused write
+   * changes nothing" check can skip its table dump on.
+   */
+  writesDuring<T>(fn: () => Promise<T>): Promise<{ result: T; writes: string[] }>;
   /** An admin-cli access token for the master admin (or for the given user/realm). */
   token(opts?: { realm?: string; username?: string; password?: string; clientId?: string }): Promise<string>;
   /** supertest with a bearer token (master admin by default) on each request. */
@@ -323,6 +332,19 @@ export async function startTestServer(appOptions: AppOptions = {}): Promise<Test
         return { result, count: statements.length, statements };
       } finally {
         sqlListener = undefined;
+      }
+    },
+    async writesDuring(fn) {
+      const writes: string[] = [];
+      const previous = sqlListener;
+      sqlListener = (sql) => {
+        previous?.(sql);
+        if (MAY_WRITE.test(sql)) writes.push(sql);
+      };
+      try {
+        return { result: await fn(), writes };
+      } finally {
+        sqlListener = previous;
       }
     },
     token,
