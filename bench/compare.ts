@@ -8,6 +8,7 @@
  *   npm run bench:compare                              # SQLite, USERS=2000, DURATION=5
  *   USERS=500 DURATION=2 npm run bench:compare -- --case=token
  *   IDSERVER_BENCH_DB_URL=mysql://root@127.0.0.1:3306/bench npm run bench:compare
+ *   PROFILE_DIR=/tmp/prof npm run bench:compare -- --case='users/{id}'   # and a CPU profile of idserver
  *
  * On MariaDB the database must exist with COLLATE utf8mb4_bin (idserver's preflight); its tables are
  * dropped and recreated. CONNECTIONS (default 10) sets autocannon's connections.
@@ -24,6 +25,8 @@ const DURATION = Number(process.env.DURATION ?? 5);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 10);
 const ROUNDS = 2;
 const ROOT = join(__dirname, '..');
+/** PROFILE_DIR=dir: idserver writes a V8 CPU profile there when it stops (open it in Chrome's DevTools). */
+const profile = process.env.PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_DIR}`] : [];
 const filter = process.argv.find((a) => a.startsWith('--case='))?.slice('--case='.length);
 
 async function token(base: string, realm: string, form: string): Promise<string> {
@@ -121,7 +124,7 @@ async function main() {
     execSync('npm run build', { cwd: ROOT, stdio: 'ignore' });
     const idserver = await startChild(
       'idserver',
-      ['bin/idserver', 'start-dev', '--http-port=0', '--log-level=warn,idserver.server:info', ...db],
+      [...profile, 'bin/idserver', 'start-dev', '--http-port=0', '--log-level=warn,idserver.server:info', ...db],
       false,
     );
     children.push(idserver.child);
