@@ -65,17 +65,18 @@ export async function insertClient(db: Db, realm: RealmModel, def: ClientDefault
     },
   });
   const byName = new Map<string, string>();
-  for (const r of def.roles ?? []) {
-    const id = randomUUID();
-    byName.set(r.name, id);
-    await Role.create({
-      id,
-      realmId: realmIdForClient,
-      clientId: client.id,
-      containerId: client.id,
-      name: r.name,
-      description: `\${role_${r.name}}`,
-    });
+  for (const r of def.roles ?? []) byName.set(r.name, randomUUID());
+  if (byName.size) {
+    await Role.bulkCreate(
+      (def.roles ?? []).map((r) => ({
+        id: byName.get(r.name),
+        realmId: realmIdForClient,
+        clientId: client.id,
+        containerId: client.id,
+        name: r.name,
+        description: `\${role_${r.name}}`,
+      })),
+    );
   }
   const edges = (def.roles ?? []).flatMap((r) =>
     (r.composites ?? []).map((c) => ({ compositeId: byName.get(r.name) as string, childId: byName.get(c) as string })),
@@ -166,20 +167,23 @@ export async function setupRealm(
   // Client scopes, realm default lists, and client links.
   const scopeIds = new Map<string, string>();
   const scopeNames = skip.builtInScopes ? new Set(skip.builtInScopes) : undefined;
-  for (const s of builtInClientScopes()) {
-    if (scopeNames && !scopeNames.has(s.name)) continue;
-    const id = randomUUID();
-    scopeIds.set(s.name, id);
-    await m.ClientScope.create({
-      id,
+  const scopes = builtInClientScopes().filter((s) => !scopeNames || scopeNames.has(s.name));
+  for (const s of scopes) scopeIds.set(s.name, randomUUID());
+  await m.ClientScope.bulkCreate(
+    scopes.map((s) => ({
+      id: scopeIds.get(s.name),
       realmId: realm.id,
       name: s.name,
       protocol: s.protocol,
       description: s.description,
       attributes: s.attributes,
-    });
-    if (s.realmList) await m.RealmDefaultClientScope.create({ realmId: realm.id, scopeId: id, defaultScope: s.realmList === 'default' });
-  }
+    })),
+  );
+  await m.RealmDefaultClientScope.bulkCreate(
+    scopes
+      .filter((s) => s.realmList)
+      .map((s) => ({ realmId: realm.id, scopeId: scopeIds.get(s.name), defaultScope: s.realmList === 'default' })),
+  );
   if (scopeIds.has('offline_access')) await m.ScopeMapping.create({ ownerId: scopeIds.get('offline_access'), roleId: offline });
   // Protocol mappers of the built-in scopes and clients.
   const scopeMappers = Object.entries(builtInScopeMappers()).flatMap(([scope, list]) =>

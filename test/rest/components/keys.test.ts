@@ -60,6 +60,9 @@ describe('GET /keys of a new realm (§14.3)', () => {
     expect(cert.publicKey.export({ type: 'spki', format: 'der' }).toString('base64')).toBe(byAlg.RS256.publicKey);
     expect(byAlg.RS256.validTo).toBe(Date.parse(cert.validTo));
     expect(cert.subject).toContain(`CN=${R}`);
+    // Self-signed: its signature checks with its own key.
+    expect(cert.verify(cert.publicKey)).toBe(true);
+    expect(cert.checkIssued(cert)).toBe(true);
     expect(byAlg.RS256.publicKey).not.toContain('BEGIN');
   });
 
