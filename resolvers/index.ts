@@ -22,9 +22,10 @@ export function mountGraphql(
   baseUrlOf: (req: Request) => string,
   limits: GraphqlLimits = GRAPHQL_DEFAULTS,
   opts: { ui?: boolean } = {},
-): GraphqlGateway {
-  // Built on the first authenticated request (or by `ready()`), with its modules: a server that is
-  // never asked a GraphQL question (most test servers, a REST-only tool's) never pays for the schema.
+): void {
+  // Built on the first authenticated request, with its modules (ADR 27): a server that is never asked a
+  // GraphQL question (a REST-only tool's, most test servers) never pays for the schema, and start-up
+  // does not wait for it.
   let handler: Promise<RequestHandler> | undefined;
   const ready = () => {
     handler ??= Promise.resolve()
@@ -51,16 +52,6 @@ export function mountGraphql(
       ready().then((serve) => serve(req, res, next), next);
     },
   );
-  return {
-    ready: async () => {
-      await ready();
-    },
-  };
-}
-
-export interface GraphqlGateway {
-  /** Resolves once the schema is built and Apollo has started (a start-up awaits it before listening). */
-  ready(): Promise<void>;
 }
 
 /** Bearer authentication before Apollo: 401 `{"error":"HTTP 401 Unauthorized"}` (the REST body) or the request's context. */

@@ -1,4 +1,5 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import {
   type DocumentNode,
   type ExecutionResult,
@@ -48,6 +49,8 @@ export interface SubscriptionServerOptions {
 }
 
 export interface SubscriptionServer {
+  /** Completes a WebSocket upgrade of /graphql and serves the connection. */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   /** Closes every WebSocket connection (1001), ends the event feeds and waits for their polls. */
   close(): Promise<void>;
 }
@@ -93,13 +96,16 @@ function formatted(e: GraphQLError): GraphQLFormattedError {
   return formatError(e.toJSON(), e);
 }
 
-/** Serves graphql-ws on `server` at /graphql, over the gateway schema with its limits. */
-export async function attachSubscriptions(server: Server, db: Db, opts: SubscriptionServerOptions = {}): Promise<SubscriptionServer> {
+/**
+ * Serves graphql-ws over the gateway schema with its limits, for the WebSocket upgrades of /graphql
+ * the HTTP listener hands to `handleUpgrade` (src/server.ts: built on the first one).
+ */
+export async function subscriptionServer(db: Db, opts: SubscriptionServerOptions = {}): Promise<SubscriptionServer> {
   const limits = opts.limits ?? GRAPHQL_DEFAULTS;
   const schema = withLimits(await gatewaySchema(), limits);
   const rules = [...specifiedRules, ...limitRules(limits)];
   const sessions = new WeakMap<WebSocket, Session>();
-  const wss = new WebSocketServer({ server, path: '/graphql', maxPayload: WS_LIMITS.maxPayload });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: WS_LIMITS.maxPayload });
 
   const disposable = useServer(
     {
@@ -167,6 +173,9 @@ export async function attachSubscriptions(server: Server, db: Db, opts: Subscrip
   );
 
   return {
+    handleUpgrade(req, socket, head) {
+      wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+    },
     async close() {
       await disposable.dispose();
       await stopEventFeeds(db);

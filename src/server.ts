@@ -1,10 +1,12 @@
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import 'reflect-metadata';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import express, { type Express, type Request } from 'express';
-import { type GraphqlGateway, mountGraphql } from '../resolvers';
+import { mountGraphql } from '../resolvers';
 import type * as Subscriptions from '../resolvers/subscriptions';
+import type { SubscriptionServer } from '../resolvers/subscriptions';
+import type { Duplex } from 'node:stream';
 import { adminRouter } from '../rest';
 import { errorHandler } from '../rest/http';
 import { serveOpenApi } from '../rest/openapi';
@@ -30,12 +32,9 @@ export interface AppOptions {
   graphqlUi?: boolean;
 }
 
-/** The GraphQL gateway of each app createApp built. */
-const gateways = new WeakMap<Express, GraphqlGateway>();
-
 /**
  * Builds the express app over an open database: OIDC endpoints, admin REST, GraphQL, health. The
- * GraphQL schema is built on the app's first GraphQL request; `startServer` builds it before listening.
+ * GraphQL schema is built on the app's first GraphQL request (ADR 27).
  */
 export async function createApp(db: Db, opts: AppOptions = {}): Promise<Express> {
   const app = express();
@@ -74,7 +73,7 @@ export async function createApp(db: Db, opts: AppOptions = {}): Promise<Express>
   templates.add('/realms', oidc).add('/admin', admin);
   app.use('/realms', oidc);
   app.use('/admin', admin);
-  gateways.set(app, mountGraphql(app, db, baseUrlOf, opts.graphql, { ui: opts.graphqlUi === true }));
+  mountGraphql(app, db, baseUrlOf, opts.graphql, { ui: opts.graphqlUi === true });
   app.use((_req, res) => {
     res.status(404).json({ error: 'Unable to find matching target resource method' });
   });
@@ -175,13 +174,31 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     app(req, res);
   });
   let stopping = false;
-  // GraphQL subscriptions (graphql-ws) share the listener: WebSocket upgrades of /graphql.
-  // Loaded here, not at the top: an app that only createApp builds never loads the GraphQL modules.
-  const { attachSubscriptions } = require('../resolvers/subscriptions') as typeof Subscriptions;
-  const [subscriptions] = await Promise.all([
-    attachSubscriptions(server, db, { hostname: opts.hostname, limits: opts.graphql }),
-    gateways.get(app)?.ready(),
-  ]);
+  // GraphQL subscriptions (graphql-ws) share the listener: WebSocket upgrades of /graphql. Like the
+  // HTTP gateway, the subscription server (and the schema) is built on the first upgrade.
+  let subscriptions: Promise<SubscriptionServer> | undefined;
+  const subscriptionServer = () => {
+    subscriptions ??= (require('../resolvers/subscriptions') as typeof Subscriptions)
+      .subscriptionServer(db, { hostname: opts.hostname, limits: opts.graphql })
+      .catch((e: unknown) => {
+        subscriptions = undefined;
+        throw e;
+      });
+    return subscriptions;
+  };
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if ((req.url ?? '').split('?')[0] !== '/graphql') {
+      socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    subscriptionServer().then(
+      (s) => s.handleUpgrade(req, socket, head),
+      (e: unknown) => {
+        log.error(`GraphQL subscriptions unavailable: ${(e as Error).message}`);
+        socket.destroy();
+      },
+    );
+  });
   const url = urlOf(server, opts.host);
   log.info(`idserver listening on ${url} (database: ${opts.db.vendor})`);
   setTimeout(collectStartupGarbage, 200).unref();
@@ -226,7 +243,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       // Keep-alive connections idle now (or past the deadline) are closed; the listener then ends.
       server.closeAllConnections();
       await closed;
-      await subscriptions.close();
+      if (subscriptions) await (await subscriptions.catch(() => undefined))?.close();
       if (management) await new Promise<void>((resolve) => management.close(() => resolve()));
       // Database work a handler left running after its answer (an unawaited purge) ends before the pool closes.
       while (databaseBusy(db) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));

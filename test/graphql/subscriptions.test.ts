@@ -317,6 +317,17 @@ test('a connection without a valid token is closed with 4401', async () => {
   expect(bad.closed?.code).toBe(4401);
 });
 
+test('a WebSocket upgrade of any other path is refused with 400', async () => {
+  const ws = new WebSocket(`${a.url.replace(/^http/, 'ws').replace(/\/$/, '')}/admin/realms`);
+  const status = await new Promise<number | undefined>((resolve) => {
+    ws.on('unexpected-response', (_req, res) => resolve(res.statusCode));
+    ws.on('open', () => resolve(101));
+    ws.on('error', () => resolve(undefined));
+  });
+  ws.terminate();
+  expect(status).toBe(400);
+});
+
 test("a browser origin the token does not allow is closed with 4403; the server's own origin is not", async () => {
   const fromOrigin = (origin: string) =>
     class extends WebSocket {
