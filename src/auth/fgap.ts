@@ -1,3 +1,4 @@
+import DataLoader from 'dataloader';
 import { QueryTypes } from 'sequelize';
 import { memo, type RequestContext } from '../core/context';
 import { forbidden } from '../core/errors';
@@ -267,7 +268,16 @@ export async function canQueryUsers(ctx: RequestContext, realm: RealmModel): Pro
 /** UserPermissions#canView(user) / canManage(user) for many users at once (in the order of `userIds`). */
 export async function canUsers(ctx: RequestContext, realm: RealmModel, userIds: string[], scope: 'view' | 'manage'): Promise<boolean[]> {
   if (await check(ctx, realm, scope === 'view' ? 'viewUsers' : 'manageUsers')) return userIds.map(() => true);
-  return fgapUsersByGroup(ctx, realm, userIds, scope);
+  if (userIds.length !== 1) return fgapUsersByGroup(ctx, realm, userIds, scope);
+  // One user at a time (a GraphQL resolver per user of a page): the questions asked in the same tick are
+  // decided together, in one read of their memberships. Batching only: nothing is kept between ticks,
+  // so a membership written later in the request is seen.
+  const batch = await memo(
+    ctx,
+    `fgap-users-batch:${realm.id}:${scope}`,
+    async () => new DataLoader<string, boolean>(async (ids) => fgapUsersByGroup(ctx, realm, [...ids], scope), { cache: false }),
+  );
+  return [await batch.load(userIds[0])];
 }
 
 /** 403 unless the caller may view this user (UserPermissions#requireView(user)). */

@@ -252,6 +252,20 @@ describe('manage-members on "customers" for the members of "helpdesk"', () => {
       expect(many.result.every((x: Rep) => (x.access as Rep).manage === true)).toBe(true);
       expect(many.count).toBe(one.count);
     });
+
+    test("GraphQL: a page's effective roles and groups cost the SQL of one user's (the per-user view checks share a read)", async () => {
+      const deskGql = gqlClient(ts, { realm: R, username: 'desk', password: 'pw' });
+      const q =
+        'query($r: String!, $max: Int) { realm(name: $r) { users(max: $max) { username groups { name } effectiveRoles { name } } } }';
+      await deskGql(q, { r: R, max: 1 }); // the caller's token and caches
+      const one = await ts.countSql(() => deskGql(q, { r: R, max: 1 }));
+      const many = await ts.countSql(() => deskGql(q, { r: R, max: 30 }));
+      expect(one.result.errors).toBeUndefined();
+      expect(many.result.errors).toBeUndefined();
+      const users = (many.result.data?.realm as { users: unknown[] }).users;
+      expect(users.length).toBeGreaterThan(20);
+      expect(many.count).toBe(one.count);
+    });
   });
 
   test('turning the group permissions off takes the grant away', async () => {
