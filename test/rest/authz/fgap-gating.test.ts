@@ -262,7 +262,7 @@ describe('manage-members on "customers" for the members of "helpdesk"', () => {
       const many = await ts.countSql(() => deskGql(q, { r: R, max: 30 }));
       expect(one.result.errors).toBeUndefined();
       expect(many.result.errors).toBeUndefined();
-      const users = (many.result.data?.realm as { users: unknown[] }).users;
+      const users = (many.result.data as { realm: { users: unknown[] } }).realm.users;
       expect(users.length).toBeGreaterThan(20);
       expect(many.count).toBe(one.count);
     });
