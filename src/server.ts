@@ -5,7 +5,6 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import express, { type Express, type Request } from 'express';
 import { mountGraphql } from '../resolvers';
 import type * as Subscriptions from '../resolvers/subscriptions';
-import type { SubscriptionServer } from '../resolvers/subscriptions';
 import type { Duplex } from 'node:stream';
 import { adminRouter } from '../rest';
 import { errorHandler } from '../rest/http';
@@ -176,7 +175,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   let stopping = false;
   // GraphQL subscriptions (graphql-ws) share the listener: WebSocket upgrades of /graphql. Like the
   // HTTP gateway, the subscription server (and the schema) is built on the first upgrade.
-  let subscriptions: Promise<SubscriptionServer> | undefined;
+  let subscriptions: Promise<Subscriptions.SubscriptionServer> | undefined;
   const subscriptionServer = () => {
     subscriptions ??= (require('../resolvers/subscriptions') as typeof Subscriptions)
       .subscriptionServer(db, { hostname: opts.hostname, limits: opts.graphql })

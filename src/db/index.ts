@@ -123,14 +123,16 @@ interface Migration {
  * Checked in; run at start. A new migration is a new file with the next number.
  */
 function loadMigrations(): Migration[] {
-  const dir = join(__dirname, 'migrations');
-  return migrationFiles().map((f) => ({ name: f.replace(/\.(ts|js)$/, ''), ...(require(join(dir, f)) as Omit<Migration, 'name'>) }));
+  return migrationFiles().map(({ name, path }) => ({ name, ...(require(path) as Omit<Migration, 'name'>) }));
 }
 
-function migrationFiles(): string[] {
-  return readdirSync(join(__dirname, 'migrations'))
+/** The migration files, in name order, with the name each is recorded under (the file name without extension). */
+function migrationFiles(): Array<{ name: string; path: string }> {
+  const dir = join(__dirname, 'migrations');
+  return readdirSync(dir)
     .filter((f) => /^\d{4}-[\w-]+\.(ts|js)$/.test(f) && !f.endsWith('.d.ts'))
-    .sort();
+    .sort()
+    .map((f) => ({ name: f.replace(/\.(ts|js)$/, ''), path: join(dir, f) }));
 }
 
 /**
@@ -142,7 +144,7 @@ async function upToDate(sequelize: Sequelize): Promise<boolean> {
   try {
     const rows = await sequelize.query<{ name: string }>('SELECT name FROM schema_migrations', { type: QueryTypes.SELECT });
     const done = new Set(rows.map((r) => r.name));
-    return migrationFiles().every((f) => done.has(f.replace(/\.(ts|js)$/, '')));
+    return migrationFiles().every((m) => done.has(m.name));
   } catch {
     return false;
   }

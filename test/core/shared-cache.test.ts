@@ -1,4 +1,6 @@
+import { cachedRealm, realmWithVersion } from '../../src/auth/realm-keys';
 import { createContext } from '../../src/core/context';
+import type { RealmModel } from '../../src/db/models/realm';
 import { clearSharedCache, sharedMemo } from '../../src/core/shared-cache';
 import { watchWrites } from '../../src/db/write-watch';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -49,4 +51,20 @@ test('after a write in the request, the shared entry is not used: through a mode
   });
   expect(afterRead).toBe('cached');
   expect(await sharedMemo(request(), 'k', 'r1', async () => 'outside')).toBe('outside');
+});
+
+test("a cached realm row is shared frozen: a request's in-place change throws, an assigned one stays its own", async () => {
+  const realm = await realmWithVersion(ts.db, 'master');
+  if (!realm?.cacheVersion || realm.cacheVersion < 0) throw new Error('master has no cache version');
+  const a = cachedRealm('master', realm.cacheVersion) as RealmModel;
+  const b = cachedRealm('master', realm.cacheVersion) as RealmModel;
+  expect(a).not.toBe(b);
+  expect(a.settings).toBe(b.settings); // parsed once, not per request
+  expect(() => {
+    (a.settings as Record<string, unknown>).displayName = 'changed in place';
+  }).toThrow(TypeError);
+  a.settings = { ...a.settings, displayName: 'assigned' };
+  expect(a.settings.displayName).toBe('assigned');
+  expect(b.settings.displayName).not.toBe('assigned');
+  expect(cachedRealm('master', realm.cacheVersion)?.settings.displayName).not.toBe('assigned');
 });
