@@ -14,8 +14,9 @@ import { mapperType } from '../../keycloak/mapper-types';
 /**
  * The mapper engine: which client scopes a request gets (config reference §5.2), which roles
  * the client may put into tokens (full scope or scope mappings), and the claims of the access
- * token, ID token and userinfo computed by applying the protocol mappers of the client and its
- * effective scopes in priority order. Used by the token endpoint and by evaluate-scopes. Queries
+ * token, ID token, userinfo and introspection answer computed by applying the protocol mappers of
+ * the client and its effective scopes in priority order. Used by the token endpoint, userinfo,
+ * introspection and evaluate-scopes. Queries
  * are batched: their number does not depend on the number of scopes, mappers, roles or groups.
  */
 export interface ClaimInput {
@@ -33,9 +34,12 @@ export interface ClaimSet {
   access: Claims;
   id: Claims;
   userinfo: Claims;
-  /** Audiences added to the access token / ID token (the ID token's own client comes first). */
+  /** Claims of the token introspection answer (mappers' `introspection.token.claim`). */
+  introspection: Claims;
+  /** Audiences added to the access token / ID token (the ID token's own client comes first) / introspection answer. */
   accessAud: string[];
   idAud: string[];
+  introspectionAud: string[];
 }
 
 /** The client's effective scopes for a scope parameter: requested optional scopes first, then the default ones. */
@@ -312,7 +316,7 @@ async function loadFactsOf(db: Db, list: readonly FactsInput[]): Promise<Facts[]
 }
 
 /** The client's allowed web origins: `+` means the origins of its redirect URIs. */
-function webOrigins(client: ClientModel): string[] {
+export function webOrigins(client: ClientModel): string[] {
   const s = client.settings ?? {};
   const out = new Set<string>();
   for (const o of (s.webOrigins as string[] | undefined) ?? []) {
@@ -357,16 +361,22 @@ interface Targets {
   access: boolean;
   id: boolean;
   userinfo: boolean;
+  introspection: boolean;
 }
 
-/** Which tokens a mapper writes to (`access.token.claim` absent = true, `userinfo` absent = as the ID token). */
+/**
+ * Which tokens a mapper writes to (`access.token.claim` absent = true, `userinfo` absent = as the ID
+ * token, `introspection` absent = as the access token: Keycloak's backwards-compatible defaults).
+ */
 function targetsOf(pm: ProtocolMapperModel): Targets {
   const c = pm.config ?? {};
   const id = c['id.token.claim'] === 'true';
+  const access = c['access.token.claim'] === undefined || c['access.token.claim'] === 'true';
   return {
-    access: c['access.token.claim'] === undefined || c['access.token.claim'] === 'true',
+    access,
     id,
     userinfo: c['userinfo.token.claim'] === undefined ? id : c['userinfo.token.claim'] === 'true',
+    introspection: c['introspection.token.claim'] === undefined ? access : c['introspection.token.claim'] === 'true',
   };
 }
 
@@ -534,7 +544,7 @@ export async function computeClaimsOf(db: Db, inputs: readonly ClaimInput[]): Pr
 
 /** Applies the mappers in priority order to the facts. */
 function claimSet(mappers: ProtocolMapperModel[], facts: Facts): ClaimSet {
-  const set: ClaimSet = { access: {}, id: {}, userinfo: {}, accessAud: [], idAud: [] };
+  const set: ClaimSet = { access: {}, id: {}, userinfo: {}, introspection: {}, accessAud: [], idAud: [], introspectionAud: [] };
   for (const pm of mappers) {
     if (pm.protocolMapper === 'oidc-hardcoded-role-mapper' || pm.protocolMapper === 'oidc-role-name-mapper') {
       applyRoleChanges(pm, facts);
@@ -546,10 +556,12 @@ function claimSet(mappers: ProtocolMapperModel[], facts: Facts): ClaimSet {
         if (t.access) fn(set.access);
         if (t.id) fn(set.id);
         if (t.userinfo) fn(set.userinfo);
+        if (t.introspection) fn(set.introspection);
       },
       aud: (a) => {
         if (t.access && !set.accessAud.includes(a)) set.accessAud.push(a);
         if (t.id && !set.idAud.includes(a)) set.idAud.push(a);
+        if (t.introspection && !set.introspectionAud.includes(a)) set.introspectionAud.push(a);
       },
     });
   }
