@@ -1,45 +1,18 @@
 import express, { Router } from 'express';
 import { HttpError } from '../core/errors';
 import { hasBadText } from '../core/input-text';
-import { isServerFault, logServerFault, requestIdOf, routeTemplate } from '../core/server-errors';
+import { isServerFault, logServerFault, requestIdOf } from '../core/server-errors';
 import type { Db } from '../db';
 import { getLogger } from '../logging';
 import { discoveryDocument, realmJwks } from '../services/tokens/oidc-metadata';
 import { tokenEndpoint } from '../services/tokens/token-endpoint';
 import { oauth } from '../services/tokens/tokens';
+import { basicCredentials, handle } from './http';
+import { relyingPartyRoutes } from './relying-party';
 
 const log = getLogger('idserver.oidc');
 
-type Handler = (req: express.Request, res: express.Response) => Promise<void>;
-
-/** An async handler whose errors go to the router's error handler. */
-const handle =
-  (fn: Handler): express.RequestHandler =>
-  (req, res, next) => {
-    // The template is known only inside the matched route (metrics, error logs; see rest/http.ts `route`).
-    res.locals.routeTemplate = routeTemplate(req);
-    fn(req, res).catch(next);
-  };
-
-/** Client credentials of an `Authorization: Basic` header (URL-encoded id and secret), if any. */
-function basicCredentials(req: express.Request): { clientId: string; secret: string } | undefined {
-  const auth = req.headers.authorization;
-  if (!auth?.toLowerCase().startsWith('basic ')) return undefined;
-  const decoded = Buffer.from(auth.slice(6).trim(), 'base64').toString('utf8');
-  const i = decoded.indexOf(':');
-  return i > 0 ? { clientId: formDecoded(decoded.slice(0, i)), secret: formDecoded(decoded.slice(i + 1)) } : undefined;
-}
-
-/** A URL-encoded credential; one that does not decode is taken as it is (and then matches no client). */
-function formDecoded(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
-}
-
-/** `/realms/{realm}/...`: the token endpoint, JWKS and OpenID discovery. */
+/** `/realms/{realm}/...`: the token endpoint, userinfo, introspection and revocation, JWKS and OpenID discovery. */
 export function oidcRouter(db: Db, baseUrlOf: (req: express.Request) => string): Router {
   const r = Router();
   const form = express.urlencoded({ extended: false, limit: '1mb' });
@@ -80,6 +53,8 @@ export function oidcRouter(db: Db, baseUrlOf: (req: express.Request) => string):
       res.json(await discoveryDocument(db, String(req.params.realm), baseUrlOf(req)));
     }),
   );
+
+  relyingPartyRoutes(r, db, baseUrlOf);
 
   // Typed errors answer here; anything else goes on to the app's error handler (logged there).
   r.use((err: unknown, req: express.Request, res: express.Response, next: express.NextFunction) => {

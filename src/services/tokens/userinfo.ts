@@ -1,0 +1,171 @@
+import { type JWTPayload, SignJWT } from 'jose';
+import { activeKey, realmKeys } from '../../auth/realm-keys';
+import { HttpError } from '../../core/errors';
+import { issuerOf } from '../../core/issuer';
+import type { Db } from '../../db';
+import type { ClientModel } from '../../db/models/client';
+import type { RealmModel } from '../../db/models/realm';
+import type { Claims } from '../../representations/token';
+import { publicRealm } from './oidc-metadata';
+import { computeClaims, webOrigins } from './token-claims';
+import {
+  checkActive,
+  checkNotBeforeAndRevocation,
+  sessionNotes,
+  TokenCheckFailure,
+  tokenClient,
+  tokenSession,
+  verifiedPayload,
+} from './token-check';
+import { TokenEvent } from './token-events';
+
+/**
+ * The OpenID Connect userinfo endpoint (issue 14; Keycloak's UserInfoEndpoint): the claims the
+ * protocol mappers of the token's client and scopes put into userinfo (`userinfo.token.claim`), and
+ * `sub`, for a valid access token of the realm with the `openid` scope, a live user session and an
+ * enabled user. As JSON, or as a JWT signed with the client's `user.info.response.signature.alg`.
+ * Errors are Keycloak's Bearer challenges (RFC 6750 §3): the status and a `WWW-Authenticate` header,
+ * no body. A USER_INFO_REQUEST event (or its _ERROR variant) is recorded for each checked token.
+ */
+
+/**
+ * A userinfo error: the status and the `WWW-Authenticate: Bearer realm="…"[, error="…",
+ * error_description="…"]` challenge. `cors` says which origins may read it: any (`all`, before the
+ * client is known) or the client's web origins.
+ */
+export class BearerChallenge extends HttpError {
+  constructor(
+    status: number,
+    readonly challenge: string,
+    readonly cors: 'all' | string[],
+    error?: string,
+  ) {
+    super(status, error ? { error } : {});
+  }
+}
+
+/** A challenge for `realm` with an OAuth error (the status follows the error, as Keycloak's OAuth2Error does). */
+function challenge(realm: string, cors: 'all' | string[], error?: string, description?: string): BearerChallenge {
+  const quoted = (v: string) => v.replace(/["\\]/g, '');
+  const parts = [`realm="${quoted(realm)}"`];
+  if (error) parts.push(`error="${error}"`);
+  if (description) parts.push(`error_description="${quoted(description)}"`);
+  const status = !error ? 401 : error === 'invalid_request' ? 400 : error === 'insufficient_scope' ? 403 : 401;
+  return new BearerChallenge(status, `Bearer ${parts.join(', ')}`, cors, error);
+}
+
+export interface UserinfoRequest {
+  realm: string;
+  /** The access token: the Bearer header's, or (POST) the form's `access_token`. */
+  token?: string;
+  /** Why the request is malformed before any token is looked at (two ways of sending the token, a repeated parameter). */
+  malformed?: string;
+  baseUrl: string;
+  ipAddress?: string;
+}
+
+export interface UserinfoAnswer {
+  /** JSON claims, or the signed JWT when the client asks for signed userinfo. */
+  claims?: Claims;
+  jwt?: string;
+  /** Origins that may read the answer (the client's web origins). */
+  origins: string[];
+}
+
+/** Descriptions Keycloak gives the session and user failures (the others are described by their code). */
+const DESCRIPTION: Record<string, string> = { user_not_found: 'User not found', user_disabled: 'User disabled' };
+
+/** GET|POST /realms/{realm}/protocol/openid-connect/userinfo. */
+export async function userinfo(db: Db, req: UserinfoRequest): Promise<UserinfoAnswer> {
+  const realm = await publicRealm(db, req.realm);
+  if (req.malformed) throw challenge(realm.name, 'all', 'invalid_request', req.malformed);
+  const ev = new TokenEvent(db, realm, 'USER_INFO_REQUEST', req.ipAddress).detail('auth_method', 'validate_access_token');
+  const refuse = async (code: string, c: BearerChallenge, reason?: string) => {
+    ev.detail('reason', reason);
+    return ev.fail(code, c);
+  };
+  if (!req.token) throw await refuse('invalid_token', challenge(realm.name, 'all'), 'Missing token');
+  const claims = await verifiedPayload(db, realm, req.token);
+  const verificationFailed = (origins: 'all' | string[], reason: string) =>
+    refuse('invalid_token', challenge(realm.name, origins, 'invalid_token', 'Token verification failed'), reason);
+  if (!claims) throw await verificationFailed('all', 'Invalid token signature');
+  if (claims.iss !== issuerOf(req.baseUrl, realm.name)) throw await verificationFailed('all', 'Invalid token issuer');
+  if (claims.typ !== 'Bearer') throw await verificationFailed('all', 'Invalid token type');
+  try {
+    checkActive(claims);
+  } catch (e) {
+    throw await verificationFailed('all', (e as Error).message);
+  }
+  if (
+    !String(claims.scope ?? '')
+      .split(' ')
+      .includes('openid')
+  )
+    throw await refuse('access_denied', challenge(realm.name, 'all', 'insufficient_scope', 'Missing openid scope'), 'Missing openid scope');
+  return answer(db, realm, req, claims, ev);
+}
+
+/** The checks that need the token's client, then the claims. */
+async function answer(db: Db, realm: RealmModel, req: UserinfoRequest, claims: JWTPayload, ev: TokenEvent): Promise<UserinfoAnswer> {
+  let client: ClientModel;
+  try {
+    client = await tokenClient(db, realm, claims);
+  } catch (e) {
+    if ((e as TokenCheckFailure).code === 'client_disabled') {
+      // Keycloak finds a disabled client, allows its origins, then refuses it after the token checks.
+      const found = await db.models.Client.findOne({ where: { realmId: realm.id, clientId: String(claims.azp) } });
+      ev.clientId = found?.clientId ?? null;
+      throw await ev.fail('client_disabled', challenge(realm.name, found ? webOrigins(found) : 'all', 'invalid_token', 'Client disabled'));
+    }
+    throw await ev.fail('client_not_found', challenge(realm.name, 'all', 'invalid_token', 'Client not found'));
+  }
+  const origins = webOrigins(client);
+  const refuse = async (code: string, description: string, reason?: string) => {
+    ev.detail('reason', reason);
+    return ev.fail(code, challenge(realm.name, origins, 'invalid_token', description));
+  };
+  try {
+    await checkNotBeforeAndRevocation(db, realm, client, claims);
+  } catch (e) {
+    throw await refuse('invalid_token', 'Token verification failed', (e as Error).message);
+  }
+  if ((client.protocol || 'openid-connect') !== 'openid-connect')
+    throw await refuse('invalid_client', 'Wrong client protocol', 'Wrong client protocol');
+  ev.clientId = client.clientId;
+  ev.sessionId = typeof claims.sid === 'string' ? claims.sid : null;
+  let found: Awaited<ReturnType<typeof tokenSession>>;
+  try {
+    found = await tokenSession(db, realm, client, claims);
+  } catch (e) {
+    if (!(e instanceof TokenCheckFailure)) throw e;
+    if (e.code === 'user_disabled' || e.code === 'user_not_found') ev.userId = typeof claims.sub === 'string' ? claims.sub : null;
+    throw await refuse(e.code, DESCRIPTION[e.code] ?? e.code);
+  }
+  const { session, user } = found;
+  ev.userId = user.id;
+  ev.detail('username', user.username);
+  const scope = String(claims.scope ?? '');
+  const mapped = await computeClaims(db, { realm, client, user, scope, sessionId: session.id, notes: sessionNotes(session, user, client) });
+  const out: Claims = { sub: user.id, ...mapped.userinfo };
+  const attributes = (client.settings.attributes ?? {}) as Record<string, string>;
+  const alg = attributes['user.info.response.signature.alg'];
+  if (alg && alg !== 'unsigned') {
+    const jwt = await signUserinfo(db, realm, { ...out, iss: issuerOf(req.baseUrl, realm.name), aud: client.clientId }, alg);
+    ev.detail('signature_required', 'true').detail('signature_algorithm', alg);
+    await ev.success();
+    return { jwt, origins };
+  }
+  ev.detail('signature_required', 'false');
+  await ev.success();
+  return { claims: out, origins };
+}
+
+/** Signs the userinfo claims with the realm's active key of `alg` (the realm's default algorithm when it has none). */
+async function signUserinfo(db: Db, realm: RealmModel, claims: Claims, alg: string): Promise<string> {
+  const keys = await realmKeys(db, realm);
+  const key =
+    activeKey(keys, alg) ?? activeKey(keys, String(realm.settings.defaultSignatureAlgorithm ?? 'RS256')) ?? activeKey(keys, 'RS256');
+  const secret = key?.privateKey ?? key?.secret;
+  if (!key || !secret) throw new HttpError(500, { error: 'unknown_error', error_description: 'No active signing key' });
+  return new SignJWT(claims as JWTPayload).setProtectedHeader({ alg: key.algorithm, typ: 'JWT', kid: key.kid }).sign(secret);
+}
