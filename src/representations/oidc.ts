@@ -2,12 +2,18 @@
 export interface OidcDiscoveryDocument {
   issuer: string;
   token_endpoint: string;
+  introspection_endpoint: string;
+  userinfo_endpoint: string;
   jwks_uri: string;
   grant_types_supported: string[];
   response_types_supported: string[];
   subject_types_supported: string[];
   id_token_signing_alg_values_supported: string[];
   token_endpoint_auth_methods_supported: string[];
+  userinfo_signing_alg_values_supported: string[];
+  introspection_endpoint_auth_methods_supported: string[];
+  revocation_endpoint: string;
+  revocation_endpoint_auth_methods_supported: string[];
   scopes_supported: string[];
   claims_supported: string[];
 }

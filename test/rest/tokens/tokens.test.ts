@@ -190,11 +190,20 @@ describe('token endpoint', () => {
       response_types_supported: [],
       subject_types_supported: ['public'],
       id_token_signing_alg_values_supported: ['RS256'],
+      userinfo_endpoint: 'http://localhost:8080/realms/master/protocol/openid-connect/userinfo',
+      userinfo_signing_alg_values_supported: ['RS256', 'none'],
+      introspection_endpoint: 'http://localhost:8080/realms/master/protocol/openid-connect/token/introspect',
+      introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      revocation_endpoint: 'http://localhost:8080/realms/master/protocol/openid-connect/revoke',
+      revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     });
     // No browser login yet: no authorization endpoint is advertised; every advertised URL answers.
     expect(res.body.authorization_endpoint).toBeUndefined();
     for (const url of [res.body.jwks_uri]) expect((await request(ts.app).get(new URL(url).pathname)).status).toBe(200);
     expect((await request(ts.app).post(new URL(res.body.token_endpoint).pathname).type('form').send({})).status).toBe(400);
+    expect((await request(ts.app).get(new URL(res.body.userinfo_endpoint).pathname)).status).toBe(401);
+    for (const url of [res.body.introspection_endpoint, res.body.revocation_endpoint])
+      expect((await request(ts.app).post(new URL(url).pathname).type('form').send({})).status).toBe(401);
   });
 
   test('an ES256 realm advertises ES256; a disabled key is not advertised', async () => {
