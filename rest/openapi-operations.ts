@@ -967,6 +967,23 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     body: 'form',
     res: json('AccessTokenResponse: `access_token`, `expires_in`, `refresh_token`, `refresh_expires_in`, `token_type`, `scope`, ...'),
   },
+  'GET /realms/:realm/protocol/openid-connect/userinfo': {
+    res: { file: "The user's userinfo claims: JSON, or a signed JWT (application/jwt) when the client asks for one" },
+  },
+  'POST /realms/:realm/protocol/openid-connect/userinfo': {
+    body: 'form',
+    res: { file: "The user's userinfo claims: JSON, or a signed JWT (application/jwt) when the client asks for one" },
+  },
+  'POST /realms/:realm/protocol/openid-connect/token/introspect': {
+    body: 'form',
+    res: json(
+      'Token introspection (RFC 7662): `{"active": false}`, or the token\'s claims with `active`, `client_id`, `username`, `token_type`',
+    ),
+  },
+  'POST /realms/:realm/protocol/openid-connect/revoke': {
+    body: 'form',
+    res: { file: 'Token revocation (RFC 7009): no body; a token that does not verify is answered 200 with an `invalid_token` body' },
+  },
   'GET /realms/:realm/protocol/openid-connect/certs': { res: json("JSON Web Key Set of the realm's active signing keys") },
   'GET /realms/:realm/.well-known/openid-configuration': { res: json('OpenID Provider Metadata of the realm') },
 };
