@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { decodeJwt, decodeProtectedHeader, type JWTPayload, jwtVerify, SignJWT } from 'jose';
+import { decodeJwt, decodeProtectedHeader, type JWTPayload, SignJWT } from 'jose';
 import { activeKey, lastKnownRealm, realmKeys, realmWithVersion, type VersionedRealm, verificationKeys } from '../../auth/realm-keys';
 import { nowSeconds } from '../../core/clock';
 import type { CacheVersions } from '../../core/context';
@@ -12,6 +12,7 @@ import type { UserSessionModel } from '../../db/models/component';
 import type { RealmModel } from '../../db/models/realm';
 import type { UserModel } from '../../db/models/user';
 import { getLogger } from '../../logging';
+import { signedClaims } from '../../auth/verified-tokens';
 import { isSessionActive, secondsLeft } from '../sessions/session-store';
 import { audClaim, clientLinkedScopes, computeClaims } from './token-claims';
 
@@ -278,15 +279,7 @@ async function verifyWith(
   fresh: boolean,
 ): Promise<VerifiedToken | null | 'stale'> {
   const candidates = verificationKeys(await realmKeys(db, realm), header.alg as string, header.kid);
-  let claims: JWTPayload | undefined;
-  for (const k of candidates) {
-    try {
-      claims = (await jwtVerify(token, (k.publicKey ?? k.secret) as Uint8Array, { algorithms: [header.alg as string] })).payload;
-      break;
-    } catch {
-      /* try the next key */
-    }
-  }
+  const claims = await signedClaims(token, header.alg as string, candidates, realm);
   const sid = claims?.sid ? String(claims.sid) : null;
   const [row] = await fastSelect<BearerRow>(db.sequelize, BEARER_SQL, {
     realmName: realm.name,
