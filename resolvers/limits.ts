@@ -148,20 +148,81 @@ function mayIntrospect(limits: GraphqlLimits, ctx: RequestContext): Promise<bool
 
 const SUGGESTION = / Did you mean .*\?$/;
 
+/**
+ * What this plugin learns of a document by walking it, kept per document: Apollo hands every request
+ * with the same query text the same parsed `DocumentNode` (its document store), so a dashboard's
+ * repeated query is walked once, not per request (issue 12: walking for the cost was ~5 % of a GraphQL
+ * user-by-id request). The cost depends on the variables too: it is kept per variables text, for a
+ * bounded number of them per document. The schema is built once per process, so it is not in the key.
+ */
+interface DocumentFacts {
+  badText: boolean;
+  introspects: Map<string, boolean>;
+}
+const factsOf = new WeakMap<DocumentNode, DocumentFacts>();
+const COSTS_PER_DOCUMENT = 64;
+
+function facts(document: DocumentNode): DocumentFacts {
+  let f = factsOf.get(document);
+  if (!f) {
+    let bad = false;
+    visit(document, {
+      StringValue(node) {
+        if (hasBadText(node.value)) bad = true;
+      },
+    });
+    f = { badText: bad, introspects: new Map() };
+    factsOf.set(document, f);
+  }
+  return f;
+}
+
 /** Whether a string literal of the document or a variable holds text no front accepts (src/core/input-text.ts). */
 function hasBadInputText(document: DocumentNode, variables: Record<string, unknown> | undefined): boolean {
   if (variables && checkJsonValue(variables)) return true;
-  let bad = false;
-  visit(document, {
-    StringValue(node) {
-      if (hasBadText(node.value)) bad = true;
-    },
-  });
-  return bad;
+  return facts(document).badText;
+}
+
+function introspectsCached(document: DocumentNode, operationName: string | null | undefined): boolean {
+  const known = facts(document).introspects;
+  const key = operationName ?? '';
+  let answer = known.get(key);
+  if (answer === undefined) {
+    answer = introspects(document, operationName);
+    known.set(key, answer);
+  }
+  return answer;
+}
+
+/** Costs already computed, per document and variables text; the estimator depends on the limits, so one per plugin. */
+type CostCache = WeakMap<DocumentNode, Map<string, number>>;
+
+/** The operation's cost for these variables (a cost that throws is never kept). */
+function costOf(
+  cache: CostCache,
+  limits: GraphqlLimits,
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | undefined,
+  variables: Record<string, unknown>,
+): number {
+  let costs = cache.get(document);
+  if (!costs) {
+    costs = new Map();
+    cache.set(document, costs);
+  }
+  const key = `${operationName ?? ''}\u0000${JSON.stringify(variables)}`;
+  const known = costs.get(key);
+  if (known !== undefined) return known;
+  const cost = getComplexity({ schema, query: document, operationName, variables, estimators: [estimator(limits)] });
+  if (costs.size >= COSTS_PER_DOCUMENT) costs.delete(costs.keys().next().value as string);
+  costs.set(key, cost);
+  return cost;
 }
 
 /** The Apollo plugin enforcing the pre-execution cost, introspection, the deadline, and reporting cost. */
 export function limitsPlugin(limits: GraphqlLimits): ApolloServerPlugin<RequestContext> {
+  const costs: CostCache = new WeakMap();
   return {
     async requestDidStart() {
       let cost: number | undefined;
@@ -170,18 +231,12 @@ export function limitsPlugin(limits: GraphqlLimits): ApolloServerPlugin<RequestC
           if (hasBadInputText(document, request.variables)) {
             throw rejected('Text must not contain NUL characters or unpaired surrogates.', 'BAD_USER_INPUT', 400);
           }
-          if (introspects(document, operationName) && !(await mayIntrospect(limits, contextValue))) {
+          if (introspectsCached(document, operationName) && !(await mayIntrospect(limits, contextValue))) {
             graphqlRejected.inc({ reason: 'introspection' });
             throw rejected('GraphQL introspection is not allowed for this caller.', 'FORBIDDEN', 403);
           }
           try {
-            cost = getComplexity({
-              schema,
-              query: document,
-              operationName: operationName ?? undefined,
-              variables: request.variables ?? {},
-              estimators: [estimator(limits)],
-            });
+            cost = costOf(costs, limits, schema, document, operationName ?? undefined, request.variables ?? {});
           } catch (e) {
             // Variables that do not fit their types: nothing runs, and Apollo answers BAD_USER_INPUT itself.
             if (e instanceof GraphQLError && !e.extensions?.code) return;

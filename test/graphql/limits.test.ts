@@ -103,6 +103,44 @@ describe('cost', () => {
   });
 });
 
+describe('the same query text sent again', () => {
+  // Apollo hands repeated query texts the same parsed document; what the gateway learns of a document is
+  // kept with it, so these pin that what depends on the variables is still decided per request.
+  const Q = `query($max: Int, $gmax: Int) { realm(name: "${REALM}") { users(max: $max) { groups(max: $gmax) { members(max: 100) { id } } } } }`;
+  const send = async (variables: Record<string, unknown>) =>
+    request(ts.app)
+      .post('/graphql')
+      .set('Authorization', `Bearer ${await ts.token()}`)
+      .send({ query: Q, variables });
+
+  it('is costed for its own variables, and refused when they make it too costly', async () => {
+    const small = await send({ max: 2, gmax: 1 });
+    expect(small.status).toBe(200);
+    // realm 1 + 2 users × (1 + 1 group × (1 + 100 members))
+    expect(small.body.extensions.cost.requested).toBe(205);
+    const bigger = await send({ max: 10, gmax: 1 });
+    expect(bigger.body.extensions.cost.requested).toBe(1021);
+    const tooBig = await send({ max: 100, gmax: 100 });
+    expect(tooBig.status).toBe(400);
+    expect(tooBig.body.errors[0].extensions.code).toBe('QUERY_TOO_COSTLY');
+    expect((await send({ max: 2, gmax: 1 })).body.extensions.cost.requested).toBe(205);
+  });
+
+  it('with bad text in a variable is refused, though the document itself was accepted before', async () => {
+    const res = await request(ts.app)
+      .post('/graphql')
+      .set('Authorization', `Bearer ${await ts.token()}`)
+      .send({ query: 'query($s: String!) { realm(name: "limits") { users(search: $s) { id } } }', variables: { s: 'ann' } });
+    expect(res.status).toBe(200);
+    const bad = await request(ts.app)
+      .post('/graphql')
+      .set('Authorization', `Bearer ${await ts.token()}`)
+      .send({ query: 'query($s: String!) { realm(name: "limits") { users(search: $s) { id } } }', variables: { s: 'a\u0000n' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors[0].message).toBe('Text must not contain NUL characters or unpaired surrogates.');
+  });
+});
+
 describe('introspection and suggestions', () => {
   const INTROSPECT = '{ __schema { queryType { name } } }';
   const TYPO = `{ realm(name: "${REALM}") { usrs { id } } }`;
