@@ -3,7 +3,10 @@
  * and starts it as `npm start` runs it (compiled: `bin/idserver start-dev`) and the bare baseline (bench/bare-server.ts: express 5 + the same driver,
  * no ORM) as two child processes on it, and drives each case from this process with autocannon,
  * alternating idserver, baseline, idserver, baseline (DURATION seconds each) so both share the
- * machine's noise. Prints req/s of each, their ratio and p50/p99 latency.
+ * machine's noise. Prints req/s of each, their ratio and p50/p99 latency, and the CPU time each server
+ * spent per request (user + system, from /proc): on a shared, noisy machine a server that is descheduled
+ * serves fewer requests per second but not more CPU per request, so the CPU ratio (baseline ÷ idserver)
+ * is the steadier measure of the work idserver adds.
  *
  *   npm run bench:compare                              # SQLite, USERS=2000, DURATION=5
  *   USERS=500 DURATION=2 npm run bench:compare -- --case=token
@@ -18,6 +21,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { ADMIN_PASSWORD_FORM, startChild } from './common';
+import { cpuMs } from './process';
 import { BENCH_REALM, LOGIN_PASSWORD, LOGIN_USER, SVC_CLIENT, SVC_SECRET, seed } from './seed';
 
 const USERS = Number(process.env.USERS ?? 2000);
@@ -49,6 +53,8 @@ interface Figures {
   p50: number;
   p99: number;
   failed: number;
+  /** CPU ms of the server process per request served. */
+  cpu: number;
 }
 
 function cases(userId: string, groupId: string): Case[] {
@@ -98,9 +104,11 @@ function cases(userId: string, groupId: string): Case[] {
   ];
 }
 
-async function drive(opts: autocannon.Options): Promise<Figures> {
+async function drive(opts: autocannon.Options, pid: number): Promise<Figures> {
+  const cpu0 = cpuMs(pid);
   const r = await autocannon({ ...opts, connections: CONNECTIONS, duration: DURATION });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, failed: r.non2xx + r.errors };
+  const cpu = (cpuMs(pid) - cpu0) / Math.max(1, r.requests.total);
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, failed: r.non2xx + r.errors, cpu };
 }
 
 /** Rounds merged: mean req/s, and the worse round's latency percentiles (no raw histograms to merge). */
@@ -110,6 +118,7 @@ function merge(rounds: Figures[]): Figures {
     p50: Math.max(...rounds.map((r) => r.p50)),
     p99: Math.max(...rounds.map((r) => r.p99)),
     failed: rounds.reduce((s, r) => s + r.failed, 0),
+    cpu: rounds.reduce((s, r) => s + r.cpu, 0) / rounds.length,
   };
 }
 
@@ -136,7 +145,16 @@ async function main() {
     console.log(
       `idserver vs bare baseline: ${s.vendor}, ${USERS} users, ${ROUNDS}×${DURATION}s per server and case, ${CONNECTIONS} connections`,
     );
-    const cols = ['case'.padEnd(34), 'idserver r/s', 'baseline r/s', ' ratio', 'idserver p50/p99', 'baseline p50/p99'];
+    const cols = [
+      'case'.padEnd(34),
+      'idserver r/s',
+      'baseline r/s',
+      ' ratio',
+      'idserver p50/p99',
+      'baseline p50/p99',
+      'CPU ms/req idserver/baseline',
+      'CPU ratio',
+    ];
     console.log(cols.join(' | '));
     for (const c of cases(s.userId, s.groupId).filter((k) => !filter || k.name.toLowerCase().includes(filter.toLowerCase()))) {
       const a: Figures[] = [];
@@ -145,8 +163,8 @@ async function main() {
       await autocannon({ ...c.opts(idserver.base, await auth()), connections: 2, amount: 20 });
       await autocannon({ ...c.opts(bare.base, await auth()), connections: 2, amount: 20 });
       for (let i = 0; i < ROUNDS; i++) {
-        a.push(await drive(c.opts(idserver.base, await auth())));
-        b.push(await drive(c.opts(bare.base, await auth())));
+        a.push(await drive(c.opts(idserver.base, await auth()), idserver.child.pid as number));
+        b.push(await drive(c.opts(bare.base, await auth()), bare.child.pid as number));
       }
       const x = merge(a);
       const y = merge(b);
@@ -158,6 +176,8 @@ async function main() {
         (y.rps ? x.rps / y.rps : 0).toFixed(2).padStart(6),
         lat(x),
         lat(y),
+        `${x.cpu.toFixed(2)} / ${y.cpu.toFixed(2)}`.padStart(28),
+        (x.cpu ? y.cpu / x.cpu : 0).toFixed(2).padStart(9),
       ].join(' | ');
       const failed = [x.failed ? `idserver ${x.failed} failed` : '', y.failed ? `baseline ${y.failed} failed` : '']
         .filter(Boolean)
