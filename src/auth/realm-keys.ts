@@ -1,6 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import type { Db } from '../db';
 import { RealmModel } from '../db/models/realm';
+import { deepFreeze } from '../core/shared-cache';
 import { KEY_PROVIDER_TYPE, componentKey, sortKeys, type RealmKey } from './keys';
 
 /**
@@ -51,14 +52,6 @@ export function remember(realm: RealmModel, version: number): void {
   const { cacheVersion: _, ...values } = realm.get({ plain: true }) as Record<string, unknown>;
   // A copy of its own, frozen all the way down: every request shares it (a write builds new settings).
   realmRows.set(realm.name, { version, values: deepFreeze(JSON.parse(JSON.stringify(values))) });
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
 }
 
 /** The realm named `name` as cached under `version` (any version when not given), as a model of the request's own; undefined on a miss. */

@@ -57,6 +57,15 @@ export function realmStamp(ctx: RequestContext, realmId: string): string | undef
   return v === undefined ? undefined : `r${v}`;
 }
 
+/** Freezes a value all the way down, so that a request sharing it cannot change it for the others (it throws instead). */
+export function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
 /** Forgets every shared entry (tests that rewrite the database behind the server's back). */
 export function clearSharedCache(): void {
   entries.clear();

@@ -1,4 +1,5 @@
 import { cachedRealm, realmWithVersion } from '../../src/auth/realm-keys';
+import { userProfileConfig } from '../../src/services/users/user-profile';
 import { createContext } from '../../src/core/context';
 import type { RealmModel } from '../../src/db/models/realm';
 import { clearSharedCache, sharedMemo } from '../../src/core/shared-cache';
@@ -67,4 +68,24 @@ test("a cached realm row is shared frozen: a request's in-place change throws, a
   expect(a.settings.displayName).toBe('assigned');
   expect(b.settings.displayName).not.toBe('assigned');
   expect(cachedRealm('master', realm.cacheVersion)?.settings.displayName).not.toBe('assigned');
+});
+
+test("a realm's user-profile configuration is parsed once per realm version and shared frozen", async () => {
+  const realm = (await realmWithVersion(ts.db, 'master')) as RealmModel & { cacheVersion: number };
+  const requestOf = () => {
+    const ctx = request();
+    ctx.versions?.realms.set(realm.id, realm.cacheVersion);
+    return ctx;
+  };
+  const a = await watchWrites(() => userProfileConfig(requestOf(), realm));
+  const b = await watchWrites(() => userProfileConfig(requestOf(), realm));
+  expect(a).toBe(b);
+  expect(a.attributes?.map((x) => x.name)).toEqual(['username', 'email', 'firstName', 'lastName']);
+  expect(() => {
+    a.attributes?.push({ name: 'added in place' });
+  }).toThrow(TypeError);
+  // Under another realm version (a write through any node), read again.
+  const other = request();
+  other.versions?.realms.set(realm.id, realm.cacheVersion + 1);
+  expect(await watchWrites(() => userProfileConfig(other, realm))).not.toBe(a);
 });
