@@ -39,6 +39,8 @@ export async function createApp(db: Db, opts: AppOptions = {}): Promise<Express>
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
+  // Keycloak's admin API sends no ETag; express would hash every GET body to make one.
+  app.set('etag', false);
   const baseUrlOf = (req: Request) => (opts.hostname ? opts.hostname.replace(/\/+$/, '') : `${req.protocol}://${req.get('host')}`);
 
   // Every response names its request (the client's sane X-Request-Id, else a new one): logs carry it too.
@@ -46,6 +48,9 @@ export async function createApp(db: Db, opts: AppOptions = {}): Promise<Express>
     const id = requestIdFrom(req.headers['x-request-id']);
     res.locals.requestId = id;
     res.setHeader(REQUEST_ID_HEADER, id);
+    // Nor does it answer conditional requests: express would turn `If-None-Match: *` into a bodiless 304.
+    if (req.headers['if-none-match'] !== undefined) delete req.headers['if-none-match'];
+    if (req.headers['if-modified-since'] !== undefined) delete req.headers['if-modified-since'];
     next();
   });
   // Route templates of the routers below, for requests answered before their route ran (a parent's 404).

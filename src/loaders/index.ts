@@ -17,49 +17,92 @@ import { byId, fastBy, listLoader } from './util';
 
 export { byId, groupedBy } from './util';
 
-/**
- * Per-request DataLoaders. A fresh set is built for every request (never shared), batch functions
- * return results in key order. After a write, services clear the keys they touched.
- */
-export function createLoaders(db: Db) {
+/** The loaders in groups built together (a group's loaders may share caches); each group by its factory. */
+function factories(db: Db) {
   const m = db.models;
-  const roleById = byId<RoleModel>(m.Role);
-  const roles = roleLoaders(db);
-  const lists = {
-    /** Roles of lists of ids (one promise per list; roleById caches). */
-    rolesByIds: listLoader(roleById),
-    /** Composite children of lists of role ids (one promise per list; childIdsByRole caches). */
-    childIdsByRoles: listLoader(roles.childIdsByRole),
-  };
   return {
-    realmById: byId<RealmModel>(m.Realm),
-    /** With each realm's cache version (ADR 23) in the same statement: `noteRealmVersion`. */
-    realmByName: fastBy<RealmModel>(db, m.Realm, 'name', {
-      cacheVersion: '(SELECT v.version FROM realm_cache_version v WHERE v.realm_id = t.id)',
+    core: () => ({
+      realmById: byId<RealmModel>(m.Realm),
+      /** With each realm's cache version (ADR 23) in the same statement: `noteRealmVersion`. */
+      realmByName: fastBy<RealmModel>(db, m.Realm, 'name', {
+        cacheVersion: '(SELECT v.version FROM realm_cache_version v WHERE v.realm_id = t.id)',
+      }),
+      userById: fastBy<UserModel>(db, m.User),
+      groupById: byId<GroupModel>(m.Group),
+      clientById: byId<ClientModel>(m.Client),
     }),
-    userById: fastBy<UserModel>(db, m.User),
-    groupById: byId<GroupModel>(m.Group),
-    roleById,
-    clientById: byId<ClientModel>(m.Client),
-    /** Effective (composite-expanded, group-inherited) role ids of a user. */
-    effectiveRoleIdsByUser: new DataLoader<string, Set<string>>(async (ids) => {
-      const map = await effectiveRoleIdsForUsers(db, [...ids]);
-      return ids.map((id) => map.get(id) ?? new Set());
+    effective: () => ({
+      /** Effective (composite-expanded, group-inherited) role ids of a user. */
+      effectiveRoleIdsByUser: new DataLoader<string, Set<string>>(async (ids) => {
+        const map = await effectiveRoleIdsForUsers(db, [...ids]);
+        return ids.map((id) => map.get(id) ?? new Set());
+      }),
+      /** Effective role ids of a group (own, ancestors', composites expanded). */
+      effectiveRoleIdsByGroup: new DataLoader<string, Set<string>>(async (ids) => {
+        const map = await effectiveRoleIdsForGroups(db, [...ids]);
+        return ids.map((id) => map.get(id) ?? new Set());
+      }),
     }),
-    /** Effective role ids of a group (own, ancestors', composites expanded). */
-    effectiveRoleIdsByGroup: new DataLoader<string, Set<string>>(async (ids) => {
-      const map = await effectiveRoleIdsForGroups(db, [...ids]);
-      return ids.map((id) => map.get(id) ?? new Set());
-    }),
-    ...userLoaders(db),
-    ...groupLoaders(db),
-    ...roles,
-    ...lists,
-    ...clientScopeLoaders(db),
-    ...clientLoaders(db),
-    ...pageLoaders(db),
-    ...countLoaders(db),
+    roles: () => {
+      const roleById = byId<RoleModel>(m.Role);
+      const roles = roleLoaders(db);
+      return {
+        roleById,
+        ...roles,
+        /** Roles of lists of ids (one promise per list; roleById caches). */
+        rolesByIds: listLoader(roleById),
+        /** Composite children of lists of role ids (one promise per list; childIdsByRole caches). */
+        childIdsByRoles: listLoader(roles.childIdsByRole),
+      };
+    },
+    users: () => userLoaders(db),
+    groups: () => groupLoaders(db),
+    clientScopes: () => clientScopeLoaders(db),
+    clients: () => clientLoaders(db),
+    pages: () => pageLoaders(db),
+    counts: () => countLoaders(db),
   };
 }
 
-export type Loaders = ReturnType<typeof createLoaders>;
+type Factories = ReturnType<typeof factories>;
+type Built<F> = { [K in keyof F]: F[K] extends () => infer R ? R : never }[keyof F];
+type Intersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
+export type Loaders = Intersection<Built<Factories>>;
+
+/** Per database: an object whose getters build a loader's group on first use, the prototype of every request's set. */
+const prototypes = new WeakMap<Db, object>();
+
+function prototypeFor(db: Db): object {
+  let proto = prototypes.get(db);
+  if (proto) return proto;
+  proto = {};
+  for (const make of Object.values(factories(db)) as Array<() => Record<string, unknown>>) {
+    // The group's names, learnt once from a throwaway instance (building loaders touches no database).
+    for (const name of Object.keys(make())) {
+      Object.defineProperty(proto, name, {
+        get(this: Record<string, unknown>) {
+          // Built for this request on first use; its own properties then hide these getters.
+          for (const [k, loader] of Object.entries(make()))
+            Object.defineProperty(this, k, { value: loader, enumerable: true, writable: true });
+          return this[name];
+        },
+        enumerable: false,
+        configurable: true,
+      });
+    }
+  }
+  prototypes.set(db, proto);
+  return proto;
+}
+
+/**
+ * Per-request DataLoaders. A fresh set is built for every request (never shared), batch functions
+ * return results in key order. After a write, services clear the keys they touched.
+ *
+ * A request uses a handful of the ~60 loaders, so each group of them is built when the request first
+ * uses one of its loaders (building them all was ~4 % of a GET /users/{id}, issue 12). Loaders not yet
+ * built hold nothing, so `Object.values` (invalidate.everything) sees exactly those that may hold rows.
+ */
+export function createLoaders(db: Db): Loaders {
+  return Object.create(prototypeFor(db)) as Loaders;
+}

@@ -48,6 +48,13 @@ const missingTable = (table: string) =>
     ? new RegExp(`Table '[^']+\\.${table}' doesn't exist \\(sqlState=42S02, code=ER_NO_SUCH_TABLE, errno=1146\\)`)
     : new RegExp(`SQLITE_ERROR: no such table: ${table} \\(code=SQLITE_ERROR, errno=1\\)`);
 
+test('a GET answer carries no ETag, as Keycloak sends none (and If-None-Match never turns it into a 304)', async () => {
+  const res = await api.get(`/admin/realms/${R}`);
+  expect(res.status).toBe(200);
+  expect(res.headers.etag).toBeUndefined();
+  expect((await api.get(`/admin/realms/${R}`).set('If-None-Match', '*')).status).toBe(200);
+});
+
 describe('X-Request-Id', () => {
   test('every response carries one: a new UUID each time unless the client sent a sane one', async () => {
     const a = await request(ts.app).get('/health');
