@@ -43,6 +43,57 @@ import { componentsRouter } from './components/components';
 import { keysRouter } from './components/keys';
 import { serverInfoRouter } from './realms/server-info';
 
+type Handler = express.RequestHandler;
+
+/**
+ * The routers under `/realms/{realm}`, mounted in order as with `Router#use`, and dispatched by the
+ * first segment of the path: a request enters only the routers mounted under its segment (and those
+ * mounted at the root, at their place in the order), instead of testing some 45 mount paths in turn
+ * (express's routing was ~8 % of a GET /users/{id}, issue 12). What a request reaches, and in which
+ * order, is what the plain router would give it. The plain router, with every mount, is kept for
+ * `listRoutes()` (the route table, OpenAPI, metrics templates).
+ */
+class SegmentRouter {
+  readonly all = Router({ mergeParams: true });
+  private readonly bySegment = new Map<string, express.Router>();
+  private readonly atRoot: Array<[string, Handler[]]> = [];
+  private readonly rootOnly = Router({ mergeParams: true });
+
+  use(path: string, ...handlers: Handler[]): this {
+    this.all.use(path, ...handlers);
+    // Matched as express matches paths: without regard to case.
+    const segment = (path.split('/')[1] ?? '').toLowerCase();
+    if (segment === '') {
+      this.atRoot.push([path, handlers]);
+      this.rootOnly.use(path, ...handlers);
+      for (const r of this.bySegment.values()) r.use(path, ...handlers);
+      return this;
+    }
+    if (!/^[a-z-]+$/.test(segment)) throw new Error(`A mount path must start with a literal segment: ${path}`);
+    let r = this.bySegment.get(segment);
+    if (!r) {
+      r = Router({ mergeParams: true });
+      for (const [p, h] of this.atRoot) r.use(p, ...h);
+      this.bySegment.set(segment, r);
+    }
+    r.use(path, ...handlers);
+    return this;
+  }
+
+  /** The middleware: the routers of the request's first segment, or the root ones. */
+  handler(): Handler & { stack: unknown[]; listRoutes: () => unknown } {
+    const dispatch = ((req, res, next) => {
+      const url = req.url;
+      const end = url.slice(1).search(/[/?#]/);
+      const segment = (end < 0 ? url.slice(1) : url.slice(1, end + 1)).toLowerCase();
+      (this.bySegment.get(segment) ?? this.rootOnly)(req, res, next);
+    }) as Handler & { stack: unknown[]; listRoutes: () => unknown };
+    dispatch.stack = (this.all as unknown as { stack: unknown[] }).stack;
+    dispatch.listRoutes = () => (this.all as unknown as { listRoutes: () => unknown }).listRoutes();
+    return dispatch;
+  }
+}
+
 /** The `{realm}` of an admin path (`/realms/{realm}/...`), decoded; undefined for other paths or one that does not decode. */
 function targetRealmOf(path: string): string | undefined {
   const m = /^\/realms\/([^/]+)/.exec(path);
@@ -78,7 +129,7 @@ export function adminRouter(db: Db, baseUrlOf: (req: Request) => string): Router
 
   const realms = Router();
   realms.use('/', realmsCollection);
-  const perRealm = Router({ mergeParams: true });
+  const perRealm = new SegmentRouter();
   const owner = (kind: 'users' | 'groups') =>
     middleware(async (_req, res) => {
       res.locals.ownerType = kind;
@@ -90,7 +141,7 @@ export function adminRouter(db: Db, baseUrlOf: (req: Request) => string): Router
   perRealm.use('/users/:userId/federated-identity', userIdentitiesRouter);
   perRealm.use('/users/:userId', userCredentialsRouter);
   perRealm.use('/users', userImpersonationRouter);
-  perRealm.use(userEmailsRouter);
+  perRealm.use('/', userEmailsRouter);
   perRealm.use('/users/:userId', userSessionsRouter);
   perRealm.use('/users', usersRouter);
   perRealm.use('/groups', groupsRouter);
@@ -137,7 +188,7 @@ export function adminRouter(db: Db, baseUrlOf: (req: Request) => string): Router
     middleware(async (req, res) => {
       res.locals.realm = await resolveRealm(ctxOf(res), req.params.realm as string);
     }),
-    perRealm,
+    perRealm.handler(),
   );
   admin.use('/realms', realms);
   admin.use('/serverinfo', serverInfoRouter);
