@@ -15,6 +15,7 @@ import { type Db, type DbOptions, openDb } from './db';
 import { getLogger } from './logging';
 import { collectRuntimeMetrics, httpRequests, registry, watchPool } from './metrics';
 import { RouteTemplates, uriLabel } from './metrics/route-templates';
+import { loginRouter } from './oidc/login-router';
 import { oidcRouter } from './oidc/router';
 import { startEventExpiration } from './services/events/events';
 import { type BootstrapOptions, bootstrap } from './services/realms/realms';
@@ -73,9 +74,11 @@ export async function createApp(db: Db, opts: AppOptions = {}): Promise<Express>
   // The OpenAPI document of the REST facade: documentation, so unauthenticated (README, "OpenAPI").
   app.get('/openapi.json', serveOpenApi);
   const oidc = oidcRouter(db, baseUrlOf);
+  const login = loginRouter(db, baseUrlOf);
   const admin = adminRouter(db, baseUrlOf);
-  templates.add('/realms', oidc).add('/admin', admin);
+  templates.add('/realms', oidc).add('/realms', login).add('/admin', admin);
   app.use('/realms', oidc);
+  app.use('/realms', login);
   app.use('/admin', admin);
   mountGraphql(app, db, baseUrlOf, opts.graphql, { ui: opts.graphqlUi === true });
   app.use((_req, res) => {

@@ -46,6 +46,7 @@ import {
   initAuthorization,
 } from './models/authorization';
 import { RealmLocalizationModel, initRealmLocalization } from './models/localization';
+import { AuthCodeModel, AuthSessionModel, initLogin } from './models/login';
 import { ClientInitialAccessModel, initClientInitialAccess } from './models/client-initial-access';
 import { AdminEventModel, EventModel, initEvents } from './models/event';
 import { ClientSessionModel, LoginFailureModel, initClientSession, initLoginFailure } from './models/session';
@@ -109,6 +110,8 @@ export const models = {
   AuthzResourcePolicy: AuthzResourcePolicyModel,
   AuthzScopePolicy: AuthzScopePolicyModel,
   AuthzAssociatedPolicy: AuthzAssociatedPolicyModel,
+  AuthSession: AuthSessionModel,
+  AuthCode: AuthCodeModel,
 };
 export type Models = typeof models;
 
@@ -333,6 +336,7 @@ export function initModels(sequelize: Sequelize): Models {
     initIdentityProviders,
     initRealmLocalization,
     initAuthorization,
+    initLogin,
   ]) {
     init(sequelize);
   }

@@ -15,6 +15,13 @@ import { type AdminApi, freshDbOptions, TEST_DB_URL, type TestServer } from '../
 
 /** The relations and their ON DELETE rules, as ADR 21 lists them (and ADRs 23 and 24 the cache versions' and the search side table's): `table.column -> parent RULE`. */
 const EXPECTED = [
+  // 0017: browser login, gone with their realm, client, user or user session.
+  'authentication_session.realm_id -> realm.id CASCADE',
+  'authentication_session.client_id -> client.id CASCADE',
+  'authentication_session.user_id -> user_entity.id CASCADE',
+  'authorization_code.realm_id -> realm.id CASCADE',
+  'authorization_code.client_id -> client.id CASCADE',
+  'authorization_code.user_session_id -> user_session.id CASCADE',
   // 0016: authorization services, gone with their client (and realm).
   'resource_server.id -> client.id CASCADE',
   'resource_server.realm_id -> realm.id CASCADE',

@@ -2,6 +2,7 @@ import type { Db } from '../../db';
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
 import { acceptsSecret } from '../clients/client-input';
+import { authorizationCodeGrant } from './code-grant';
 import { clientCredentialsGrant, passwordGrant, refreshGrant } from './grants';
 import { publicRealm } from './oidc-metadata';
 import { EVENT_OF_GRANT, TokenEvent, clientErrorCode } from './token-events';
@@ -47,6 +48,8 @@ export async function tokenEndpoint(db: Db, req: TokenRequest): Promise<TokenRes
       return clientCredentialsGrant(call);
     case 'refresh_token':
       return refreshGrant(call);
+    case 'authorization_code':
+      return authorizationCodeGrant(call);
     default:
       throw oauth(400, 'unsupported_grant_type', 'Unsupported grant_type');
   }

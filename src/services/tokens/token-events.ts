@@ -13,6 +13,7 @@ export const EVENT_OF_GRANT: Record<string, BaseEventTypeName> = {
   password: 'LOGIN',
   client_credentials: 'CLIENT_LOGIN',
   refresh_token: 'REFRESH_TOKEN',
+  authorization_code: 'CODE_TO_TOKEN',
 };
 
 export class TokenEvent {

@@ -1,0 +1,187 @@
+import { Eta } from 'eta';
+import type { RealmModel } from '../db/models/realm';
+import type { BrowserResponse } from '../services/login/login';
+import { format } from '../services/login/messages';
+
+/**
+ * The login pages, server-rendered with Eta (autoEscape on: every value is HTML-escaped unless a
+ * template says otherwise, and none of these does for user or realm data). Plain HTML forms with
+ * labels and autocomplete attributes; no script is needed (form_post's auto-submit has a button
+ * fallback). Texts come from the catalogue (src/services/login/messages.ts) through `t`.
+ */
+const eta = new Eta({ autoEscape: true, autoTrim: false, cache: true });
+
+eta.loadTemplate(
+  '@layout',
+  `<!DOCTYPE html>
+<html lang="<%= it.locale %>">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow">
+<title><%= it.title %></title>
+<style>
+body{font-family:system-ui,sans-serif;background:#f3f4f6;margin:0;color:#111}
+main{max-width:26rem;margin:4rem auto;background:#fff;padding:2rem;border-radius:.5rem;box-shadow:0 1px 3px rgba(0,0,0,.2)}
+h1{font-size:1.4rem;margin-top:0}.realm{color:#555;font-size:.95rem;margin:0 0 1rem}
+label{display:block;margin:1rem 0 .25rem;font-weight:600}
+input[type=text],input[type=password]{width:100%;box-sizing:border-box;padding:.55rem;font-size:1rem;border:1px solid #888;border-radius:.25rem}
+button{margin-top:1.25rem;width:100%;padding:.65rem;font-size:1rem;background:#0b5cad;color:#fff;border:0;border-radius:.25rem;cursor:pointer}
+.alert{padding:.75rem;border-radius:.25rem;background:#fdecea;border:1px solid #c62828;margin-bottom:1rem}
+.info{background:#e8f1fb;border-color:#0b5cad}
+nav.locales{margin-top:1.5rem;font-size:.9rem}nav.locales a{margin-right:.5rem}
+</style>
+</head>
+<body>
+<main>
+<p class="realm" id="realm-name"><%= it.realmName %></p>
+<%~ it.body %>
+<% if (it.locales.length > 1 && it.localeLink) { %>
+<nav class="locales" aria-label="<%= it.t('languageLabel') %>">
+<% for (const l of it.locales) { %><a href="<%= it.localeLink(l) %>" lang="<%= l %>"<%= l === it.locale ? ' aria-current=true' : '' %>><%= l %></a><% } %>
+</nav>
+<% } %>
+</main>
+</body>
+</html>`,
+);
+
+eta.loadTemplate(
+  '@login',
+  `<% layout('@layout') %>
+<h1 id="kc-page-title"><%= it.t('loginAccountTitle') %></h1>
+<% if (it.message) { %><div class="alert" role="alert" id="input-error"><%= it.message %></div><% } %>
+<form id="kc-form-login" method="post" action="<%= it.formAction %>">
+<% if (it.variant !== 'password') { %>
+<label for="username"><%= it.t(it.loginWithEmail ? 'usernameOrEmail' : 'username') %></label>
+<input id="username" name="username" type="text" value="<%= it.username ?? '' %>" autocomplete="username" autocapitalize="none" spellcheck="false" required autofocus<%= it.message ? ' aria-invalid=true aria-describedby=input-error' : '' %>>
+<% } else { %>
+<p id="kc-attempted-username"><%= it.username ?? '' %></p>
+<input type="hidden" name="username" value="<%= it.username ?? '' %>" autocomplete="username">
+<% } %>
+<% if (it.variant !== 'username') { %>
+<label for="password"><%= it.t('password') %></label>
+<input id="password" name="password" type="password" autocomplete="current-password" required<%= it.variant === 'password' ? ' autofocus' : '' %><%= it.message ? ' aria-invalid=true aria-describedby=input-error' : '' %>>
+<% } %>
+<button type="submit" id="kc-login" name="login"><%= it.t(it.variant === 'username' ? 'doContinue' : 'doLogIn') %></button>
+</form>`,
+);
+
+eta.loadTemplate(
+  '@error',
+  `<% layout('@layout') %>
+<h1 id="kc-page-title"><%= it.t('errorTitle') %></h1>
+<div class="alert" role="alert"><p id="kc-error-message"><%= it.message %></p></div>`,
+);
+
+eta.loadTemplate(
+  '@info',
+  `<% layout('@layout') %>
+<h1 id="kc-page-title"><%= it.heading %></h1>
+<div class="alert info" role="status"><p id="kc-info-message"><%= it.message %></p></div>
+<% if (it.backUrl) { %><p><a id="backToApplication" href="<%= it.backUrl %>"><%= it.t('backToApplication') %></a></p><% } %>`,
+);
+
+eta.loadTemplate(
+  '@logout-confirm',
+  `<% layout('@layout') %>
+<h1 id="kc-page-title"><%= it.t('logoutConfirmTitle') %></h1>
+<p><%= it.t('logoutConfirmHeader') %></p>
+<form id="kc-logout-confirm" method="post" action="<%= it.action %>">
+<% for (const [k, v] of Object.entries(it.fields)) { %><input type="hidden" name="<%= k %>" value="<%= v %>">
+<% } %><button type="submit" id="kc-logout" name="confirmLogout"><%= it.t('doLogout') %></button>
+</form>`,
+);
+
+eta.loadTemplate(
+  '@form-post',
+  `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Submit This Form</title></head>
+<body onload="document.forms[0].submit()">
+<form method="post" action="<%= it.action %>">
+<% for (const [k, v] of Object.entries(it.fields)) { %><input type="hidden" name="<%= k %>" value="<%= v %>">
+<% } %><noscript><button type="submit">Continue</button></noscript>
+</form>
+</body></html>`,
+);
+
+/** The realm's name as its pages show it: displayName, else displayNameHtml as text (tags dropped), else its name. */
+export function realmDisplayName(realm: RealmModel | undefined): string {
+  if (!realm) return '';
+  const plain = realm.settings.displayName;
+  if (typeof plain === 'string' && plain.trim()) return plain;
+  const html = realm.settings.displayNameHtml;
+  if (typeof html === 'string' && html.trim()) {
+    const text = html
+      .replace(/<[^>]*>/g, '')
+      .replace(/&nbsp;/g, ' ')
+      .trim();
+    if (text) return text;
+  }
+  return realm.name;
+}
+
+/** The HTML of a page response, and its status. */
+export function renderPage(
+  out: Extract<BrowserResponse, { kind: 'page' }>,
+  localeLink?: (locale: string) => string,
+): { status: number; html: string } {
+  const t = (key: string, ...params: string[]) => format(out.texts, key, params);
+  const base = {
+    t,
+    locale: out.locale,
+    locales: out.locales,
+    localeLink,
+    realmName: realmDisplayName(out.realm),
+    loginWithEmail: out.realm?.settings.loginWithEmailAllowed !== false,
+  };
+  const p = out.page;
+  switch (p.page) {
+    case 'login':
+      return {
+        status: p.status ?? 200,
+        html: eta.render('@login', {
+          ...base,
+          title: t('loginTitle', realmDisplayName(out.realm)),
+          variant: p.variant,
+          username: p.username,
+          message: p.message ? t(p.message.key, ...(p.message.params ?? [])) : undefined,
+          formAction: out.formAction,
+        }),
+      };
+    case 'error':
+      return {
+        status: p.status,
+        html: eta.render('@error', { ...base, title: t('errorTitle'), message: t(p.message.key, ...(p.message.params ?? [])) }),
+      };
+    case 'info': {
+      const heading = t(p.title.key, ...(p.title.params ?? []));
+      return {
+        status: p.status,
+        html: eta.render('@info', {
+          ...base,
+          title: heading,
+          heading,
+          message: t(p.message.key, ...(p.message.params ?? [])),
+          backUrl: p.backUrl,
+        }),
+      };
+    }
+    case 'logout-confirm':
+      return {
+        status: p.status,
+        html: eta.render('@logout-confirm', { ...base, title: t('logoutConfirmTitle'), action: p.action, fields: p.fields }),
+      };
+  }
+}
+
+/** The auto-submitted form of response_mode=form_post. */
+export function renderFormPost(action: string, fields: Record<string, string>): string {
+  return eta.render('@form-post', { action, fields });
+}
+
+/** An error page for a request that has no realm to speak for (an unknown realm, a failure before one was read). */
+export function renderBareError(status: number, message: string): { status: number; html: string } {
+  const t = (key: string) => (key === 'errorTitle' ? 'We are sorry...' : key);
+  return { status, html: eta.render('@error', { t, title: 'We are sorry...', locale: 'en', locales: [], realmName: '', message }) };
+}

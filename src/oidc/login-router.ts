@@ -1,0 +1,186 @@
+import express, { Router } from 'express';
+import { HttpError } from '../core/errors';
+import { hasBadText } from '../core/input-text';
+import { logServerFault, requestIdOf, routeTemplate } from '../core/server-errors';
+import type { Db } from '../db';
+import type { RealmModel } from '../db/models/realm';
+import { getLogger } from '../logging';
+import { type BrowserRequest, type BrowserResponse, authorize, loginAction } from '../services/login/login';
+import { logout } from '../services/login/logout';
+import { renderBareError, renderFormPost, renderPage } from './login-pages';
+
+const log = getLogger('idserver.oidc.login');
+
+/**
+ * The browser endpoints of a realm (issue 14, ADR 28): the authorization endpoint, the login forms'
+ * actions and RP-initiated logout. This front parses the request (query or form), reads and sets the
+ * cookies (HttpOnly, SameSite=Lax, Path=/realms/{realm}/, Secure over https), adds the realm's
+ * browser security headers and `Cache-Control: no-store`, and renders what the service decided.
+ * Nothing here answers JSON or a 500 to a browser: every failure is an HTML page.
+ */
+const COOKIE_NAMES = ['AUTH_SESSION_ID', 'KEYCLOAK_IDENTITY', 'KEYCLOAK_SESSION', 'KEYCLOAK_LOCALE'];
+
+function parseCookies(header: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of (header ?? '').split(';')) {
+    const i = part.indexOf('=');
+    if (i <= 0) continue;
+    const name = part.slice(0, i).trim();
+    if (!COOKIE_NAMES.includes(name) || name in out) continue;
+    try {
+      out[name] = decodeURIComponent(part.slice(i + 1).trim());
+    } catch {
+      // A cookie that does not decode is ignored.
+    }
+  }
+  return out;
+}
+
+/** One string per parameter (the first of a repeated one); anything else is dropped. */
+function flatten(source: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!source || typeof source !== 'object') return out;
+  for (const [k, v] of Object.entries(source as Record<string, unknown>)) {
+    const first = Array.isArray(v) ? v[0] : v;
+    if (typeof first === 'string') out[k] = first;
+  }
+  return out;
+}
+
+const HEADER_OF: Record<string, string> = {
+  xFrameOptions: 'X-Frame-Options',
+  contentSecurityPolicy: 'Content-Security-Policy',
+  contentSecurityPolicyReportOnly: 'Content-Security-Policy-Report-Only',
+  xContentTypeOptions: 'X-Content-Type-Options',
+  referrerPolicy: 'Referrer-Policy',
+  strictTransportSecurity: 'Strict-Transport-Security',
+  xRobotsTag: 'X-Robots-Tag',
+};
+
+const DEFAULT_HEADERS: Record<string, string> = {
+  xFrameOptions: 'SAMEORIGIN',
+  contentSecurityPolicy: "frame-src 'self'; frame-ancestors 'self'; object-src 'none';",
+  xContentTypeOptions: 'nosniff',
+  referrerPolicy: 'no-referrer',
+  strictTransportSecurity: 'max-age=31536000; includeSubDomains',
+  xRobotsTag: 'none',
+};
+
+function securityHeaders(res: express.Response, realm: RealmModel | undefined): void {
+  const configured = realm?.settings.browserSecurityHeaders;
+  const headers = configured && typeof configured === 'object' ? (configured as Record<string, unknown>) : DEFAULT_HEADERS;
+  for (const [key, name] of Object.entries(HEADER_OF)) {
+    const v = headers[key];
+    if (typeof v === 'string' && v.trim()) res.setHeader(name, v);
+  }
+  res.setHeader('Cache-Control', 'no-store, must-revalidate, max-age=0');
+  res.setHeader('Pragma', 'no-cache');
+}
+
+function setCookies(res: express.Response, out: BrowserResponse, realmName: string, secure: boolean): void {
+  const path = `/realms/${encodeURIComponent(realmName)}/`;
+  const lines = out.cookies.map((c) => {
+    const parts = [`${c.name}=${encodeURIComponent(c.value)}`, `Path=${path}`, 'SameSite=Lax'];
+    if (c.maxAge === 0) parts.push('Max-Age=0', 'Expires=Thu, 01 Jan 1970 00:00:00 GMT');
+    else if (c.maxAge > 0) parts.push(`Max-Age=${c.maxAge}`);
+    if (c.httpOnly) parts.push('HttpOnly');
+    if (secure) parts.push('Secure');
+    return parts.join('; ');
+  });
+  if (lines.length) res.append('Set-Cookie', lines);
+}
+
+/** Sends what the service decided: a page, a redirect (302) or the form_post page. */
+function send(req: express.Request, res: express.Response, out: BrowserResponse, baseUrl: string): void {
+  securityHeaders(res, out.realm);
+  setCookies(res, out, String(req.params.realm), baseUrl.startsWith('https:'));
+  if (out.kind === 'redirect') {
+    res.redirect(302, out.location);
+    return;
+  }
+  if (out.kind === 'form_post') {
+    res.status(200).type('html').send(renderFormPost(out.action, out.fields));
+    return;
+  }
+  const localeLink = (locale: string) => {
+    const u = new URL(req.originalUrl, baseUrl);
+    if (out.formAction) return `${out.formAction}&kc_locale=${encodeURIComponent(locale)}`;
+    if (req.method !== 'GET') return '';
+    u.searchParams.set('kc_locale', locale);
+    return `${u.pathname}${u.search}`;
+  };
+  const { status, html } = renderPage(out, localeLink);
+  res.status(status).type('html').send(html);
+}
+
+/** `/realms/{realm}/...`: the browser login and logout endpoints. */
+export function loginRouter(db: Db, baseUrlOf: (req: express.Request) => string): Router {
+  const r = Router();
+  const parseForm = express.urlencoded({ extended: false, limit: '64kb' });
+  // A form body that does not parse (or is too large) is a 400 page, never a 500 or another router's JSON.
+  const form: express.RequestHandler = (req, res, next) =>
+    parseForm(req, res, (err?: unknown) => {
+      if (!err) {
+        next();
+        return;
+      }
+      const status = (err as { status?: number }).status;
+      securityHeaders(res, undefined);
+      const page = renderBareError(typeof status === 'number' && status < 500 ? status : 400, 'The request could not be read.');
+      res.status(page.status).type('html').send(page.html);
+    });
+
+  const browser =
+    (fn: (input: BrowserRequest, req: express.Request) => Promise<BrowserResponse>): express.RequestHandler =>
+    (req, res) => {
+      res.locals.routeTemplate = routeTemplate(req);
+      const baseUrl = baseUrlOf(req);
+      const params = { ...flatten(req.query), ...(req.method === 'POST' ? flatten(req.body) : {}) };
+      const fail = (status: number, message: string) => {
+        securityHeaders(res, undefined);
+        const page = renderBareError(status, message);
+        res.status(page.status).type('html').send(page.html);
+      };
+      if (Object.entries(params).some(([k, v]) => hasBadText(k) || hasBadText(v))) {
+        fail(400, 'Invalid parameter: text must not contain NUL characters or unpaired surrogates');
+        return;
+      }
+      const input: BrowserRequest = {
+        realm: String(req.params.realm),
+        baseUrl,
+        params,
+        cookies: parseCookies(req.headers.cookie),
+        ipAddress: req.ip,
+        acceptLanguage: req.headers['accept-language'],
+      };
+      fn(input, req).then(
+        (out) => send(req, res, out, baseUrl),
+        (e: unknown) => {
+          if (e instanceof HttpError && e.status < 500) {
+            fail(e.status, String(e.body.error_description ?? e.body.error ?? e.body.errorMessage ?? 'Bad request'));
+            return;
+          }
+          logServerFault(log, { method: req.method, route: String(res.locals.routeTemplate), requestId: requestIdOf(req) }, e);
+          fail(500, 'An unexpected error happened while handling your request.');
+        },
+      );
+    };
+
+  const auth = browser((input) => authorize(db, input));
+  r.get('/:realm/protocol/openid-connect/auth', auth);
+  r.post('/:realm/protocol/openid-connect/auth', form, auth);
+
+  const actions = browser((input, req) => loginAction(db, input, req.method === 'POST' ? flatten(req.body) : undefined));
+  r.get('/:realm/login-actions/authenticate', actions);
+  r.post('/:realm/login-actions/authenticate', form, actions);
+
+  const end = browser((input) => logout(db, input, false));
+  r.get('/:realm/protocol/openid-connect/logout', end);
+  r.post('/:realm/protocol/openid-connect/logout', form, end);
+  r.post(
+    '/:realm/protocol/openid-connect/logout/logout-confirm',
+    form,
+    browser((input) => logout(db, input, true)),
+  );
+  return r;
+}

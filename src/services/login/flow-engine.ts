@@ -1,0 +1,278 @@
+import type { Db } from '../../db';
+import type { AuthExecutionModel } from '../../db/models/authentication';
+import type { ClientModel } from '../../db/models/client';
+import type { UserSessionModel } from '../../db/models/component';
+import type { AuthSessionModel } from '../../db/models/login';
+import type { RealmModel } from '../../db/models/realm';
+import type { UserModel } from '../../db/models/user';
+import type { TokenEvent } from '../tokens/token-events';
+import type { AuthSessionData } from './auth-sessions';
+import type { AuthRequest, Message } from './authorize';
+
+/**
+ * The flow engine: runs a realm's authentication flow as configured through the admin API
+ * (Keycloak's DefaultAuthenticationFlow). In a flow, condition executions decide whether a
+ * CONDITIONAL sub-flow runs; REQUIRED and CONDITIONAL executions must all succeed, in priority order;
+ * ALTERNATIVE ones count only when the flow has no REQUIRED one, and the first that succeeds is
+ * enough; DISABLED ones never run. Sub-flows nest. The state between requests (each execution's
+ * status, the user found so far, notes) is kept in the authentication session's row, so the next
+ * step may be served by any node. Authenticators are looked up by provider id in a registry
+ * (authenticators.ts), so new ones plug in without touching the engine.
+ */
+
+/** What the login shows: a form of an authenticator, an error page, or an information page. */
+export type Page =
+  | {
+      page: 'login';
+      variant: 'username-password' | 'username' | 'password';
+      executionId: string;
+      username?: string;
+      message?: Message;
+      status?: number;
+    }
+  | { page: 'error'; status: number; message: Message };
+
+/** The result of one authenticator call. */
+export type Outcome =
+  | { kind: 'success' }
+  | { kind: 'attempted' }
+  | { kind: 'challenge'; page: Page }
+  /** A failure; with a page, the form is shown again (a wrong password), without one, the login stops. */
+  | { kind: 'failure'; error: string; page?: Page };
+
+/** Everything an authenticator may read or change while one request runs the flow. */
+export interface LoginContext {
+  db: Db;
+  realm: RealmModel;
+  client: ClientModel;
+  authSession: AuthSessionModel;
+  data: AuthSessionData;
+  request: AuthRequest;
+  /** The user identified so far (kept in the authentication session between requests). */
+  user: UserModel | null;
+  /** The SSO session a cookie brought, when the cookie authenticator accepted it. */
+  userSession?: UserSessionModel;
+  /** The browser's KEYCLOAK_IDENTITY cookie. */
+  identityCookie?: string;
+  /** The LOGIN event of this request (LOGIN_ERROR with an error code on failure). */
+  ev: TokenEvent;
+  ipAddress?: string;
+  /** The form posted to the current execution (actions only). */
+  form?: Record<string, string>;
+}
+
+export interface Authenticator {
+  /** The login must know its user before this authenticator runs. */
+  requiresUser?: boolean;
+  /** Whether the user has what this authenticator checks (a password, an OTP device ...). */
+  configuredFor?(ctx: LoginContext, user: UserModel): Promise<boolean>;
+  authenticate(ctx: LoginContext, exec: AuthExecutionModel): Promise<Outcome>;
+  /** The form's POST. */
+  action?(ctx: LoginContext, exec: AuthExecutionModel): Promise<Outcome>;
+}
+
+export interface Condition {
+  matchCondition(ctx: LoginContext, exec: AuthExecutionModel, siblings: AuthExecutionModel[]): Promise<boolean>;
+}
+
+/** The registry: provider id → authenticator or condition. */
+export interface Registry {
+  authenticators: Record<string, Authenticator>;
+  conditions: Record<string, Condition>;
+}
+
+/** A failure that stops the flow (or, in an ALTERNATIVE, moves on to the next alternative). */
+export class FlowError extends Error {
+  constructor(
+    readonly error: string,
+    readonly page?: Page,
+  ) {
+    super(error);
+  }
+}
+
+export type FlowResult = { kind: 'challenge'; page: Page } | { kind: 'done'; successful: boolean };
+
+const PROCESSED = new Set(['SUCCESS', 'SKIPPED', 'ATTEMPTED']);
+
+/** One run of a flow tree: the executions of every flow of the realm, read once. */
+export class FlowRun {
+  private readonly byParent = new Map<string, AuthExecutionModel[]>();
+
+  private constructor(
+    private readonly ctx: LoginContext,
+    private readonly registry: Registry,
+    executions: AuthExecutionModel[],
+  ) {
+    for (const e of executions) this.byParent.set(e.parentFlowId, [...(this.byParent.get(e.parentFlowId) ?? []), e]);
+    for (const list of this.byParent.values()) list.sort((a, b) => a.priority - b.priority);
+  }
+
+  /** Loads the executions of the realm (one indexed query) for a run. */
+  static async load(ctx: LoginContext, registry: Registry): Promise<FlowRun> {
+    const executions = await ctx.db.models.AuthExecution.findAll({ where: { realmId: ctx.realm.id } });
+    return new FlowRun(ctx, registry, executions);
+  }
+
+  private status(e: AuthExecutionModel): string | undefined {
+    return this.ctx.data.statuses[e.id];
+  }
+
+  private setStatus(e: AuthExecutionModel, s: string): void {
+    this.ctx.data.statuses[e.id] = s;
+  }
+
+  /** The execution of the flow tree under `flowId` with this id (a form's `execution` parameter). */
+  find(flowId: string, id: string): AuthExecutionModel | undefined {
+    for (const e of this.byParent.get(flowId) ?? []) {
+      if (e.id === id) return e;
+      if (e.authenticatorFlow && e.subFlowId) {
+        const inner = this.find(e.subFlowId, id);
+        if (inner) return inner;
+      }
+    }
+    return undefined;
+  }
+
+  private isCondition(e: AuthExecutionModel): boolean {
+    return !e.authenticatorFlow && Boolean(e.authenticator && this.registry.conditions[e.authenticator]);
+  }
+
+  /** Runs the flow from its first execution, skipping what is already done. */
+  async process(flowId: string): Promise<FlowResult> {
+    const all = (this.byParent.get(flowId) ?? []).filter((e) => e.requirement !== 'DISABLED' && !this.isCondition(e));
+    const required = all.filter((e) => e.requirement === 'REQUIRED' || e.requirement === 'CONDITIONAL');
+    // As Keycloak: a flow with REQUIRED executions ignores its ALTERNATIVE ones.
+    const alternatives = required.length ? [] : all.filter((e) => e.requirement === 'ALTERNATIVE');
+    const active: AuthExecutionModel[] = [];
+    for (const e of required) if (!(e.requirement === 'CONDITIONAL' && (await this.conditionalSkipped(e)))) active.push(e);
+    if (active.length) {
+      for (const e of active) {
+        const page = await this.processOne(e);
+        if (page) return { kind: 'challenge', page };
+        if (this.status(e) !== 'SUCCESS') return { kind: 'done', successful: false };
+      }
+      return { kind: 'done', successful: true };
+    }
+    if (alternatives.some((e) => this.status(e) === 'SUCCESS')) return { kind: 'done', successful: true };
+    let firstError: FlowError | undefined;
+    for (const e of alternatives) {
+      try {
+        const page = await this.processOne(e);
+        if (page) return { kind: 'challenge', page };
+        if (this.status(e) === 'SUCCESS') return { kind: 'done', successful: true };
+      } catch (err) {
+        if (!(err instanceof FlowError)) throw err;
+        firstError ??= err;
+        this.setStatus(e, 'SKIPPED');
+      }
+    }
+    if (firstError) throw firstError;
+    return { kind: 'done', successful: false };
+  }
+
+  /** True when a CONDITIONAL sub-flow's conditions do not all hold (it then counts as absent). */
+  private async conditionalSkipped(e: AuthExecutionModel): Promise<boolean> {
+    if (!e.authenticatorFlow || !e.subFlowId) return true;
+    const siblings = this.byParent.get(e.subFlowId) ?? [];
+    for (const c of siblings.filter((x) => x.requirement !== 'DISABLED' && this.isCondition(x))) {
+      let holds: boolean;
+      const known = this.status(c);
+      if (known === 'EVALUATED_TRUE' || known === 'EVALUATED_FALSE') holds = known === 'EVALUATED_TRUE';
+      else {
+        holds = await this.registry.conditions[c.authenticator as string].matchCondition(this.ctx, c, siblings);
+        this.setStatus(c, holds ? 'EVALUATED_TRUE' : 'EVALUATED_FALSE');
+      }
+      if (!holds) return true;
+    }
+    return false;
+  }
+
+  /** Runs one execution (an authenticator or a sub-flow); returns the page to show, if any. */
+  private async processOne(e: AuthExecutionModel): Promise<Page | undefined> {
+    if (PROCESSED.has(this.status(e) ?? '')) return undefined;
+    if (e.authenticatorFlow) {
+      const result = await this.process(e.subFlowId ?? '');
+      if (result.kind === 'challenge') {
+        this.setStatus(e, 'CHALLENGED');
+        return result.page;
+      }
+      this.setStatus(e, result.successful ? 'SUCCESS' : 'FAILED');
+      return undefined;
+    }
+    const provider = e.authenticator ?? '';
+    const impl = this.registry.authenticators[provider];
+    if (!impl) {
+      this.setStatus(e, 'FAILED');
+      throw new FlowError('not_implemented', {
+        page: 'error',
+        status: 501,
+        message: { key: 'unsupportedStepMessage', params: [provider] },
+      });
+    }
+    const user = this.ctx.user;
+    if (impl.requiresUser && !user) {
+      throw new FlowError('user_not_found', { page: 'error', status: 400, message: { key: 'invalidUserMessage' } });
+    }
+    if (user && impl.configuredFor && !(await impl.configuredFor(this.ctx, user))) {
+      if (e.requirement === 'REQUIRED') {
+        throw new FlowError('credential_setup_required', {
+          page: 'error',
+          status: 501,
+          message: { key: 'unsupportedStepMessage', params: [provider] },
+        });
+      }
+      this.setStatus(e, 'SKIPPED');
+      return undefined;
+    }
+    return this.apply(e, await impl.authenticate(this.ctx, e));
+  }
+
+  private apply(e: AuthExecutionModel, outcome: Outcome): Page | undefined {
+    switch (outcome.kind) {
+      case 'success':
+        this.setStatus(e, 'SUCCESS');
+        return undefined;
+      case 'attempted':
+        this.setStatus(e, 'ATTEMPTED');
+        return undefined;
+      case 'challenge':
+        this.setStatus(e, 'CHALLENGED');
+        return outcome.page;
+      case 'failure':
+        // A failure with a page (the form again, with its message) waits for the next attempt.
+        if (outcome.page?.page === 'login') {
+          this.setStatus(e, 'CHALLENGED');
+          return outcome.page;
+        }
+        this.setStatus(e, 'FAILED');
+        throw new FlowError(outcome.error, outcome.page);
+    }
+  }
+
+  /**
+   * A form's POST to `executionId`: the authenticator's action, then the flow from the top. A POST to
+   * an execution that is not waiting for one (a stale tab, a replayed form) just runs the flow, which
+   * shows the page the login is really at.
+   */
+  async action(flowId: string, executionId: string): Promise<FlowResult> {
+    const e = this.find(flowId, executionId);
+    const impl = e?.authenticator ? this.registry.authenticators[e.authenticator] : undefined;
+    if (e && impl?.action && this.status(e) === 'CHALLENGED') {
+      const page = this.apply(e, await impl.action(this.ctx, e));
+      if (page) return { kind: 'challenge', page };
+      this.clearChallenged(flowId);
+    }
+    return this.process(flowId);
+  }
+
+  /** Sub-flows marked CHALLENGED run again after an action, so they see its outcome. */
+  private clearChallenged(flowId: string): void {
+    for (const e of this.byParent.get(flowId) ?? []) {
+      if (e.authenticatorFlow && e.subFlowId) {
+        if (this.status(e) === 'CHALLENGED') delete this.ctx.data.statuses[e.id];
+        this.clearChallenged(e.subFlowId);
+      }
+    }
+  }
+}

@@ -1,0 +1,343 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { activeKey, realmKeys } from '../../auth/realm-keys';
+import { issuerOf } from '../../core/issuer';
+import type { Db } from '../../db';
+import type { UserSessionModel } from '../../db/models/component';
+import type { AuthSessionModel } from '../../db/models/login';
+import type { RealmModel } from '../../db/models/realm';
+import { createSession, removeSessions, touchSession } from '../sessions/session-store';
+import { publicRealm } from '../tokens/oidc-metadata';
+import { TokenEvent } from '../tokens/token-events';
+import { createAuthSession, dataOf, findAuthSession, issueCode, loginLifespan, removeAuthSession, saveAuthSession } from './auth-sessions';
+import { type AuthRequest, checkAuthorizationRequest, type Message, type ResponseMode } from './authorize';
+import { BROWSER_REGISTRY } from './authenticators';
+import { FlowError, type FlowResult, FlowRun, type LoginContext, type Page } from './flow-engine';
+import { chooseLocale, REQUIRED_ACTION_TEXTS, supportedLocales, textsFor } from './messages';
+import { identityCookieValue, sessionCookieValue, ssoFromCookie } from './sso';
+
+/**
+ * Browser login (issue 14): the authorization endpoint starts a login (an authentication session
+ * row), the login-actions endpoint carries each form's POST to the flow engine, and a successful flow
+ * ends in a user session, the SSO cookies and a one-time authorization code sent to the client's
+ * redirect URI. The HTTP front (src/oidc/login-router.ts) only parses, sets cookies and renders.
+ */
+
+/** A cookie the front sets (maxAge 0 clears it). */
+export interface CookieOp {
+  name: 'AUTH_SESSION_ID' | 'KEYCLOAK_IDENTITY' | 'KEYCLOAK_SESSION' | 'KEYCLOAK_LOCALE';
+  value: string;
+  maxAge: number;
+  httpOnly: boolean;
+}
+
+/** What the browser gets: a page, a redirect, or an auto-submitted form (response_mode=form_post). */
+export type BrowserResponse = (
+  | { kind: 'page'; page: Page | InfoPage; formAction?: string; locale: string; locales: string[]; texts: Record<string, string> }
+  | { kind: 'redirect'; location: string }
+  | { kind: 'form_post'; action: string; fields: Record<string, string> }
+) & { realm?: RealmModel; cookies: CookieOp[] };
+
+/** A page that only informs (required actions pending, logged out, logout confirmation). */
+export type InfoPage =
+  | { page: 'info'; status: number; title: Message; message: Message; backUrl?: string }
+  | { page: 'logout-confirm'; status: number; action: string; fields: Record<string, string> };
+
+/** The parts of a browser request the login reads. */
+export interface BrowserRequest {
+  realm: string;
+  baseUrl: string;
+  params: Record<string, string | undefined>;
+  cookies: Record<string, string | undefined>;
+  ipAddress?: string;
+  acceptLanguage?: string;
+}
+
+/** The signed AUTH_SESSION_ID value of a root id: `root.signature`. */
+async function signRoot(db: Db, realm: RealmModel, rootId: string): Promise<string> {
+  const key = activeKey(await realmKeys(db, realm), 'HS512')?.secret as Uint8Array | undefined;
+  if (!key) throw new Error('The realm has no active HMAC key');
+  return `${rootId}.${createHmac('sha256', key).update(`auth-session|${rootId}`).digest('base64url')}`;
+}
+
+/** The root id of a signed AUTH_SESSION_ID cookie, or undefined when it is absent or forged. */
+async function rootOf(db: Db, realm: RealmModel, cookie: string | undefined): Promise<string | undefined> {
+  if (!cookie || cookie.length > 200) return undefined;
+  const root = cookie.split('.')[0];
+  const expected = Buffer.from(await signRoot(db, realm, root));
+  const got = Buffer.from(cookie);
+  return expected.length === got.length && timingSafeEqual(expected, got) ? root : undefined;
+}
+
+/** The response a client's redirect URI gets, in the request's response mode. */
+export function authorizationResponse(
+  redirectUri: string,
+  mode: ResponseMode,
+  params: Record<string, string | undefined>,
+): { kind: 'redirect'; location: string } | { kind: 'form_post'; action: string; fields: Record<string, string> } {
+  const fields: Record<string, string> = {};
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) fields[k] = v;
+  if (mode === 'form_post') return { kind: 'form_post', action: redirectUri, fields };
+  const query = new URLSearchParams(fields).toString();
+  if (mode === 'fragment') return { kind: 'redirect', location: `${redirectUri}#${query}` };
+  return { kind: 'redirect', location: `${redirectUri}${redirectUri.includes('?') ? '&' : '?'}${query}` };
+}
+
+/** Locale and texts of a page of the realm, and the cookie that remembers a language picked with kc_locale. */
+async function pageTexts(db: Db, realm: RealmModel, req: BrowserRequest, uiLocales?: string) {
+  const locale = chooseLocale(realm, {
+    kcLocale: req.params.kc_locale,
+    cookie: req.cookies.KEYCLOAK_LOCALE,
+    uiLocales,
+    acceptLanguage: req.acceptLanguage,
+  });
+  const cookies: CookieOp[] =
+    req.params.kc_locale && locale === req.params.kc_locale ? [{ name: 'KEYCLOAK_LOCALE', value: locale, maxAge: -1, httpOnly: true }] : [];
+  return { locale, locales: supportedLocales(realm), texts: await textsFor(db, realm, locale), cookies };
+}
+
+/** A page of the realm (an error, information), in the request's locale. */
+export async function realmPage(
+  db: Db,
+  realm: RealmModel,
+  req: BrowserRequest,
+  page: Page | InfoPage,
+  uiLocales?: string,
+): Promise<BrowserResponse> {
+  const t = await pageTexts(db, realm, req, uiLocales);
+  return { kind: 'page', page, locale: t.locale, locales: t.locales, texts: t.texts, realm, cookies: t.cookies };
+}
+
+const loginEvent = (db: Db, realm: RealmModel, req: BrowserRequest, request?: AuthRequest) => {
+  const ev = new TokenEvent(db, realm, 'LOGIN', req.ipAddress);
+  if (request) {
+    ev.clientId = request.client_id;
+    ev.detail('auth_method', 'openid-connect')
+      .detail('auth_type', 'code')
+      .detail('response_type', request.response_type)
+      .detail('redirect_uri', request.redirect_uri)
+      .detail('response_mode', request.response_mode);
+  }
+  return ev;
+};
+
+/** GET/POST /realms/{realm}/protocol/openid-connect/auth: checks the request and starts (or, with SSO, completes) a login. */
+export async function authorize(db: Db, req: BrowserRequest): Promise<BrowserResponse> {
+  const realm = await publicRealm(db, req.realm);
+  const check = await checkAuthorizationRequest(db, realm, req.params, req.baseUrl);
+  const ev = loginEvent(db, realm, req);
+  ev.clientId = req.params.client_id ?? null;
+  if (check.kind === 'page') {
+    await ev.error(check.event);
+    return realmPage(db, realm, req, { page: 'error', status: check.status, message: check.message }, req.params.ui_locales);
+  }
+  if (check.kind === 'redirect') {
+    ev.detail('redirect_uri', check.redirectUri).detail('reason', check.description);
+    await ev.error(check.event);
+    const iss = issuerOf(req.baseUrl, realm.name);
+    const out = authorizationResponse(check.redirectUri, check.mode, {
+      error: check.error,
+      error_description: check.description,
+      state: check.state,
+      iss,
+    });
+    return { ...out, realm, cookies: [] };
+  }
+  const root = await rootOf(db, realm, req.cookies.AUTH_SESSION_ID);
+  const authSession = await createAuthSession(db, realm, root, check.client.id, check.request as Record<string, string>);
+  const cookies: CookieOp[] = root
+    ? []
+    : [{ name: 'AUTH_SESSION_ID', value: await signRoot(db, realm, authSession.rootId), maxAge: -1, httpOnly: true }];
+  const out = await runLogin(db, realm, req, authSession, undefined);
+  return { ...out, cookies: [...cookies, ...out.cookies] };
+}
+
+/**
+ * GET/POST /realms/{realm}/login-actions/authenticate: a form's POST (or a reload of the page). The
+ * form's `session_code` must be the one of the page the session last showed: a stale or forged POST
+ * only shows the login's current page again.
+ */
+export async function loginAction(db: Db, req: BrowserRequest, form: Record<string, string> | undefined): Promise<BrowserResponse> {
+  const realm = await publicRealm(db, req.realm);
+  const root = await rootOf(db, realm, req.cookies.AUTH_SESSION_ID);
+  const ev = loginEvent(db, realm, req);
+  ev.clientId = req.params.client_id ?? null;
+  if (!root) {
+    await ev.error('cookie_not_found');
+    return realmPage(db, realm, req, { page: 'error', status: 400, message: { key: 'cookieNotFoundMessage' } });
+  }
+  const authSession = req.params.tab_id ? await findAuthSession(db, realm, root, req.params.tab_id) : null;
+  if (!authSession) {
+    await ev.error('expired_code');
+    return realmPage(db, realm, req, { page: 'error', status: 400, message: { key: 'expiredCodeMessage' } });
+  }
+  const fresh = req.params.session_code === authSession.sessionCode && typeof req.params.execution === 'string';
+  return runLogin(db, realm, req, authSession, form && fresh ? { executionId: req.params.execution as string, form } : undefined);
+}
+
+/** The flow a login runs: the client's browser flow override, else the realm's browserFlow. */
+async function browserFlowId(db: Db, realm: RealmModel, clientSettings: Record<string, unknown>): Promise<string | undefined> {
+  const override = (clientSettings.authenticationFlowBindingOverrides as Record<string, string> | undefined)?.browser;
+  if (override) {
+    const flow = await db.models.AuthFlow.findByPk(override);
+    if (flow && flow.realmId === realm.id) return flow.id;
+  }
+  const alias = typeof realm.settings.browserFlow === 'string' ? realm.settings.browserFlow : 'browser';
+  return (await db.models.AuthFlow.findOne({ where: { realmId: realm.id, alias }, attributes: ['id'] }))?.id;
+}
+
+async function runLogin(
+  db: Db,
+  realm: RealmModel,
+  req: BrowserRequest,
+  authSession: AuthSessionModel,
+  action: { executionId: string; form: Record<string, string> } | undefined,
+): Promise<BrowserResponse> {
+  const data = dataOf(authSession);
+  const request = data.request as AuthRequest;
+  const client = await db.models.Client.findByPk(authSession.clientId);
+  const ev = loginEvent(db, realm, req, request);
+  ev.detail('code_id', authSession.id);
+  const page = (p: Page | InfoPage) => realmPage(db, realm, req, p, request.ui_locales);
+  if (!client?.enabled) {
+    await ev.error('client_disabled');
+    return page({ page: 'error', status: 400, message: { key: 'clientDisabledMessage' } });
+  }
+  const user = authSession.userId ? await db.models.User.findByPk(authSession.userId) : null;
+  const ctx: LoginContext = {
+    db,
+    realm,
+    client,
+    authSession,
+    data,
+    request,
+    user,
+    identityCookie: req.cookies.KEYCLOAK_IDENTITY,
+    ev,
+    ipAddress: req.ipAddress,
+    form: action?.form,
+  };
+  const passive = (request.prompt ?? '').split(' ').includes('none');
+  const toClient = async (error: string, description?: string) => {
+    await removeAuthSession(db, authSession.id);
+    const iss = issuerOf(req.baseUrl, realm.name);
+    const out = authorizationResponse(request.redirect_uri, request.response_mode, {
+      error,
+      error_description: description,
+      state: request.state,
+      iss,
+    });
+    return { ...out, realm, cookies: [] } as BrowserResponse;
+  };
+  const flowId = await browserFlowId(db, realm, client.settings);
+  if (!flowId) {
+    await ev.error('invalid_flow');
+    return page({ page: 'error', status: 500, message: { key: 'internalServerErrorMessage' } });
+  }
+  let result: FlowResult;
+  try {
+    const run = await FlowRun.load(ctx, BROWSER_REGISTRY);
+    result = action ? await run.action(flowId, action.executionId) : await run.process(flowId);
+  } catch (e) {
+    if (!(e instanceof FlowError)) throw e;
+    await ev.error(e.error);
+    if (passive) return toClient(e.error === 'access_denied' ? 'access_denied' : 'login_required');
+    await removeAuthSession(db, authSession.id);
+    return page(e.page ?? { page: 'error', status: 400, message: { key: 'invalidUserMessage' } });
+  }
+  if (result.kind === 'challenge') {
+    if (passive) {
+      await ev.error('login_required');
+      return toClient('login_required');
+    }
+    authSession.userId = ctx.user?.id ?? null;
+    await saveAuthSession(db, authSession, loginLifespan(realm), data);
+    const q = new URLSearchParams({
+      session_code: authSession.sessionCode,
+      execution: result.page.page === 'login' ? result.page.executionId : '',
+      client_id: client.clientId,
+      tab_id: authSession.id,
+    });
+    const out = await page(result.page);
+    return { ...out, formAction: `${issuerOf(req.baseUrl, realm.name)}/login-actions/authenticate?${q}` } as BrowserResponse;
+  }
+  if (!result.successful || !ctx.user) {
+    await ev.error('invalid_user_credentials');
+    await removeAuthSession(db, authSession.id);
+    if (passive) return toClient('login_required');
+    return page({ page: 'error', status: 401, message: { key: 'invalidUserMessage' } });
+  }
+  return completeLogin(ctx, req, passive, toClient, page);
+}
+
+/**
+ * A successful flow: pending required actions stop the login (this slice cannot run them); otherwise
+ * the user session (the SSO session the cookie brought, or a new one), the LOGIN event, the SSO
+ * cookies and the authorization response with a one-time code.
+ */
+async function completeLogin(
+  ctx: LoginContext,
+  req: BrowserRequest,
+  passive: boolean,
+  toClient: (error: string, description?: string) => Promise<BrowserResponse>,
+  page: (p: Page | InfoPage) => Promise<BrowserResponse>,
+): Promise<BrowserResponse> {
+  const { db, realm, client, request, ev, authSession } = ctx;
+  const user = ctx.user as NonNullable<LoginContext['user']>;
+  ev.userId = user.id;
+  ev.detail('username', user.username);
+  const pending = await db.models.UserRequiredAction.findAll({ where: { userId: user.id }, attributes: ['requiredAction'] });
+  if (pending.length) {
+    await ev.error('resolve_required_actions');
+    if (passive) return toClient('interaction_required');
+    await removeAuthSession(db, authSession.id);
+    const list = pending.map((p) => REQUIRED_ACTION_TEXTS[p.requiredAction] ?? p.requiredAction).join(', ');
+    return page({
+      page: 'info',
+      status: 403,
+      title: { key: 'requiredActionsPendingTitle' },
+      message: { key: 'requiredActionsPendingMessage', params: [list] },
+    });
+  }
+  let session: UserSessionModel | undefined = ctx.userSession;
+  if (session) await touchSession(db, session, client.id);
+  else {
+    // A browser signed in as someone else before: that SSO session ends with this sign-in.
+    const previous = ctx.identityCookie ? await ssoFromCookie(db, realm, ctx.identityCookie) : null;
+    if (previous && previous.user.id !== user.id) await removeSessions(db, [previous.session.id]);
+    if (previous && previous.user.id === user.id) {
+      session = previous.session;
+      await touchSession(db, session, client.id);
+    } else {
+      session = await createSession(db, realm, { user, client, ipAddress: req.ipAddress, offline: false, authMethod: 'openid-connect' });
+    }
+  }
+  const code = await issueCode(db, realm, client.id, session.id, {
+    redirectUri: request.redirect_uri_param,
+    nonce: request.nonce,
+    scope: request.scope,
+    codeChallenge: request.code_challenge,
+    codeChallengeMethod: request.code_challenge_method,
+    authTime: session.started,
+  });
+  await removeAuthSession(db, authSession.id);
+  ev.sessionId = session.id;
+  ev.detail('consent', 'no_consent_required');
+  if (ctx.userSession) ev.detail('sso', 'true');
+  await ev.success();
+  const identity = await identityCookieValue(db, realm, session);
+  const iss = issuerOf(req.baseUrl, realm.name);
+  const out = authorizationResponse(request.redirect_uri, request.response_mode, {
+    code,
+    state: request.state,
+    session_state: session.id,
+    iss,
+  });
+  return {
+    ...out,
+    realm,
+    cookies: [
+      { name: 'KEYCLOAK_IDENTITY', value: identity.value, maxAge: identity.maxAge, httpOnly: true },
+      { name: 'KEYCLOAK_SESSION', value: sessionCookieValue(session), maxAge: identity.maxAge, httpOnly: false },
+    ],
+  };
+}

@@ -1,0 +1,128 @@
+import type { Db } from '../../db';
+import type { RealmModel } from '../../db/models/realm';
+
+/**
+ * The texts of the login pages: built-in English texts under Keycloak's message keys (so a realm's
+ * localization texts, `PUT /admin/realms/{realm}/localization/{locale}`, override them key by key),
+ * and the locale chosen for a request when the realm has internationalization enabled.
+ */
+export const ENGLISH: Record<string, string> = {
+  loginAccountTitle: 'Sign in to your account',
+  loginTitle: 'Sign in to {0}',
+  usernameOrEmail: 'Username or email',
+  username: 'Username',
+  email: 'Email',
+  password: 'Password',
+  doLogIn: 'Sign in',
+  doContinue: 'Continue',
+  doLogout: 'Log out',
+  restartLoginTooltip: 'Restart login',
+  errorTitle: 'We are sorry...',
+  errorTitleHtml: 'We are sorry...',
+  invalidUserMessage: 'Invalid username or password.',
+  invalidUsernameOrEmailMessage: 'Invalid username or email.',
+  accountDisabledMessage: 'Account is disabled, contact your administrator.',
+  accessDeniedMessage: 'Access denied',
+  clientNotFoundMessage: 'Client not found.',
+  clientDisabledMessage: 'Client disabled.',
+  bearerOnlyMessage: 'Bearer-only applications are not allowed to initiate browser login.',
+  wrongClientProtocolMessage: 'Wrong client protocol.',
+  missingParameterMessage: 'Missing parameter: {0}',
+  invalidParameterMessage: 'Invalid parameter: {0}',
+  realmNotEnabledMessage: 'Realm not enabled.',
+  realmNotFoundMessage: 'Realm does not exist.',
+  expiredCodeMessage: 'Login timeout. Please sign in again.',
+  cookieNotFoundMessage: 'Cookie not found. Please make sure cookies are enabled in your browser.',
+  staleCodeMessage: 'This page is no longer valid, please go back to your application and sign in again',
+  unsupportedStepMessage: 'This login needs a step this server does not offer yet: {0}.',
+  requiredActionsPendingTitle: 'Your account needs attention',
+  requiredActionsPendingMessage:
+    'Your account has actions to complete before you can sign in ({0}). This server cannot complete them yet: ask your administrator.',
+  internalServerErrorMessage: 'An unexpected error happened while handling your request.',
+  invalidRedirectUriMessage: 'Invalid redirect uri',
+  backToApplication: '« Back to application',
+  logoutConfirmTitle: 'Logging out',
+  logoutConfirmHeader: 'Do you want to log out?',
+  loggedOutTitle: 'You are logged out',
+  loggedOutMessage: 'You are logged out.',
+  languageLabel: 'Language',
+};
+
+/** Keycloak's required action ids as a user reads them. */
+export const REQUIRED_ACTION_TEXTS: Record<string, string> = {
+  UPDATE_PASSWORD: 'update your password',
+  VERIFY_EMAIL: 'verify your email',
+  UPDATE_PROFILE: 'update your profile',
+  CONFIGURE_TOTP: 'set up an authenticator app',
+  TERMS_AND_CONDITIONS: 'accept the terms and conditions',
+};
+
+const flag = (v: unknown) => v === true || v === 'true';
+
+/** The locales a realm offers (empty when internationalization is off: English only). */
+export function supportedLocales(realm: RealmModel): string[] {
+  if (!flag(realm.settings.internationalizationEnabled)) return [];
+  const list = Array.isArray(realm.settings.supportedLocales) ? realm.settings.supportedLocales.map(String) : [];
+  const dflt = typeof realm.settings.defaultLocale === 'string' && realm.settings.defaultLocale ? realm.settings.defaultLocale : undefined;
+  return [...new Set([...list, ...(dflt ? [dflt] : [])])];
+}
+
+/** Where a request may ask for a locale, in Keycloak's order of precedence. */
+export interface LocaleHints {
+  /** The `kc_locale` query parameter (a language picked on the page). */
+  kcLocale?: string;
+  /** The KEYCLOAK_LOCALE cookie. */
+  cookie?: string;
+  /** The authorization request's `ui_locales` (space-separated). */
+  uiLocales?: string;
+  acceptLanguage?: string;
+}
+
+/** The first supported locale among `wanted` (exact, then by language: `de-CH` finds `de`). */
+function pick(wanted: string[], supported: string[]): string | undefined {
+  const lower = supported.map((s) => s.toLowerCase());
+  for (const w of wanted.map((x) => x.trim().toLowerCase()).filter(Boolean)) {
+    const exact = lower.indexOf(w);
+    if (exact >= 0) return supported[exact];
+    const lang = lower.indexOf(w.split('-')[0]);
+    if (lang >= 0) return supported[lang];
+  }
+  return undefined;
+}
+
+/** The request's locale: kc_locale, the cookie, ui_locales, Accept-Language, the realm's default, English. */
+export function chooseLocale(realm: RealmModel, hints: LocaleHints): string {
+  const supported = supportedLocales(realm);
+  if (!supported.length) return 'en';
+  const accept = (hints.acceptLanguage ?? '')
+    .split(',')
+    .map((part) => {
+      const [tag, ...params] = part.trim().split(';');
+      const q = params.find((p) => p.trim().startsWith('q='));
+      return { tag: tag.trim(), q: q ? Number(q.trim().slice(2)) || 0 : 1 };
+    })
+    .filter((x) => x.tag && x.tag !== '*' && x.q > 0)
+    .sort((a, b) => b.q - a.q)
+    .map((x) => x.tag);
+  for (const wanted of [[hints.kcLocale ?? ''], [hints.cookie ?? ''], (hints.uiLocales ?? '').split(' '), accept]) {
+    const found = pick(wanted, supported);
+    if (found) return found;
+  }
+  const dflt = realm.settings.defaultLocale;
+  return typeof dflt === 'string' && dflt ? dflt : supported[0];
+}
+
+/** The texts of a locale: the built-in English ones under the realm's own texts for that locale (one indexed query). */
+export async function textsFor(db: Db, realm: RealmModel, locale: string): Promise<Record<string, string>> {
+  if (!flag(realm.settings.internationalizationEnabled)) return ENGLISH;
+  const rows = await db.models.RealmLocalization.findAll({ where: { realmId: realm.id, locale }, attributes: ['key', 'value'] });
+  const out = { ...ENGLISH };
+  for (const r of rows) out[r.key] = r.value;
+  return out;
+}
+
+/** A message with its parameters (`{0}`, `{1}` ...) filled in. */
+export function format(texts: Record<string, string>, key: string, params: string[] = []): string {
+  const template = texts[key] ?? ENGLISH[key] ?? key;
+  return template.replace(/\{(\d+)\}/g, (m, i) => params[Number(i)] ?? m);
+}
