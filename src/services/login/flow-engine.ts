@@ -144,16 +144,16 @@ export class FlowRun {
     const required = all.filter((e) => e.requirement === 'REQUIRED' || e.requirement === 'CONDITIONAL');
     // As Keycloak: a flow with REQUIRED executions ignores its ALTERNATIVE ones.
     const alternatives = required.length ? [] : all.filter((e) => e.requirement === 'ALTERNATIVE');
-    const active: AuthExecutionModel[] = [];
-    for (const e of required) if (!(e.requirement === 'CONDITIONAL' && (await this.conditionalSkipped(e)))) active.push(e);
-    if (active.length) {
-      for (const e of active) {
-        const page = await this.processOne(e);
-        if (page) return { kind: 'challenge', page };
-        if (this.status(e) !== 'SUCCESS') return { kind: 'done', successful: false };
-      }
-      return { kind: 'done', successful: true };
+    let ran = 0;
+    for (const e of required) {
+      // Conditions are asked only when the sub-flow's turn comes (the user may be known only by then).
+      if (e.requirement === 'CONDITIONAL' && (await this.conditionalSkipped(e))) continue;
+      ran++;
+      const page = await this.processOne(e);
+      if (page) return { kind: 'challenge', page };
+      if (this.status(e) !== 'SUCCESS') return { kind: 'done', successful: false };
     }
+    if (ran) return { kind: 'done', successful: true };
     if (alternatives.some((e) => this.status(e) === 'SUCCESS')) return { kind: 'done', successful: true };
     let firstError: FlowError | undefined;
     for (const e of alternatives) {
