@@ -1,12 +1,16 @@
 /** The OpenID Provider Metadata of a realm (GET /realms/{realm}/.well-known/openid-configuration), the fields this server publishes. */
 export interface OidcDiscoveryDocument {
   issuer: string;
+  authorization_endpoint: string;
   token_endpoint: string;
   introspection_endpoint: string;
   userinfo_endpoint: string;
   jwks_uri: string;
   grant_types_supported: string[];
   response_types_supported: string[];
+  response_modes_supported: string[];
+  code_challenge_methods_supported: string[];
+  end_session_endpoint: string;
   subject_types_supported: string[];
   id_token_signing_alg_values_supported: string[];
   token_endpoint_auth_methods_supported: string[];

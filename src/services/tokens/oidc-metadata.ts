@@ -42,7 +42,8 @@ export async function realmJwks(db: Db, name: string): Promise<JSONWebKeySet> {
  * GET /realms/{realm}/.well-known/openid-configuration: the OpenID discovery document, listing only
  * what this server serves: the token endpoint (password, client-credentials and refresh grants), the
  * userinfo, introspection and revocation endpoints (with their client authentication methods and
- * userinfo signing algorithms) and the key set, client secrets (basic or post), no authorization endpoint and no response types until a browser login exists, and as
+ * userinfo signing algorithms) and the key set, client secrets (basic or post), the browser login (authorization endpoint: response type
+ * `code` in the query, fragment and form_post modes, PKCE S256 and plain; end-session endpoint), and as
  * signing algorithms those of the realm's enabled signing keys (an ES256 realm says ES256).
  */
 export async function discoveryDocument(db: Db, name: string, baseUrl: string): Promise<OidcDiscoveryDocument> {
@@ -54,12 +55,22 @@ export async function discoveryDocument(db: Db, name: string, baseUrl: string): 
   const algorithms = [...new Set(signing.map((k) => k.algorithm as string))].sort();
   return {
     issuer: iss,
+    authorization_endpoint: `${oidc}/auth`,
     token_endpoint: `${oidc}/token`,
     introspection_endpoint: `${oidc}/token/introspect`,
     userinfo_endpoint: `${oidc}/userinfo`,
     jwks_uri: `${oidc}/certs`,
-    grant_types_supported: ['password', 'client_credentials', 'refresh_token', 'urn:ietf:params:oauth:grant-type:uma-ticket'],
-    response_types_supported: [],
+    grant_types_supported: [
+      'authorization_code',
+      'password',
+      'client_credentials',
+      'refresh_token',
+      'urn:ietf:params:oauth:grant-type:uma-ticket',
+    ],
+    response_types_supported: ['code'],
+    response_modes_supported: ['query', 'fragment', 'form_post'],
+    code_challenge_methods_supported: ['plain', 'S256'],
+    end_session_endpoint: `${oidc}/logout`,
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: algorithms,
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],

@@ -186,8 +186,18 @@ describe('token endpoint', () => {
       issuer: 'http://localhost:8080/realms/master',
       token_endpoint: 'http://localhost:8080/realms/master/protocol/openid-connect/token',
       jwks_uri: 'http://localhost:8080/realms/master/protocol/openid-connect/certs',
-      grant_types_supported: ['password', 'client_credentials', 'refresh_token', 'urn:ietf:params:oauth:grant-type:uma-ticket'],
-      response_types_supported: [],
+      grant_types_supported: [
+        'authorization_code',
+        'password',
+        'client_credentials',
+        'refresh_token',
+        'urn:ietf:params:oauth:grant-type:uma-ticket',
+      ],
+      response_types_supported: ['code'],
+      response_modes_supported: ['query', 'fragment', 'form_post'],
+      code_challenge_methods_supported: ['plain', 'S256'],
+      authorization_endpoint: 'http://localhost:8080/realms/master/protocol/openid-connect/auth',
+      end_session_endpoint: 'http://localhost:8080/realms/master/protocol/openid-connect/logout',
       subject_types_supported: ['public'],
       id_token_signing_alg_values_supported: ['RS256'],
       userinfo_endpoint: 'http://localhost:8080/realms/master/protocol/openid-connect/userinfo',
@@ -197,8 +207,9 @@ describe('token endpoint', () => {
       revocation_endpoint: 'http://localhost:8080/realms/master/protocol/openid-connect/revoke',
       revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     });
-    // No browser login yet: no authorization endpoint is advertised; every advertised URL answers.
-    expect(res.body.authorization_endpoint).toBeUndefined();
+    // Every advertised URL answers (the browser endpoints with a page: here, the missing client_id's).
+    expect((await request(ts.app).get(new URL(res.body.authorization_endpoint).pathname)).status).toBe(400);
+    expect((await request(ts.app).get(new URL(res.body.end_session_endpoint).pathname)).status).toBe(200);
     for (const url of [res.body.jwks_uri]) expect((await request(ts.app).get(new URL(url).pathname)).status).toBe(200);
     expect((await request(ts.app).post(new URL(res.body.token_endpoint).pathname).type('form').send({})).status).toBe(400);
     expect((await request(ts.app).get(new URL(res.body.userinfo_endpoint).pathname)).status).toBe(401);
