@@ -84,6 +84,14 @@ describe('token revocation', () => {
     expect(ev.details).toEqual({ token_id: jti });
   });
 
+  test('a revoked access token is refused by the admin API too (Keycloak checks revocation on admin bearer tokens)', async () => {
+    const t = await f.login({ scope: 'openid' });
+    const admin = () => request(ts.app).get(`/admin/realms/${R}/users`).set('Authorization', `Bearer ${t.access_token}`);
+    expect((await admin()).status).toBe(403); // a valid token, without admin roles
+    expect((await revoke({ token: t.access_token, token_type_hint: 'access_token' })).status).toBe(200);
+    expect((await admin()).status).toBe(401);
+  });
+
   test('a token of another client is "Unmatching clients"', async () => {
     const t = await f.login({}, 'other');
     const res = await revoke({ token: t.refresh_token });

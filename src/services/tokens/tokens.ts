@@ -215,12 +215,14 @@ interface BearerRow {
   rememberMe: boolean | number | null;
   targetId: string | null;
   targetVersion: number | string | null;
+  /** Set when the token's id is in the revoked-token store (POST .../revoke of an access token). */
+  revokedId: string | null;
 }
 
 const BEARER_SQL = `SELECT r.id AS realmId, rv.version AS realmVersion, c.id AS clientUuid, c.enabled AS clientEnabled,
   u.id AS userId, u.realm_id AS userRealm, u.enabled AS enabled, u.not_before AS notBefore, uv.version AS userVersion,
   s.id AS sessionId, s.realm_id AS sessionRealm, s.started AS started, s.last_access AS lastAccess, s.offline AS offline,
-  s.remember_me AS rememberMe, tr.id AS targetId, tv.version AS targetVersion
+  s.remember_me AS rememberMe, tr.id AS targetId, tv.version AS targetVersion, rt.id AS revokedId
 FROM realm r
 LEFT JOIN realm_cache_version rv ON rv.realm_id = r.id
 LEFT JOIN client c ON c.realm_id = r.id AND c.client_id = :azp
@@ -229,6 +231,7 @@ LEFT JOIN user_entity u ON u.id = COALESCE(:sub, s.user_id)
 LEFT JOIN user_cache_version uv ON uv.user_id = u.id
 LEFT JOIN realm tr ON tr.name = :target
 LEFT JOIN realm_cache_version tv ON tv.realm_id = tr.id
+LEFT JOIN revoked_token rt ON rt.id = :jti AND rt.expires_at >= :now
 WHERE r.name = :realmName`;
 
 const truthy = (v: unknown) => v === true || v === 1 || v === '1';
@@ -236,8 +239,8 @@ const version = (v: number | string | null) => (v === null || v === undefined ? 
 
 /**
  * Verifies an admin bearer token: issuer realm (and, given the server's base URL, the whole issuer),
- * signature with the realm's keys, expiry, type, not-before, live session, enabled user, existing and
- * enabled client. Returns null when anything fails (→ 401).
+ * signature with the realm's keys, expiry, type, not-before, not revoked, live session, enabled user,
+ * existing and enabled client. Returns null when anything fails (→ 401).
  *
  * Warm, this is one statement: the realm's row and keys come from this node's cache (ADR 23) and the
  * bearer statement reads the realm's current cache version with the caller's rows; when the version
@@ -287,12 +290,16 @@ async function verifyWith(
     sub: claims?.sub ? String(claims.sub) : null,
     azp: String(claims?.azp ?? ''),
     target: targetRealm ?? null,
+    jti: typeof claims?.jti === 'string' ? claims.jti : null,
+    now: nowSeconds(),
   });
   if (!row) return null;
   const realmVersion = version(row.realmVersion);
   if (row.realmId !== realm.id) return fresh ? null : 'stale';
   if (realmVersion !== realm.cacheVersion && !fresh) return 'stale';
   if (claims?.typ !== 'Bearer') return null;
+  // Keycloak's TokenRevocationCheck on admin bearer tokens: an access token revoked through any node.
+  if (row.revokedId) return null;
   // Keycloak's TokenVerifier.realmUrl: the issuer must be this server's URL of the realm (the
   // configured hostname, or in start-dev the request's own address), not whatever host minted it.
   if (baseUrl !== undefined && claims.iss !== issuerOf(baseUrl, realm.name)) {
