@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { runExportImport } from './cli-export-import';
 import { ConfigError, checkHostname, helpText, loadConfig, type Mode, resolveDatabase, type ServerConfig } from './config';
+import { eventListenerConfigFromValues } from './config/event-listener-options';
 import { graphqlLimitsFromValues } from './config/graphql-options';
 import { configureLogging, getLogger, loggingConfigFromValues, shutdownLogging } from './logging';
 import { startServer } from './server';
@@ -50,6 +51,7 @@ export async function main(argv: string[]): Promise<void> {
       hostname: cfg.hostname,
       graphql: graphqlLimitsFromValues(cfg.values),
       graphqlUi: cfg.values['graphql-ui'] === true,
+      eventListeners: eventListenerConfigFromValues(cfg.values),
       db: {
         vendor: cfg.db,
         url: cfg.dbUrl ?? (cfg.db === 'sqlite' ? 'data/idserver.sqlite' : undefined),

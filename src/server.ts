@@ -9,6 +9,7 @@ import type { Duplex } from 'node:stream';
 import { adminRouter } from '../rest';
 import { errorHandler } from '../rest/http';
 import { serveOpenApi } from '../rest/openapi';
+import type { EventListenerConfig } from './config/event-listener-options';
 import type { GraphqlLimits } from './config/graphql-options';
 import { REQUEST_ID_HEADER, requestIdFrom } from './core/server-errors';
 import { type Db, type DbOptions, openDb } from './db';
@@ -18,6 +19,7 @@ import { RouteTemplates, uriLabel } from './metrics/route-templates';
 import { loginRouter } from './oidc/login-router';
 import { oidcRouter } from './oidc/router';
 import { startEventExpiration } from './services/events/events';
+import { installEventListeners } from './services/events/listeners';
 import { type BootstrapOptions, bootstrap } from './services/realms/realms';
 
 const log = getLogger('idserver.server');
@@ -30,6 +32,8 @@ export interface AppOptions {
   graphql?: GraphqlLimits;
   /** Serve the GraphiQL page at /graphql to browsers (option `graphql-ui`; on in start-dev). */
   graphqlUi?: boolean;
+  /** Options of the realms' event listeners (`--spi-events-listener-*`; defaults: Keycloak's). */
+  eventListeners?: EventListenerConfig;
 }
 
 /**
@@ -37,6 +41,7 @@ export interface AppOptions {
  * GraphQL schema is built on the app's first GraphQL request (ADR 27).
  */
 export async function createApp(db: Db, opts: AppOptions = {}): Promise<Express> {
+  installEventListeners(opts.eventListeners);
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);

@@ -4,6 +4,7 @@
  * in `conf/idserver.conf`. Precedence: command line > environment > file > default.
  */
 import { loggingOptions, validateLogLevel } from '../logging/options';
+import { eventListenerOptions } from './event-listener-options';
 import { graphqlOptions } from './graphql-options';
 import type { OptionSpec } from './option-spec';
 
@@ -184,6 +185,7 @@ export function registerOptions(specs: OptionSpec[]): void {
 
 registerOptions(loggingOptions);
 registerOptions(graphqlOptions);
+registerOptions(eventListenerOptions);
 registerOptions([
   {
     name: 'graphql-ui',

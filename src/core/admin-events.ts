@@ -3,6 +3,7 @@ import { insertChunked } from '../db/bulk-insert';
 import type { RealmModel } from '../db/models/realm';
 import type { ResourceTypeName } from '../keycloak/event-types';
 import type { RequestContext } from './context';
+import { notifyAdminEvent } from './event-listeners';
 
 /**
  * Admin events (reference §1.11, §7, Appendix D). Every admin write calls `recordAdminEvent`
@@ -28,16 +29,27 @@ export interface AdminEventInput {
 
 const flag = (v: unknown) => v === true || v === 'true';
 
-/** Records an admin event for `realm` if the realm has admin events enabled. */
+/**
+ * Records an admin event for `realm` if the realm has admin events enabled, and hands it to the
+ * realm's event listeners whether stored or not (core/event-listeners.ts).
+ */
 export async function recordAdminEvent(ctx: RequestContext, realm: RealmModel, e: AdminEventInput): Promise<void> {
-  if (!e.force && !flag(realm.settings.adminEventsEnabled)) return;
-  await ctx.db.models.AdminEvent.create(adminEventRow(ctx, realm, e));
+  const row = adminEventRow(ctx, realm, e);
+  if (e.force || flag(realm.settings.adminEventsEnabled)) await ctx.db.models.AdminEvent.create(row);
+  listen(ctx, realm, row);
 }
 
 /** Records many admin events of `realm` (if it has them enabled) with one INSERT per 500 (partial import). */
 export async function recordAdminEvents(ctx: RequestContext, realm: RealmModel, events: AdminEventInput[]): Promise<void> {
-  const rows = events.filter((e) => e.force || flag(realm.settings.adminEventsEnabled)).map((e) => adminEventRow(ctx, realm, e));
+  const all = events.map((e) => ({ e, row: adminEventRow(ctx, realm, e) }));
+  const rows = all.filter(({ e }) => e.force || flag(realm.settings.adminEventsEnabled)).map(({ row }) => row);
   await insertChunked(ctx.db.models.AdminEvent, rows);
+  for (const { row } of all) listen(ctx, realm, row);
+}
+
+function listen(ctx: RequestContext, realm: RealmModel, row: ReturnType<typeof adminEventRow>): void {
+  const event = { ...row, realmName: realm.name, authRealmName: ctx.actor?.realmName ?? null };
+  notifyAdminEvent(ctx.db, realm, event, flag(realm.settings.adminEventsDetailsEnabled));
 }
 
 function adminEventRow(ctx: RequestContext, realm: RealmModel, e: AdminEventInput) {

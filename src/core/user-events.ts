@@ -3,6 +3,7 @@ import type { EventTypeName } from '../keycloak/event-types';
 import type { Db } from '../db';
 import type { RealmModel } from '../db/models/realm';
 import { NOT_SAVED_BY_DEFAULT } from '../keycloak/event-types';
+import { notifyUserEvent } from './event-listeners';
 
 /**
  * User (login) events (reference §7): the token endpoint and account actions call `recordEvent`.
@@ -27,10 +28,12 @@ export function eventTypeEnabled(realm: RealmModel, type: string): boolean {
   return !NOT_SAVED_BY_DEFAULT.has(type);
 }
 
-/** Records a user event if the realm stores events of that type. */
+/**
+ * Records a user event if the realm stores events of that type, and hands it to the realm's event
+ * listeners whether stored or not (core/event-listeners.ts).
+ */
 export async function recordEvent(db: Db, realm: RealmModel, e: UserEventInput): Promise<void> {
-  if (!eventTypeEnabled(realm, e.type)) return;
-  await db.models.Event.create({
+  const row = {
     id: randomUUID(),
     realmId: realm.id,
     time: Date.now(),
@@ -41,5 +44,7 @@ export async function recordEvent(db: Db, realm: RealmModel, e: UserEventInput):
     ipAddress: e.ipAddress ?? null,
     error: e.error ?? null,
     details: e.details ?? {},
-  });
+  };
+  if (eventTypeEnabled(realm, e.type)) await db.models.Event.create(row);
+  notifyUserEvent(db, realm, { ...row, realmName: realm.name });
 }
