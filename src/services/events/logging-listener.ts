@@ -24,7 +24,8 @@ import { getLogger } from '../../logging';
 export const EVENTS_CATEGORY = 'org.keycloak.events';
 
 /** White space other than the plain space (Java's Character.isWhitespace, and the no-break space). */
-const ODD_SPACE = /[\t\n\u000B\f\r\u001C-\u001F\u00A0\u1680\u2000-\u2006\u2008-\u200A\u2028\u2029\u205F\u3000]/g;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the separators U+001C-U+001F are white space to Java and are replaced on purpose
+const ODD_SPACE = /[\t\n\v\f\r\u001C-\u001F\u00A0\u1680\u2000-\u2006\u2008-\u200A\u2028\u2029\u205F\u3000]/g;
 
 export function jbossLoggingListener(cfg: EventListenerConfig['jbossLogging']): EventListener {
   const log = getLogger(EVENTS_CATEGORY);

@@ -1,6 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { EVENT_LISTENER_DEFAULTS } from '../../../src/config/event-listener-options';
 import { recordEvent } from '../../../src/core/user-events';
+import type { RealmModel } from '../../../src/db/models/realm';
 import { configureLogging, setConsoleStream } from '../../../src/logging';
 import { emailEventTypes } from '../../../src/services/events/email-listener';
 import { installEventListeners } from '../../../src/services/events/listeners';
@@ -48,8 +49,7 @@ async function noNewMail(before: number): Promise<void> {
   expect(smtp.messages.length).toBe(before);
 }
 
-const realm = async () =>
-  (await ts.db.models.Realm.findByPk(realmId)) as NonNullable<Awaited<ReturnType<typeof ts.db.models.Realm.findByPk>>>;
+const realm = async () => (await ts.db.models.Realm.findByPk(realmId)) as RealmModel;
 
 describe('the email listener', () => {
   test('LOGIN_ERROR mails the user (verified address), with the time and the address it came from; never the password', async () => {
