@@ -44,6 +44,37 @@ export interface CacheVersions {
   users: Map<string, number>;
 }
 
+/**
+ * A request's context. Its logger is a getter on the prototype, made when the request first logs
+ * (`%X{requestId}` in a pattern, `mdc.requestId` in JSON output): most requests never log, and
+ * log4js's getLogger costs a category lookup. On the prototype because Apollo copies the context
+ * object for each operation (`Object.assign` onto the same prototype): an own getter would be called
+ * by the copy, making a logger for every GraphQL request.
+ */
+class Context implements RequestContext {
+  versions?: CacheVersions;
+  /** The logger once made. */
+  logger?: Logger;
+
+  constructor(
+    public db: Db,
+    public actor: Actor | null,
+    public loaders: Loaders,
+    public baseUrl: string,
+    public memo: Map<string, unknown>,
+    public requestId: string | undefined,
+    readonly category: string,
+  ) {}
+
+  get log(): Logger {
+    if (!this.logger) {
+      this.logger = getLogger(this.category);
+      if (this.requestId) this.logger.addContext('requestId', this.requestId);
+    }
+    return this.logger;
+  }
+}
+
 export function createContext(
   db: Db,
   actor: Actor | null,
@@ -51,24 +82,12 @@ export function createContext(
   category = 'idserver.request',
   requestId?: string,
 ): RequestContext {
-  // A logger of its own per request (`%X{requestId}` in a pattern, `mdc.requestId` in JSON output),
-  // made when the request first logs: most never do, and log4js's getLogger costs a category lookup.
-  let log: Logger | undefined;
-  return {
-    db,
-    actor,
-    loaders: createLoaders(db),
-    get log() {
-      if (!log) {
-        log = getLogger(category);
-        if (requestId) log.addContext('requestId', requestId);
-      }
-      return log;
-    },
-    baseUrl,
-    memo: new Map(),
-    requestId,
-  };
+  return new Context(db, actor, createLoaders(db), baseUrl, new Map(), requestId, category);
+}
+
+/** A copy of a context with some fields replaced (keeps its logger; `{ ...ctx }` would drop it). */
+export function derivedContext(ctx: RequestContext, changes: Partial<RequestContext>): RequestContext {
+  return Object.assign(Object.create(Object.getPrototypeOf(ctx)) as RequestContext, ctx, changes);
 }
 
 /** A context with full rights, for bootstrap and batch scripts. */

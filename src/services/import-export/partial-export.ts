@@ -1,6 +1,6 @@
 import { Op } from 'sequelize';
 import { requireCap } from '../../auth/permissions';
-import type { RequestContext } from '../../core/context';
+import { derivedContext, type RequestContext } from '../../core/context';
 import type { RealmModel } from '../../db/models/realm';
 import type { RoleModel } from '../../db/models/role';
 import type { GroupRep } from '../../representations/group';
@@ -114,7 +114,7 @@ export async function partialExport(ctx: RequestContext, realm: RealmModel, opts
   await requireCap(ctx, realm, 'manageRealm');
   if (opts.exportClients) await requireCap(ctx, realm, 'viewClients');
   if (opts.exportGroupsAndRoles) await requireCap(ctx, realm, 'viewUsers');
-  const sys: RequestContext = { ...ctx, actor: null, memo: new Map() };
+  const sys: RequestContext = derivedContext(ctx, { actor: null, memo: new Map() });
   const m = ctx.db.models;
   const out = await realmRepresentation(sys, realm);
   const mask = opts.exportSecrets ? (config: object) => ({ ...config }) : maskConfig;

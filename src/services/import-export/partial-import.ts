@@ -3,7 +3,7 @@ import type { RealmModel } from '../../db/models/realm';
 import { cannotParse, conflict } from '../../core/errors';
 import { recordAdminEvents } from '../../core/admin-events';
 import { hashPasswordsAhead } from '../users/users-input';
-import type { RequestContext } from '../../core/context';
+import { derivedContext, type RequestContext } from '../../core/context';
 import {
   type Item,
   type Kind,
@@ -72,7 +72,7 @@ function quiet(realm: RealmModel): RealmModel {
 }
 
 /** Partial import's elevated context: the caller's loaders, full rights (manage-realm was checked). */
-const elevated = (ctx: RequestContext): RequestContext => ({ ...ctx, actor: null, memo: new Map() });
+const elevated = (ctx: RequestContext): RequestContext => derivedContext(ctx, { actor: null, memo: new Map() });
 
 /** Creates the items of a kind: all at once when the kind can (users, groups), else one by one. Returns their ids in order. */
 async function createEach(kind: Kind, items: Item[]): Promise<string[]> {
