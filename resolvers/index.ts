@@ -27,9 +27,14 @@ export function mountGraphql(
   // GraphQL question (a REST-only tool's, most test servers) never pays for the schema, and start-up
   // does not wait for it.
   let handler: Promise<RequestHandler> | undefined;
+  let built: RequestHandler | undefined; // once ready, called without a promise hop per request
   const ready = () => {
     handler ??= Promise.resolve()
       .then(() => (require('./gateway') as typeof Gateway).gatewayHandler(limits))
+      .then((h) => {
+        built = h;
+        return h;
+      })
       .catch((e: unknown) => {
         handler = undefined; // a later request tries again
         throw e;
@@ -49,7 +54,8 @@ export function mountGraphql(
     // whose stream callbacks would leave the scope.
     (_req: Request, _res: Response, next: NextFunction) => watchWrites(next),
     (req: Request, res: Response, next: NextFunction) => {
-      ready().then((serve) => serve(req, res, next), next);
+      if (built) built(req, res, next);
+      else ready().then((serve) => serve(req, res, next), next);
     },
   );
 }
