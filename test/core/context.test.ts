@@ -16,9 +16,9 @@ test("copying a context as Apollo does makes no logger; the copy and a derived c
   const copy = Object.assign(Object.create(Object.getPrototypeOf(ctx)), ctx) as typeof ctx;
   expect((ctx as unknown as { logger?: unknown }).logger).toBeUndefined();
   expect((copy as unknown as { logger?: unknown }).logger).toBeUndefined();
-  expect(copy.log.context.requestId).toBe('req-1');
+  expect((copy.log as unknown as { context: Record<string, unknown> }).context.requestId).toBe('req-1');
   expect(copy.loaders).toBe(ctx.loaders);
   const derived = derivedContext(ctx, { actor: null, memo: new Map() });
   expect(derived.memo).not.toBe(ctx.memo);
-  expect(derived.log.context.requestId).toBe('req-1');
+  expect((derived.log as unknown as { context: Record<string, unknown> }).context.requestId).toBe('req-1');
 });
