@@ -94,6 +94,65 @@ eta.loadTemplate(
 );
 
 eta.loadTemplate(
+  '@update-password',
+  `<% layout('@layout') %>
+<h1 id="kc-page-title"><%= it.t('updatePasswordTitle') %></h1>
+<% if (it.message) { %><div class="alert" role="alert" id="input-error"><%= it.message %></div><% } %>
+<form id="kc-passwd-update-form" method="post" action="<%= it.formAction %>">
+<input type="text" id="username" name="username" value="<%= it.username %>" autocomplete="username" readonly hidden>
+<label for="password-new"><%= it.t('passwordNew') %></label>
+<input id="password-new" name="password-new" type="password" autocomplete="new-password" required autofocus<%= it.message ? ' aria-invalid=true aria-describedby=input-error' : '' %>>
+<label for="password-confirm"><%= it.t('passwordConfirm') %></label>
+<input id="password-confirm" name="password-confirm" type="password" autocomplete="new-password" required>
+<button type="submit" id="kc-submit"><%= it.t('doSubmit') %></button>
+</form>`,
+);
+
+eta.loadTemplate(
+  '@terms',
+  `<% layout('@layout') %>
+<h1 id="kc-page-title"><%= it.t('termsTitle') %></h1>
+<div id="kc-terms-text"><%= it.t('termsText') %></div>
+<form id="kc-terms-form" method="post" action="<%= it.formAction %>">
+<button type="submit" id="kc-accept" name="accept" value="accept"><%= it.t('doAccept') %></button>
+<button type="submit" id="kc-decline" name="cancel" value="cancel"><%= it.t('doDecline') %></button>
+</form>`,
+);
+
+eta.loadTemplate(
+  '@totp-setup',
+  `<% layout('@layout') %>
+<h1 id="kc-page-title"><%= it.t('loginTotpTitle') %></h1>
+<% if (it.message) { %><div class="alert" role="alert" id="input-error"><%= it.message %></div><% } %>
+<ol>
+<li><p><%= it.t('loginTotpStep1') %></p></li>
+<li><p><%= it.t('loginTotpManualStep') %></p><p><code id="kc-totp-secret-key"><%= it.secret %></code></p>
+<p><%= it.t('loginTotpUri') %> <a id="kc-totp-uri" href="<%= it.uri %>"><%= it.t('loginTotpTitle') %></a></p>
+<ul><li>Type: <%= it.type %></li><li>Algorithm: <%= it.algorithm %></li><li>Digits: <%= it.digits %></li><li>Period: <%= it.period %></li></ul></li>
+<li><p><%= it.t('loginTotpStep3') %></p></li>
+</ol>
+<form id="kc-totp-settings-form" method="post" action="<%= it.formAction %>">
+<label for="totp"><%= it.t('loginTotpOneTime') %></label>
+<input id="totp" name="totp" type="text" inputmode="numeric" autocomplete="one-time-code" required autofocus<%= it.message ? ' aria-invalid=true aria-describedby=input-error' : '' %>>
+<label for="userLabel"><%= it.t('loginTotpDeviceName') %></label>
+<input id="userLabel" name="userLabel" type="text" autocomplete="off">
+<button type="submit" id="saveTOTPBtn"><%= it.t('doSubmit') %></button>
+</form>`,
+);
+
+eta.loadTemplate(
+  '@otp',
+  `<% layout('@layout') %>
+<h1 id="kc-page-title"><%= it.t('loginAccountTitle') %></h1>
+<% if (it.message) { %><div class="alert" role="alert" id="input-error"><%= it.message %></div><% } %>
+<form id="kc-otp-login-form" method="post" action="<%= it.formAction %>">
+<label for="otp"><%= it.t('loginOtpOneTime') %></label>
+<input id="otp" name="otp" type="text" inputmode="numeric" autocomplete="one-time-code" required autofocus<%= it.message ? ' aria-invalid=true aria-describedby=input-error' : '' %>>
+<button type="submit" id="kc-login" name="login"><%= it.t('doLogInOtp') %></button>
+</form>`,
+);
+
+eta.loadTemplate(
   '@form-post',
   `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Submit This Form</title></head>
@@ -164,6 +223,28 @@ export function renderPage(
           heading,
           message: t(p.message.key, ...(p.message.params ?? [])),
           backUrl: p.backUrl,
+        }),
+      };
+    }
+    case 'update-password':
+    case 'terms':
+    case 'totp-setup':
+    case 'otp': {
+      const titles = {
+        'update-password': 'updatePasswordTitle',
+        terms: 'termsTitle',
+        'totp-setup': 'loginTotpTitle',
+        otp: 'loginAccountTitle',
+      };
+      const { page, status, message, ...rest } = p as typeof p & { message?: { key: string; params?: string[] } };
+      return {
+        status: status ?? 200,
+        html: eta.render(`@${page}`, {
+          ...base,
+          ...rest,
+          title: t(titles[page]),
+          message: message ? t(message.key, ...(message.params ?? [])) : undefined,
+          formAction: out.formAction,
         }),
       };
     }

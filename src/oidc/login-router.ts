@@ -173,6 +173,8 @@ export function loginRouter(db: Db, baseUrlOf: (req: express.Request) => string)
   const actions = browser((input, req) => loginAction(db, input, req.method === 'POST' ? flatten(req.body) : undefined));
   r.get('/:realm/login-actions/authenticate', actions);
   r.post('/:realm/login-actions/authenticate', form, actions);
+  r.get('/:realm/login-actions/required-action', actions);
+  r.post('/:realm/login-actions/required-action', form, actions);
 
   const end = browser((input) => logout(db, input, false));
   r.get('/:realm/protocol/openid-connect/logout', end);

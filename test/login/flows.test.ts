@@ -112,19 +112,19 @@ test('a CONDITIONAL sub-flow with conditional-user-role and deny-access stops us
   await w.api.put(R, { ...realm, browserFlow: 'browser' }).expect(204);
 });
 
-test('pending required actions: a page says so, and no code is issued', async () => {
+test('a pending required action this server cannot run yet: a page says so, and no code is issued', async () => {
   await w.api
     .post(`${R}/users`, {
       username: 'dave',
       enabled: true,
-      requiredActions: ['UPDATE_PASSWORD'],
+      requiredActions: ['VERIFY_EMAIL'],
       credentials: [{ type: 'password', value: 'pw' }],
     })
     .expect(201);
   const res = await signIn(new Jar(), w.authUrl(), 'dave', 'pw');
   expect(res.status).toBe(403);
   expect(res.headers.get('location')).toBeNull();
-  expect(await res.text()).toMatch(/update your password/);
+  expect(await res.text()).toMatch(/verify your email/);
 });
 
 test("localized texts: the realm's own texts in the locale ui_locales asks for, English otherwise; display name escaped", async () => {

@@ -71,7 +71,8 @@ export async function findAuthSession(db: Db, realm: RealmModel, rootId: string,
   return row.expires >= nowSeconds() ? row : null;
 }
 
-export const dataOf = (row: AuthSessionModel): AuthSessionData => row.data as unknown as AuthSessionData;
+/** A mutable copy of the session's state (a JSON column's value may be shared and frozen). */
+export const dataOf = (row: AuthSessionModel): AuthSessionData => structuredClone(row.data) as unknown as AuthSessionData;
 
 /**
  * Saves the session's progress with a new session code (the previous page's form is then stale) and a

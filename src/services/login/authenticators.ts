@@ -7,6 +7,7 @@ import type { UserModel } from '../../db/models/user';
 import { lockoutOf, recordLoginFailure, recordLoginSuccess } from '../sessions/brute-force';
 import { hashSettings } from '../users/password-policy';
 import type { Authenticator, Condition, LoginContext, Outcome, Page, Registry } from './flow-engine';
+import { verifyUserOtp } from './otp';
 import { ssoFromCookie } from './sso';
 
 /**
@@ -180,6 +181,48 @@ const passwordForm: Authenticator = {
   },
 };
 
+/**
+ * auth-otp-form: a code of one of the user's OTP credentials (field `otp`). A user without one gets
+ * CONFIGURE_TOTP (Keycloak's setRequiredActions) and the step is passed; a wrong code counts as a
+ * login failure for brute-force detection.
+ */
+const otpForm: Authenticator = {
+  requiresUser: true,
+  async authenticate(ctx, exec) {
+    const user = ctx.user as UserModel;
+    if (!(await hasCredential(ctx, user, 'otp'))) {
+      await ctx.db.models.UserRequiredAction.bulkCreate([{ userId: user.id, requiredAction: 'CONFIGURE_TOTP' }], {
+        ignoreDuplicates: true,
+      });
+      return { kind: 'success' };
+    }
+    return { kind: 'challenge', page: { page: 'otp', executionId: exec.id } };
+  },
+  async action(ctx, exec) {
+    const { db, realm, ev } = ctx;
+    const user = ctx.user as UserModel;
+    ev.userId = user.id;
+    ev.detail('username', user.username);
+    const again = (key: string, error: string): Outcome => ({
+      kind: 'failure',
+      error,
+      page: { page: 'otp', executionId: exec.id, message: { key }, status: 401 },
+    });
+    if (await lockoutOf(db, realm, user)) {
+      await ev.error('user_temporarily_disabled');
+      return again('invalidTotpMessage', 'user_temporarily_disabled');
+    }
+    const code = field(ctx, 'otp').trim();
+    if (!code || !(await verifyUserOtp(db, realm, user.id, code))) {
+      await recordLoginFailure(db, realm, user, ctx.ipAddress, ctx.client.clientId);
+      await ev.error('invalid_user_credentials');
+      return again(code ? 'invalidTotpMessage' : 'missingTotpMessage', 'invalid_user_credentials');
+    }
+    await recordLoginSuccess(db, realm, user);
+    return { kind: 'success' };
+  },
+};
+
 /** identity-provider-redirector: no identity brokering yet, so never applicable. */
 const idpRedirector: Authenticator = {
   async authenticate() {
@@ -206,7 +249,7 @@ const allowAccess: Authenticator = {
   },
 };
 
-/** Credential types of authenticators this server cannot run yet, for conditional-user-configured. */
+/** Credential types of authenticators, for conditional-user-configured. */
 const CREDENTIAL_OF: Record<string, string> = {
   'auth-otp-form': 'otp',
   'webauthn-authenticator': 'webauthn',
@@ -277,6 +320,7 @@ const AUTHENTICATORS: Record<string, Authenticator> = {
   'auth-username-password-form': usernamePasswordForm,
   'auth-username-form': usernameForm,
   'auth-password-form': passwordForm,
+  'auth-otp-form': otpForm,
   'identity-provider-redirector': idpRedirector,
   'deny-access-authenticator': denyAccess,
   'allow-access-authenticator': allowAccess,

@@ -30,6 +30,7 @@ export type Page =
       message?: Message;
       status?: number;
     }
+  | { page: 'otp'; executionId: string; message?: Message; status?: number }
   | { page: 'error'; status: number; message: Message };
 
 /** The result of one authenticator call. */
@@ -241,7 +242,7 @@ export class FlowRun {
         return outcome.page;
       case 'failure':
         // A failure with a page (the form again, with its message) waits for the next attempt.
-        if (outcome.page?.page === 'login') {
+        if (outcome.page && 'executionId' in outcome.page) {
           this.setStatus(e, 'CHALLENGED');
           return outcome.page;
         }

@@ -8,11 +8,21 @@ import type { RealmModel } from '../../db/models/realm';
 import { createSession, removeSessions, touchSession } from '../sessions/session-store';
 import { publicRealm } from '../tokens/oidc-metadata';
 import { TokenEvent } from '../tokens/token-events';
-import { createAuthSession, dataOf, findAuthSession, issueCode, loginLifespan, removeAuthSession, saveAuthSession } from './auth-sessions';
+import {
+  createAuthSession,
+  dataOf,
+  findAuthSession,
+  issueCode,
+  loginLifespan,
+  removeAuthSession,
+  saveAuthSession,
+  userActionLifespan,
+} from './auth-sessions';
 import { type AuthRequest, checkAuthorizationRequest, type Message, type ResponseMode } from './authorize';
 import { BROWSER_REGISTRY } from './authenticators';
 import { FlowError, type FlowResult, FlowRun, type LoginContext, type Page } from './flow-engine';
 import { chooseLocale, REQUIRED_ACTION_TEXTS, supportedLocales, textsFor } from './messages';
+import { type ActionPage, completeRequiredAction, nextRequiredAction } from './required-actions';
 import { identityCookieValue, sessionCookieValue, ssoFromCookie } from './sso';
 
 /**
@@ -40,7 +50,11 @@ export type BrowserResponse = (
 /** A page that only informs (required actions pending, logged out, logout confirmation). */
 export type InfoPage =
   | { page: 'info'; status: number; title: Message; message: Message; backUrl?: string }
-  | { page: 'logout-confirm'; status: number; action: string; fields: Record<string, string> };
+  | { page: 'logout-confirm'; status: number; action: string; fields: Record<string, string> }
+  | ActionPage;
+
+/** Note of an authentication session whose flow succeeded and that now runs the user's required actions. */
+const FLOW_DONE = 'FLOW_DONE';
 
 /** The parts of a browser request the login reads. */
 export interface BrowserRequest {
@@ -233,6 +247,12 @@ async function runLogin(
     await ev.error('invalid_flow');
     return page({ page: 'error', status: 500, message: { key: 'internalServerErrorMessage' } });
   }
+  if (data.notes[FLOW_DONE] && user) {
+    // Authenticated already: only the required actions are left (a cookie login keeps its SSO session).
+    const sso = data.notes.SSO_SESSION ? await ssoFromCookie(db, realm, req.cookies.KEYCLOAK_IDENTITY) : null;
+    if (sso && sso.session.id === data.notes.SSO_SESSION && sso.user.id === user.id) ctx.userSession = sso.session;
+    return completeLogin(ctx, req, passive, toClient, page, action);
+  }
   let result: FlowResult;
   try {
     const run = await FlowRun.load(ctx, BROWSER_REGISTRY);
@@ -253,7 +273,7 @@ async function runLogin(
     await saveAuthSession(db, authSession, loginLifespan(realm), data);
     const q = new URLSearchParams({
       session_code: authSession.sessionCode,
-      execution: result.page.page === 'login' ? result.page.executionId : '',
+      execution: 'executionId' in result.page ? result.page.executionId : '',
       client_id: client.clientId,
       tab_id: authSession.id,
     });
@@ -266,12 +286,12 @@ async function runLogin(
     if (passive) return toClient('login_required');
     return page({ page: 'error', status: 401, message: { key: 'invalidUserMessage' } });
   }
-  return completeLogin(ctx, req, passive, toClient, page);
+  return completeLogin(ctx, req, passive, toClient, page, undefined);
 }
 
 /**
- * A successful flow: pending required actions stop the login (this slice cannot run them); otherwise
- * the user session (the SSO session the cookie brought, or a new one), the LOGIN event, the SSO
+ * A successful flow: the user's required actions run first, one page each (an enabled one this server
+ * cannot run stops the login with a page naming it); then the user session (the SSO session the cookie brought, or a new one), the LOGIN event, the SSO
  * cookies and the authorization response with a one-time code.
  */
 async function completeLogin(
@@ -280,23 +300,53 @@ async function completeLogin(
   passive: boolean,
   toClient: (error: string, description?: string) => Promise<BrowserResponse>,
   page: (p: Page | InfoPage) => Promise<BrowserResponse>,
+  action: { executionId: string; form: Record<string, string> } | undefined,
 ): Promise<BrowserResponse> {
-  const { db, realm, client, request, ev, authSession } = ctx;
+  const { db, realm, client, request, ev, authSession, data } = ctx;
   const user = ctx.user as NonNullable<LoginContext['user']>;
   ev.userId = user.id;
   ev.detail('username', user.username);
-  const pending = await db.models.UserRequiredAction.findAll({ where: { userId: user.id }, attributes: ['requiredAction'] });
-  if (pending.length) {
-    await ev.error('resolve_required_actions');
-    if (passive) return toClient('interaction_required');
-    await removeAuthSession(db, authSession.id);
-    const list = pending.map((p) => REQUIRED_ACTION_TEXTS[p.requiredAction] ?? p.requiredAction).join(', ');
-    return page({
-      page: 'info',
-      status: 403,
-      title: { key: 'requiredActionsPendingTitle' },
-      message: { key: 'requiredActionsPendingMessage', params: [list] },
-    });
+  let posted = action;
+  for (let next = await nextRequiredAction(ctx); next; next = await nextRequiredAction(ctx)) {
+    if (passive) {
+      await ev.error('interaction_required');
+      return toClient('interaction_required');
+    }
+    if (!next.impl) {
+      await ev.error('resolve_required_actions');
+      await removeAuthSession(db, authSession.id);
+      const text = REQUIRED_ACTION_TEXTS[next.alias] ?? next.alias;
+      return page({
+        page: 'info',
+        status: 403,
+        title: { key: 'requiredActionsPendingTitle' },
+        message: { key: 'requiredActionsPendingMessage', params: [text] },
+      });
+    }
+    const outcome =
+      posted && posted.executionId === next.alias
+        ? await next.impl.process(ctx, next.alias, posted.form)
+        : { kind: 'challenge' as const, page: await next.impl.challenge(ctx, next.alias) };
+    posted = undefined;
+    if (outcome.kind === 'failure') {
+      // Keycloak: a failed required action is a denied consent, access_denied to the client.
+      await ev.error(outcome.error);
+      return toClient('access_denied');
+    }
+    if (outcome.kind === 'challenge') {
+      data.notes[FLOW_DONE] = 'true';
+      authSession.userId = user.id;
+      await saveAuthSession(db, authSession, userActionLifespan(realm), data);
+      const q = new URLSearchParams({
+        session_code: authSession.sessionCode,
+        execution: next.alias,
+        client_id: client.clientId,
+        tab_id: authSession.id,
+      });
+      const out = await page(outcome.page);
+      return { ...out, formAction: `${issuerOf(req.baseUrl, realm.name)}/login-actions/required-action?${q}` } as BrowserResponse;
+    }
+    await completeRequiredAction(ctx, next.alias);
   }
   let session: UserSessionModel | undefined = ctx.userSession;
   if (session) await touchSession(db, session, client.id);

@@ -1,3 +1,4 @@
+import { PASSWORD_POLICY_MESSAGES } from '../users/password-policy';
 import type { Db } from '../../db';
 import type { RealmModel } from '../../db/models/realm';
 
@@ -46,6 +47,28 @@ export const ENGLISH: Record<string, string> = {
   loggedOutTitle: 'You are logged out',
   loggedOutMessage: 'You are logged out.',
   languageLabel: 'Language',
+  updatePasswordTitle: 'Update password',
+  passwordNew: 'New password',
+  passwordConfirm: 'Confirm password',
+  doSubmit: 'Submit',
+  doAccept: 'Accept',
+  doDecline: 'Decline',
+  missingPasswordMessage: 'Please specify password.',
+  notMatchPasswordMessage: "Passwords don't match.",
+  termsTitle: 'Terms and Conditions',
+  termsText: 'Terms and conditions to be defined',
+  loginTotpTitle: 'Mobile Authenticator Setup',
+  loginTotpStep1: 'Install an authenticator application on your mobile (FreeOTP, Google Authenticator, Microsoft Authenticator ...).',
+  loginTotpManualStep: 'Enter this key in the application:',
+  loginTotpUri: 'Or open this link on the device:',
+  loginTotpStep3: 'Enter the one-time code provided by the application.',
+  loginTotpOneTime: 'One-time code',
+  loginTotpDeviceName: 'Device Name',
+  loginOtpOneTime: 'One-time code',
+  doLogInOtp: 'Sign in',
+  missingTotpMessage: 'Please specify authenticator code.',
+  invalidTotpMessage: 'Invalid authenticator code.',
+  ...PASSWORD_POLICY_MESSAGES,
 };
 
 /** Keycloak's required action ids as a user reads them. */

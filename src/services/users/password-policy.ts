@@ -128,7 +128,7 @@ export function passwordExpired(realm: RealmModel, createdDate: number, now: num
   return days > 0 && createdDate + days * 86_400_000 < now;
 }
 
-const MESSAGES: Record<string, string> = {
+export const PASSWORD_POLICY_MESSAGES: Record<string, string> = {
   invalidPasswordMinLengthMessage: 'Invalid password: minimum length {0}.',
   invalidPasswordMaxLengthMessage: 'Invalid password: maximum length {0}.',
   invalidPasswordMinDigitsMessage: 'Invalid password: must contain at least {0} numerical digits.',
@@ -144,8 +144,10 @@ const MESSAGES: Record<string, string> = {
 };
 
 /** Keycloak's 400 for a policy violation: `{"error": <message key>, "error_description": <text>}`. */
-export function policyError(key: string, param?: unknown): HttpError {
-  return errorB(400, key, (MESSAGES[key] ?? key).replace('{0}', String(param ?? '')));
+export function policyError(key: string, param?: unknown): HttpError & { policyParam: string } {
+  const err = errorB(400, key, (PASSWORD_POLICY_MESSAGES[key] ?? key).replace('{0}', String(param ?? '')));
+  // The login page shows the message in the page's locale: it needs the key and the parameter apart.
+  return Object.assign(err, { policyParam: String(param ?? '') });
 }
 
 const count = (s: string, re: RegExp) => [...s].filter((c) => re.test(c)).length;
@@ -158,7 +160,12 @@ export interface PasswordSubject {
 }
 
 /** The first violated rule of the realm's policy as Keycloak's 400, or null when the password passes. */
-export async function checkPasswordPolicy(db: Db, realm: RealmModel, who: PasswordSubject, password: string): Promise<HttpError | null> {
+export async function checkPasswordPolicy(
+  db: Db,
+  realm: RealmModel,
+  who: PasswordSubject,
+  password: string,
+): Promise<(HttpError & { policyParam: string }) | null> {
   for (const { id, value } of realmPolicy(realm)) {
     const n = value as number;
     const lower = password.toLowerCase();

@@ -1,0 +1,236 @@
+import { hashPassword } from '../../auth/passwords';
+import { clock, nowSeconds } from '../../core/clock';
+import { orderedUuid } from '../users/users-input';
+import { storeCredentialRows } from '../users/password-history';
+import { checkPasswordPolicy, hashSettings, passwordExpired } from '../users/password-policy';
+import { TokenEvent } from '../tokens/token-events';
+import type { Message } from './authorize';
+import type { LoginContext } from './flow-engine';
+import { checkOtp, encodedSecret, newOtpSecret, type OtpData, otpPolicy, otpUri } from './otp';
+
+/**
+ * Required actions run after the flow authenticated the user and before the code is issued
+ * (Keycloak's AuthenticationManager.nextRequiredAction / executionActions): the user's pending
+ * actions that the realm has enabled, in the realm's order (priority, then name); an action the realm
+ * lacks, disables, or this server does not implement is skipped. Each is a page (GET shows it, POST
+ * processes it) in the same authentication session. A success removes the action from the user; a
+ * failure (terms declined) ends the login with `access_denied` to the client.
+ */
+
+/** The pages of the required actions. */
+export type ActionPage =
+  | { page: 'update-password'; executionId: string; status?: number; message?: Message; username: string }
+  | { page: 'terms'; executionId: string; status?: number }
+  | {
+      page: 'totp-setup';
+      executionId: string;
+      status?: number;
+      message?: Message;
+      secret: string;
+      uri: string;
+      digits: number;
+      period: number;
+      algorithm: string;
+      type: string;
+    };
+
+export type ActionOutcome = { kind: 'success' } | { kind: 'challenge'; page: ActionPage } | { kind: 'failure'; error: string };
+
+interface RequiredActionImpl {
+  challenge(ctx: LoginContext, alias: string): Promise<ActionPage>;
+  process(ctx: LoginContext, alias: string, form: Record<string, string>): Promise<ActionOutcome>;
+}
+
+const field = (form: Record<string, string>, name: string) => (typeof form[name] === 'string' ? form[name] : '');
+
+const userEvent = (ctx: LoginContext, type: 'UPDATE_PASSWORD' | 'UPDATE_CREDENTIAL' | 'UPDATE_TOTP', credentialType: string) => {
+  const ev = new TokenEvent(ctx.db, ctx.realm, type, ctx.ipAddress);
+  ev.clientId = ctx.client.clientId;
+  ev.userId = ctx.user?.id ?? null;
+  ev.detail('username', ctx.user?.username).detail('credential_type', credentialType);
+  return ev;
+};
+
+/** UPDATE_PASSWORD: password-new and password-confirm, the realm's policy (history included), the realm's hash. */
+const updatePassword: RequiredActionImpl = {
+  async challenge(ctx, alias) {
+    return { page: 'update-password', executionId: alias, username: ctx.user?.username ?? '' };
+  },
+  async process(ctx, alias, form) {
+    const user = ctx.user as NonNullable<LoginContext['user']>;
+    const again = (message: Message, status = 400): ActionOutcome => ({
+      kind: 'challenge',
+      page: { page: 'update-password', executionId: alias, username: user.username, message, status },
+    });
+    const fail = userEvent(ctx, 'UPDATE_PASSWORD', 'password');
+    const password = field(form, 'password-new');
+    if (!password) {
+      await fail.error('password_missing');
+      return again({ key: 'missingPasswordMessage' });
+    }
+    if (password !== field(form, 'password-confirm')) {
+      await fail.error('password_confirm_error');
+      return again({ key: 'notMatchPasswordMessage' });
+    }
+    const violation = await checkPasswordPolicy(
+      ctx.db,
+      ctx.realm,
+      { userId: user.id, username: user.username, email: user.email },
+      password,
+    );
+    if (violation) {
+      fail.detail('reason', String(violation.body.error_description ?? ''));
+      await fail.error('password_rejected');
+      return again({ key: String(violation.body.error), params: [violation.policyParam] });
+    }
+    const { algorithm, iterations } = hashSettings(ctx.realm);
+    const secret = await hashPassword(password, algorithm, iterations);
+    await ctx.db.transaction(async () => {
+      const row = { id: orderedUuid(), type: 'password', userLabel: null, priority: 10, createdDate: clock.now(), ...secret };
+      await storeCredentialRows(ctx.db, ctx.realm, user.id, [row]);
+    });
+    // Keycloak 26 records both: the deprecated UPDATE_PASSWORD and UPDATE_CREDENTIAL (credential_type=password).
+    await userEvent(ctx, 'UPDATE_PASSWORD', 'password').success();
+    await userEvent(ctx, 'UPDATE_CREDENTIAL', 'password').success();
+    return { kind: 'success' };
+  },
+};
+
+/** TERMS_AND_CONDITIONS: `accept` records the time in the user's terms_and_conditions attribute; `cancel` ends the login. */
+const terms: RequiredActionImpl = {
+  async challenge(_ctx, alias) {
+    return { page: 'terms', executionId: alias };
+  },
+  async process(ctx, alias, form) {
+    const user = ctx.user as NonNullable<LoginContext['user']>;
+    const { UserAttribute } = ctx.db.models;
+    await UserAttribute.destroy({ where: { userId: user.id, name: 'terms_and_conditions' } });
+    if ('cancel' in form) return { kind: 'failure', error: 'rejected_by_user' };
+    if (!('accept' in form)) return { kind: 'challenge', page: { page: 'terms', executionId: alias } };
+    await UserAttribute.create({ id: orderedUuid(), userId: user.id, name: 'terms_and_conditions', value: String(nowSeconds()) });
+    return { kind: 'success' };
+  },
+};
+
+const SETUP_SECRET = 'TOTP_SECRET';
+
+function totpPage(ctx: LoginContext, alias: string, message?: Message): ActionPage {
+  const policy = otpPolicy(ctx.realm);
+  let value = ctx.data.notes[SETUP_SECRET];
+  if (!value) {
+    value = newOtpSecret();
+    ctx.data.notes[SETUP_SECRET] = value;
+  }
+  const data: OtpData = {
+    subType: policy.type,
+    digits: policy.digits,
+    counter: policy.initialCounter,
+    period: policy.period,
+    algorithm: policy.algorithm,
+  };
+  const realmName =
+    typeof ctx.realm.settings.displayName === 'string' && ctx.realm.settings.displayName ? ctx.realm.settings.displayName : ctx.realm.name;
+  return {
+    page: 'totp-setup',
+    executionId: alias,
+    secret: encodedSecret(value),
+    uri: otpUri(value, data, realmName, ctx.user?.username ?? ''),
+    digits: policy.digits,
+    period: policy.period,
+    algorithm: policy.algorithm,
+    type: policy.type,
+    ...(message ? { message, status: 400 } : {}),
+  };
+}
+
+/**
+ * CONFIGURE_TOTP: a secret kept in the authentication session (never in the form), shown base32 and
+ * as an otpauth:// URI; a code from the application proves the set-up and stores an `otp` credential.
+ */
+const configureTotp: RequiredActionImpl = {
+  async challenge(ctx, alias) {
+    return totpPage(ctx, alias);
+  },
+  async process(ctx, alias, form) {
+    const user = ctx.user as NonNullable<LoginContext['user']>;
+    const value = ctx.data.notes[SETUP_SECRET];
+    const code = field(form, 'totp').trim();
+    const fail = userEvent(ctx, 'UPDATE_TOTP', 'otp');
+    if (!value) return { kind: 'challenge', page: totpPage(ctx, alias) };
+    if (!code) {
+      await fail.error('invalid_totp');
+      return { kind: 'challenge', page: totpPage(ctx, alias, { key: 'missingTotpMessage' }) };
+    }
+    const policy = otpPolicy(ctx.realm);
+    const data: OtpData = {
+      subType: policy.type,
+      digits: policy.digits,
+      counter: policy.initialCounter,
+      period: policy.period,
+      algorithm: policy.algorithm,
+    };
+    const next = checkOtp(value, data, code, policy.lookAheadWindow);
+    if (next === null) {
+      await fail.error('invalid_totp');
+      return { kind: 'challenge', page: totpPage(ctx, alias, { key: 'invalidTotpMessage' }) };
+    }
+    const label = field(form, 'userLabel').trim().slice(0, 255) || null;
+    await ctx.db.models.Credential.create({
+      id: orderedUuid(),
+      userId: user.id,
+      type: 'otp',
+      userLabel: label,
+      priority: 20,
+      createdDate: clock.now(),
+      secretData: JSON.stringify({ value }),
+      credentialData: JSON.stringify({ ...data, counter: next }),
+    });
+    delete ctx.data.notes[SETUP_SECRET];
+    await userEvent(ctx, 'UPDATE_TOTP', 'otp').success();
+    await userEvent(ctx, 'UPDATE_CREDENTIAL', 'otp').success();
+    return { kind: 'success' };
+  },
+};
+
+const IMPLEMENTED: Record<string, RequiredActionImpl> = {
+  UPDATE_PASSWORD: updatePassword,
+  TERMS_AND_CONDITIONS: terms,
+  CONFIGURE_TOTP: configureTotp,
+};
+
+/**
+ * The realm's triggers (Keycloak's evaluateTriggers): an expired password (passwordExpiration policy)
+ * adds UPDATE_PASSWORD when that action is enabled.
+ */
+async function evaluateTriggers(ctx: LoginContext, enabled: Set<string>): Promise<void> {
+  const user = ctx.user as NonNullable<LoginContext['user']>;
+  if (!enabled.has('UPDATE_PASSWORD')) return;
+  const password = await ctx.db.models.Credential.findOne({ where: { userId: user.id, type: 'password' }, attributes: ['createdDate'] });
+  if (password && passwordExpired(ctx.realm, Number(password.createdDate), clock.now())) {
+    await ctx.db.models.UserRequiredAction.bulkCreate([{ userId: user.id, requiredAction: 'UPDATE_PASSWORD' }], { ignoreDuplicates: true });
+  }
+}
+
+/** The next required action the user must complete (its alias and implementation, when this server has one), or undefined. */
+export async function nextRequiredAction(ctx: LoginContext): Promise<{ alias: string; impl?: RequiredActionImpl } | undefined> {
+  const { db, realm } = ctx;
+  const user = ctx.user as NonNullable<LoginContext['user']>;
+  const defs = (await db.models.RequiredAction.findAll({ where: { realmId: realm.id } }))
+    .filter((d) => d.enabled)
+    .sort((a, b) => a.priority - b.priority || a.name.toLowerCase().localeCompare(b.name.toLowerCase()));
+  await evaluateTriggers(ctx, new Set(defs.map((d) => d.providerId)));
+  const pending = new Set((await db.models.UserRequiredAction.findAll({ where: { userId: user.id } })).map((r) => r.requiredAction));
+  for (const d of defs) {
+    if (!pending.has(d.alias)) continue;
+    // An enabled action this server cannot run yet (VERIFY_EMAIL ...) stops the login: skipping it would bypass it.
+    return { alias: d.alias, impl: IMPLEMENTED[d.providerId] };
+  }
+  return undefined;
+}
+
+/** Removes a completed action from the user. */
+export async function completeRequiredAction(ctx: LoginContext, alias: string): Promise<void> {
+  await ctx.db.models.UserRequiredAction.destroy({
+    where: { userId: (ctx.user as NonNullable<LoginContext['user']>).id, requiredAction: alias },
+  });
+}
