@@ -1,3 +1,4 @@
+import { clock } from '../../src/core/clock';
 import { exchange, formAction, Jar, type LoginWorld, loginWorld, pageError, redirectParams, signIn } from './browser-client';
 
 /**
@@ -132,4 +133,24 @@ test('several actions run in the realm order; a disabled one is skipped; prompt=
   await setEnabled('TERMS_AND_CONDITIONS', false);
   const skipped = await signIn(new Jar(), w.authUrl(), 'alice', 'third333');
   expect(redirectParams(skipped).get('code')).toBeTruthy();
+});
+
+test('an expired password (forceExpiredPasswordChange) asks for a new one before the code', async () => {
+  await setActions([]);
+  const realm = (await w.api.get(R).expect(200)).body;
+  await w.api.put(R, { ...realm, passwordPolicy: 'length(8) and forceExpiredPasswordChange(1)' }).expect(204);
+  const real = clock.now;
+  clock.now = () => real() + 2 * 86_400_000;
+  try {
+    const jar = new Jar();
+    const html = await (await signIn(jar, w.authUrl(), 'alice', 'third333')).text();
+    expect(html).toContain('name="password-new"');
+    const res = await jar.post(formAction(html), { 'password-new': 'fourth444', 'password-confirm': 'fourth444' });
+    expect(redirectParams(res).get('code')).toBeTruthy();
+    expect(redirectParams(await signIn(new Jar(), w.authUrl(), 'alice', 'fourth444')).get('code')).toBeTruthy();
+  } finally {
+    clock.now = real; // the admin token must not have expired for the checks below
+  }
+  expect(await actionsOf()).toEqual([]);
+  await w.api.put(R, realm).expect(204);
 });
