@@ -23,8 +23,19 @@ test('attribute reads, custom getters, raw and plain reads answer as Sequelize d
   expect(typeof client.settings).toBe('object');
   const raw = (client as unknown as { get(k: string, o: { raw: boolean }): unknown }).get('settings', { raw: true });
   expect(client.get('settings')).toEqual(JSON.parse(raw as string));
-  // A fresh object per read, as the getter has always given.
-  expect(client.settings).not.toBe(client.settings);
+  // Parsed once per stored text and shared by the reads, frozen; assigning a new value stores new text.
+  const settings = client.settings;
+  expect(client.settings).toBe(settings);
+  expect(Object.isFrozen(settings) && Object.isFrozen(settings.attributes)).toBe(true);
+  expect(() => {
+    (settings as Record<string, unknown>).consentRequired = true;
+  }).toThrow(TypeError);
+  client.settings = { ...settings, consentRequired: true };
+  expect(client.settings).not.toBe(settings);
+  expect(client.settings.consentRequired).toBe(true);
+  expect(
+    JSON.parse((client as unknown as { get(k: string, o: { raw: boolean }): string }).get('settings', { raw: true })).consentRequired,
+  ).toBe(true);
   const plain = client.get({ plain: true }) as Record<string, unknown>;
   expect(plain.clientId).toBe('admin-cli');
   expect(typeof plain.settings).toBe('object');
