@@ -42,6 +42,9 @@ export async function realmWithVersion(db: Db, name: string): Promise<VersionedR
   if (!realm) return null;
   const version = realm.getDataValue('cacheVersion' as 'id');
   realm.cacheVersion = version === null || version === undefined ? -1 : Number(version);
+  // Known under this version: the cached model, whose settings are parsed once (the row read is the same).
+  const known = realm.cacheVersion >= 0 ? cachedRealm(name, realm.cacheVersion) : undefined;
+  if (known) return known;
   remember(realm, realm.cacheVersion);
   return realm;
 }
