@@ -169,8 +169,11 @@ describe('import-config and export', () => {
     const res = await api.post(`${base}/import-config`, { providerId: 'oidc', fromUrl: url });
     expect(res.status).toBe(200);
     const oidc = 'http://localhost:8080/realms/master/protocol/openid-connect';
-    // idserver's own discovery document has no authorization endpoint yet (no browser login).
+    // idserver's own discovery document: another idserver (or Keycloak) realm can be its identity provider.
     expect(res.body).toEqual({
+      authorizationUrl: `${oidc}/auth`,
+      userInfoUrl: `${oidc}/userinfo`,
+      logoutUrl: `${oidc}/logout`,
       tokenUrl: `${oidc}/token`,
       issuer: 'http://localhost:8080/realms/master',
       jwksUrl: `${oidc}/certs`,
