@@ -9,7 +9,7 @@ import {
 } from '../../src/services/authentication/configs';
 import { getRequiredActionConfigDescription, listUnregisteredRequiredActions } from '../../src/services/authentication/required-actions';
 import { resolveRealm } from '../../src/services/realms/realms';
-import { ConfigProperty as ConfigProperty } from '../clients/registration-types';
+import { ConfigProperty } from '../clients/registration-types';
 import { Realm } from '../realms/types';
 import { type InRealm, type Rep, realmOf } from '../types/common';
 
