@@ -96,6 +96,15 @@ const updatePassword: RequiredActionImpl = {
   },
 };
 
+/** A new credential's OTP data under the realm's policy (the counter starts at the policy's initial counter). */
+const newOtpData = (policy: ReturnType<typeof otpPolicy>): OtpData => ({
+  subType: policy.type,
+  digits: policy.digits,
+  counter: policy.initialCounter,
+  period: policy.period,
+  algorithm: policy.algorithm,
+});
+
 /** TERMS_AND_CONDITIONS: `accept` records the time in the user's terms_and_conditions attribute; `cancel` ends the login. */
 const terms: RequiredActionImpl = {
   async challenge(_ctx, alias) {
@@ -121,13 +130,7 @@ function totpPage(ctx: LoginContext, alias: string, message?: Message): ActionPa
     value = newOtpSecret();
     ctx.data.notes[SETUP_SECRET] = value;
   }
-  const data: OtpData = {
-    subType: policy.type,
-    digits: policy.digits,
-    counter: policy.initialCounter,
-    period: policy.period,
-    algorithm: policy.algorithm,
-  };
+  const data = newOtpData(policy);
   const realmName =
     typeof ctx.realm.settings.displayName === 'string' && ctx.realm.settings.displayName ? ctx.realm.settings.displayName : ctx.realm.name;
   return {
@@ -162,13 +165,7 @@ const configureTotp: RequiredActionImpl = {
       return { kind: 'challenge', page: totpPage(ctx, alias, { key: 'missingTotpMessage' }) };
     }
     const policy = otpPolicy(ctx.realm);
-    const data: OtpData = {
-      subType: policy.type,
-      digits: policy.digits,
-      counter: policy.initialCounter,
-      period: policy.period,
-      algorithm: policy.algorithm,
-    };
+    const data = newOtpData(policy);
     const next = checkOtp(value, data, code, policy.lookAheadWindow);
     if (next === null) {
       await fail.error('invalid_totp');
