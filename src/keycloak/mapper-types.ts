@@ -257,8 +257,5 @@ export function configProblem(type: MapperType, config: Record<string, string>):
     if (p.type === 'List' && p.options && !p.options.includes(v))
       return `Invalid value "${v}" for ${p.name}: expected one of ${p.options.join(', ')}`;
   }
-  if (type.id === 'oidc-audience-mapper' && !config['included.client.audience'] && !config['included.custom.audience']) {
-    return 'Either included.client.audience or included.custom.audience must be set';
-  }
   return undefined;
 }
