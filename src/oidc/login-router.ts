@@ -1,3 +1,4 @@
+import { parse as parseCookieHeader } from 'cookie';
 import express, { Router } from 'express';
 import { HttpError } from '../core/errors';
 import { hasBadText } from '../core/input-text';
@@ -20,19 +21,11 @@ const log = getLogger('idserver.oidc.login');
  */
 const COOKIE_NAMES = ['AUTH_SESSION_ID', 'KEYCLOAK_IDENTITY', 'KEYCLOAK_SESSION', 'KEYCLOAK_LOCALE'];
 
+/** The login's cookies of a Cookie header (the first of a repeated name; one that does not decode stays as sent). */
 function parseCookies(header: string | undefined): Record<string, string> {
+  const all = parseCookieHeader(header ?? '');
   const out: Record<string, string> = {};
-  for (const part of (header ?? '').split(';')) {
-    const i = part.indexOf('=');
-    if (i <= 0) continue;
-    const name = part.slice(0, i).trim();
-    if (!COOKIE_NAMES.includes(name) || name in out) continue;
-    try {
-      out[name] = decodeURIComponent(part.slice(i + 1).trim());
-    } catch {
-      // A cookie that does not decode is ignored.
-    }
-  }
+  for (const name of COOKIE_NAMES) if (typeof all[name] === 'string') out[name] = all[name] as string;
   return out;
 }
 
@@ -78,16 +71,16 @@ function securityHeaders(res: express.Response, realm: RealmModel | undefined): 
 }
 
 function setCookies(res: express.Response, out: BrowserResponse, realmName: string, secure: boolean): void {
-  const path = `/realms/${encodeURIComponent(realmName)}/`;
-  const lines = out.cookies.map((c) => {
-    const parts = [`${c.name}=${encodeURIComponent(c.value)}`, `Path=${path}`, 'SameSite=Lax'];
-    if (c.maxAge === 0) parts.push('Max-Age=0', 'Expires=Thu, 01 Jan 1970 00:00:00 GMT');
-    else if (c.maxAge > 0) parts.push(`Max-Age=${c.maxAge}`);
-    if (c.httpOnly) parts.push('HttpOnly');
-    if (secure) parts.push('Secure');
-    return parts.join('; ');
-  });
-  if (lines.length) res.append('Set-Cookie', lines);
+  for (const c of out.cookies) {
+    const options: express.CookieOptions = {
+      path: `/realms/${encodeURIComponent(realmName)}/`,
+      sameSite: 'lax',
+      httpOnly: c.httpOnly,
+      secure,
+    };
+    if (c.maxAge === 0) res.clearCookie(c.name, options);
+    else res.cookie(c.name, c.value, c.maxAge > 0 ? { ...options, maxAge: c.maxAge * 1000 } : options);
+  }
 }
 
 /** Sends what the service decided: a page, a redirect (302) or the form_post page. */
