@@ -35,6 +35,7 @@ import { userEmailsRouter } from './events/user-emails';
 import { authenticationRouter } from './authentication/authentication';
 import { requiredActionsRouter } from './authentication/required-actions';
 import { identityProvidersRouter } from './identity-providers/identity-providers';
+import { organizationsRouter } from './organizations/organizations';
 import { clientPoliciesRouter } from './clients/client-policies';
 import { localizationRouter } from './realms/localization';
 import { partialImportExportRouter } from './import-export/partial-import-export';
@@ -170,6 +171,7 @@ export function adminRouter(db: Db, baseUrlOf: (req: Request) => string): Router
   perRealm.use('/attack-detection/brute-force', attackDetectionRouter);
   perRealm.use('/client-description-converter', clientDescriptionRouter);
   perRealm.use('/identity-provider', identityProvidersRouter);
+  perRealm.use('/organizations', organizationsRouter);
   perRealm.use('/components', componentsRouter);
   perRealm.use('/keys', keysRouter);
   perRealm.use('/events', eventsRouter);

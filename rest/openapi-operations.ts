@@ -105,6 +105,7 @@ export const QUERY_PARAMS = {
   lastName: { type: 'string', description: 'Filter by last name.' },
   lifespan: { type: 'int32', description: 'Lifetime of the link, in seconds.' },
   max: { type: 'int32', description: 'Maximum number of results (paging).' },
+  membershipType: { type: 'string', description: 'MANAGED or UNMANAGED membership of an organization.' },
   name: { type: 'string', description: 'Filter by name.' },
   operationTypes: { type: 'string[]', description: 'Operation types (CREATE, UPDATE, DELETE, ACTION); repeatable.' },
   parent: { type: 'string', description: 'Id of the parent component.' },
@@ -824,6 +825,42 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   'GET /admin/realms/:realm/identity-provider/instances/:alias/mappers/:id': { res: 'IdentityProviderMapperRepresentation' },
   'PUT /admin/realms/:realm/identity-provider/instances/:alias/mappers/:id': { body: 'IdentityProviderMapperRepresentation', res: 'none' },
   'DELETE /admin/realms/:realm/identity-provider/instances/:alias/mappers/:id': { res: 'none' },
+  'GET /admin/realms/:realm/organizations': {
+    query: ['search', 'q', 'exact', 'first', 'max', 'briefRepresentation'],
+    res: 'OrganizationRepresentation[]',
+  },
+  'POST /admin/realms/:realm/organizations': { body: 'OrganizationRepresentation', res: 'created' },
+  'GET /admin/realms/:realm/organizations/count': { query: ['search', 'q', 'exact'], res: 'integer' },
+  'GET /admin/realms/:realm/organizations/members/:userId/organizations': {
+    query: ['briefRepresentation'],
+    res: 'OrganizationRepresentation[]',
+  },
+  'GET /admin/realms/:realm/organizations/:id': { res: 'OrganizationRepresentation' },
+  'PUT /admin/realms/:realm/organizations/:id': { body: 'OrganizationRepresentation', res: 'none' },
+  'DELETE /admin/realms/:realm/organizations/:id': { res: 'none' },
+  'POST /admin/realms/:realm/organizations/:id/members': { body: json('The id of the user, as a JSON string'), res: 'created' },
+  'GET /admin/realms/:realm/organizations/:id/members': {
+    query: ['search', 'exact', 'first', 'max', 'membershipType'],
+    res: json('MemberRepresentation[]: users (UserRepresentation) with `membershipType` MANAGED or UNMANAGED'),
+  },
+  'GET /admin/realms/:realm/organizations/:id/members/count': { res: 'integer' },
+  'POST /admin/realms/:realm/organizations/:id/members/invite-user': { body: 'form', res: 'none' },
+  'POST /admin/realms/:realm/organizations/:id/members/invite-existing-user': { body: 'form', res: 'none' },
+  'GET /admin/realms/:realm/organizations/:id/members/:userId': {
+    res: json('MemberRepresentation: the user (UserRepresentation) with `membershipType`'),
+  },
+  'DELETE /admin/realms/:realm/organizations/:id/members/:userId': { res: 'none' },
+  'GET /admin/realms/:realm/organizations/:id/members/:userId/organizations': {
+    query: ['briefRepresentation'],
+    res: 'OrganizationRepresentation[]',
+  },
+  'POST /admin/realms/:realm/organizations/:id/identity-providers': {
+    body: json('The alias or internal id of the identity provider, as a JSON string'),
+    res: 'none',
+  },
+  'GET /admin/realms/:realm/organizations/:id/identity-providers': { res: 'IdentityProviderRepresentation[]' },
+  'GET /admin/realms/:realm/organizations/:id/identity-providers/:alias': { res: 'IdentityProviderRepresentation' },
+  'DELETE /admin/realms/:realm/organizations/:id/identity-providers/:alias': { res: 'none' },
   'GET /admin/realms/:realm/components': { query: ['parent', 'type', 'name', 'providerId'], res: 'ComponentRepresentation[]' },
   'POST /admin/realms/:realm/components': { body: 'ComponentRepresentation', res: 'created' },
   'GET /admin/realms/:realm/components/:id': { res: 'ComponentRepresentation' },
@@ -986,4 +1023,16 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   },
   'GET /realms/:realm/protocol/openid-connect/certs': { res: json("JSON Web Key Set of the realm's active signing keys") },
   'GET /realms/:realm/.well-known/openid-configuration': { res: json('OpenID Provider Metadata of the realm') },
+  'POST /realms/:realm/clients-registrations/:provider': {
+    body: json('`default`: a ClientRepresentation; `openid-connect`: OIDC client metadata (RFC 7591)'),
+    res: { created: json('The registered client with its secret and registration access token (provider format)') },
+  },
+  'GET /realms/:realm/clients-registrations/:provider/:clientId': {
+    res: json('The client in the provider format (ClientRepresentation or OIDC client metadata)'),
+  },
+  'PUT /realms/:realm/clients-registrations/:provider/:clientId': {
+    body: json('`default`: a ClientRepresentation; `openid-connect`: OIDC client metadata (RFC 7592)'),
+    res: json('The updated client with a new registration access token (provider format)'),
+  },
+  'DELETE /realms/:realm/clients-registrations/:provider/:clientId': { res: 'none' },
 };

@@ -250,6 +250,7 @@ const TAGS: Array<[RegExp, string]> = [
   [/\/scope-mappings(\/|$)/, 'Scope mappings'],
   [/\/protocol-mappers\//, 'Protocol mappers'],
   [/\/attack-detection\//, 'Attack detection'],
+  [/\/organizations(\/|$)/, 'Organizations'],
   [
     /\/(sessions|user-sessions|offline-sessions|session-count|offline-session-count|client-session-stats|logout|logout-all|push-revocation)(\/|$)/,
     'Sessions',

@@ -47,6 +47,13 @@ import {
 } from './models/authorization';
 import { RealmLocalizationModel, initRealmLocalization } from './models/localization';
 import { AuthCodeModel, AuthSessionModel, initLogin } from './models/login';
+import {
+  OrganizationAttributeModel,
+  OrganizationDomainModel,
+  OrganizationMemberModel,
+  OrganizationModel,
+  initOrganizations,
+} from './models/organization';
 import { ClientInitialAccessModel, initClientInitialAccess } from './models/client-initial-access';
 import { AdminEventModel, EventModel, initEvents } from './models/event';
 import { ClientSessionModel, LoginFailureModel, initClientSession, initLoginFailure } from './models/session';
@@ -112,6 +119,10 @@ export const models = {
   AuthzAssociatedPolicy: AuthzAssociatedPolicyModel,
   AuthSession: AuthSessionModel,
   AuthCode: AuthCodeModel,
+  Organization: OrganizationModel,
+  OrganizationDomain: OrganizationDomainModel,
+  OrganizationAttribute: OrganizationAttributeModel,
+  OrganizationMember: OrganizationMemberModel,
 };
 export type Models = typeof models;
 
@@ -337,6 +348,7 @@ export function initModels(sequelize: Sequelize): Models {
     initRealmLocalization,
     initAuthorization,
     initLogin,
+    initOrganizations,
   ]) {
     init(sequelize);
   }

@@ -104,6 +104,22 @@ export const FIELD_DESCRIPTIONS: FieldDescriptions = {
     config: 'Provider settings, a map of strings (e.g. clientId, clientSecret, authorizationUrl, syncMode); secrets read as **********.',
     types: 'Uses the provider supports: USER_AUTHENTICATION, CLIENT_ASSERTION, EXCHANGE_EXTERNAL_TOKEN, JWT_AUTHORIZATION_GRANT.',
   },
+  OrganizationRepresentation: {
+    id: ID,
+    name: 'Name of the organization, unique in the realm (required).',
+    alias: 'Alias of the organization, unique in the realm; defaults to the name and cannot change once set.',
+    enabled: 'Whether the organization is enabled (default true).',
+    description: 'Free text describing the organization.',
+    redirectUrl: 'Where a member is sent after accepting an invitation or registering through it (an http(s) URL).',
+    attributes: 'Custom attributes, each a list of strings; searched with `q=key:value`; only in full representations.',
+    domains: 'Internet domains of the organization; a domain belongs to at most one organization of the realm.',
+    members: `Members (export); ${IGNORED}.`,
+    identityProviders: `Identity providers linked to the organization (export); ${IGNORED}.`,
+  },
+  OrganizationDomainRepresentation: {
+    name: 'The domain name, e.g. example.org.',
+    verified: 'Whether the ownership of the domain was verified (default false).',
+  },
   IdentityProviderMapperRepresentation: {
     id: ID,
     name: 'Name of the mapper, unique per identity provider.',

@@ -36,6 +36,13 @@ const EXPECTED = [
   'scope_policy.policy_id -> resource_server_policy.id CASCADE',
   'associated_policy.policy_id -> resource_server_policy.id CASCADE',
   'associated_policy.associated_policy_id -> resource_server_policy.id CASCADE',
+  // 0020: organizations, gone with their realm; domains, attributes and members with their organization (members also with their user).
+  'organization.realm_id -> realm.id CASCADE',
+  'organization_domain.realm_id -> realm.id CASCADE',
+  'organization_domain.organization_id -> organization.id CASCADE',
+  'organization_attribute.organization_id -> organization.id CASCADE',
+  'organization_member.organization_id -> organization.id CASCADE',
+  'organization_member.user_id -> user_entity.id CASCADE',
   'realm_cache_version.realm_id -> realm.id CASCADE',
   'user_cache_version.user_id -> user_entity.id CASCADE',
   'user_search_name.user_id -> user_entity.id CASCADE',
