@@ -141,6 +141,18 @@ eta.loadTemplate(
 );
 
 eta.loadTemplate(
+  '@verify-email',
+  `<% layout('@layout') %>
+<h1 id="kc-page-title"><%= it.t('emailVerifyTitle') %></h1>
+<% if (it.message) { %><div class="alert" role="alert" id="input-error"><%= it.message %></div><% } %>
+<p id="kc-verify-email-instruction1"><%= it.t('emailVerifyInstruction1', it.email) %></p>
+<form id="kc-verify-email-form" method="post" action="<%= it.formAction %>">
+<p><%= it.t('emailVerifyInstruction2') %></p>
+<button type="submit" id="kc-resend" name="resend" value="resend"><%= it.t('emailVerifyResend') %></button>
+</form>`,
+);
+
+eta.loadTemplate(
   '@otp',
   `<% layout('@layout') %>
 <h1 id="kc-page-title"><%= it.t('loginAccountTitle') %></h1>
@@ -229,11 +241,13 @@ export function renderPage(
     case 'update-password':
     case 'terms':
     case 'totp-setup':
+    case 'verify-email':
     case 'otp': {
       const titles = {
         'update-password': 'updatePasswordTitle',
         terms: 'termsTitle',
         'totp-setup': 'loginTotpTitle',
+        'verify-email': 'emailVerifyTitle',
         otp: 'loginAccountTitle',
       };
       const { page, status, message, ...rest } = p as typeof p & { message?: { key: string; params?: string[] } };

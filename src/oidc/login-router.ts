@@ -8,6 +8,7 @@ import type { RealmModel } from '../db/models/realm';
 import { getLogger } from '../logging';
 import { type BrowserRequest, type BrowserResponse, authorize, loginAction } from '../services/login/login';
 import { logout } from '../services/login/logout';
+import { actionToken } from '../services/login/action-tokens';
 import { renderBareError, renderFormPost, renderPage } from './login-pages';
 
 const log = getLogger('idserver.oidc.login');
@@ -168,6 +169,11 @@ export function loginRouter(db: Db, baseUrlOf: (req: express.Request) => string)
   r.post('/:realm/login-actions/authenticate', form, actions);
   r.get('/:realm/login-actions/required-action', actions);
   r.post('/:realm/login-actions/required-action', form, actions);
+
+  // The links of the e-mails (execute-actions, verify-email): a GET from a mail client.
+  const link = browser((input) => actionToken(db, input));
+  r.get('/:realm/login-actions/action-token', link);
+  r.post('/:realm/login-actions/action-token', form, link);
 
   const end = browser((input) => logout(db, input, false));
   r.get('/:realm/protocol/openid-connect/logout', end);

@@ -7,12 +7,13 @@ import { getLogger } from '../logging';
 import { discoveryDocument, realmJwks } from '../services/tokens/oidc-metadata';
 import { tokenEndpoint } from '../services/tokens/token-endpoint';
 import { oauth } from '../services/tokens/tokens';
+import { clientRegistrationRoutes } from './client-registration-router';
 import { basicCredentials, handle } from './http';
 import { relyingPartyRoutes } from './relying-party';
 
 const log = getLogger('idserver.oidc');
 
-/** `/realms/{realm}/...`: the token endpoint, userinfo, introspection and revocation, JWKS and OpenID discovery. */
+/** `/realms/{realm}/...`: the token endpoint, userinfo, introspection and revocation, JWKS, OpenID discovery and client registration. */
 export function oidcRouter(db: Db, baseUrlOf: (req: express.Request) => string): Router {
   const r = Router();
   const form = express.urlencoded({ extended: false, limit: '1mb' });
@@ -55,6 +56,7 @@ export function oidcRouter(db: Db, baseUrlOf: (req: express.Request) => string):
   );
 
   relyingPartyRoutes(r, db, baseUrlOf);
+  clientRegistrationRoutes(r, db, baseUrlOf);
 
   // Typed errors answer here; anything else goes on to the app's error handler (logged there).
   r.use((err: unknown, req: express.Request, res: express.Response, next: express.NextFunction) => {

@@ -99,6 +99,7 @@ const EXPECTED = [
   'user_role_mapping.user_id -> user_entity.id CASCADE',
   'user_session.realm_id -> realm.id CASCADE',
   'user_session.user_id -> user_entity.id CASCADE',
+  'used_action_token.realm_id -> realm.id CASCADE',
 ];
 
 interface Fk {

@@ -58,7 +58,8 @@ const OIDC_ATTRIBUTES: Record<string, string> = {
   post_logout_redirect_uris: 'post.logout.redirect.uris',
 };
 
-function fromOidc(m: Rep): ClientRepresentation {
+/** OIDC client metadata (RFC 7591) → ClientRepresentation, as Keycloak's DescriptionConverter#toInternal (also the registration service's). */
+export function fromOidc(m: Rep): ClientRepresentation {
   const out: ClientRepresentation = {};
   if (m.client_id) out.clientId = str(m.client_id);
   if (m.client_name) out.name = str(m.client_name);

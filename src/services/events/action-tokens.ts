@@ -10,9 +10,10 @@ import type { RequestContext } from '../../core/context';
  * Signed action tokens (reference §4.14): a JWT signed with the realm's active RS256 key (so it can
  * be verified with the realm's JWKS), carrying `typ` (`execute-actions`, `verify-email`), `sub`
  * (user id), `exp` = now + lifespan, `azp` (client_id), `rqac` (required actions), `reduri`
- * (redirect URI) and `eml` (e-mail). The link points at the realm's login-actions endpoint.
+ * (redirect URI), `eml` (e-mail) and `asid` (the login a link sent during a login continues). The link
+ * points at the realm's login-actions endpoint, which src/services/login/action-tokens.ts serves.
  */
-export type ActionTokenType = 'execute-actions' | 'verify-email';
+export type ActionTokenType = 'execute-actions' | 'verify-email' | 'reset-credentials';
 
 export interface ActionTokenInput {
   typ: ActionTokenType;
@@ -23,14 +24,16 @@ export interface ActionTokenInput {
   lifespan: number;
   actions?: string[];
   redirectUri?: string;
+  /** The login (authentication session id) a link sent during that login continues (`asid`). */
+  authSessionId?: string;
 }
 
 /** The claims of an action token besides the registered ones jose sets (jti, iat, exp, iss, aud, sub). */
-type ActionTokenClaims = { typ: ActionTokenType; azp: string; eml: string; rqac?: string[]; reduri?: string };
+type ActionTokenClaims = { typ: ActionTokenType; azp: string; eml: string; rqac?: string[]; reduri?: string; asid?: string };
 
 /** Signs an action token; returns the compact JWT and its expiry (epoch seconds). */
 export async function createActionToken(
-  ctx: RequestContext,
+  ctx: Pick<RequestContext, 'db' | 'baseUrl'>,
   realm: RealmModel,
   t: ActionTokenInput,
 ): Promise<{ token: string; exp: number }> {
@@ -42,6 +45,7 @@ export async function createActionToken(
   const claims: ActionTokenClaims = { typ: t.typ, azp: t.clientId, eml: t.email };
   if (t.actions) claims.rqac = t.actions;
   if (t.redirectUri) claims.reduri = t.redirectUri;
+  if (t.authSessionId) claims.asid = t.authSessionId;
   const token = await new SignJWT(claims)
     .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: key.kid })
     .setJti(randomUUID())
@@ -54,8 +58,14 @@ export async function createActionToken(
   return { token, exp };
 }
 
-/** `<base>/realms/<realm>/login-actions/action-token?key=<token>&client_id=<clientId>`. */
-export function actionTokenLink(ctx: RequestContext, realm: RealmModel, token: string, clientId: string): string {
-  const q = new URLSearchParams({ key: token, client_id: clientId });
+/** `<base>/realms/<realm>/login-actions/action-token?key=<token>&client_id=<clientId>[&tab_id=<tab>]`. */
+export function actionTokenLink(
+  ctx: Pick<RequestContext, 'baseUrl'>,
+  realm: RealmModel,
+  token: string,
+  clientId: string,
+  tabId?: string,
+): string {
+  const q = new URLSearchParams({ key: token, client_id: clientId, ...(tabId ? { tab_id: tabId } : {}) });
   return `${issuerOf(ctx.baseUrl, realm.name)}/login-actions/action-token?${q.toString()}`;
 }

@@ -125,9 +125,7 @@ export async function sendVerifyEmail(ctx: RequestContext, realm: RealmModel, us
     await sendMail(smtpSettingsOf(realm), {
       to: email,
       subject: 'Verify email',
-      text:
-        `Someone has created a ${realmTitle(realm)} account with this email address. If this was you, click the link below to verify your email address\n\n` +
-        `${link}\n\nThis link will expire within ${formatLifespan(lifespan)}.\n\nIf you didn't create this account, just ignore this message.\n`,
+      text: verifyEmailText(realm, link, lifespan),
     });
   } catch (e) {
     log.error(`Failed to send verify email: ${(e as Error).message}`);
@@ -135,5 +133,10 @@ export async function sendVerifyEmail(ctx: RequestContext, realm: RealmModel, us
   }
   await actionEvent(ctx, realm, user, 'send-verify-email');
 }
+
+/** The body of the e-mail verification mail (the admin's send-verify-email and the VERIFY_EMAIL required action). */
+export const verifyEmailText = (realm: RealmModel, link: string, lifespan: number) =>
+  `Someone has created a ${realmTitle(realm)} account with this email address. If this was you, click the link below to verify your email address\n\n` +
+  `${link}\n\nThis link will expire within ${formatLifespan(lifespan)}.\n\nIf you didn't create this account, just ignore this message.\n`;
 
 const realmTitle = (realm: RealmModel) => (typeof realm.settings.displayName === 'string' && realm.settings.displayName) || realm.name;

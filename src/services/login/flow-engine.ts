@@ -60,6 +60,8 @@ export interface LoginContext {
   ipAddress?: string;
   /** The form posted to the current execution (actions only). */
   form?: Record<string, string>;
+  /** The server's base URL as the request reached it (links in e-mails). */
+  baseUrl?: string;
 }
 
 export interface Authenticator {

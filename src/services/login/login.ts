@@ -24,6 +24,7 @@ import { FlowError, type FlowResult, FlowRun, type LoginContext, type Page } fro
 import { chooseLocale, REQUIRED_ACTION_TEXTS, supportedLocales, textsFor } from './messages';
 import { type ActionPage, completeRequiredAction, nextRequiredAction } from './required-actions';
 import { identityCookieValue, sessionCookieValue, ssoFromCookie } from './sso';
+import { ACTION_NOTES, finishActionTokenLogin } from './action-token-store';
 
 /**
  * Browser login (issue 14): the authorization endpoint starts a login (an authentication session
@@ -67,14 +68,14 @@ export interface BrowserRequest {
 }
 
 /** The signed AUTH_SESSION_ID value of a root id: `root.signature`. */
-async function signRoot(db: Db, realm: RealmModel, rootId: string): Promise<string> {
+export async function signRoot(db: Db, realm: RealmModel, rootId: string): Promise<string> {
   const key = activeKey(await realmKeys(db, realm), 'HS512')?.secret as Uint8Array | undefined;
   if (!key) throw new Error('The realm has no active HMAC key');
   return `${rootId}.${createHmac('sha256', key).update(`auth-session|${rootId}`).digest('base64url')}`;
 }
 
 /** The root id of a signed AUTH_SESSION_ID cookie, or undefined when it is absent or forged. */
-async function rootOf(db: Db, realm: RealmModel, cookie: string | undefined): Promise<string | undefined> {
+export async function rootOf(db: Db, realm: RealmModel, cookie: string | undefined): Promise<string | undefined> {
   if (!cookie || cookie.length > 200) return undefined;
   const root = cookie.split('.')[0];
   const expected = Buffer.from(await signRoot(db, realm, root));
@@ -199,6 +200,10 @@ async function browserFlowId(db: Db, realm: RealmModel, clientSettings: Record<s
   return (await db.models.AuthFlow.findOne({ where: { realmId: realm.id, alias }, attributes: ['id'] }))?.id;
 }
 
+/** Continues a login (an e-mail link's session, or one a verification link resumes) where it stands. */
+export const resumeLogin = (db: Db, realm: RealmModel, req: BrowserRequest, authSession: AuthSessionModel) =>
+  runLogin(db, realm, req, authSession, undefined);
+
 async function runLogin(
   db: Db,
   realm: RealmModel,
@@ -229,6 +234,7 @@ async function runLogin(
     ev,
     ipAddress: req.ipAddress,
     form: action?.form,
+    baseUrl: req.baseUrl,
   };
   const passive = (request.prompt ?? '').split(' ').includes('none');
   const toClient = async (error: string, description?: string) => {
@@ -331,6 +337,10 @@ async function completeLogin(
     if (outcome.kind === 'failure') {
       // Keycloak: a failed required action is a denied consent, access_denied to the client.
       await ev.error(outcome.error);
+      if (data.notes[ACTION_NOTES.END_AFTER_REQUIRED_ACTIONS]) {
+        await removeAuthSession(db, authSession.id);
+        return page({ page: 'error', status: 400, message: { key: 'accessDeniedMessage' } });
+      }
       return toClient('access_denied');
     }
     if (outcome.kind === 'challenge') {
@@ -348,6 +358,8 @@ async function completeLogin(
     }
     await completeRequiredAction(ctx, next.alias);
   }
+  // An e-mail link's login ends with a page once its actions are done (no session, no code).
+  if (data.notes[ACTION_NOTES.END_AFTER_REQUIRED_ACTIONS]) return page(await finishActionTokenLogin(ctx));
   let session: UserSessionModel | undefined = ctx.userSession;
   if (session) await touchSession(db, session, client.id);
   else {

@@ -68,6 +68,22 @@ export const ENGLISH: Record<string, string> = {
   doLogInOtp: 'Sign in',
   missingTotpMessage: 'Please specify authenticator code.',
   invalidTotpMessage: 'Invalid authenticator code.',
+  emailVerifyTitle: 'Email verification',
+  emailVerifyInstruction1: 'An email with instructions to verify your email address has been sent to your address {0}.',
+  emailVerifyInstruction2: "Haven't received a verification code in your email?",
+  emailVerifyResend: 'Re-send the email',
+  emailSendErrorMessage: 'Failed to send email, please try again later.',
+  emailVerifiedMessage: 'Your email address has been verified.',
+  accountUpdatedMessage: 'Your account has been updated.',
+  expiredActionMessage: 'Action expired. Please continue with login now.',
+  expiredActionTokenNoSessionMessage: 'Action expired.',
+  invalidCodeMessage: 'An error occurred, please login again through your application.',
+  invalidRequestMessage: 'Invalid Request',
+  staleEmailVerificationLink:
+    'The link you clicked is an old stale link and is no longer valid. Maybe you have already verified your email.',
+  resetCredentialNotAllowedMessage: 'Reset Credential not allowed',
+  unknownLoginRequesterMessage: 'Unknown login requester.',
+  loginRequesterNotEnabledMessage: 'Login requester not enabled.',
   ...PASSWORD_POLICY_MESSAGES,
 };
 

@@ -7,6 +7,8 @@ import { TokenEvent } from '../tokens/token-events';
 import type { Message } from './authorize';
 import type { LoginContext } from './flow-engine';
 import { checkOtp, encodedSecret, newOtpSecret, type OtpData, otpPolicy, otpUri } from './otp';
+import { ACTION_NOTES } from './action-token-store';
+import { verifyEmailAction } from './verify-email';
 
 /**
  * Required actions run after the flow authenticated the user and before the code is issued
@@ -21,6 +23,7 @@ import { checkOtp, encodedSecret, newOtpSecret, type OtpData, otpPolicy, otpUri 
 export type ActionPage =
   | { page: 'update-password'; executionId: string; status?: number; message?: Message; username: string }
   | { page: 'terms'; executionId: string; status?: number }
+  | { page: 'verify-email'; executionId: string; status?: number; message?: Message; email: string }
   | {
       page: 'totp-setup';
       executionId: string;
@@ -36,7 +39,9 @@ export type ActionPage =
 
 export type ActionOutcome = { kind: 'success' } | { kind: 'challenge'; page: ActionPage } | { kind: 'failure'; error: string };
 
-interface RequiredActionImpl {
+export interface RequiredActionImpl {
+  /** Before the page: `done` completes the action without one (e-mail already verified), `ignore` passes it over this time. */
+  skip?(ctx: LoginContext): Promise<'done' | 'ignore' | undefined>;
   challenge(ctx: LoginContext, alias: string): Promise<ActionPage>;
   process(ctx: LoginContext, alias: string, form: Record<string, string>): Promise<ActionOutcome>;
 }
@@ -193,6 +198,7 @@ const IMPLEMENTED: Record<string, RequiredActionImpl> = {
   UPDATE_PASSWORD: updatePassword,
   TERMS_AND_CONDITIONS: terms,
   CONFIGURE_TOTP: configureTotp,
+  VERIFY_EMAIL: verifyEmailAction,
 };
 
 /**
@@ -201,6 +207,11 @@ const IMPLEMENTED: Record<string, RequiredActionImpl> = {
  */
 async function evaluateTriggers(ctx: LoginContext, enabled: Set<string>): Promise<void> {
   const user = ctx.user as NonNullable<LoginContext['user']>;
+  // The realm's "Verify email" switch asks every user with an unverified address (VerifyEmail.evaluateTriggers).
+  const verify = ctx.realm.settings.verifyEmail;
+  if (enabled.has('VERIFY_EMAIL') && (verify === true || verify === 'true') && !user.emailVerified) {
+    await ctx.db.models.UserRequiredAction.bulkCreate([{ userId: user.id, requiredAction: 'VERIFY_EMAIL' }], { ignoreDuplicates: true });
+  }
   if (!enabled.has('UPDATE_PASSWORD')) return;
   const password = await ctx.db.models.Credential.findOne({ where: { userId: user.id, type: 'password' }, attributes: ['createdDate'] });
   if (password && passwordExpired(ctx.realm, Number(password.createdDate), clock.now())) {
@@ -217,16 +228,34 @@ export async function nextRequiredAction(ctx: LoginContext): Promise<{ alias: st
     .sort((a, b) => a.priority - b.priority || a.name.toLowerCase().localeCompare(b.name.toLowerCase()));
   await evaluateTriggers(ctx, new Set(defs.map((d) => d.providerId)));
   const pending = new Set((await db.models.UserRequiredAction.findAll({ where: { userId: user.id } })).map((r) => r.requiredAction));
+  // An e-mail link's login also runs the actions its token carries.
+  for (const a of tokenActions(ctx)) pending.add(a);
   for (const d of defs) {
     if (!pending.has(d.alias)) continue;
-    // An enabled action this server cannot run yet (VERIFY_EMAIL ...) stops the login: skipping it would bypass it.
-    return { alias: d.alias, impl: IMPLEMENTED[d.providerId] };
+    const impl = IMPLEMENTED[d.providerId];
+    const skip = impl?.skip ? await impl.skip(ctx) : undefined;
+    if (skip === 'ignore') continue;
+    if (skip === 'done') {
+      await completeRequiredAction(ctx, d.alias);
+      continue;
+    }
+    // An enabled action this server cannot run yet (UPDATE_PROFILE ...) stops the login: skipping it would bypass it.
+    return { alias: d.alias, impl };
   }
   return undefined;
 }
 
-/** Removes a completed action from the user. */
+function tokenActions(ctx: LoginContext): string[] {
+  const raw = ctx.data.notes[ACTION_NOTES.TOKEN_ACTIONS];
+  if (!raw) return [];
+  const list = JSON.parse(raw) as unknown;
+  return Array.isArray(list) ? list.map(String) : [];
+}
+
+/** Removes a completed action from the user (and from the e-mail link's list). */
 export async function completeRequiredAction(ctx: LoginContext, alias: string): Promise<void> {
+  const carried = tokenActions(ctx);
+  if (carried.includes(alias)) ctx.data.notes[ACTION_NOTES.TOKEN_ACTIONS] = JSON.stringify(carried.filter((a) => a !== alias));
   await ctx.db.models.UserRequiredAction.destroy({
     where: { userId: (ctx.user as NonNullable<LoginContext['user']>).id, requiredAction: alias },
   });

@@ -1,0 +1,114 @@
+import { errorB } from '../../core/errors';
+import type { ClientRepresentation } from '../../representations/client';
+import { fromOidc } from '../clients/client-description';
+
+/**
+ * OIDC client metadata (RFC 7591 §2, OpenID Connect Dynamic Client Registration) ⇄ ClientRepresentation
+ * for `/clients-registrations/openid-connect`, as Keycloak's DescriptionConverter: the request side is
+ * the description converter's (`fromOidc`), the response side is `toOidcResponse`.
+ */
+
+/** OIDC client metadata as sent or answered: free-form JSON (unknown metadata is ignored, RFC 7591 §2). */
+export type OidcClientMetadata = Record<string, unknown>;
+
+/** Keycloak's `invalid_client_metadata` 400 (ErrorCodes.INVALID_CLIENT_METADATA). */
+export const invalidMetadata = (description: string) => errorB(400, 'invalid_client_metadata', description);
+
+/** The client representation of registration metadata; `client_id` only where the caller may name it (update). */
+export function oidcToClient(m: OidcClientMetadata): ClientRepresentation {
+  if (m.jwks_uri != null && m.jwks != null) throw invalidMetadata('Client metadata invalid');
+  const rep = fromOidc(m);
+  // Authorization services for a client that asks for the UMA grant (OIDCClientRegistrationProvider#createOIDC).
+  const grants = Array.isArray(m.grant_types) ? m.grant_types.map(String) : [];
+  if (grants.includes('urn:ietf:params:oauth:grant-type:uma-ticket')) rep.authorizationServicesEnabled = true;
+  return rep;
+}
+
+/** `token_endpoint_auth_method` of a client authenticator. */
+const AUTH_METHOD: Record<string, string> = {
+  'client-secret': 'client_secret_basic',
+  'client-secret-jwt': 'client_secret_jwt',
+  'client-jwt': 'private_key_jwt',
+  'client-x509': 'tls_client_auth',
+  none: 'none',
+};
+
+/** Client attributes answered as metadata when set. */
+const ATTRIBUTE_METADATA: Array<[string, string]> = [
+  ['user.info.response.signature.alg', 'userinfo_signed_response_alg'],
+  ['request.object.signature.alg', 'request_object_signing_alg'],
+  ['tls.client.auth.subject.dn', 'tls_client_auth_subject_dn'],
+  ['id.token.signed.response.alg', 'id_token_signed_response_alg'],
+  ['id.token.encrypted.response.alg', 'id_token_encrypted_response_alg'],
+  ['id.token.encrypted.response.enc', 'id_token_encrypted_response_enc'],
+  ['authorization.signed.response.alg', 'authorization_signed_response_alg'],
+  ['authorization.encrypted.response.alg', 'authorization_encrypted_response_alg'],
+  ['authorization.encrypted.response.enc', 'authorization_encrypted_response_enc'],
+  ['token.endpoint.auth.signing.alg', 'token_endpoint_auth_signing_alg'],
+  ['ciba.backchannel.token.delivery.mode', 'backchannel_token_delivery_mode'],
+  ['ciba.backchannel.auth.request.signing.alg', 'backchannel_authentication_request_signing_alg'],
+];
+
+const isTrue = (v: unknown) => String(v).toLowerCase() === 'true';
+
+function responseTypes(c: ClientRepresentation): string[] {
+  const out: string[] = [];
+  if (c.standardFlowEnabled) out.push('code', 'none');
+  if (c.implicitFlowEnabled) out.push('id_token', 'id_token token');
+  if (c.standardFlowEnabled && c.implicitFlowEnabled) out.push('code id_token', 'code token', 'code id_token token');
+  return out;
+}
+
+function grantTypes(c: ClientRepresentation): string[] {
+  const a = c.attributes ?? {};
+  const out: string[] = [];
+  if (c.standardFlowEnabled) out.push('authorization_code');
+  if (c.implicitFlowEnabled) out.push('implicit');
+  if (c.directAccessGrantsEnabled) out.push('password');
+  if (c.serviceAccountsEnabled) out.push('client_credentials');
+  if (isTrue(a['oauth2.device.authorization.grant.enabled'])) out.push('urn:ietf:params:oauth:grant-type:device_code');
+  if (isTrue(a['oidc.ciba.grant.enabled'])) out.push('urn:openid:params:grant-type:ciba');
+  if (c.authorizationServicesEnabled) out.push('urn:ietf:params:oauth:grant-type:uma-ticket');
+  // Refresh tokens are on unless the client turned them off.
+  if (String(a['use.refresh.tokens'] ?? 'true').toLowerCase() !== 'false') out.push('refresh_token');
+  return out;
+}
+
+/**
+ * The registration response of a client (DescriptionConverter#toExternalResponse): its metadata, the
+ * secret of a client-secret client, the registration access token and the client's registration URI.
+ */
+export function toOidcResponse(c: ClientRepresentation, registrationClientUri: string): OidcClientMetadata {
+  const a = c.attributes ?? {};
+  const authenticator = c.clientAuthenticatorType ?? 'client-secret';
+  const out: OidcClientMetadata = { client_id: c.clientId };
+  const method = Object.hasOwn(AUTH_METHOD, authenticator) ? AUTH_METHOD[authenticator] : undefined;
+  if (method) out.token_endpoint_auth_method = method;
+  if (authenticator === 'client-secret') {
+    if (c.secret != null) out.client_secret = c.secret;
+    out.client_secret_expires_at = 0;
+  }
+  if (c.name != null) out.client_name = c.name;
+  if (c.baseUrl != null) out.client_uri = c.baseUrl;
+  out.redirect_uris = c.redirectUris ?? [];
+  if (c.registrationAccessToken != null) out.registration_access_token = c.registrationAccessToken;
+  out.registration_client_uri = registrationClientUri;
+  out.response_types = responseTypes(c);
+  out.grant_types = grantTypes(c);
+  if (c.optionalClientScopes != null) out.scope = c.optionalClientScopes.join(' ');
+  if (isTrue(a['use.jwks.url']) && a['jwks.url'] != null) out.jwks_uri = a['jwks.url'];
+  out.tls_client_certificate_bound_access_tokens = isTrue(a['tls.client.certificate.bound.access.tokens']);
+  for (const [attr, name] of ATTRIBUTE_METADATA) {
+    const v = a[attr];
+    if (v !== undefined && v !== null && v !== '') out[name] = v;
+  }
+  if (a['request.uris']) out.request_uris = String(a['request.uris']).split('##');
+  if (a['backchannel.logout.url']) out.backchannel_logout_uri = a['backchannel.logout.url'];
+  // Keycloak answers the client's "revoke offline sessions" setting under this name (it sets the field twice).
+  out.backchannel_logout_session_required = isTrue(a['backchannel.logout.revoke.offline.tokens']);
+  out.require_pushed_authorization_requests = isTrue(a['require.pushed.authorization.requests']);
+  const pairwise = (c.protocolMappers ?? []).find((m) => String(m.protocolMapper).endsWith('-pairwise-sub-mapper'));
+  out.subject_type = pairwise ? 'pairwise' : 'public';
+  if (pairwise?.config?.sectorIdentifierUri) out.sector_identifier_uri = pairwise.config.sectorIdentifierUri;
+  return out;
+}

@@ -1,0 +1,154 @@
+import { compactVerify, decodeJwt, decodeProtectedHeader, type JWTPayload } from 'jose';
+import { realmKeys, verificationKeys } from '../../auth/realm-keys';
+import { nowSeconds } from '../../core/clock';
+import { issuerOf } from '../../core/issuer';
+import type { Db } from '../../db';
+import type { RealmModel } from '../../db/models/realm';
+import type { BaseEventTypeName } from '../../keycloak/event-types';
+import { isValidRedirectUri } from '../events/user-emails';
+import { publicRealm } from '../tokens/oidc-metadata';
+import { TokenEvent } from '../tokens/token-events';
+import { ACTION_NOTES, isActionTokenUsed, markActionTokenUsed } from './action-token-store';
+import { createAuthSession, dataOf, findAuthSession, saveAuthSession, userActionLifespan } from './auth-sessions';
+import { type BrowserRequest, type BrowserResponse, type CookieOp, realmPage, resumeLogin, rootOf, signRoot } from './login';
+import { markEmailVerified } from './verify-email';
+
+/**
+ * GET /realms/{realm}/login-actions/action-token?key=... (Keycloak's LoginActionsService
+ * .executeActionToken): the links of the e-mails. The token is checked in Keycloak's order: present and
+ * readable, of a known type, not expired, signed by the realm, not used before, its user and client
+ * present and enabled, its e-mail the user's, its redirect URI one of the client's. Then:
+ *  - verify-email marks the address verified at once (and the token used); when the browser is the
+ *    one whose login sent the mail (`asid`), that login continues;
+ *  - execute-actions marks the address verified (the mail reached it) and runs the token's required
+ *    actions, then the user's own, with the login's required-action pages;
+ * and such a login ends with "account updated" (or "e-mail verified") and a link back to the
+ * admin-given redirect URI; the token is recorded as used then (src/services/login/action-token-store.ts).
+ */
+
+type Typ = 'execute-actions' | 'verify-email' | 'reset-credentials';
+
+/** Per type: the event, and the error and message of a failed check (Keycloak's handler defaults). */
+const HANDLERS: Record<Typ, { event: BaseEventTypeName; error: string; message: string; done: string }> = {
+  'execute-actions': { event: 'EXECUTE_ACTIONS', error: 'not_allowed', message: 'invalidCodeMessage', done: 'accountUpdatedMessage' },
+  'verify-email': { event: 'VERIFY_EMAIL', error: 'invalid_token', message: 'staleEmailVerificationLink', done: 'emailVerifiedMessage' },
+  'reset-credentials': {
+    event: 'RESET_PASSWORD',
+    error: 'not_allowed',
+    message: 'resetCredentialNotAllowedMessage',
+    done: 'accountUpdatedMessage',
+  },
+};
+
+/** The token's claims when one of the realm's RS256 keys signed it (the time is checked by the caller). */
+async function signedBy(db: Db, realm: RealmModel, key: string): Promise<JWTPayload | undefined> {
+  let kid: string | undefined;
+  try {
+    kid = decodeProtectedHeader(key).kid;
+  } catch {
+    return undefined;
+  }
+  for (const k of verificationKeys(await realmKeys(db, realm), 'RS256', kid)) {
+    try {
+      const { payload } = await compactVerify(key, k.publicKey as unknown as Uint8Array, { algorithms: ['RS256'] });
+      return JSON.parse(new TextDecoder().decode(payload)) as JWTPayload;
+    } catch {
+      /* the next key */
+    }
+  }
+  return undefined;
+}
+
+export async function actionToken(db: Db, req: BrowserRequest): Promise<BrowserResponse> {
+  const realm = await publicRealm(db, req.realm);
+  let ev = new TokenEvent(db, realm, 'EXECUTE_ACTION_TOKEN', req.ipAddress);
+  ev.clientId = req.params.client_id ?? null;
+  const fail = async (error: string, key: string) => {
+    await ev.error(error);
+    return realmPage(db, realm, req, { page: 'error', status: 400, message: { key } });
+  };
+  const key = req.params.key;
+  if (!key || key.length > 8192) return fail('not_allowed', 'invalidRequestMessage');
+  let unverified: JWTPayload;
+  try {
+    unverified = decodeJwt(key);
+  } catch {
+    return fail('not_allowed', 'invalidRequestMessage');
+  }
+  const typ = unverified.typ as Typ;
+  const handler = typeof typ === 'string' ? HANDLERS[typ] : undefined;
+  if (!handler || !Object.hasOwn(HANDLERS, typ)) return fail('not_allowed', 'invalidRequestMessage');
+  ev.userId = typeof unverified.sub === 'string' ? unverified.sub : null;
+  if (typeof unverified.exp !== 'number' || unverified.exp < nowSeconds())
+    return fail('expired_code', 'expiredActionTokenNoSessionMessage');
+
+  // From here on the event is the handler's (EXECUTE_ACTIONS_ERROR, VERIFY_EMAIL_ERROR ...).
+  const typed = new TokenEvent(db, realm, handler.event, req.ipAddress);
+  typed.clientId = ev.clientId;
+  typed.userId = ev.userId;
+  ev = typed;
+  const claims = await signedBy(db, realm, key);
+  const iss = issuerOf(req.baseUrl, realm.name);
+  if (!claims || claims.iss !== iss || claims.typ !== typ || typeof claims.jti !== 'string' || typeof claims.sub !== 'string')
+    return fail(handler.error, handler.message);
+  ev.detail('token_id', claims.jti);
+  if (await isActionTokenUsed(db, claims.jti)) return fail('expired_code', 'expiredActionMessage');
+  const user = await db.models.User.findOne({ where: { id: claims.sub, realmId: realm.id } });
+  if (!user) return fail('user_not_found', 'invalidUserMessage');
+  ev.detail('username', user.username);
+  if (!user.enabled) return fail('user_disabled', 'accountDisabledMessage');
+  const client = await db.models.Client.findOne({ where: { realmId: realm.id, clientId: String(claims.azp ?? '') } });
+  if (!client) return fail('client_not_found', 'unknownLoginRequesterMessage');
+  ev.clientId = client.clientId;
+  if (!client.enabled) return fail('client_disabled', 'loginRequesterNotEnabledMessage');
+  if (claims.eml !== user.email) return fail('invalid_email', handler.message);
+  const redirectUri = typeof claims.reduri === 'string' ? claims.reduri : undefined;
+  if (redirectUri && !isValidRedirectUri(client, redirectUri, req.baseUrl))
+    return fail('invalid_redirect_uri', 'invalidRedirectUriMessage');
+  const exp = Number(claims.exp);
+
+  const root = await rootOf(db, realm, req.cookies.AUTH_SESSION_ID);
+  if (typ === 'verify-email') {
+    if (!(await markActionTokenUsed(db, realm, claims.jti, exp))) return fail('expired_code', 'expiredActionMessage');
+    await markEmailVerified(db, user);
+    ev.detail('email', user.email);
+    await ev.success();
+    // The mail a login sent, followed in that login's browser: the login goes on.
+    const asid = typeof claims.asid === 'string' ? claims.asid : undefined;
+    const origin = root && asid ? await findAuthSession(db, realm, root, asid) : null;
+    if (origin && origin.userId === user.id) return resumeLogin(db, realm, req, origin);
+  } else if (!user.emailVerified) {
+    // The mail reached the user: the address is theirs (Keycloak's ExecuteActionsActionTokenHandler).
+    user.emailVerified = true;
+    await user.save();
+  }
+
+  // A login of its own for the link: the token's actions, then the page that ends it.
+  const request = {
+    client_id: client.clientId,
+    redirect_uri: redirectUri ?? '',
+    redirect_uri_param: redirectUri ?? '',
+    response_type: 'code',
+    response_mode: 'query',
+  };
+  const authSession = await createAuthSession(db, realm, root, client.id, request);
+  const data = dataOf(authSession);
+  data.notes.FLOW_DONE = 'true';
+  data.notes[ACTION_NOTES.END_AFTER_REQUIRED_ACTIONS] = 'true';
+  data.notes[ACTION_NOTES.TOKEN_TYPE] = typ;
+  data.notes[ACTION_NOTES.DONE_MESSAGE] = handler.done;
+  if (typ !== 'verify-email') {
+    data.notes[ACTION_NOTES.TOKEN_ID] = claims.jti;
+    data.notes[ACTION_NOTES.TOKEN_EXP] = String(exp);
+  }
+  if (redirectUri) data.notes[ACTION_NOTES.REDIRECT_URI] = redirectUri;
+  const actions = Array.isArray(claims.rqac) ? claims.rqac.map(String) : [];
+  data.notes[ACTION_NOTES.TOKEN_ACTIONS] = JSON.stringify(typ === 'reset-credentials' ? ['UPDATE_PASSWORD'] : actions);
+  authSession.userId = user.id;
+  await saveAuthSession(db, authSession, userActionLifespan(realm), data);
+  const cookies: CookieOp[] = root
+    ? []
+    : [{ name: 'AUTH_SESSION_ID', value: await signRoot(db, realm, authSession.rootId), maxAge: -1, httpOnly: true }];
+  const out = await resumeLogin(db, realm, req, authSession);
+  return { ...out, cookies: [...cookies, ...out.cookies] };
+}
