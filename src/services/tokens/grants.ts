@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader, type JWTPayload, jwtVerify, SignJWT } from 'jose';
 import { Op } from 'sequelize';
 import { dummyPassword, verifyPassword } from '../../auth/passwords';
@@ -16,8 +17,9 @@ import { grantedScope, issue, oauth, setting, type TokenRequest, type TokenRespo
 
 /**
  * The grants of the token endpoint (reference §2.1–2.3, §8.3): password (with brute-force
- * detection), client_credentials and refresh_token. Each creates or refreshes a session row and
- * fills the request's user event.
+ * detection), client_credentials and refresh_token. Each creates or refreshes a session row (except
+ * client_credentials without `client_credentials.use_refresh_token`, whose session is transient, as
+ * Keycloak's) and fills the request's user event.
  */
 const ids = (res: TokenResponse) => ({
   token_id: String(decodeJwt(res.access_token).jti ?? ''),
@@ -86,7 +88,11 @@ async function loggedIn(
 ): Promise<TokenResponse> {
   const s = await createSession(db, realm, { user, client, ipAddress: req.ipAddress, authMethod: 'openid-connect', ...session });
   ev.sessionId = s.id;
-  const res = await issue({ db, realm, client, user, session: s, scope, req }, withRefresh);
+  return succeeded(ev, await issue({ db, realm, client, user, session: s, scope, req }, withRefresh), scope);
+}
+
+/** The success event of a grant, with the ids of the tokens it issued. */
+async function succeeded(ev: TokenEvent, res: TokenResponse, scope: string): Promise<TokenResponse> {
   for (const [k, v] of Object.entries({ ...ids(res), scope })) ev.detail(k, v);
   await ev.success();
   return res;
@@ -150,7 +156,13 @@ export async function clientCredentialsGrant(g: GrantCall): Promise<TokenRespons
   if (!user?.enabled) throw await ev.fail('user_disabled', oauth(400, 'invalid_request', 'User for this service account is disabled'));
   ev.detail('username', user.username);
   const scope = await grantedScope(db, client, req.form.scope);
-  return loggedIn(g, user, scope, { offline: false, notes: { clientId: client.clientId } }, false);
+  const attributes = (client.settings.attributes ?? {}) as Record<string, string>;
+  if (attributes['client_credentials.use_refresh_token'] === 'true')
+    return loggedIn(g, user, scope, { offline: false, notes: { clientId: client.clientId } }, true);
+  // Keycloak's default: a transient session (KEYCLOAK-9551). Nothing is stored, the access token has no
+  // `sid` and no refresh token comes with it; the event still names the transient session's id.
+  ev.sessionId = randomUUID();
+  return succeeded(ev, await issue({ db, realm, client, user, scope, req }, false), scope);
 }
 
 /** A token `issue` signed, signed again with the same key and `extra` claims added. */

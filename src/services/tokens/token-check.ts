@@ -79,9 +79,12 @@ export async function checkNotBeforeAndRevocation(db: Db, realm: RealmModel, cli
   if (await isTokenRevoked(db, typeof claims.jti === 'string' ? claims.jti : undefined)) throw fail('invalid_token', 'Token revoked');
 }
 
-/** The live user session of the token, the user and the session's part for the client. */
+/** What the mappers read of a session: its id (none for a transient one), notes and address. */
+export type SessionFacts = Pick<UserSessionModel, 'notes' | 'ipAddress'> & { id?: string };
+
+/** The live user session of the token (or the transient one of a token without `sid`) and the user. */
 export interface TokenSession {
-  session: UserSessionModel;
+  session: SessionFacts;
   user: UserModel;
 }
 
@@ -89,11 +92,16 @@ export interface TokenSession {
  * The token's user session (`sid`), active, in the realm, with the client taking part in it, and
  * started before the token was issued; then its user, existing and enabled. Keycloak's codes:
  * `user_session_not_found`, `session_expired`, `invalid_token` (stale), `user_not_found`,
- * `user_disabled`.
+ * `user_disabled`. A token without `sid` comes from a transient session (client_credentials): as
+ * Keycloak's createTransientSessionForClient, its subject must exist and be enabled, and the session
+ * it stands for is made up on the spot, holding nothing.
  */
 export async function tokenSession(db: Db, realm: RealmModel, client: ClientModel, claims: JWTPayload): Promise<TokenSession> {
   const sid = typeof claims.sid === 'string' ? claims.sid : undefined;
-  if (!sid) throw fail('user_session_not_found');
+  if (!sid) {
+    if (typeof claims.sub !== 'string') throw fail('user_session_not_found');
+    return { session: { notes: {}, ipAddress: null }, user: await liveUser(db, realm, claims, claims.sub) };
+  }
   const [session, part] = await Promise.all([
     db.models.UserSession.findByPk(sid),
     db.models.ClientSession.findOne({ where: { userSessionId: sid, clientId: client.id }, attributes: ['userSessionId'] }),
@@ -102,19 +110,24 @@ export async function tokenSession(db: Db, realm: RealmModel, client: ClientMode
   if (!isSessionActive(realm, session)) throw fail('session_expired');
   // Keycloak's isIssuedBeforeSessionStart: a second's grace for clocks.
   if (Number(claims.iat ?? 0) + 1 < session.started) throw fail('invalid_token', 'Stale token');
-  const user = await db.models.User.findByPk(session.userId);
+  if (typeof claims.sub === 'string' && claims.sub !== session.userId) throw fail('invalid_token', 'Token subject is not the session user');
+  return { session, user: await liveUser(db, realm, claims, session.userId) };
+}
+
+/** The token's user: in the realm, enabled, and not made stale by a not-before pushed after the token. */
+async function liveUser(db: Db, realm: RealmModel, claims: JWTPayload, id: string): Promise<UserModel> {
+  const user = await db.models.User.findByPk(id);
   if (!user || user.realmId !== realm.id) throw fail('user_not_found');
-  if (typeof claims.sub === 'string' && claims.sub !== user.id) throw fail('invalid_token', 'Token subject is not the session user');
   if (!user.enabled) throw fail('user_disabled');
   if (Number(claims.iat ?? 0) < Number(user.notBefore ?? 0)) throw fail('invalid_token', 'Stale token');
-  return { session, user };
+  return user;
 }
 
 /**
  * Session notes as the mapper engine reads them (the token endpoint computes the same): the stored
  * notes and, for a service account's session, the client's id and the address it logged in from.
  */
-export function sessionNotes(session: UserSessionModel, user: UserModel, client: ClientModel): Record<string, string> {
+export function sessionNotes(session: SessionFacts, user: UserModel, client: ClientModel): Record<string, string> {
   const notes: Record<string, string> = { ...((session.notes as Record<string, string> | undefined) ?? {}) };
   if (user.serviceAccountClientLink === client.id) {
     notes.client_id = client.clientId;

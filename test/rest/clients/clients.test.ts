@@ -239,6 +239,8 @@ describe('DELETE /clients/{id}', () => {
     const id = await create({
       clientId: 'gone',
       serviceAccountsEnabled: true,
+      // A stored session (a client_credentials one is transient otherwise), so its cascade is seen.
+      attributes: { 'client_credentials.use_refresh_token': 'true' },
       protocolMappers: [{ name: 'm', protocolMapper: 'oidc-hardcoded-claim-mapper', config: {} }],
     });
     expect((await api.post(`${base}/clients/${id}/roles`, { name: 'r1' })).status).toBe(201);

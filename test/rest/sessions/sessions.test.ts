@@ -290,12 +290,41 @@ describe('sessions of a client and of the realm', () => {
     }
   });
 
-  test('client_credentials creates a session of the service account', async () => {
+  test('client_credentials: a transient session by default (nothing stored, no sid), a stored one with use_refresh_token', async () => {
+    // Keycloak's ClientCredentialsGrantType: TRANSIENT unless the client's client_credentials.use_refresh_token is on.
     const client = await serviceAccountClient(f.admin, R, 'robot', 's3cret');
     const t = await f.grant({ grant_type: 'client_credentials', client_id: 'robot', client_secret: 's3cret' });
     expect(t.status).toBe(200);
+    expect(t.body.session_state).toBeUndefined();
+    expect(t.body.refresh_token).toBeUndefined();
+    expect(decodeJwt(t.body.access_token).sid).toBeUndefined();
+    expect((await f.admin.get(`${A()}/clients/${client.id}/user-sessions`)).body).toEqual([]);
+    expect((await f.admin.get(`${A()}/clients/${client.id}/session-count`)).body).toEqual({ count: 0 });
+    // Such a token still works where a session-bound one would: userinfo answers for the service account.
+    const oidc = await f.grant({ grant_type: 'client_credentials', client_id: 'robot', client_secret: 's3cret', scope: 'openid' });
+    expect(decodeJwt(oidc.body.id_token).sid).toBeUndefined();
+    const info = await request(ts.app)
+      .get(`/realms/${R}/protocol/openid-connect/userinfo`)
+      .set('Authorization', `Bearer ${oidc.body.access_token}`);
+    expect(info.status).toBe(200);
+    expect(info.body).toMatchObject({ preferred_username: 'service-account-robot' });
+
+    const rep = (await f.admin.get(`${A()}/clients/${client.id}`)).body;
+    rep.attributes = { ...rep.attributes, 'client_credentials.use_refresh_token': 'true' };
+    expect((await f.admin.put(`${A()}/clients/${client.id}`, rep)).status).toBe(204);
+    const stored = await f.grant({ grant_type: 'client_credentials', client_id: 'robot', client_secret: 's3cret' });
+    expect(stored.status).toBe(200);
+    expect(stored.body.refresh_token).toEqual(expect.any(String));
+    expect(decodeJwt(stored.body.access_token).sid).toBe(stored.body.session_state);
     const sessions = await f.admin.get(`${A()}/clients/${client.id}/user-sessions`);
     expect(sessions.body).toEqual([expect.objectContaining({ username: 'service-account-robot', clients: { [client.id]: 'robot' } })]);
     expect((await f.admin.get(`${A()}/clients/${client.id}/session-count`)).body).toEqual({ count: 1 });
+    const refreshed = await f.grant({
+      grant_type: 'refresh_token',
+      refresh_token: stored.body.refresh_token,
+      client_id: 'robot',
+      client_secret: 's3cret',
+    });
+    expect(refreshed.status).toBe(200);
   });
 });
