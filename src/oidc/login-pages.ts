@@ -64,7 +64,8 @@ eta.loadTemplate(
 <input id="password" name="password" type="password" autocomplete="current-password" required<%= it.variant === 'password' ? ' autofocus' : '' %><%= it.message ? ' aria-invalid=true aria-describedby=input-error' : '' %>>
 <% } %>
 <button type="submit" id="kc-login" name="login"><%= it.t(it.variant === 'username' ? 'doContinue' : 'doLogIn') %></button>
-</form>`,
+</form>
+<% if (it.resetUrl) { %><p><a id="kc-forgot-password" href="<%= it.resetUrl %>"><%= it.t('doForgotPassword') %></a></p><% } %>`,
 );
 
 eta.loadTemplate(
@@ -141,6 +142,19 @@ eta.loadTemplate(
 );
 
 eta.loadTemplate(
+  '@reset-password',
+  `<% layout('@layout') %>
+<h1 id="kc-page-title"><%= it.t('emailForgotTitle') %></h1>
+<% if (it.message) { %><div class="alert" role="alert" id="input-error"><%= it.message %></div><% } %>
+<form id="kc-reset-password-form" method="post" action="<%= it.formAction %>">
+<label for="username"><%= it.t(it.loginWithEmail ? 'usernameOrEmail' : 'username') %></label>
+<input id="username" name="username" type="text" value="<%= it.username ?? '' %>" autocomplete="username" autocapitalize="none" spellcheck="false" required autofocus<%= it.message ? ' aria-invalid=true aria-describedby=input-error' : '' %>>
+<p id="kc-reset-instruction"><%= it.t('emailInstruction') %></p>
+<button type="submit" id="kc-submit"><%= it.t('doSubmit') %></button>
+</form>`,
+);
+
+eta.loadTemplate(
   '@verify-email',
   `<% layout('@layout') %>
 <h1 id="kc-page-title"><%= it.t('emailVerifyTitle') %></h1>
@@ -192,6 +206,16 @@ export function realmDisplayName(realm: RealmModel | undefined): string {
   return realm.name;
 }
 
+/** "Forgot password?" of a login form, when the realm allows resets: the same login (client and tab) starts the reset flow. */
+function resetLink(out: Extract<BrowserResponse, { kind: 'page' }>): string | undefined {
+  const s = out.realm?.settings.resetPasswordAllowed;
+  if ((s !== true && s !== 'true') || !out.formAction) return undefined;
+  const u = new URL(out.formAction);
+  const q = new URLSearchParams();
+  for (const k of ['client_id', 'tab_id']) if (u.searchParams.get(k)) q.set(k, u.searchParams.get(k) as string);
+  return `${u.pathname.replace(/\/login-actions\/[^/]+$/, '/login-actions/reset-credentials')}?${q}`;
+}
+
 /** The HTML of a page response, and its status. */
 export function renderPage(
   out: Extract<BrowserResponse, { kind: 'page' }>,
@@ -218,6 +242,7 @@ export function renderPage(
           username: p.username,
           message: p.message ? t(p.message.key, ...(p.message.params ?? [])) : undefined,
           formAction: out.formAction,
+          resetUrl: resetLink(out),
         }),
       };
     case 'error':
@@ -242,12 +267,14 @@ export function renderPage(
     case 'terms':
     case 'totp-setup':
     case 'verify-email':
+    case 'reset-password':
     case 'otp': {
       const titles = {
         'update-password': 'updatePasswordTitle',
         terms: 'termsTitle',
         'totp-setup': 'loginTotpTitle',
         'verify-email': 'emailVerifyTitle',
+        'reset-password': 'emailForgotTitle',
         otp: 'loginAccountTitle',
       };
       const { page, status, message, ...rest } = p as typeof p & { message?: { key: string; params?: string[] } };

@@ -8,7 +8,7 @@ import type { RealmModel } from '../db/models/realm';
 import { getLogger } from '../logging';
 import { type BrowserRequest, type BrowserResponse, authorize, loginAction } from '../services/login/login';
 import { logout } from '../services/login/logout';
-import { actionToken } from '../services/login/action-tokens';
+import { actionToken, resetCredentials } from '../services/login/action-tokens';
 import { renderBareError, renderFormPost, renderPage } from './login-pages';
 
 const log = getLogger('idserver.oidc.login');
@@ -174,6 +174,10 @@ export function loginRouter(db: Db, baseUrlOf: (req: express.Request) => string)
   const link = browser((input) => actionToken(db, input));
   r.get('/:realm/login-actions/action-token', link);
   r.post('/:realm/login-actions/action-token', form, link);
+  r.get(
+    '/:realm/login-actions/reset-credentials',
+    browser((input) => resetCredentials(db, input)),
+  );
 
   const end = browser((input) => logout(db, input, false));
   r.get('/:realm/protocol/openid-connect/logout', end);

@@ -86,7 +86,8 @@ export async function finishActionTokenLogin(ctx: LoginContext): Promise<ActionT
     await ev.error('expired_code');
     return { page: 'error', status: 400, message: { key: 'expiredActionMessage' } };
   }
-  if (typ !== 'verify-email') await ev.success();
+  // The other links' events come from their steps (VERIFY_EMAIL at the link, RESET_PASSWORD with the new password).
+  if (typ === 'execute-actions') await ev.success();
   const key = notes[ACTION_NOTES.DONE_MESSAGE] || 'accountUpdatedMessage';
   return { page: 'info', status: 200, title: { key }, message: { key }, backUrl: notes[ACTION_NOTES.REDIRECT_URI] || undefined };
 }

@@ -9,8 +9,9 @@ import { isValidRedirectUri } from '../events/user-emails';
 import { publicRealm } from '../tokens/oidc-metadata';
 import { TokenEvent } from '../tokens/token-events';
 import { ACTION_NOTES, isActionTokenUsed, markActionTokenUsed } from './action-token-store';
-import { createAuthSession, dataOf, findAuthSession, saveAuthSession, userActionLifespan } from './auth-sessions';
+import { createAuthSession, dataOf, findAuthSession, loginLifespan, saveAuthSession, userActionLifespan } from './auth-sessions';
 import { type BrowserRequest, type BrowserResponse, type CookieOp, realmPage, resumeLogin, rootOf, signRoot } from './login';
+import { isResetLogin, RESET_NOTES, RESET_PATH, resetAllowed } from './reset-credentials';
 import { markEmailVerified } from './verify-email';
 
 /**
@@ -105,6 +106,7 @@ export async function actionToken(db: Db, req: BrowserRequest): Promise<BrowserR
   const redirectUri = typeof claims.reduri === 'string' ? claims.reduri : undefined;
   if (redirectUri && !isValidRedirectUri(client, redirectUri, req.baseUrl))
     return fail('invalid_redirect_uri', 'invalidRedirectUriMessage');
+  if (typ === 'reset-credentials' && !resetAllowed(realm)) return fail(handler.error, handler.message);
   const exp = Number(claims.exp);
 
   const root = await rootOf(db, realm, req.cookies.AUTH_SESSION_ID);
@@ -117,6 +119,18 @@ export async function actionToken(db: Db, req: BrowserRequest): Promise<BrowserR
     const asid = typeof claims.asid === 'string' ? claims.asid : undefined;
     const origin = root && asid ? await findAuthSession(db, realm, root, asid) : null;
     if (origin && origin.userId === user.id) return resumeLogin(db, realm, req, origin);
+  } else if (typ === 'reset-credentials') {
+    // The "forgot password" login of this browser that mailed the link: its flow goes on to the new password.
+    const asid = typeof claims.asid === 'string' ? claims.asid : undefined;
+    const origin = root && asid ? await findAuthSession(db, realm, root, asid) : null;
+    const originData = origin ? dataOf(origin) : undefined;
+    if (origin && originData && origin.userId === user.id && isResetLogin({ data: originData })) {
+      if (!(await markActionTokenUsed(db, realm, claims.jti, exp))) return fail('expired_code', 'expiredActionMessage');
+      const execution = originData.notes[RESET_NOTES.EMAIL_EXECUTION];
+      if (execution) originData.statuses[execution] = 'SUCCESS';
+      await saveAuthSession(db, origin, userActionLifespan(realm), originData);
+      return resumeLogin(db, realm, req, origin);
+    }
   } else if (!user.emailVerified) {
     // The mail reached the user: the address is theirs (Keycloak's ExecuteActionsActionTokenHandler).
     user.emailVerified = true;
@@ -136,6 +150,7 @@ export async function actionToken(db: Db, req: BrowserRequest): Promise<BrowserR
   data.notes.FLOW_DONE = 'true';
   data.notes[ACTION_NOTES.END_AFTER_REQUIRED_ACTIONS] = 'true';
   data.notes[ACTION_NOTES.TOKEN_TYPE] = typ;
+  if (typ === 'reset-credentials') data.notes[RESET_NOTES.FLOW_PATH] = RESET_PATH;
   data.notes[ACTION_NOTES.DONE_MESSAGE] = handler.done;
   if (typ !== 'verify-email') {
     data.notes[ACTION_NOTES.TOKEN_ID] = claims.jti;
@@ -149,6 +164,49 @@ export async function actionToken(db: Db, req: BrowserRequest): Promise<BrowserR
   const cookies: CookieOp[] = root
     ? []
     : [{ name: 'AUTH_SESSION_ID', value: await signRoot(db, realm, authSession.rootId), maxAge: -1, httpOnly: true }];
+  const out = await resumeLogin(db, realm, req, authSession);
+  return { ...out, cookies: [...cookies, ...out.cookies] };
+}
+
+/**
+ * GET /realms/{realm}/login-actions/reset-credentials?client_id=...&tab_id=... ("Forgot password?"):
+ * the login of this tab (or, without one, a new login of the client that ends on a page) runs the
+ * realm's reset-credentials flow from its start.
+ */
+export async function resetCredentials(db: Db, req: BrowserRequest): Promise<BrowserResponse> {
+  const realm = await publicRealm(db, req.realm);
+  const ev = new TokenEvent(db, realm, 'RESET_PASSWORD', req.ipAddress);
+  ev.clientId = req.params.client_id ?? null;
+  const fail = async (error: string, key: string) => {
+    await ev.error(error);
+    return realmPage(db, realm, req, { page: 'error', status: 400, message: { key } });
+  };
+  if (!resetAllowed(realm)) return fail('not_allowed', 'resetCredentialNotAllowedMessage');
+  const root = await rootOf(db, realm, req.cookies.AUTH_SESSION_ID);
+  let authSession = root && req.params.tab_id ? await findAuthSession(db, realm, root, req.params.tab_id) : null;
+  const cookies: CookieOp[] = [];
+  let endAfter = false;
+  if (!authSession) {
+    const client = req.params.client_id
+      ? await db.models.Client.findOne({ where: { realmId: realm.id, clientId: req.params.client_id } })
+      : null;
+    if (!client) return fail('client_not_found', 'clientNotFoundMessage');
+    if (!client.enabled) return fail('client_disabled', 'clientDisabledMessage');
+    const request = { client_id: client.clientId, redirect_uri: '', redirect_uri_param: '', response_type: 'code', response_mode: 'query' };
+    authSession = await createAuthSession(db, realm, root, client.id, request);
+    endAfter = true;
+    if (!root) cookies.push({ name: 'AUTH_SESSION_ID', value: await signRoot(db, realm, authSession.rootId), maxAge: -1, httpOnly: true });
+  }
+  const data = dataOf(authSession);
+  endAfter ||= Boolean(data.notes[ACTION_NOTES.END_AFTER_REQUIRED_ACTIONS]);
+  data.statuses = {};
+  data.notes = { [RESET_NOTES.FLOW_PATH]: RESET_PATH };
+  if (endAfter) {
+    data.notes[ACTION_NOTES.END_AFTER_REQUIRED_ACTIONS] = 'true';
+    data.notes[ACTION_NOTES.TOKEN_TYPE] = 'reset-credentials';
+  }
+  authSession.userId = null;
+  await saveAuthSession(db, authSession, loginLifespan(realm), data);
   const out = await resumeLogin(db, realm, req, authSession);
   return { ...out, cookies: [...cookies, ...out.cookies] };
 }

@@ -252,6 +252,7 @@ const allowAccess: Authenticator = {
 /** Credential types of authenticators, for conditional-user-configured. */
 const CREDENTIAL_OF: Record<string, string> = {
   'auth-otp-form': 'otp',
+  'reset-otp': 'otp',
   'webauthn-authenticator': 'webauthn',
   'webauthn-authenticator-passwordless': 'webauthn-passwordless',
   'auth-recovery-authn-code-form': 'recovery-authn-code',

@@ -25,6 +25,7 @@ import { chooseLocale, REQUIRED_ACTION_TEXTS, supportedLocales, textsFor } from 
 import { type ActionPage, completeRequiredAction, nextRequiredAction } from './required-actions';
 import { identityCookieValue, sessionCookieValue, ssoFromCookie } from './sso';
 import { ACTION_NOTES, finishActionTokenLogin } from './action-token-store';
+import { isResetLogin, RESET_REGISTRY, resetFlowId } from './reset-credentials';
 
 /**
  * Browser login (issue 14): the authorization endpoint starts a login (an authentication session
@@ -248,7 +249,9 @@ async function runLogin(
     });
     return { ...out, realm, cookies: [] } as BrowserResponse;
   };
-  const flowId = await browserFlowId(db, realm, client.settings);
+  // "Forgot password?" runs the realm's reset-credentials flow in the same login.
+  const reset = isResetLogin(ctx);
+  const flowId = reset ? await resetFlowId(db, realm) : await browserFlowId(db, realm, client.settings);
   if (!flowId) {
     await ev.error('invalid_flow');
     return page({ page: 'error', status: 500, message: { key: 'internalServerErrorMessage' } });
@@ -261,7 +264,7 @@ async function runLogin(
   }
   let result: FlowResult;
   try {
-    const run = await FlowRun.load(ctx, BROWSER_REGISTRY);
+    const run = await FlowRun.load(ctx, reset ? RESET_REGISTRY : BROWSER_REGISTRY);
     result = action ? await run.action(flowId, action.executionId) : await run.process(flowId);
   } catch (e) {
     if (!(e instanceof FlowError)) throw e;

@@ -48,7 +48,11 @@ export interface RequiredActionImpl {
 
 const field = (form: Record<string, string>, name: string) => (typeof form[name] === 'string' ? form[name] : '');
 
-const userEvent = (ctx: LoginContext, type: 'UPDATE_PASSWORD' | 'UPDATE_CREDENTIAL' | 'UPDATE_TOTP', credentialType: string) => {
+const userEvent = (
+  ctx: LoginContext,
+  type: 'UPDATE_PASSWORD' | 'UPDATE_CREDENTIAL' | 'UPDATE_TOTP' | 'RESET_PASSWORD',
+  credentialType: string,
+) => {
   const ev = new TokenEvent(ctx.db, ctx.realm, type, ctx.ipAddress);
   ev.clientId = ctx.client.clientId;
   ev.userId = ctx.user?.id ?? null;
@@ -97,6 +101,8 @@ const updatePassword: RequiredActionImpl = {
     // Keycloak 26 records both: the deprecated UPDATE_PASSWORD and UPDATE_CREDENTIAL (credential_type=password).
     await userEvent(ctx, 'UPDATE_PASSWORD', 'password').success();
     await userEvent(ctx, 'UPDATE_CREDENTIAL', 'password').success();
+    // A "forgot password" login (or its e-mail link) records the reset too.
+    if (ctx.data.notes.FLOW_PATH === 'reset-credentials') await userEvent(ctx, 'RESET_PASSWORD', 'password').success();
     return { kind: 'success' };
   },
 };
