@@ -1,0 +1,169 @@
+import { decodeJwt } from 'jose';
+import { createClientScope, expectStatus } from '../helpers/fixtures';
+import { type RegistrationFixture, registrationFixture } from './client-registration-fixture';
+
+/**
+ * Client registration policies (issue 16): the realm's ClientRegistrationPolicy components, per
+ * `anonymous` and `authenticated` sub-type, with their configuration; a refusal is Keycloak's 403
+ * `insufficient_scope` naming the policy, and creates nothing.
+ */
+
+let f: RegistrationFixture;
+const R = 'client-reg-policies';
+
+beforeAll(async () => {
+  f = await registrationFixture(R);
+});
+afterAll(() => f.ts.close());
+
+const refused = (policy: string, details: string) => ({
+  error: 'insufficient_scope',
+  error_description: `Policy '${policy}' rejected request to client-registration service. Details: ${details}`,
+});
+
+/** Registers anonymously (no Authorization header). */
+const anonymous = (body: Record<string, unknown>) => f.call('POST', '/default', { body });
+const withInitial = async (body: Record<string, unknown>) => f.call('POST', '/default', { token: await f.initialToken(), body });
+
+describe('the default policies of a new realm', () => {
+  test("are Keycloak's: anonymous and authenticated components with their configuration", async () => {
+    const expected: Array<[string, string, string]> = [
+      ['Trusted Hosts', 'trusted-hosts', 'anonymous'],
+      ['Consent Required', 'consent-required', 'anonymous'],
+      ['Full Scope Disabled', 'scope', 'anonymous'],
+      ['Max Clients Limit', 'max-clients', 'anonymous'],
+      ['Allowed Protocol Mapper Types', 'allowed-protocol-mappers', 'anonymous'],
+      ['Allowed Client Scopes', 'allowed-client-templates', 'anonymous'],
+      ['Allowed Protocol Mapper Types', 'allowed-protocol-mappers', 'authenticated'],
+      ['Allowed Client Scopes', 'allowed-client-templates', 'authenticated'],
+    ];
+    for (const [name, providerId, subType] of expected) {
+      expect(await f.policy(name, subType)).toMatchObject({ providerId });
+    }
+    expect((await f.policy('Max Clients Limit', 'anonymous')).config['max-clients']).toEqual(['200']);
+  });
+
+  test('refuse an anonymous registration from an untrusted host, and create nothing', async () => {
+    const before = await f.clientCount();
+    const res = await anonymous({ clientId: 'anon-untrusted' });
+    expect([res.status, res.body]).toEqual([403, refused('Trusted Hosts', 'Host not trusted.')]);
+    expect(await f.clientCount()).toBe(before);
+    expect((await f.events('CLIENT_REGISTER_ERROR'))[0]).toMatchObject({ error: 'not_allowed' });
+  });
+});
+
+describe('anonymous registration where the policies allow it', () => {
+  beforeAll(async () => {
+    await f.setPolicyConfig('Trusted Hosts', 'anonymous', {
+      'trusted-hosts': ['localhost', '*.example.org'],
+      'host-sending-registration-request-must-match': ['true'],
+      'client-uris-must-match': ['true'],
+    });
+  });
+
+  test('a trusted host registers; the client needs consent, has no full scope; its token says anonymous', async () => {
+    const res = await anonymous({ clientId: 'anon-ok', redirectUris: ['https://app.example.org/cb', 'http://localhost/cb'] });
+    expect(res.status).toBe(201);
+    expect(decodeJwt(res.body.registrationAccessToken).registration_auth).toBe('anonymous');
+    const [stored] = expectStatus(await f.api.get(`/admin/realms/${R}/clients?clientId=anon-ok`), 200, 'client').body;
+    expect(stored).toMatchObject({ consentRequired: true, fullScopeAllowed: false, enabled: true });
+
+    // The anonymous policies keep applying to updates with its registration token.
+    const rat = res.body.registrationAccessToken;
+    const consent = await f.call('PUT', '/default/anon-ok', { token: rat, body: { clientId: 'anon-ok', consentRequired: false } });
+    expect([consent.status, consent.body]).toEqual([403, refused('Consent Required', 'Not permitted to update consentRequired to false')]);
+    const scope = await f.call('PUT', '/default/anon-ok', { token: rat, body: { clientId: 'anon-ok', fullScopeAllowed: true } });
+    expect([scope.status, scope.body]).toEqual([403, refused('Full Scope Disabled', 'Not permitted to enable fullScopeAllowed')]);
+    const [after] = expectStatus(await f.api.get(`/admin/realms/${R}/clients?clientId=anon-ok`), 200, 'client').body;
+    expect(after).toMatchObject({ consentRequired: true, fullScopeAllowed: false });
+    expect((await f.call('PUT', '/default/anon-ok', { token: rat, body: { clientId: 'anon-ok', name: 'Fine' } })).status).toBe(200);
+  });
+
+  test('client URIs outside the trusted hosts and domains are refused', async () => {
+    const redirect = await anonymous({ clientId: 'anon-evil', redirectUris: ['https://evil.example.com/cb'] });
+    expect([redirect.status, redirect.body]).toEqual([
+      403,
+      refused('Trusted Hosts', "URI doesn't match any trusted host or trusted domain"),
+    ]);
+    const root = await anonymous({ clientId: 'anon-root', rootUrl: 'https://evil.example.com' });
+    expect([root.status, root.body]).toEqual([403, refused('Trusted Hosts', "URL doesn't match any trusted host or trusted domain")]);
+    expect(expectStatus(await f.api.get(`/admin/realms/${R}/clients?clientId=anon-evil`), 200, 'none').body).toEqual([]);
+  });
+
+  test('the max-clients limit counts every client of the realm', async () => {
+    const count = await f.clientCount();
+    await f.setPolicyConfig('Max Clients Limit', 'anonymous', { 'max-clients': [String(count)] });
+    const res = await anonymous({ clientId: 'anon-too-many' });
+    expect([res.status, res.body]).toEqual([403, refused('Max Clients Limit', `It's allowed to have max ${count} clients per realm`)]);
+    // An authenticated registration is not limited by the anonymous policy.
+    expect((await withInitial({ clientId: 'auth-not-limited' })).status).toBe(201);
+    await f.setPolicyConfig('Max Clients Limit', 'anonymous', { 'max-clients': ['200'] });
+    expect((await anonymous({ clientId: 'anon-within-limit' })).status).toBe(201);
+  });
+});
+
+describe('policies of authenticated registrations', () => {
+  test('allowed protocol mappers: a mapper type not listed is refused, a listed one passes', async () => {
+    const mapper = (protocolMapper: string) => ({
+      name: 'm',
+      protocol: 'openid-connect',
+      protocolMapper,
+      config: { 'claim.name': 'x', 'claim.value': 'y', 'user.attribute': 'x' },
+    });
+    const bad = await withInitial({ clientId: 'mapper-bad', protocolMappers: [mapper('oidc-hardcoded-claim-mapper')] });
+    expect([bad.status, bad.body]).toEqual([403, refused('Allowed Protocol Mapper Types', 'ProtocolMapper type not allowed')]);
+    const ok = await withInitial({ clientId: 'mapper-ok', protocolMappers: [mapper('oidc-usermodel-attribute-mapper')] });
+    expect(ok.status).toBe(201);
+    await f.setPolicyConfig('Allowed Protocol Mapper Types', 'authenticated', {
+      'allowed-protocol-mapper-types': ['oidc-usermodel-attribute-mapper', 'oidc-hardcoded-claim-mapper'],
+    });
+    expect((await withInitial({ clientId: 'mapper-now-ok', protocolMappers: [mapper('oidc-hardcoded-claim-mapper')] })).status).toBe(201);
+  });
+
+  test("allowed client scopes: the realm's default scopes pass, others only once listed", async () => {
+    await createClientScope(f.api, R, 'extra-scope', { protocol: 'openid-connect' });
+    const bad = await withInitial({ clientId: 'scope-bad', defaultClientScopes: ['profile', 'extra-scope'] });
+    expect([bad.status, bad.body]).toEqual([403, refused('Allowed Client Scopes', 'Not permitted to use specified clientScope')]);
+    const ok = await withInitial({ clientId: 'scope-ok', defaultClientScopes: ['profile'], optionalClientScopes: ['address'] });
+    expect(ok.status).toBe(201);
+    expect(ok.body.defaultClientScopes).toEqual(['profile']);
+    await f.setPolicyConfig('Allowed Client Scopes', 'authenticated', {
+      'allowed-client-scopes': ['extra-scope'],
+      'allow-default-scopes': ['true'],
+    });
+    expect((await withInitial({ clientId: 'scope-listed', defaultClientScopes: ['extra-scope'] })).status).toBe(201);
+    // Updates: scopes the client has stay allowed, new unlisted ones do not.
+    const rat = ok.body.registrationAccessToken;
+    await f.setPolicyConfig('Allowed Client Scopes', 'authenticated', { 'allow-default-scopes': ['false'] });
+    const kept = await f.call('PUT', '/default/scope-ok', { token: rat, body: { clientId: 'scope-ok', defaultClientScopes: ['profile'] } });
+    expect(kept.status).toBe(200);
+    const added = await f.call('PUT', '/default/scope-ok', {
+      token: kept.body.registrationAccessToken,
+      body: { clientId: 'scope-ok', defaultClientScopes: ['profile', 'email'] },
+    });
+    expect([added.status, added.body]).toEqual([403, refused('Allowed Client Scopes', 'Not permitted to use specified clientScope')]);
+    await f.setPolicyConfig('Allowed Client Scopes', 'authenticated', { 'allow-default-scopes': ['true'] });
+  });
+
+  test('client disabled: new clients are disabled and cannot enable themselves; the admin can', async () => {
+    const id = await f.addPolicy('Disable New', 'client-disabled', 'authenticated');
+    try {
+      const res = await withInitial({ clientId: 'born-disabled', enabled: true });
+      expect([res.status, res.body.enabled]).toEqual([201, false]);
+      const enable = await f.call('PUT', '/default/born-disabled', {
+        token: res.body.registrationAccessToken,
+        body: { clientId: 'born-disabled', enabled: true },
+      });
+      expect([enable.status, enable.body]).toEqual([403, refused('Disable New', 'Not permitted to enable client')]);
+      expectStatus(await f.api.put(`/admin/realms/${R}/clients/${res.body.id}`, { enabled: true }), 204, 'admin enables');
+      const [enabled] = expectStatus(await f.api.get(`/admin/realms/${R}/clients?clientId=born-disabled`), 200, 'client').body;
+      expect(enabled.enabled).toBe(true);
+      // A user's bearer token registers under the authenticated policies too.
+      const token = await f.userToken('reg-admin', ['manage-clients']);
+      const byUser = await f.call('POST', '/default', { token, body: { clientId: 'born-disabled-2' } });
+      expect([byUser.status, byUser.body.enabled]).toEqual([201, false]);
+    } finally {
+      expectStatus(await f.api.delete(`/admin/realms/${R}/components/${id}`), 204, 'remove policy');
+    }
+  });
+});
