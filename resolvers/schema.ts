@@ -60,6 +60,7 @@ import { ClientAuthorizationResolver, ResourceServerResolver } from './authz/res
 import { AuthzPolicyResolver, AuthzResourceResolver, AuthzScopeResolver } from './authz/nested';
 import { AuthzMutationsResolver } from './authz/mutations';
 import { ManagementPermissionsResolver } from './authz/management-permissions';
+import { OrganizationResolver, RealmOrganizationsResolver } from './organizations/organizations';
 import { mutationPayloads } from './payloads';
 import { argumentDescription, OUTPUT_FIELD_DESCRIPTIONS, ROOT_TYPE_DESCRIPTIONS } from './descriptions';
 
@@ -144,6 +145,8 @@ export const RESOLVERS = [
   AuthzPolicyResolver,
   AuthzMutationsResolver,
   ManagementPermissionsResolver,
+  RealmOrganizationsResolver,
+  OrganizationResolver,
 ] as const;
 
 let built: Promise<GraphQLSchema> | undefined;

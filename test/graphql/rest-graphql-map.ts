@@ -342,6 +342,33 @@ export const MAPPED: Record<string, Twin> = {
   ...scopeOwnerRoutes('clients', 'Client'),
   ...scopeOwnerRoutes('client-scopes', 'ClientScope'),
 
+  // organizations
+  [`GET ${R}/organizations`]: realmField('organizations'),
+  [`POST ${R}/organizations`]: ['Mutation.createOrganization'],
+  [`GET ${R}/organizations/count`]: realmField('organizationsCount'),
+  [`GET ${R}/organizations/members/:userId/organizations`]: ['Query.userOrganizations'],
+  [`GET ${R}/organizations/:id`]: ['Query.organization'],
+  [`PUT ${R}/organizations/:id`]: ['Mutation.updateOrganization'],
+  [`DELETE ${R}/organizations/:id`]: ['Mutation.deleteOrganization'],
+  [`POST ${R}/organizations/:id/members`]: ['Mutation.addOrganizationMember'],
+  [`GET ${R}/organizations/:id/members`]: ['Query.organization', 'Organization.members'],
+  [`GET ${R}/organizations/:id/members/count`]: ['Query.organization', 'Organization.membersCount'],
+  [`POST ${R}/organizations/:id/members/invite-user`]: ['Mutation.inviteOrganizationMember'],
+  [`POST ${R}/organizations/:id/members/invite-existing-user`]: ['Mutation.inviteExistingOrganizationMember'],
+  [`GET ${R}/organizations/:id/members/:userId`]: {
+    path: ['Query.organization', 'Organization.members'],
+    note: 'listOrganizationMembers instead of getOrganizationMember: the member is an item of the list (no lookup by user id)',
+  },
+  [`DELETE ${R}/organizations/:id/members/:userId`]: ['Mutation.removeOrganizationMember'],
+  [`GET ${R}/organizations/:id/members/:userId/organizations`]: ['Query.userOrganizations'],
+  [`POST ${R}/organizations/:id/identity-providers`]: ['Mutation.linkOrganizationIdentityProvider'],
+  [`GET ${R}/organizations/:id/identity-providers`]: ['Query.organization', 'Organization.identityProviders'],
+  [`GET ${R}/organizations/:id/identity-providers/:alias`]: {
+    path: ['Query.organization', 'Organization.identityProviders'],
+    note: 'listOrganizationIdentityProviders instead of getOrganizationIdentityProvider: the provider is an item of the list',
+  },
+  [`DELETE ${R}/organizations/:id/identity-providers/:alias`]: ['Mutation.unlinkOrganizationIdentityProvider'],
+
   // identity providers
   [`GET ${R}/identity-provider/instances`]: realmField('identityProviders'),
   [`POST ${R}/identity-provider/instances`]: ['Mutation.createIdentityProvider'],

@@ -1,6 +1,7 @@
 import type { RequestContext } from '../../core/context';
 import { write } from '../../core/db-errors';
 import { errorA } from '../../core/errors';
+import { batchLoad } from '../../loaders/batch';
 import type { IdentityProviderModel } from '../../db/models/identity-provider';
 import type { OrganizationModel } from '../../db/models/organization';
 import type { RealmModel } from '../../db/models/realm';
@@ -37,9 +38,19 @@ export async function linkOrganizationIdentityProvider(
 }
 
 /** GET /{realm}/organizations/{id}/identity-providers: the linked providers by alias, secrets masked. */
-export async function listOrganizationIdentityProviders(ctx: RequestContext, org: OrganizationModel): Promise<IdentityProviderRep[]> {
-  const rows = await ctx.db.models.IdentityProvider.findAll({ where: { organizationId: org.id }, order: [['alias', 'ASC']] });
-  return rows.map(toIdentityProviderRepresentation);
+export function listOrganizationIdentityProviders(ctx: RequestContext, org: OrganizationModel): Promise<IdentityProviderRep[]> {
+  return batchLoad(
+    ctx.memo,
+    'org-identity-providers',
+    async (ids: readonly string[]) => {
+      const rows = await ctx.db.models.IdentityProvider.findAll({
+        where: { organizationId: [...new Set(ids)] },
+        order: [['alias', 'ASC']],
+      });
+      return ids.map((id) => rows.filter((r) => r.organizationId === id).map(toIdentityProviderRepresentation));
+    },
+    org.id,
+  );
 }
 
 async function linkedProvider(

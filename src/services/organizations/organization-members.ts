@@ -3,7 +3,8 @@ import { recordAdminEvent } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
 import { write } from '../../core/db-errors';
 import { errorA, errorC } from '../../core/errors';
-import { isEmptyPage, pageOf, sqlPage } from '../../core/paging';
+import { isEmptyPage, pageOf } from '../../core/paging';
+import { batchLoad } from '../../loaders/batch';
 import type { OrganizationModel } from '../../db/models/organization';
 import type { RealmModel } from '../../db/models/realm';
 import type { UserModel } from '../../db/models/user';
@@ -104,6 +105,8 @@ async function memberRepresentations(
 /**
  * GET /{realm}/organizations/{id}/members: by username, `first` 0, `max` 10; `search` matches
  * username, e-mail, first or last name (substring, or whole with `exact=true`); `membershipType`.
+ * The calls of one tick (GraphQL `Organization.members` of a list) are one membership and one user
+ * statement for all their organizations.
  */
 export async function listOrganizationMembers(
   ctx: RequestContext,
@@ -114,26 +117,56 @@ export async function listOrganizationMembers(
   const type = membershipTypeOf(o.membershipType);
   const page = pageOf(o, { defaultMax: 10, negativeMax: 'all' });
   if (isEmptyPage(page)) return [];
+  const name = `org-members:${realm.id}:${JSON.stringify([type, o.search, o.exact === true, page])}`;
+  const users = await batchLoad(ctx.memo, name, (orgIds: readonly string[]) => membersOf(ctx, realm, orgIds, type, o, page), org.id);
+  return memberRepresentations(ctx, realm, org, users);
+}
+
+/** The member pages of several organizations: memberships in one statement, matching users in another. */
+async function membersOf(
+  ctx: RequestContext,
+  realm: RealmModel,
+  orgIds: readonly string[],
+  type: MembershipType | undefined,
+  o: MemberQuery,
+  page: { offset: number; limit?: number },
+): Promise<UserModel[][]> {
+  const rows = await ctx.db.models.OrganizationMember.findAll({
+    where: { organizationId: [...new Set(orgIds)], ...(type ? { membershipType: type } : {}) },
+    attributes: ['organizationId', 'userId'],
+  });
+  if (!rows.length) return orgIds.map(() => []);
   const esc = (v: string) => ctx.db.sequelize.escape(v);
-  const and: WhereOptions[] = [
-    { realmId: realm.id },
-    Sequelize.literal(
-      `id IN (SELECT user_id FROM organization_member WHERE organization_id = ${esc(org.id)}${type ? ` AND membership_type = ${esc(type)}` : ''})`,
-    ),
-  ];
+  const and: WhereOptions[] = [{ realmId: realm.id, id: [...new Set(rows.map((r) => r.userId))] }];
   if (o.search !== undefined) {
     const v = o.search.toLowerCase();
     const p = esc(o.exact ? v : `%${v.replace(/[!%_]/g, '!$&')}%`);
     const op = o.exact ? `= ${p}` : `LIKE ${p} ESCAPE '!'`;
     and.push(Sequelize.literal(`(LOWER(username) ${op} OR LOWER(email) ${op} OR LOWER(first_name) ${op} OR LOWER(last_name) ${op})`));
   }
-  const users = await ctx.db.models.User.findAll({ where: { [Op.and]: and }, order: [['username', 'ASC']], ...sqlPage(page) });
-  return memberRepresentations(ctx, realm, org, users);
+  const users = await ctx.db.models.User.findAll({ where: { [Op.and]: and }, order: [['username', 'ASC']] });
+  return orgIds.map((id) => {
+    const of = new Set(rows.filter((r) => r.organizationId === id).map((r) => r.userId));
+    const mine = users.filter((u) => of.has(u.id));
+    return mine.slice(page.offset, page.limit === undefined ? undefined : page.offset + page.limit);
+  });
 }
 
-/** GET /{realm}/organizations/{id}/members/count. */
+/** GET /{realm}/organizations/{id}/members/count (one statement for the calls of one tick). */
 export function countOrganizationMembers(ctx: RequestContext, org: OrganizationModel): Promise<number> {
-  return ctx.db.models.OrganizationMember.count({ where: { organizationId: org.id } });
+  return batchLoad(
+    ctx.memo,
+    'org-member-counts',
+    async (ids: readonly string[]) => {
+      const rows = (await ctx.db.models.OrganizationMember.count({
+        where: { organizationId: [...new Set(ids)] },
+        group: ['organization_id'],
+      })) as unknown as Array<{ organization_id?: string; organizationId?: string; count: number }>;
+      const by = new Map(rows.map((r) => [r.organizationId ?? r.organization_id, Number(r.count)]));
+      return ids.map((id) => by.get(id) ?? 0);
+    },
+    org.id,
+  );
 }
 
 /** The member `userId` of the organization, or 404 `HTTP 404 Not Found` (blank id: 400 `id cannot be null`). */

@@ -6,6 +6,7 @@ import type { RequestContext } from '../../core/context';
 import { write } from '../../core/db-errors';
 import { errorA, errorC, type HttpError } from '../../core/errors';
 import { isEmptyPage, pageOf, sqlPage } from '../../core/paging';
+import { batchLoad } from '../../loaders/batch';
 import type { OrganizationModel } from '../../db/models/organization';
 import type { RealmModel } from '../../db/models/realm';
 import { type OrganizationRep, toOrganizationRepresentation } from '../../representations/organization';
@@ -30,7 +31,15 @@ export async function requireOrganizations(ctx: RequestContext, realm: RealmMode
 export async function resolveOrganization(ctx: RequestContext, realm: RealmModel, id: string): Promise<OrganizationModel> {
   await requireOrganizations(ctx, realm);
   if (!id.trim()) throw errorA(400, 'Id cannot be null.');
-  const org = await ctx.db.models.Organization.findOne({ where: { id, realmId: realm.id } });
+  const org = await batchLoad(
+    ctx.memo,
+    `organizations:${realm.id}`,
+    async (ids: readonly string[]) => {
+      const rows = await ctx.db.models.Organization.findAll({ where: { id: [...new Set(ids)], realmId: realm.id } });
+      return ids.map((k) => rows.find((r) => r.id === k) ?? null);
+    },
+    id,
+  );
   if (!org) throw errorA(404, 'Organization not found.');
   return org;
 }
@@ -46,7 +55,15 @@ export async function organizationRepresentations(
   const m = ctx.db.models;
   const [domains, attributes] = await Promise.all([
     m.OrganizationDomain.findAll({ where: { organizationId: ids }, order: [['name', 'ASC']] }),
-    brief ? Promise.resolve([]) : m.OrganizationAttribute.findAll({ where: { organizationId: ids }, order: [['name', 'ASC']] }),
+    brief
+      ? Promise.resolve([])
+      : m.OrganizationAttribute.findAll({
+          where: { organizationId: ids },
+          order: [
+            ['name', 'ASC'],
+            ['value', 'ASC'],
+          ],
+        }),
   ]);
   return orgs.map((o) => {
     const attrs: Record<string, string[]> = {};
