@@ -90,6 +90,16 @@ describe('registration with an initial access token', () => {
     );
   });
 
+  test('registrations racing for the last uses of a token: exactly as many clients as uses', async () => {
+    const token = await f.initialToken(2);
+    const answers = await Promise.all([1, 2, 3, 4, 5].map((i) => f.call('POST', '/default', { token, body: { clientId: `race-${i}` } })));
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 201, 401, 401, 401]);
+    const all = expectStatus(await f.api.get(`/admin/realms/${R}/clients?clientId=race-&search=true`), 200, 'race').body;
+    expect(all).toHaveLength(2);
+    const entries = expectStatus(await f.api.get(`/admin/realms/${R}/clients-initial-access`), 200, 'entries').body;
+    expect(entries.find((e: { id: string }) => e.id === decodeJwt(token).jti).remainingCount).toBe(0);
+  });
+
   test('a taken clientId and invalid metadata are 400 with nothing written and the token use not counted', async () => {
     const token = await f.initialToken(3);
     expect((await f.call('POST', '/default', { token, body: { clientId: 'dup' } })).status).toBe(201);
