@@ -18,6 +18,8 @@ export interface OidcDiscoveryDocument {
   introspection_endpoint_auth_methods_supported: string[];
   revocation_endpoint: string;
   revocation_endpoint_auth_methods_supported: string[];
+  /** The client registration service (RFC 7591). */
+  registration_endpoint: string;
   scopes_supported: string[];
   claims_supported: string[];
 }

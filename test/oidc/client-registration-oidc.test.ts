@@ -87,6 +87,17 @@ describe('OpenID Connect dynamic client registration', () => {
     expect(expectStatus(await f.api.get(`/admin/realms/${R}/clients?clientId=${id}`), 200, 'gone').body).toEqual([]);
   });
 
+  test("the realm's discovery document names the registration endpoint, and a client registers there", async () => {
+    const discovery = await request(f.ts.app).get(`/realms/${R}/.well-known/openid-configuration`);
+    expect(discovery.body.registration_endpoint).toBe(f.publicUrl('openid-connect'));
+    const path = new URL(discovery.body.registration_endpoint).pathname;
+    const res = await request(f.ts.app)
+      .post(path)
+      .set('Authorization', `Bearer ${await f.initialToken()}`)
+      .send({ redirect_uris: ['https://found.example.org/cb'] });
+    expect(res.status).toBe(201);
+  });
+
   test('a client_id in the registration request, or both jwks and jwks_uri, is invalid metadata', async () => {
     const token = await f.initialToken(5);
     const named = await f.call('POST', '/openid-connect', { token, body: { client_id: 'mine', redirect_uris: [] } });

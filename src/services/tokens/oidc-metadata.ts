@@ -78,6 +78,7 @@ export async function discoveryDocument(db: Db, name: string, baseUrl: string): 
     introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     revocation_endpoint: `${oidc}/revoke`,
     revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    registration_endpoint: `${iss}/clients-registrations/openid-connect`,
     scopes_supported: [
       'openid',
       'profile',
