@@ -282,7 +282,8 @@ async function main() {
 
   /**
    * The token endpoint, password and client_credentials grants: realm, client (secret checked),
-   * user, password verified with argon2 as idserver does it, session rows written, effective roles,
+   * user, password verified with argon2 as idserver does it, session rows written (password grant;
+   * a client_credentials session is transient), effective roles,
    * access token (RS256) and refresh token (HS512) signed. Skips brute-force bookkeeping, client
    * scopes and protocol mappers (the claims are the fixed Keycloak defaults) and the login event.
    */
@@ -315,17 +316,21 @@ async function main() {
     } else return void res.status(400).json({ error: 'unsupported_grant_type' });
     if (!Number(user.enabled)) return void res.status(400).json({ error: 'invalid_grant', error_description: 'Account disabled' });
     const now = Math.floor(Date.now() / 1000);
-    const sid = randomUUID();
-    await q(
-      "INSERT INTO user_session (id, realm_id, user_id, client_id, ip_address, started, last_access, offline, notes, remember_me, auth_method) VALUES (?, ?, ?, ?, ?, ?, ?, 0, '{}', 0, 'openid-connect')",
-      [sid, realm.id, user.id, client.id, req.ip ?? null, now, now],
-    );
-    await q('INSERT INTO client_session (user_session_id, client_id, realm_id, offline, timestamp) VALUES (?, ?, ?, 0, ?)', [
-      sid,
-      client.id,
-      realm.id,
-      now,
-    ]);
+    // A password grant's session is stored; a client_credentials one is transient (Keycloak's default).
+    const stored = body.grant_type === 'password';
+    const sid = stored ? randomUUID() : undefined;
+    if (sid) {
+      await q(
+        "INSERT INTO user_session (id, realm_id, user_id, client_id, ip_address, started, last_access, offline, notes, remember_me, auth_method) VALUES (?, ?, ?, ?, ?, ?, ?, 0, '{}', 0, 'openid-connect')",
+        [sid, realm.id, user.id, client.id, req.ip ?? null, now, now],
+      );
+      await q('INSERT INTO client_session (user_session_id, client_id, realm_id, offline, timestamp) VALUES (?, ?, ?, 0, ?)', [
+        sid,
+        client.id,
+        realm.id,
+        now,
+      ]);
+    }
     const roles = await q(effectiveRolesSql(1), [user.id, user.id]);
     let keys = signing.get(String(realm.name));
     if (!keys) {
@@ -340,7 +345,7 @@ async function main() {
       sub: String(user.id),
       typ: 'Bearer',
       azp: String(body.client_id),
-      sid,
+      ...(sid ? { sid } : {}),
       scope: 'profile email',
       realm_access: { roles: roles.map((r) => r.name) },
       preferred_username: String(user.username),
@@ -358,7 +363,7 @@ async function main() {
       'not-before-policy': 0,
       scope: 'profile email',
     };
-    if (body.grant_type === 'password' && keys.hmac) {
+    if (sid && keys.hmac) {
       out.refresh_token = await new SignJWT({
         jti: randomUUID(),
         iss,
