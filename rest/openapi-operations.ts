@@ -212,6 +212,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     res: 'none',
   },
   'PUT /admin/realms/:realm/users/:userId/send-verify-email': { query: ['client_id', 'redirect_uri', 'lifespan'], res: 'none' },
+  'PUT /admin/realms/:realm/users/:userId/reset-password-email': { query: ['client_id', 'redirect_uri'], res: 'none' },
   'GET /admin/realms/:realm/users/:userId/sessions': { res: json('UserSessionRepresentation[]') },
   'GET /admin/realms/:realm/users/:userId/offline-sessions/:clientUuid': { res: json('UserSessionRepresentation[]') },
   'POST /admin/realms/:realm/users/:userId/logout': { res: 'none' },

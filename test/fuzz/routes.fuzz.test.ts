@@ -48,6 +48,8 @@ const MAIL_FAILURES: Record<string, (body: Record<string, unknown>) => boolean> 
   'PUT /admin/realms/:realm/users/:userId/execute-actions-email': (b) =>
     String(b.errorMessage).startsWith('Failed to send execute actions email'),
   'PUT /admin/realms/:realm/users/:userId/send-verify-email': (b) => b.errorMessage === 'Failed to send verify email',
+  'PUT /admin/realms/:realm/users/:userId/reset-password-email': (b) =>
+    String(b.errorMessage).startsWith('Failed to send execute actions email'),
 };
 
 /** Routes that answer a 5xx whatever the input, as Keycloak with the feature off (501): the map's own list. */

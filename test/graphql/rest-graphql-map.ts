@@ -515,6 +515,10 @@ export const ALIASES: Record<string, Alias> = {
     of: `GET ${R}/authentication/config/:id`,
     reason: "getAuthenticatorConfig(configId): Keycloak's deprecated spelling, the execution id is not read",
   },
+  [`PUT ${R}/users/:userId/reset-password-email`]: {
+    of: `PUT ${R}/users/:userId/execute-actions-email`,
+    reason: "Keycloak's deprecated resetPasswordEmail: execute-actions-email with UPDATE_PASSWORD, no lifespan",
+  },
 };
 
 export const NOT_IMPLEMENTED: Record<string, string> = {

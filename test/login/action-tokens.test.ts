@@ -13,7 +13,10 @@ const R = '/admin/realms/login-at';
 
 beforeAll(async () => {
   smtp = await startSmtp();
-  w = await loginWorld('login-at', { smtpServer: { host: '127.0.0.1', port: String(smtp.port), from: 'noreply@idserver.test' } });
+  w = await loginWorld('login-at', {
+    adminEventsEnabled: true,
+    smtpServer: { host: '127.0.0.1', port: String(smtp.port), from: 'noreply@idserver.test' },
+  });
   const [client] = (await w.api.get(`${R}/clients?clientId=app`).expect(200)).body;
   await w.api.put(`${R}/clients/${client.id}`, { ...client, directAccessGrantsEnabled: true }).expect(204);
 });
@@ -240,4 +243,23 @@ test("the realm's verifyEmail switch asks an unverified user at login; a verifie
   } finally {
     await w.api.put(R, { ...realm, verifyEmail: false }).expect(204);
   }
+});
+
+test("reset-password-email (Keycloak's deprecated spelling): an execute-actions link for UPDATE_PASSWORD, the realm's lifespan", async () => {
+  await w.api
+    .put(`${R}/users/${w.userId}/reset-password-email?client_id=app&redirect_uri=${encodeURIComponent(REDIRECT)}&lifespan=60`)
+    .expect(204);
+  const [mail] = await smtp.waitFor(1);
+  expect(mail.subject).toBe('Update Your Account');
+  expect(mail.text).toContain('Update Password');
+  expect(mail.text).toContain('This link will expire within 12 hours.');
+  const jar = new Jar();
+  let res = await jar.fetch(linkOf(mail));
+  const html = await res.text();
+  res = await jar.post(formAction(html), { 'password-new': 'via-reset-1', 'password-confirm': 'via-reset-1' });
+  expect(infoText(await res.text())).toBe('Your account has been updated.');
+  expect((await passwordGrant('via-reset-1')).status).toBe(200);
+  const admin = (await w.api.get(`${R}/admin-events?max=5`).expect(200)).body as Array<{ resourcePath: string }>;
+  expect(admin.map((e) => e.resourcePath)).toContain(`users/${w.userId}/reset-password-email`);
+  await w.api.put(`${R}/users/${w.userId}/reset-password`, { type: 'password', value: 'pw', temporary: false }).expect(204);
 });

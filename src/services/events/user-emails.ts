@@ -71,6 +71,7 @@ export async function executeActionsEmail(
   user: UserModel,
   readActions: unknown | (() => unknown),
   params: EmailParams = {},
+  eventPath = 'execute-actions-email',
 ): Promise<void> {
   await requireManageUser(ctx, realm, user.id);
   const body = typeof readActions === 'function' ? (readActions as () => unknown)() : readActions;
@@ -105,7 +106,22 @@ export async function executeActionsEmail(
     log.error(`Failed to send execute actions email: ${(e as Error).message}`);
     throw errorA(500, `Failed to send execute actions email: ${(e as Error).message}`);
   }
-  await actionEvent(ctx, realm, user, 'execute-actions-email');
+  await actionEvent(ctx, realm, user, eventPath);
+}
+
+/**
+ * PUT /admin/realms/{realm}/users/{id}/reset-password-email (deprecated in Keycloak): execute-actions-email
+ * with UPDATE_PASSWORD; a `lifespan` parameter is not read (the realm's admin lifespan applies).
+ */
+export async function resetPasswordEmail(ctx: RequestContext, realm: RealmModel, user: UserModel, params: EmailParams = {}): Promise<void> {
+  await executeActionsEmail(
+    ctx,
+    realm,
+    user,
+    ['UPDATE_PASSWORD'],
+    { clientId: params.clientId, redirectUri: params.redirectUri },
+    'reset-password-email',
+  );
 }
 
 /** PUT /admin/realms/{realm}/users/{id}/send-verify-email (manage of the user): mails an e-mail verification link. */

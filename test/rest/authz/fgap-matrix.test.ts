@@ -342,6 +342,7 @@ const SCENARIOS: Array<{ name: string; realm: string; grant: (fx: Fixture) => Pr
           'disable-credential-types',
           'execute-actions-email',
           'send-verify-email',
+          'reset-password-email',
         ),
       ),
       // RoleMapperResource: reads need view of the user; writes UserPermissions#canMapRoles ⇐ canManage(user).
