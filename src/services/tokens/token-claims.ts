@@ -10,6 +10,7 @@ import { claimValue, convert, setClaim } from './claim-values';
 import type { Claims } from '../../representations/token';
 import { escapeName } from '../groups/group-paths';
 import { mapperType } from '../../keycloak/mapper-types';
+import { type MemberOrganization, organizationClaim, organizationsOfUsers } from '../organizations/organization-claims';
 
 /**
  * The mapper engine: which client scopes a request gets (config reference §5.2), which roles
@@ -210,6 +211,8 @@ interface Facts {
   clientRoles: Map<string, Set<string>>;
   clientIds: Map<string, string>;
   origins: string[];
+  /** Enabled organizations the user is a member of (only when an organization mapper runs in a realm with organizations on). */
+  organizations: MemberOrganization[];
 }
 
 /** What one claim computation needs besides the facts: its input, mappers and granted roles. */
@@ -259,6 +262,11 @@ async function loadFactsOf(db: Db, list: readonly FactsInput[]): Promise<Facts[]
   const clients = clientCond.length
     ? await db.models.Client.findAll({ where: { [Op.or]: clientCond }, attributes: ['id', 'realmId', 'clientId'] })
     : [];
+  const orgOn = (e: FactsInput) =>
+    needs(e, 'oidc-organization-membership-mapper') && [true, 'true'].includes(e.input.realm.settings.organizationsEnabled as never);
+  const orgUsers = usersOf(orgOn);
+  const withOrgAttributes = list.some((e) => orgOn(e) && e.mappers.some((m) => m.config?.addOrganizationAttributes === 'true'));
+  const organizations = await organizationsOfUsers(db, orgUsers, withOrgAttributes);
   return list.map((e) => {
     const { input, roles } = e;
     const attributes: Record<string, string[]> = {};
@@ -311,6 +319,7 @@ async function loadFactsOf(db: Db, list: readonly FactsInput[]): Promise<Facts[]
       clientRoles,
       clientIds,
       origins: webOrigins(input.client),
+      organizations: orgOn(e) ? (organizations.get(input.user.id) ?? []) : [],
     };
   });
 }
@@ -483,6 +492,9 @@ function apply(pm: ProtocolMapperModel, f: Facts, out: Out): void {
       return;
     case 'oidc-sub-mapper':
       put('sub', user.id);
+      return;
+    case 'oidc-organization-membership-mapper':
+      put(claimName, organizationClaim(f.organizations, c));
       return;
     default:
       return;
