@@ -263,3 +263,17 @@ test("reset-password-email (Keycloak's deprecated spelling): an execute-actions 
   expect(admin.map((e) => e.resourcePath)).toContain(`users/${w.userId}/reset-password-email`);
   await w.api.put(`${R}/users/${w.userId}/reset-password`, { type: 'password', value: 'pw', temporary: false }).expect(204);
 });
+
+test('declining the terms on a link ends on an error page; nothing is sent to the application and the link is not spent', async () => {
+  const terms = (await w.api.get(`${R}/authentication/required-actions/TERMS_AND_CONDITIONS`).expect(200)).body;
+  await w.api.put(`${R}/authentication/required-actions/TERMS_AND_CONDITIONS`, { ...terms, enabled: true }).expect(204);
+  const link = await executeActions(['TERMS_AND_CONDITIONS']);
+  const jar = new Jar();
+  let res = await jar.fetch(link);
+  res = await jar.post(formAction(await res.text()), { cancel: 'cancel' });
+  expect(res.status).toBe(400);
+  expect(res.headers.get('location')).toBeNull();
+  expect(pageError(await res.text())).toBe('Access denied');
+  res = await jar.fetch(link);
+  expect(await res.text()).toContain('id="kc-terms-text"');
+});
