@@ -139,6 +139,9 @@ describe('read, update and delete with the registration access token', () => {
       401,
       unauthorized('Not authorized to update client. Maybe missing token or bad token type.'),
     ]);
+    expect((await f.events('CLIENT_UPDATE_ERROR'))[0]).toMatchObject({ clientId: 'life', error: 'invalid_token' });
+    const updates = await adminEvents(f.api, R, { operationTypes: 'UPDATE', resourceTypes: 'CLIENT' });
+    expect(updates.map((e) => e.resourcePath)).toContain(`clients/${created.body.id}`);
     const staleRead = await f.call('GET', '/default/life', { token: rat });
     expect([staleRead.status, staleRead.body]).toEqual([
       401,
@@ -171,6 +174,7 @@ describe('read, update and delete with the registration access token', () => {
     expect([initial.status, initial.body]).toEqual([401, unauthorized('Not initial access token allowed')]);
     const other = await f.call('DELETE', '/default/own-a', { token: b.body.registrationAccessToken });
     expect(other.status).toBe(401);
+    expect((await f.events('CLIENT_DELETE_ERROR'))[0]).toMatchObject({ clientId: 'own-a', error: 'invalid_token' });
     const missing = await f.call('GET', '/default/no-such-client', { token: a.body.registrationAccessToken });
     expect(missing.status).toBe(401);
     expect(expectStatus(await f.api.get(`/admin/realms/${R}/clients?clientId=own-a`), 200, 'kept').body).toHaveLength(1);
