@@ -110,6 +110,17 @@ describe('OpenID Connect dynamic client registration', () => {
       body: { redirect_uris: [], jwks_uri: 'https://rp.example.org/jwks', jwks: { keys: [] } },
     });
     expect([both.status, both.body.error]).toEqual([400, 'invalid_client_metadata']);
+    const before = await f.clientCount();
+    for (const body of [
+      { redirect_uris: [], token_endpoint_auth_method: 'magic' },
+      { redirect_uris: [], response_types: ['token'] },
+      { redirect_uris: [], response_types: ['code none'] },
+      { redirect_uris: [], token_endpoint_auth_method: 'private_key_jwt' },
+    ]) {
+      const res = await f.call('POST', '/openid-connect', { token, body });
+      expect([res.status, res.body]).toEqual([400, { error: 'invalid_client_metadata', error_description: 'Client metadata invalid' }]);
+    }
+    expect(await f.clientCount()).toBe(before);
   });
 
   test('a public client (auth method none) gets no secret; a client_credentials client gets tokens at once', async () => {

@@ -14,9 +14,48 @@ export type OidcClientMetadata = Record<string, unknown>;
 /** Keycloak's `invalid_client_metadata` 400 (ErrorCodes.INVALID_CLIENT_METADATA). */
 export const invalidMetadata = (description: string) => errorB(400, 'invalid_client_metadata', description);
 
+const AUTH_METHODS = new Set([
+  'client_secret_basic',
+  'client_secret_post',
+  'client_secret_jwt',
+  'private_key_jwt',
+  'tls_client_auth',
+  'none',
+]);
+const RESPONSE_TYPES = new Set(['code', 'id_token', 'token', 'none']);
+
+/** Keycloak's OIDCResponseType#parse: known values; `none` alone; `token` never alone. */
+function responseTypesValid(v: unknown): boolean {
+  if (v === undefined || v === null) return true;
+  const entries = (Array.isArray(v) ? v : [v]).map(String);
+  return entries.every((entry) => {
+    const parts = entry.split(' ').filter(Boolean);
+    if (!parts.length || parts.some((p) => !RESPONSE_TYPES.has(p))) return false;
+    if (parts.includes('none') && parts.length > 1) return false;
+    return !(parts.length === 1 && parts[0] === 'token');
+  });
+}
+
+/**
+ * What Keycloak's DescriptionConverter refuses (a ClientRegistrationException, answered as 400
+ * `invalid_client_metadata` "Client metadata invalid"): an unknown `token_endpoint_auth_method` or
+ * response type, both `jwks` and `jwks_uri`, `private_key_jwt` without a key, a CIBA delivery mode
+ * other than `poll`.
+ */
+function checkMetadata(m: OidcClientMetadata): void {
+  const invalid = () => invalidMetadata('Client metadata invalid');
+  const method = m.token_endpoint_auth_method;
+  if (method != null && !AUTH_METHODS.has(String(method))) throw invalid();
+  if (!responseTypesValid(m.response_types)) throw invalid();
+  if (m.jwks_uri != null && m.jwks != null) throw invalid();
+  const keys = (m.jwks as { keys?: unknown } | null | undefined)?.keys;
+  if (method === 'private_key_jwt' && m.jwks_uri == null && !(Array.isArray(keys) && keys.length)) throw invalid();
+  if (m.backchannel_token_delivery_mode != null && m.backchannel_token_delivery_mode !== 'poll') throw invalid();
+}
+
 /** The client representation of registration metadata; `client_id` only where the caller may name it (update). */
 export function oidcToClient(m: OidcClientMetadata): ClientRepresentation {
-  if (m.jwks_uri != null && m.jwks != null) throw invalidMetadata('Client metadata invalid');
+  checkMetadata(m);
   const rep = fromOidc(m);
   // Authorization services for a client that asks for the UMA grant (OIDCClientRegistrationProvider#createOIDC).
   const grants = Array.isArray(m.grant_types) ? m.grant_types.map(String) : [];
