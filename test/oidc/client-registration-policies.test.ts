@@ -100,6 +100,28 @@ describe('anonymous registration where the policies allow it', () => {
     await f.setPolicyConfig('Max Clients Limit', 'anonymous', { 'max-clients': ['200'] });
     expect((await anonymous({ clientId: 'anon-within-limit' })).status).toBe(201);
   });
+
+  test('trusted hosts by address, trusted domains for URIs only, and each check switched off on its own', async () => {
+    const trusted = (hosts: string[], hostMustMatch: boolean, urisMustMatch: boolean) =>
+      f.setPolicyConfig('Trusted Hosts', 'anonymous', {
+        'trusted-hosts': hosts,
+        'host-sending-registration-request-must-match': [String(hostMustMatch)],
+        'client-uris-must-match': [String(urisMustMatch)],
+      });
+    await trusted(['127.0.0.1'], true, false);
+    expect((await anonymous({ clientId: 'by-ip', redirectUris: ['https://anywhere.example.com/cb'] })).status).toBe(201);
+    await trusted(['*.example.net'], false, true);
+    expect((await anonymous({ clientId: 'by-domain', redirectUris: ['https://app.example.net/cb'] })).status).toBe(201);
+    const lookalike = await anonymous({ clientId: 'lookalike', redirectUris: ['https://example.net.evil.org/cb'] });
+    expect([lookalike.status, lookalike.body]).toEqual([
+      403,
+      refused('Trusted Hosts', "URI doesn't match any trusted host or trusted domain"),
+    ]);
+    await trusted(['*.example.net'], true, true);
+    const host = await anonymous({ clientId: 'untrusted-caller', redirectUris: ['https://app.example.net/cb'] });
+    expect([host.status, host.body]).toEqual([403, refused('Trusted Hosts', 'Host not trusted.')]);
+    await trusted(['localhost', '*.example.org'], true, true);
+  });
 });
 
 describe('policies of authenticated registrations', () => {
