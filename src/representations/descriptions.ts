@@ -504,7 +504,7 @@ export const FIELD_DESCRIPTIONS: FieldDescriptions = {
     idserverVersion: 'Version of idserver that wrote an export; ignored on import.',
     userManagedAccessAllowed: 'Users may manage access to their resources in the account console (User-Managed Access; default false).',
     organizationsEnabled: 'Organizations are enabled in the realm (default false).',
-    organizations: `Organizations of the realm (export); ${IGNORED}.`,
+    organizations: 'Organizations of the realm with their members (usernames) and identity providers (aliases): export and import.',
     verifiableCredentialsEnabled: 'The realm issues verifiable credentials (OID4VCI; default false).',
     adminPermissionsEnabled: 'Fine-grained admin permissions (version 2) are enabled in the realm (default false).',
     scimApiEnabled: `Whether the realm serves the SCIM API (Keycloak 26.6+); ${IGNORED}.`,

@@ -21,6 +21,7 @@ import { realmRepresentation } from '../realms/realm-representation';
 import { renderUsers } from '../users/users';
 import { addExportedRoleNames, exportScopeMappings } from './realm-import-clients';
 import { exportAuthorization } from './realm-import-authz';
+import { exportOrganizations } from '../organizations/organization-import-export';
 
 /**
  * POST /{realm}/partial-export (core reference §3.14): the realm representation for export with
@@ -127,6 +128,8 @@ export async function partialExport(ctx: RequestContext, realm: RealmModel, opts
     config: mask(p.config ?? {}),
   }));
   out.components = await components(sys, realm, mask);
+  const organizations = await exportOrganizations(sys, realm);
+  if (organizations) out.organizations = organizations;
   out.requiredActions = await requiredActions(sys, realm);
   Object.assign(out, await exportAuthentication(sys, realm));
   out.localizationTexts = await allTexts(sys, realm);

@@ -33,6 +33,7 @@ import type { GroupRep } from '../../representations/group';
 import type { RoleRep } from '../../representations/role';
 import type { UserRep } from '../../representations/user';
 import type { IdentityProviderRep, IdpMapperRep } from '../../representations/identity-provider';
+import { importOrganizations } from '../organizations/organization-import-export';
 
 /**
  * The nested parts of a realm representation on import (POST /admin/realms): realm and client
@@ -190,6 +191,7 @@ export async function importRealmContent(ctx: RequestContext, realm: RealmModel,
     realm,
     users.filter((x) => !x.serviceAccountClientId),
   );
+  await importOrganizations(ctx, realm, rep.organizations);
   // Last, as Keycloak's importRealmAuthorizationSettings: policies and resource owners name roles, groups and users.
   await asImportError(() => importAuthorization(ctx, quiet, rep.clients));
 }

@@ -280,6 +280,21 @@ async function unsetIdpDomains(ctx: RequestContext, org: OrganizationModel, remo
 /** POST /{realm}/organizations: creates the organization; returns its id (201 + Location by the front). */
 export async function createOrganization(ctx: RequestContext, realm: RealmModel, rep: OrganizationRep | null): Promise<string> {
   await requireOrganizations(ctx, realm);
+  return insertOrganization(ctx, realm, rep, true);
+}
+
+/**
+ * Validates and stores a new organization with its domains and attributes, inside the caller's
+ * transaction if any; no permission check (POST checks first, realm import calls it directly, then
+ * without an admin event). Returns the id (the representation's when given and `keepId`).
+ */
+export async function insertOrganization(
+  ctx: RequestContext,
+  realm: RealmModel,
+  rep: OrganizationRep | null,
+  event: boolean,
+  keepId = false,
+): Promise<string> {
   if (rep === null || rep === undefined) throw errorA(400, 'Organization cannot be null.');
   if (typeof rep.alias === 'string' && /\s/.test(rep.alias)) throw errorC(400, 'Empty Space not allowed.');
   validateUrl(rep.redirectUrl);
@@ -290,7 +305,7 @@ export async function createOrganization(ctx: RequestContext, realm: RealmModel,
     if (/\s/.test(name)) throw errorA(400, 'Name contains a reserved character and cannot be used as alias');
     alias = name;
   }
-  const id = randomUUID();
+  const id = keepId && typeof rep.id === 'string' && rep.id ? rep.id : randomUUID();
   const m = ctx.db.models;
   await write(ctx, { unique: uniqueMeaning(realm, rep) }, async () => {
     if (await m.Organization.findOne({ where: { realmId: realm.id, name }, attributes: ['id'] })) throw nameTaken();
@@ -305,12 +320,14 @@ export async function createOrganization(ctx: RequestContext, realm: RealmModel,
       redirectUrl: rep.redirectUrl ?? null,
     });
     await writeParts(ctx, realm, org, rep);
-    await recordAdminEvent(ctx, realm, {
-      operationType: 'CREATE',
-      resourceType: 'ORGANIZATION',
-      resourcePath: `organizations/${id}`,
-      representation: { ...rep, id },
-    });
+    if (event) {
+      await recordAdminEvent(ctx, realm, {
+        operationType: 'CREATE',
+        resourceType: 'ORGANIZATION',
+        resourcePath: `organizations/${id}`,
+        representation: { ...rep, id },
+      });
+    }
   });
   return id;
 }
