@@ -151,4 +151,26 @@ export async function seedEverything(ts: TestServer, api: AdminApi, R: string): 
     await api.post(`${base}/users`, { username: 'carol', enabled: true, requiredActions: ['VERIFY_EMAIL', 'UPDATE_PASSWORD'] }),
     'user',
   );
+
+  // An organization with a domain, an attribute, a linked provider and a member (its user comes in a later file).
+  await ok(api.put(base, { organizationsEnabled: true }), 204, 'organizations on');
+  const org = createdId(
+    await api.post(`${base}/organizations`, {
+      name: 'Exim Org',
+      alias: 'exim',
+      domains: [{ name: 'exim.example.org' }],
+      attributes: { a: ['1'] },
+    }),
+    'organization',
+  );
+  await ok(
+    api.post(`${base}/organizations/${org}/identity-providers`, '"github"').set('Content-Type', 'application/json'),
+    204,
+    'org provider',
+  );
+  await ok(
+    api.post(`${base}/organizations/${org}/members`, JSON.stringify(alice)).set('Content-Type', 'application/json'),
+    201,
+    'org member',
+  );
 }

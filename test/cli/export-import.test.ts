@@ -159,6 +159,10 @@ test('export --dir → import into an empty database → export: the same files,
   expect(realm.users).toBeUndefined();
   expect(realm.clients.find((c: { clientId: string }) => c.clientId === 'billing').secret).toBe('billing-secret');
   expect(realm.identityProviders[0].config.clientSecret).toBe('gh-secret');
+  // Organizations name their members by username; the members come back after the user files are imported.
+  expect(realm.organizations).toEqual([
+    expect.objectContaining({ alias: 'exim', members: [{ username: 'alice' }], identityProviders: [{ alias: 'github' }] }),
+  ]);
   const users = exportedUsers(d1, R);
   const alice = users.find((u) => u.username === 'alice') as Record<string, unknown> & { credentials: Array<Record<string, unknown>> };
   expect(alice).toMatchObject({

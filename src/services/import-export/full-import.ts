@@ -12,6 +12,7 @@ import { bootstrap } from '../realms/realms';
 import { setupMasterAdminClient } from '../realms/realm-setup';
 import { hashPasswordsAhead } from '../users/users-input';
 import { createRealm } from './create-realm';
+import { importOrganizationMembers } from '../organizations/organization-import-export';
 import { importServiceAccountUsers, importUsers } from './import-bulk';
 import { readRealmSkeletons, readUsers } from './json-users';
 import { importAuthorization, withoutAuthorizationSettings } from './realm-import-authz';
@@ -152,6 +153,7 @@ async function importRealm(db: Db, source: Source, opts: FullImportOptions): Pro
         opts.progress?.(name, users);
       }
     }
+    await importOrganizationMembers(systemContext(db), realm, source.rep.organizations);
     try {
       await importAuthorization(systemContext(db), realm, source.rep.clients);
     } catch (e) {

@@ -57,7 +57,7 @@ export async function importOrganizations(ctx: RequestContext, realm: RealmModel
   for (const raw of reps) {
     if (!raw || typeof raw !== 'object') continue;
     const rep = raw as OrganizationRep;
-    const links = raw as { members?: Array<{ username?: string }>; identityProviders?: Array<{ alias?: string }> };
+    const links = raw as { identityProviders?: Array<{ alias?: string }> };
     const id = await insertOrganization(ctx, realm, rep, false, true);
     for (const p of links.identityProviders ?? []) {
       if (!p?.alias) continue;
@@ -66,14 +66,36 @@ export async function importOrganizations(ctx: RequestContext, realm: RealmModel
       idp.organizationId = id;
       await idp.save();
     }
-    const usernames = (links.members ?? []).map((x) => x?.username).filter((n): n is string => typeof n === 'string' && n !== '');
+  }
+  await importOrganizationMembers(ctx, realm, reps);
+}
+
+/**
+ * Adds the members an imported realm's organizations name by username, once their users exist
+ * (`idserver import` reads users after the realm, so it calls this again after them). Unknown
+ * usernames and existing memberships are skipped.
+ */
+export async function importOrganizationMembers(ctx: RequestContext, realm: RealmModel, reps: unknown): Promise<void> {
+  if (!Array.isArray(reps)) return;
+  const m = ctx.db.models;
+  for (const raw of reps) {
+    if (!raw || typeof raw !== 'object') continue;
+    const rep = raw as OrganizationRep;
+    const members = (raw as { members?: unknown }).members;
+    const usernames = (Array.isArray(members) ? (members as Array<{ username?: string }>) : [])
+      .map((x) => x?.username)
+      .filter((n): n is string => typeof n === 'string' && n !== '')
+      .map((n) => n.toLowerCase());
     if (!usernames.length) continue;
-    const users = await m.User.findAll({
-      where: { realmId: realm.id, username: { [Op.in]: usernames.map((n) => n.toLowerCase()) } },
-      attributes: ['id'],
-    });
-    if (users.length) {
-      await m.OrganizationMember.bulkCreate(users.map((u) => ({ organizationId: id, userId: u.id, membershipType: 'UNMANAGED' })));
+    const org = await m.Organization.findOne({ where: { realmId: realm.id, alias: rep.alias || rep.name } });
+    if (!org) continue;
+    const users = await m.User.findAll({ where: { realmId: realm.id, username: { [Op.in]: usernames } }, attributes: ['id'] });
+    const already = new Set(
+      (await m.OrganizationMember.findAll({ where: { organizationId: org.id }, attributes: ['userId'] })).map((x) => x.userId),
+    );
+    const added = users.filter((u) => !already.has(u.id));
+    if (added.length) {
+      await m.OrganizationMember.bulkCreate(added.map((u) => ({ organizationId: org.id, userId: u.id, membershipType: 'UNMANAGED' })));
     }
   }
 }
