@@ -250,6 +250,35 @@ describe('organizations: search and count', () => {
   });
 });
 
+describe('organizations: hostile input', () => {
+  test('too long, null and odd values are 4xx with nothing written; odd queries answer', async () => {
+    const before = await ts.db.models.Organization.count();
+    const long = 'x'.repeat(300);
+    for (const body of [
+      { name: long },
+      { name: 'h1', attributes: { a: [long] } },
+      { name: 'h2', domains: [{ name: `${'a'.repeat(250)}.example.org` }] },
+      { name: 'h4', domains: 'x' },
+    ]) {
+      const res = await api.post(base, body);
+      expect(`${JSON.stringify(body).slice(0, 40)} → ${res.status}`).toMatch(/ → 40\d$/);
+    }
+    expect(await ts.db.models.Organization.count()).toBe(before);
+    expect((await api.post(base, { name: 'h5', domains: [null], attributes: { a: null } })).status).toBe(201);
+    // A number in a string list is read as its text, as Jackson reads it.
+    const h3 = await api.post(base, { name: 'h3', attributes: { a: [1] } });
+    expect(h3.status).toBe(201);
+    expect((await api.get(h3.headers.location.replace('http://localhost:8080', ''))).body.attributes).toEqual({ a: ['1'] });
+    for (const qs of ['q=%22unbalanced', 'q=:', 'q=a:b:c', 'search=%25_%21', 'first=-5&max=-5', 'exact=maybe']) {
+      expect((await api.get(`${base}?${qs}`)).status).toBeLessThan(500);
+    }
+    const id = (await api.get(`${base}?search=h5&exact=true`)).body[0].id;
+    expect((await api.post(`${base}/${id}/members`, '[]').set('Content-Type', 'application/json')).status).toBe(400);
+    expect((await api.get(`${base}/${id}/members?membershipType=nope`)).status).toBe(400);
+    expect((await api.post(`${base}/${id}/members/invite-user`).type('form').send('email=%ZZ')).status).toBeLessThan(500);
+  });
+});
+
 describe('organizations: cascades', () => {
   test('deleting the realm removes its organizations', async () => {
     expect((await api.post('/admin/realms', { realm: 'orgdel', enabled: true, organizationsEnabled: true })).status).toBe(201);
