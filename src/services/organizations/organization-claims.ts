@@ -3,12 +3,13 @@ import type { Db } from '../../db';
 
 /**
  * What the `oidc-organization-membership-mapper` of the `organization` client scope reads (Keycloak
- * 26's OrganizationMembershipMapper): the enabled organizations each user is a member of, by alias,
- * with their attributes when asked. One statement per table for any number of users.
+ * 26's OrganizationMembershipMapper): the organizations each user is a member of, by alias, with
+ * their attributes when asked. One statement per table for any number of users.
  */
 export interface MemberOrganization {
   id: string;
   alias: string;
+  enabled: boolean;
   attributes: Record<string, string[]>;
 }
 
@@ -23,7 +24,7 @@ export async function organizationsOfUsers(
   const rows = await m.OrganizationMember.findAll({ where: { userId: { [Op.in]: [...new Set(userIds)] } } });
   if (!rows.length) return out;
   const orgs = await m.Organization.findAll({
-    where: { id: { [Op.in]: [...new Set(rows.map((r) => r.organizationId))] }, enabled: true },
+    where: { id: { [Op.in]: [...new Set(rows.map((r) => r.organizationId))] } },
     order: [['alias', 'ASC']],
   });
   const attrs =
@@ -44,7 +45,7 @@ export async function organizationsOfUsers(
       attributes[a.name] ??= [];
       attributes[a.name].push(a.value ?? '');
     }
-    byOrg.set(o.id, { id: o.id, alias: o.alias, attributes });
+    byOrg.set(o.id, { id: o.id, alias: o.alias, enabled: o.enabled, attributes });
   }
   for (const o of orgs) {
     for (const r of rows) {
@@ -76,3 +77,27 @@ export function organizationClaim(orgs: readonly MemberOrganization[], config: R
   const aliases = orgs.map((o) => o.alias);
   return config.multivalued === 'false' ? aliases[0] : aliases;
 }
+
+/**
+ * The organizations a token maps, by the `organization` forms of its scope parameter (Keycloak's
+ * OrganizationScope): `organization:*` all of the user's, `organization:<alias>` that one if the user
+ * is a member, plain `organization` (or the scope granted by default) the user's organization only
+ * when there is exactly one; disabled organizations never.
+ */
+export function scopedOrganizations(orgs: readonly MemberOrganization[], scope: string): MemberOrganization[] {
+  const asked = scope.split(/\s+/).filter((s) => s === 'organization' || s.startsWith('organization:'));
+  // The mapper runs only when the scope is granted: granted as a default scope, it is the plain form.
+  const forms = asked.length ? asked : ['organization'];
+  let out: readonly MemberOrganization[] = [];
+  if (forms.includes('organization:*')) out = orgs;
+  else {
+    const single = forms.find((s) => s.startsWith('organization:'));
+    if (single) out = orgs.filter((o) => o.alias === single.slice('organization:'.length));
+    else if (forms.includes('organization')) out = orgs.length === 1 ? orgs : [];
+  }
+  return out.filter((o) => o.enabled);
+}
+
+/** True when a scope parameter asks for the `organization` client scope in one of its forms. */
+export const asksOrganizationScope = (wanted: ReadonlySet<string>): boolean =>
+  wanted.has('organization') || [...wanted].some((w) => w.startsWith('organization:'));

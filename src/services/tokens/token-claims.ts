@@ -10,7 +10,13 @@ import { claimValue, convert, setClaim } from './claim-values';
 import type { Claims } from '../../representations/token';
 import { escapeName } from '../groups/group-paths';
 import { mapperType } from '../../keycloak/mapper-types';
-import { type MemberOrganization, organizationClaim, organizationsOfUsers } from '../organizations/organization-claims';
+import {
+  asksOrganizationScope,
+  type MemberOrganization,
+  organizationClaim,
+  organizationsOfUsers,
+  scopedOrganizations,
+} from '../organizations/organization-claims';
 
 /**
  * The mapper engine: which client scopes a request gets (config reference §5.2), which roles
@@ -98,7 +104,9 @@ export async function effectiveClientScopesOf(db: Db, clients: readonly ClientMo
     const isDefault = linksOf.get(client.id) ?? new Map<string, boolean>();
     const protocol = client.protocol || 'openid-connect';
     const usable = plain.filter((p) => isDefault.has(p.id) && p.protocol === protocol).map((p) => p.s);
-    return [...usable.filter((s) => !isDefault.get(s.id) && wanted.has(s.name)), ...usable.filter((s) => isDefault.get(s.id))];
+    // `organization:<alias>` and `organization:*` ask for the `organization` scope too (Keycloak's OrganizationScope).
+    const asked = (name: string) => wanted.has(name) || (name === 'organization' && asksOrganizationScope(wanted));
+    return [...usable.filter((s) => !isDefault.get(s.id) && asked(s.name)), ...usable.filter((s) => isDefault.get(s.id))];
   });
 }
 
@@ -211,7 +219,7 @@ interface Facts {
   clientRoles: Map<string, Set<string>>;
   clientIds: Map<string, string>;
   origins: string[];
-  /** Enabled organizations the user is a member of (only when an organization mapper runs in a realm with organizations on). */
+  /** The organizations the token maps (the scope's `organization` form; only when an organization mapper runs in a realm with organizations on). */
   organizations: MemberOrganization[];
 }
 
@@ -319,7 +327,7 @@ async function loadFactsOf(db: Db, list: readonly FactsInput[]): Promise<Facts[]
       clientRoles,
       clientIds,
       origins: webOrigins(input.client),
-      organizations: orgOn(e) ? (organizations.get(input.user.id) ?? []) : [],
+      organizations: orgOn(e) ? scopedOrganizations(organizations.get(input.user.id) ?? [], input.scope) : [],
     };
   });
 }

@@ -4,8 +4,9 @@ import { startTestServer, type AdminApi, type TestServer } from '../../helpers/s
 
 /**
  * The `organization` client scope's `oidc-organization-membership-mapper` (Keycloak 26's
- * OrganizationMembershipMapper): requested with `scope=organization`, tokens carry the aliases of
- * the user's enabled organizations; with `jsonType.label` JSON, a map by alias with the id and
+ * OrganizationMembershipMapper and OrganizationScope): requested with `scope=organization:*`,
+ * `organization:<alias>` or plain `organization` (a user of exactly one organization), tokens carry
+ * the aliases of the user's enabled organizations; with `jsonType.label` JSON, a map by alias with the id and
  * attributes when configured. Nothing without the scope, without organizations, or with the realm's
  * organizations off.
  */
@@ -39,24 +40,39 @@ beforeAll(async () => {
   expect((await api.post(`/admin/realms/${R}/clients`, app)).status).toBe(201);
   const user = await createUser(ts, R, 'orguser');
   await createUser(ts, R, 'loner');
+  const single = await createUser(ts, R, 'single');
   const acme = idOf((await api.post(base, { name: 'Acme', alias: 'acme', attributes: { tier: ['gold'] } })).headers.location);
   const beta = idOf((await api.post(base, { name: 'Beta', alias: 'beta' })).headers.location);
   const off = idOf((await api.post(base, { name: 'Off', alias: 'off', enabled: false })).headers.location);
   for (const o of [acme, beta, off]) await member(o, user);
+  await member(acme, single);
 });
 afterAll(() => ts.close());
 
 describe('organization claim', () => {
-  test('scope=organization: the aliases of the enabled organizations, in access and ID token', async () => {
-    const { access, id } = await tokens('orguser', 'organization');
+  test('scope=organization:*: the aliases of all enabled organizations of the user, in access and ID token', async () => {
+    const { access, id } = await tokens('orguser', 'organization:*');
     expect(access.organization).toEqual(['acme', 'beta']);
     expect(id.organization).toEqual(['acme', 'beta']);
     expect(String(access.scope).split(' ')).toContain('organization');
   });
 
+  test('scope=organization:<alias>: that organization when the user is a member and it is enabled', async () => {
+    expect((await tokens('orguser', 'organization:beta')).access.organization).toEqual(['beta']);
+    expect((await tokens('orguser', 'organization:off')).access.organization).toBeUndefined();
+    expect((await tokens('single', 'organization:beta')).access.organization).toBeUndefined();
+  });
+
+  test('plain scope=organization: only a user of exactly one organization gets it (Keycloak ANY)', async () => {
+    const single = await tokens('single', 'organization');
+    expect(single.access.organization).toEqual(['acme']);
+    expect(String(single.access.scope).split(' ')).toContain('organization');
+    expect((await tokens('orguser', 'organization')).access.organization).toBeUndefined();
+  });
+
   test('no claim without the scope, or for a user without organizations', async () => {
     expect((await tokens('orguser')).access.organization).toBeUndefined();
-    expect((await tokens('loner', 'organization')).access.organization).toBeUndefined();
+    expect((await tokens('loner', 'organization:*')).access.organization).toBeUndefined();
   });
 
   test('JSON with addOrganizationId and addOrganizationAttributes: a map by alias', async () => {
@@ -71,7 +87,7 @@ describe('organization claim', () => {
     expect(put.status).toBe(204);
     const orgs = (await api.get(`${base}?max=-1`)).body as Array<{ id: string; alias: string }>;
     const idOfAlias = (a: string) => orgs.find((o) => o.alias === a)?.id;
-    expect((await tokens('orguser', 'organization')).access.organization).toEqual({
+    expect((await tokens('orguser', 'organization:*')).access.organization).toEqual({
       acme: { id: idOfAlias('acme'), tier: ['gold'] },
       beta: { id: idOfAlias('beta') },
     });
@@ -79,7 +95,7 @@ describe('organization claim', () => {
 
   test('a realm with organizations off puts no claim', async () => {
     expect((await api.put(`/admin/realms/${R}`, { organizationsEnabled: false })).status).toBe(204);
-    expect((await tokens('orguser', 'organization')).access.organization).toBeUndefined();
+    expect((await tokens('orguser', 'organization:*')).access.organization).toBeUndefined();
     expect((await api.put(`/admin/realms/${R}`, { organizationsEnabled: true })).status).toBe(204);
   });
 });
