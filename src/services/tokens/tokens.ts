@@ -57,7 +57,9 @@ export async function grantedScope(db: Db, client: ClientModel, requested: strin
     const s = byId.get(l.scopeId);
     if (!s || s.protocol !== client.protocol) continue;
     const include = s.attributes['include.in.token.scope'] !== 'false';
-    if ((l.defaultScope || want.has(s.name)) && include) out.push(s.name);
+    // `organization:<alias>` / `organization:*` grant the organization scope under the requested name (Keycloak's OrganizationScope).
+    const orgForm = s.name === 'organization' ? [...want].find((w) => w.startsWith('organization:')) : undefined;
+    if ((l.defaultScope || want.has(s.name) || orgForm) && include) out.push(orgForm ?? s.name);
   }
   // Deterministic order; matches Keycloak's usual "profile email".
   out.sort((a, b) => b.localeCompare(a));

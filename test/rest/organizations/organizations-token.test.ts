@@ -54,11 +54,13 @@ describe('organization claim', () => {
     const { access, id } = await tokens('orguser', 'organization:*');
     expect(access.organization).toEqual(['acme', 'beta']);
     expect(id.organization).toEqual(['acme', 'beta']);
-    expect(String(access.scope).split(' ')).toContain('organization');
+    expect(String(access.scope).split(' ')).toContain('organization:*');
   });
 
   test('scope=organization:<alias>: that organization when the user is a member and it is enabled', async () => {
-    expect((await tokens('orguser', 'organization:beta')).access.organization).toEqual(['beta']);
+    const beta = (await tokens('orguser', 'organization:beta')).access;
+    expect(beta.organization).toEqual(['beta']);
+    expect(String(beta.scope).split(' ')).toContain('organization:beta');
     expect((await tokens('orguser', 'organization:off')).access.organization).toBeUndefined();
     expect((await tokens('single', 'organization:beta')).access.organization).toBeUndefined();
   });
