@@ -43,6 +43,43 @@ test("a failing statement throws Sequelize's error, as the rest of the server ex
   });
 });
 
+describe('kept statements (SQLite: prepared once per connection)', () => {
+  const sqlite = () => ts.db.sequelize.getDialect() === 'sqlite';
+
+  test("a kept statement binds each call's values, lists of any length, and booleans and nulls as inlined ones would", async () => {
+    const q = 'SELECT name FROM realm WHERE (name IN (:names) OR id = :id) AND enabled = :on ORDER BY name';
+    for (const names of [['master'], ['nope', 'master'], Array.from({ length: 40 }, (_, i) => `r${i}`)]) {
+      const replacements = { names, id: null, on: true };
+      expect(await fastSelect(ts.db.sequelize, q, replacements)).toEqual(
+        await ts.db.sequelize.query(q, { replacements, type: QueryTypes.SELECT }),
+      );
+    }
+    expect(await fastSelect(ts.db.sequelize, q, { names: ['master'], id: null, on: false })).toEqual([]);
+  });
+
+  test('more distinct statements than are kept: the oldest are finalized, every answer stays right', async () => {
+    for (let n = 1; n <= 300; n++) {
+      const names = Array.from({ length: n }, (_, i) => (i === n - 1 ? 'master' : `x${i}`));
+      const rows = await fastSelect<{ name: string }>(ts.db.sequelize, 'SELECT name FROM realm WHERE name IN (:names)', { names });
+      expect(rows.map((r) => r.name)).toEqual(['master']);
+    }
+  });
+
+  test('a schema change after a statement was kept: the statement is prepared again by SQLite, the answer follows the schema', async () => {
+    if (!sqlite()) return;
+    const q = 'SELECT * FROM fast_select_probe WHERE id = :id';
+    await ts.db.sequelize.query('CREATE TABLE fast_select_probe (id TEXT PRIMARY KEY)');
+    try {
+      await ts.db.sequelize.query("INSERT INTO fast_select_probe (id) VALUES ('a')");
+      expect(await fastSelect(ts.db.sequelize, q, { id: 'a' })).toEqual([{ id: 'a' }]);
+      await ts.db.sequelize.query("ALTER TABLE fast_select_probe ADD COLUMN note TEXT DEFAULT 'n'");
+      expect(await fastSelect(ts.db.sequelize, q, { id: 'a' })).toEqual([{ id: 'a', note: 'n' }]);
+    } finally {
+      await ts.db.sequelize.query('DROP TABLE fast_select_probe');
+    }
+  });
+});
+
 describe('model reads straight to the driver (fastModelReads)', () => {
   /** The same read through Sequelize's own pipeline: inside a transaction the fast path stands aside. */
   const viaSequelize = <T>(read: () => Promise<T>) => ts.db.transaction(async () => read()).then((r) => r);
