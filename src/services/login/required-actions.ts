@@ -19,32 +19,8 @@ import { verifyEmailAction } from './verify-email';
  * failure (terms declined) ends the login with `access_denied` to the client.
  */
 
-/** The pages of the required actions. */
-export type ActionPage =
-  | { page: 'update-password'; executionId: string; status?: number; message?: Message; username: string }
-  | { page: 'terms'; executionId: string; status?: number }
-  | { page: 'verify-email'; executionId: string; status?: number; message?: Message; email: string }
-  | {
-      page: 'totp-setup';
-      executionId: string;
-      status?: number;
-      message?: Message;
-      secret: string;
-      uri: string;
-      digits: number;
-      period: number;
-      algorithm: string;
-      type: string;
-    };
-
-export type ActionOutcome = { kind: 'success' } | { kind: 'challenge'; page: ActionPage } | { kind: 'failure'; error: string };
-
-export interface RequiredActionImpl {
-  /** Before the page: `done` completes the action without one (e-mail already verified), `ignore` passes it over this time. */
-  skip?(ctx: LoginContext): Promise<'done' | 'ignore' | undefined>;
-  challenge(ctx: LoginContext, alias: string): Promise<ActionPage>;
-  process(ctx: LoginContext, alias: string, form: Record<string, string>): Promise<ActionOutcome>;
-}
+export type { ActionOutcome, ActionPage, RequiredActionImpl } from './action-types';
+import type { ActionOutcome, ActionPage, RequiredActionImpl } from './action-types';
 
 const field = (form: Record<string, string>, name: string) => (typeof form[name] === 'string' ? form[name] : '');
 

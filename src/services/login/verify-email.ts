@@ -6,7 +6,7 @@ import { sendMail, smtpSettingsOf } from '../events/email';
 import { verifyEmailText } from '../events/user-emails';
 import { TokenEvent } from '../tokens/token-events';
 import type { LoginContext } from './flow-engine';
-import type { ActionOutcome, ActionPage, RequiredActionImpl } from './required-actions';
+import type { ActionOutcome, ActionPage, RequiredActionImpl } from './action-types';
 
 /**
  * E-mail verification (Keycloak's VerifyEmail required action and verify-email action token): the

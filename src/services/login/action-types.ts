@@ -1,0 +1,34 @@
+import type { Message } from './authorize';
+import type { LoginContext } from './flow-engine';
+
+/**
+ * What a required action is to the login (required-actions.ts runs them; each action may live in a
+ * file of its own, verify-email.ts for one): the page it shows and what processing its form gives.
+ */
+
+/** The pages of the required actions. */
+export type ActionPage =
+  | { page: 'update-password'; executionId: string; status?: number; message?: Message; username: string }
+  | { page: 'terms'; executionId: string; status?: number }
+  | { page: 'verify-email'; executionId: string; status?: number; message?: Message; email: string }
+  | {
+      page: 'totp-setup';
+      executionId: string;
+      status?: number;
+      message?: Message;
+      secret: string;
+      uri: string;
+      digits: number;
+      period: number;
+      algorithm: string;
+      type: string;
+    };
+
+export type ActionOutcome = { kind: 'success' } | { kind: 'challenge'; page: ActionPage } | { kind: 'failure'; error: string };
+
+export interface RequiredActionImpl {
+  /** Before the page: `done` completes the action without one (e-mail already verified), `ignore` passes it over this time. */
+  skip?(ctx: LoginContext): Promise<'done' | 'ignore' | undefined>;
+  challenge(ctx: LoginContext, alias: string): Promise<ActionPage>;
+  process(ctx: LoginContext, alias: string, form: Record<string, string>): Promise<ActionOutcome>;
+}
