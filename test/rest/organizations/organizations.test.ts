@@ -1,3 +1,4 @@
+import { Op } from 'sequelize';
 import { adminEvents, createUser, realmAdmin, realmIdOf } from '../../helpers/fixtures';
 import { startTestServer, type AdminApi, type TestServer } from '../../helpers/server';
 
@@ -276,6 +277,25 @@ describe('organizations: hostile input', () => {
     expect((await api.post(`${base}/${id}/members`, '[]').set('Content-Type', 'application/json')).status).toBe(400);
     expect((await api.get(`${base}/${id}/members?membershipType=nope`)).status).toBe(400);
     expect((await api.post(`${base}/${id}/members/invite-user`).type('form').send('email=%ZZ')).status).toBeLessThan(500);
+  });
+});
+
+describe('organizations: concurrency', () => {
+  test('parallel creates with one name: one 201, the rest 409; with one domain: one 201, the rest 400', async () => {
+    const live = await ts.api({ live: true });
+    const same = await Promise.all([1, 2, 3, 4, 5].map(() => live.post(base, { name: 'racer' })));
+    expect(same.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409]);
+    for (const r of same.filter((x) => x.status === 409)) {
+      expect(r.body).toEqual({ errorMessage: 'A organization with the same name already exists.' });
+    }
+    const domain = await Promise.all(
+      [1, 2, 3, 4, 5].map((i) => live.post(base, { name: `racer-${i}`, domains: [{ name: 'race.example.org' }] })),
+    );
+    expect(domain.map((r) => r.status).sort()).toEqual([201, 400, 400, 400, 400]);
+    for (const r of domain.filter((x) => x.status === 400)) {
+      expect(r.body).toEqual({ errorMessage: `Domain race.example.org is already linked to another organization in realm ${R}` });
+    }
+    expect(await ts.db.models.Organization.count({ where: { name: { [Op.like]: 'racer%' } } })).toBe(2);
   });
 });
 
