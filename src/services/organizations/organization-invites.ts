@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { SignJWT } from 'jose';
-import { activeKey, realmKeys } from '../../auth/realm-keys';
+import { decodeProtectedHeader, type JWTPayload, jwtVerify, SignJWT } from 'jose';
+import { activeKey, realmKeys, verificationKeys } from '../../auth/realm-keys';
+import type { Db } from '../../db';
 import { recordAdminEvent } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
 import { errorA, errorC, serverError } from '../../core/errors';
@@ -14,8 +15,8 @@ import { formatLifespan, sendMail, smtpSettingsOf } from '../events/email';
  * Invitations to an organization (Keycloak 26's OrganizationInvitationResource): an e-mail through
  * the realm's SMTP settings with a link carrying a signed invitation token (`typ` ORGIVT, `org_id`,
  * `eml`, `reduri`, the realm's admin action-token lifespan). An existing user gets a link to the
- * realm's action-token endpoint, an unknown address a link to the registration page. The pages
- * that accept the token are not served yet (see the README).
+ * realm's action-token endpoint, an unknown address a link to the registration page.
+ * `acceptOrganizationInvitation` accepts an existing user's token; the endpoint does not call it yet.
  */
 const log = getLogger('idserver.services.organization-invites');
 
@@ -131,4 +132,53 @@ export async function inviteExistingUser(
     { id: user.id, email: user.email, firstName: user.firstName, lastName: user.lastName },
     'invite-existing-user',
   );
+}
+
+export interface AcceptedInvitation {
+  organizationId: string;
+  userId: string;
+  /** Where the member goes next: the organization's redirect URL, else the account console. */
+  redirectUri: string;
+}
+
+/**
+ * Accepts an invitation link's token for an existing user (Keycloak's InviteOrgActionTokenHandler),
+ * for the action-token endpoint of the browser login to call with the `key` of a link: the token
+ * must be an ORGIVT token signed by the realm and not expired, name an organization of the realm
+ * and a user of the realm whose e-mail it was sent to; the user then joins as an UNMANAGED member
+ * (already one: nothing changes). Throws a 400 with the reason otherwise. Not yet wired to the
+ * endpoint (src/services/login/action-tokens.ts).
+ */
+export async function acceptOrganizationInvitation(db: Db, realm: RealmModel, baseUrl: string, token: string): Promise<AcceptedInvitation> {
+  const issuer = issuerOf(baseUrl, realm.name);
+  const invalid = (why: string) => errorA(400, `Invalid invitation: ${why}`);
+  let claims: JWTPayload | undefined;
+  let kid: string | undefined;
+  try {
+    kid = decodeProtectedHeader(token).kid;
+  } catch {
+    throw invalid('unreadable token');
+  }
+  for (const k of verificationKeys(await realmKeys(db, realm), 'RS256', kid)) {
+    try {
+      claims = (await jwtVerify(token, k.publicKey as never, { algorithms: ['RS256'], issuer })).payload;
+      break;
+    } catch (e) {
+      if ((e as { code?: string }).code === 'ERR_JWT_EXPIRED') throw invalid('expired');
+    }
+  }
+  if (!claims) throw invalid('not signed by the realm');
+  if (claims.typ !== 'ORGIVT' || typeof claims.org_id !== 'string' || typeof claims.sub !== 'string') throw invalid('not an invitation');
+  const m = db.models;
+  const org = await m.Organization.findOne({ where: { id: claims.org_id, realmId: realm.id } });
+  if (!org) throw invalid('organization not found');
+  const user = await m.User.findOne({ where: { id: claims.sub, realmId: realm.id } });
+  if (!user?.enabled) throw invalid('user not found or disabled');
+  if (!user.email || user.email !== claims.eml) throw invalid('e-mail changed');
+  await db.transaction(async () => {
+    const member = await m.OrganizationMember.findOne({ where: { organizationId: org.id, userId: user.id } });
+    if (!member) await m.OrganizationMember.create({ organizationId: org.id, userId: user.id, membershipType: 'UNMANAGED' });
+  });
+  const reduri = typeof claims.reduri === 'string' ? claims.reduri : `${issuer}/account/`;
+  return { organizationId: org.id, userId: user.id, redirectUri: reduri };
 }
