@@ -13,7 +13,7 @@ import { groupLoaders } from './groups';
 import { pageLoaders } from './pages';
 import { roleLoaders } from './roles';
 import { userLoaders } from './users';
-import { byId, fastBy, listLoader } from './util';
+import { fastBy, listLoader } from './util';
 
 export { byId, groupedBy } from './util';
 
@@ -22,14 +22,14 @@ function factories(db: Db) {
   const m = db.models;
   return {
     core: () => ({
-      realmById: byId<RealmModel>(m.Realm),
+      realmById: fastBy<RealmModel>(db, m.Realm),
       /** With each realm's cache version (ADR 23) in the same statement: `noteRealmVersion`. */
       realmByName: fastBy<RealmModel>(db, m.Realm, 'name', {
         cacheVersion: '(SELECT v.version FROM realm_cache_version v WHERE v.realm_id = t.id)',
       }),
       userById: fastBy<UserModel>(db, m.User),
-      groupById: byId<GroupModel>(m.Group),
-      clientById: byId<ClientModel>(m.Client),
+      groupById: fastBy<GroupModel>(db, m.Group),
+      clientById: fastBy<ClientModel>(db, m.Client),
     }),
     effective: () => ({
       /** Effective (composite-expanded, group-inherited) role ids of a user. */
@@ -44,7 +44,7 @@ function factories(db: Db) {
       }),
     }),
     roles: () => {
-      const roleById = byId<RoleModel>(m.Role);
+      const roleById = fastBy<RoleModel>(db, m.Role);
       const roles = roleLoaders(db);
       return {
         roleById,
