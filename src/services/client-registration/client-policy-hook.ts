@@ -2,6 +2,7 @@ import type { RequestContext } from '../../core/context';
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
 import type { ClientRepresentation } from '../../representations/client';
+import { clientPoliciesOnRegistrationEvent } from '../client-policies';
 import type { RegistrationAuth } from './registration-policies';
 
 /**
@@ -10,7 +11,7 @@ import type { RegistrationAuth } from './registration-policies';
  * DynamicClientRegisterContext (REGISTER) and DynamicClientUpdateContext (UPDATE) before the
  * registration policies run. Executors may change the representation (auto-configure), refuse the
  * request (throw `ClientPolicyViolation`) or turn the rotation of the registration access token off
- * (`registration-access-token-rotation-disabled`). Today no executor acts here (issue 16 item 2).
+ * (`registration-access-token-rotation-disabled`). The engine is src/services/client-policies (ADR 0032).
  */
 
 export type ClientPolicyEvent = 'REGISTER' | 'UPDATE';
@@ -31,14 +32,26 @@ export interface ClientPolicyContext {
 }
 
 /** A client policy's refusal: Keycloak's ClientPolicyException (`error`, `error_description`). */
-export class ClientPolicyViolation extends Error {
-  constructor(
-    readonly error: string,
-    readonly detail: string,
-  ) {
-    super(detail);
-  }
-}
+export { ClientPolicyViolation } from '../client-policies';
 
-/** Evaluates the realm's client policies on a registration-service REGISTER or UPDATE (no executor acts yet). */
-export async function clientPoliciesOnRegistration(_c: ClientPolicyContext): Promise<void> {}
+const SOURCES = {
+  anonymous: 'ByAnonymous',
+  'initial-access-token': 'ByInitialAccessToken',
+  bearer: 'ByAuthenticatedUser',
+  'registration-access-token': 'ByRegistrationAccessToken',
+} as const;
+
+/** Evaluates the realm's client policies on a registration-service REGISTER or UPDATE. */
+export async function clientPoliciesOnRegistration(c: ClientPolicyContext): Promise<void> {
+  const registration = { rotateRegistrationAccessToken: c.rotateRegistrationAccessToken };
+  await clientPoliciesOnRegistrationEvent({
+    event: c.event,
+    ctx: c.ctx,
+    realm: c.realm,
+    rep: c.rep,
+    client: c.client,
+    source: SOURCES[c.by],
+    registration,
+  });
+  c.rotateRegistrationAccessToken = registration.rotateRegistrationAccessToken;
+}

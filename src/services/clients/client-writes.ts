@@ -15,6 +15,7 @@ import { requireClientAccess, resolveClient } from './clients';
 import { authorizationWanted, disableAuthorization, enableAuthorization } from '../authz/resource-server';
 import { clientSpec, dropManagementPermissions, roleSpec } from '../authz/admin-permissions';
 import type { RequestContext } from '../../core/context';
+import { clientPoliciesOnAdminWrite } from '../client-policies';
 
 /**
  * Client writes (config reference §1.1, §1.4): create with Keycloak's defaults, partial update,
@@ -86,6 +87,7 @@ async function syncMappers(ctx: RequestContext, client: { id: string; protocol: 
 /** POST /{realm}/clients: creates a client (create-client or manage-clients). Returns the new UUID. */
 export async function createClient(ctx: RequestContext, realm: RealmModel, rep: ClientRepresentation): Promise<string> {
   if (!(await hasAny(ctx, realm, 'create-client', 'manage-clients'))) throw forbidden();
+  await clientPoliciesOnAdminWrite(ctx, realm, 'REGISTER', rep);
   const row = newClientRow(rep);
   validateClientUrls(row);
   const authz = authorizationWanted(rep, row, true);
@@ -143,6 +145,7 @@ async function clientFor(ctx: RequestContext, realm: RealmModel, uuid: string, n
  */
 export async function updateClient(ctx: RequestContext, realm: RealmModel, uuid: string, rep: ClientRepresentation): Promise<void> {
   const client = await clientFor(ctx, realm, uuid, 'configure');
+  await clientPoliciesOnAdminWrite(ctx, realm, 'UPDATE', rep, client);
   const before = rowOf(client);
   const row = mergeClientRow(before, rep);
   if (row.fullScopeAllowed !== before.fullScopeAllowed) await requireClientAccess(ctx, realm, client, 'manage');

@@ -11,6 +11,7 @@ import {
   FORM_PROVIDERS,
   REQUIRED_ACTION_PROVIDERS,
 } from '../../keycloak/authenticator-providers';
+import { ACTING_CONDITIONS, ACTING_EXECUTORS, clientPolicyComponentTypes } from '../client-policies/catalogue';
 import { allComponentTypes } from '../components/types';
 import type { MemoryInfoRep, ServerInfoRep, SpiInfoRep, SystemInfoRep } from '../../representations/server-info';
 import type { RequestContext } from '../../core/context';
@@ -125,6 +126,8 @@ function providers(componentTypes: Record<string, Array<{ id: string }>>): Recor
   return {
     authenticator: spi(AUTHENTICATORS.map((a) => a.id)),
     'client-authenticator': spi(CLIENT_AUTHENTICATORS.map((a) => a.id)),
+    'client-policy-condition': spi(ACTING_CONDITIONS),
+    'client-policy-executor': spi(ACTING_EXECUTORS),
     'client-installation': spi(Object.values(clientInstallations()).flatMap((l) => l.map((i) => String(i.id)))),
     'client-registration-policy': spi(ids('org.keycloak.services.clientregistration.policy.ClientRegistrationPolicy')),
     eventsListener: spi([...EVENT_LISTENERS]),
@@ -173,6 +176,7 @@ function builtinProtocolMappers(): ServerInfoRep['builtinProtocolMappers'] {
 function componentTypes(): ServerInfoRep['componentTypes'] {
   return {
     ...allComponentTypes(),
+    ...clientPolicyComponentTypes(),
     'org.keycloak.authentication.Authenticator': [...AUTHENTICATORS, ...FORM_PROVIDERS]
       .filter((a) => a.properties.length)
       .map((a) => ({ id: a.id, helpText: a.description, properties: a.properties, metadata: {} })),

@@ -1,0 +1,152 @@
+import type { ConfigPropertyRep } from '../../representations/config-property';
+import { CONDITIONS } from './conditions';
+import { EXECUTORS } from './executors';
+
+/**
+ * Server info's view of client policies: the executors and conditions that act (executors.ts,
+ * conditions.ts, plus `secret-rotation`), as Keycloak's ComponentTypeRepresentation under its SPI
+ * interface names. Providers that are only accepted for storage are not listed.
+ */
+const EXECUTOR_SPI = 'org.keycloak.services.clientpolicy.executor.ClientPolicyExecutorProvider';
+const CONDITION_SPI = 'org.keycloak.services.clientpolicy.condition.ClientPolicyConditionProvider';
+
+const prop = (
+  name: string,
+  label: string,
+  helpText: string,
+  type: string,
+  defaultValue?: unknown,
+  options?: string[],
+): ConfigPropertyRep => ({
+  name,
+  label,
+  helpText,
+  type,
+  ...(defaultValue === undefined ? {} : { defaultValue }),
+  ...(options ? { options } : {}),
+  secret: false,
+  required: false,
+  readOnly: false,
+});
+const auto = (what: string, def = false) =>
+  prop('auto-configure', 'Auto-configure', `If On, the client is auto-configured to ${what} on create and update.`, 'boolean', def);
+const negative = prop('is-negative-logic', 'Negative Logic', 'If On, the result of the condition is inverted.', 'boolean', false);
+
+const EXECUTOR_INFO: Record<string, { helpText: string; properties: ConfigPropertyRep[] }> = {
+  'confidential-client': { helpText: 'Refuses public clients on authorization and token requests.', properties: [] },
+  'consent-required': { helpText: 'Clients must require user consent.', properties: [auto('enable consentRequired', true)] },
+  'full-scope-disabled': { helpText: 'Clients may not have fullScopeAllowed.', properties: [auto('disable fullScopeAllowed', true)] },
+  'pkce-enforcer': { helpText: 'Clients must use PKCE with S256.', properties: [auto('require S256 PKCE')] },
+  'registration-access-token-rotation-disabled': {
+    helpText: 'A client update through the registration service keeps its registration access token.',
+    properties: [],
+  },
+  'reject-implicit-grant': { helpText: 'Refuses the implicit and hybrid flows.', properties: [auto('disable the implicit flow')] },
+  'reject-ropc-grant': {
+    helpText: 'Refuses the resource owner password credentials grant.',
+    properties: [auto('disable direct access grants')],
+  },
+  'secure-client-authenticator': {
+    helpText: 'Clients must use one of the allowed client authenticators.',
+    properties: [
+      prop(
+        'allowed-client-authenticators',
+        'Allowed Client Authenticators',
+        'Client authenticators a client may use.',
+        'MultivaluedList',
+        undefined,
+        ['client-jwt', 'client-secret', 'client-secret-jwt', 'client-x509'],
+      ),
+      prop('default-client-authenticator', 'Default Client Authenticator', 'Set on a client that names none.', 'List', undefined, [
+        'client-jwt',
+        'client-secret',
+        'client-secret-jwt',
+        'client-x509',
+      ]),
+    ],
+  },
+  'secure-response-type': {
+    helpText: 'Authorization requests must use a hybrid response type or the JWT response mode.',
+    properties: [
+      auto('return the ID token as detached signature'),
+      prop('allow-token-response-type', 'Allow token response type', 'Whether code id_token token is allowed.', 'boolean', false),
+    ],
+  },
+  'secret-rotation': {
+    helpText: 'Regenerating a client secret keeps the previous one valid for a while.',
+    properties: [
+      prop('expiration-period', 'Secret expiration', 'Seconds a secret is valid.', 'int', 2505600),
+      prop('rotated-expiration-period', 'Rotated secret expiration', 'Seconds the rotated secret stays valid.', 'int', 172800),
+      prop(
+        'remaining-rotation-period',
+        'Remain expiration time',
+        'Seconds before expiration when an update rotates the secret.',
+        'int',
+        864000,
+      ),
+    ],
+  },
+};
+
+const CONDITION_INFO: Record<string, { helpText: string; properties: ConfigPropertyRep[] }> = {
+  'any-client': { helpText: 'Any client.', properties: [negative] },
+  'client-access-type': {
+    helpText: 'The client access type.',
+    properties: [
+      negative,
+      prop('type', 'Client Access Type', 'Access types that match.', 'MultivaluedList', 'confidential', [
+        'confidential',
+        'public',
+        'bearer-only',
+      ]),
+    ],
+  },
+  'client-roles': {
+    helpText: 'The client defines one of the roles.',
+    properties: [negative, prop('roles', 'Client Roles', 'Client role names.', 'MultivaluedString')],
+  },
+  'client-scopes': {
+    helpText: 'The request uses one of the client scopes.',
+    properties: [
+      negative,
+      prop('scopes', 'Expected Scopes', 'Client scope names.', 'MultivaluedString', 'offline_access'),
+      prop('type', 'Scope Type', 'Default, Optional or Any.', 'List', 'Optional', ['Default', 'Optional', 'Any']),
+    ],
+  },
+  'client-updater-context': {
+    helpText: 'How the client is created or updated.',
+    properties: [
+      negative,
+      prop('update-client-source', 'Update Client Context', 'Sources that match.', 'MultivaluedList', 'ByAuthenticatedUser', [
+        'ByAuthenticatedUser',
+        'ByAnonymous',
+        'ByInitialAccessToken',
+        'ByRegistrationAccessToken',
+      ]),
+    ],
+  },
+  'client-updater-source-groups': {
+    helpText: 'The user writing the client is a member of one of the groups.',
+    properties: [negative, prop('groups', 'Groups', 'Group names.', 'MultivaluedString', 'topGroup')],
+  },
+  'client-updater-source-host': {
+    helpText: 'The client is written from one of the addresses.',
+    properties: [negative, prop('trusted-hosts', 'Trusted Hosts', 'IP addresses.', 'MultivaluedString')],
+  },
+  'client-updater-source-roles': {
+    helpText: 'The user writing the client holds one of the realm roles.',
+    properties: [negative, prop('roles', 'Updating entity role', 'Realm role names.', 'MultivaluedString', 'admin')],
+  },
+};
+
+/** The executor ids that act. */
+export const ACTING_EXECUTORS = [...Object.keys(EXECUTORS), 'secret-rotation'].sort();
+/** The condition ids that act. */
+export const ACTING_CONDITIONS = Object.keys(CONDITIONS).sort();
+
+/** serverinfo `componentTypes` entries of the client-policy SPIs. */
+export function clientPolicyComponentTypes() {
+  const types = (ids: string[], info: typeof EXECUTOR_INFO) =>
+    ids.map((id) => ({ id, helpText: info[id]?.helpText ?? '', properties: info[id]?.properties ?? [], metadata: {} }));
+  return { [EXECUTOR_SPI]: types(ACTING_EXECUTORS, EXECUTOR_INFO), [CONDITION_SPI]: types(ACTING_CONDITIONS, CONDITION_INFO) };
+}

@@ -1,0 +1,126 @@
+import { Op } from 'sequelize';
+import type { ClientModel } from '../../db/models/client';
+import type { ProviderConfiguration } from '../../representations/client-policy';
+import { clientLinkedScopes } from '../tokens/token-claims';
+import type { PolicyContext, PolicyEvent, Vote } from './types';
+
+/**
+ * Client-policy conditions (ADR 0032), each voting as its Keycloak namesake: YES, NO, or ABSTAIN on
+ * events it does not judge. Only the conditions here act; server info lists exactly these.
+ */
+type Condition = (conf: ProviderConfiguration, c: PolicyContext) => Vote | Promise<Vote>;
+
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : typeof v === 'string' && v !== '' ? [v] : []);
+const vote = (b: boolean): Vote => (b ? 'YES' : 'NO');
+const CRUD = new Set<PolicyEvent>(['REGISTER', 'UPDATE']);
+const REQUESTS = new Set<PolicyEvent>([
+  'AUTHORIZATION_REQUEST',
+  'TOKEN_REQUEST',
+  'RESOURCE_OWNER_PASSWORD_CREDENTIALS_REQUEST',
+  'SERVICE_ACCOUNT_TOKEN_REQUEST',
+  'TOKEN_REFRESH',
+]);
+
+const accessType = (publicClient: unknown, bearerOnly: unknown) =>
+  publicClient === true ? 'public' : bearerOnly === true ? 'bearer-only' : 'confidential';
+
+/** client-access-type: the client's (or, on a write, the proposed) access type is one of `type`. */
+const clientAccessType: Condition = (conf, c) => {
+  const wanted = new Set(strings(conf.type ?? 'confidential'));
+  const proposed = c.rep ? wanted.has(accessType(c.rep.publicClient, c.rep.bearerOnly)) : false;
+  if (c.event === 'REGISTER') return vote(proposed);
+  if (!CRUD.has(c.event) && !REQUESTS.has(c.event)) return 'ABSTAIN';
+  const current = c.client ? wanted.has(accessType(c.client.publicClient, c.client.bearerOnly)) : false;
+  return vote(current || proposed);
+};
+
+/** client-updater-context: who writes the client (REGISTER / UPDATE only). */
+const clientUpdaterContext: Condition = (conf, c) => {
+  if (!CRUD.has(c.event)) return 'ABSTAIN';
+  const source = c.updater?.source;
+  return vote(Boolean(source) && strings(conf['update-client-source']).includes(String(source)));
+};
+
+/** any-client: every client, on every event. */
+const anyClient: Condition = () => 'YES';
+
+/** client-roles: the client defines a role named in `roles` (events with a stored client). */
+const clientRoles: Condition = async (conf, c) => {
+  if (c.event === 'REGISTER' || !c.client) return 'ABSTAIN';
+  const names = strings(conf.roles);
+  if (!names.length) return 'NO';
+  const n = await c.db.models.Role.count({ where: { clientId: c.client.id, name: { [Op.in]: names } } });
+  return vote(n > 0);
+};
+
+/**
+ * client-scopes: as Keycloak's ClientScopesCondition on authorization and token requests; `type`
+ * Default matches a listed scope among the client's default scopes, Optional one requested in the
+ * `scope` parameter among its optional scopes, Any either.
+ */
+const clientScopes: Condition = async (conf, c) => {
+  if (!REQUESTS.has(c.event) || c.event === 'TOKEN_REFRESH' || c.event === 'RESOURCE_OWNER_PASSWORD_CREDENTIALS_REQUEST') return 'ABSTAIN';
+  const client = c.client as ClientModel;
+  const expected = new Set(strings(conf.scopes ?? 'offline_access'));
+  const type = String(conf.type ?? 'Optional');
+  const { links, scopes } = await clientLinkedScopes(c.db, client);
+  const nameOf = new Map(scopes.map((s) => [s.id, s.name]));
+  const defaults = new Set(links.filter((l) => l.defaultScope).map((l) => nameOf.get(l.scopeId)));
+  const optional = new Set(links.filter((l) => !l.defaultScope).map((l) => nameOf.get(l.scopeId)));
+  const explicit = String(c.params?.scope ?? '').split(' ');
+  const byDefault = [...expected].some((s) => defaults.has(s));
+  const byOptional = explicit.some((s) => expected.has(s) && optional.has(s));
+  if (type === 'Default') return vote(byDefault);
+  if (type === 'Optional') return vote(byOptional);
+  if (type === 'Any') return vote(byDefault || byOptional);
+  return 'NO';
+};
+
+/** client-updater-source-roles: the writing user holds a realm role named in `roles` (REGISTER / UPDATE). */
+const updaterRoles: Condition = async (conf, c) => {
+  if (!CRUD.has(c.event)) return 'ABSTAIN';
+  const userId = c.updater?.userId;
+  const names = strings(conf.roles ?? 'admin');
+  if (!userId || !names.length) return 'NO';
+  const m = c.db.models;
+  const direct = await m.UserRoleMapping.findAll({ where: { userId }, attributes: ['roleId'] });
+  const groupIds = (await m.UserGroupMembership.findAll({ where: { userId }, attributes: ['groupId'] })).map((g) => g.groupId);
+  const viaGroups = groupIds.length
+    ? await m.GroupRoleMapping.findAll({ where: { groupId: { [Op.in]: groupIds } }, attributes: ['roleId'] })
+    : [];
+  const roleIds = [...direct, ...viaGroups].map((r) => r.roleId);
+  if (!roleIds.length) return 'NO';
+  const n = await m.Role.count({ where: { id: { [Op.in]: roleIds }, clientId: null, name: { [Op.in]: names } } });
+  return vote(n > 0);
+};
+
+/** client-updater-source-groups: the writing user is a direct member of a group named in `groups` (REGISTER / UPDATE). */
+const updaterGroups: Condition = async (conf, c) => {
+  if (!CRUD.has(c.event)) return 'ABSTAIN';
+  const userId = c.updater?.userId;
+  const names = strings(conf.groups ?? 'topGroup');
+  if (!userId || !names.length) return 'NO';
+  const m = c.db.models;
+  const groupIds = (await m.UserGroupMembership.findAll({ where: { userId }, attributes: ['groupId'] })).map((g) => g.groupId);
+  if (!groupIds.length) return 'NO';
+  const n = await m.Group.count({ where: { id: { [Op.in]: groupIds }, name: { [Op.in]: names } } });
+  return vote(n > 0);
+};
+
+/** client-updater-source-host: the writer's address is one of `trusted-hosts` (IP addresses; REGISTER / UPDATE). */
+const updaterHost: Condition = (conf, c) => {
+  if (!CRUD.has(c.event)) return 'ABSTAIN';
+  const ip = String(c.updater?.ipAddress ?? '').replace(/^::ffff:/, '');
+  return vote(ip !== '' && strings(conf['trusted-hosts']).includes(ip));
+};
+
+export const CONDITIONS: Record<string, Condition> = {
+  'any-client': anyClient,
+  'client-access-type': clientAccessType,
+  'client-roles': clientRoles,
+  'client-scopes': clientScopes,
+  'client-updater-context': clientUpdaterContext,
+  'client-updater-source-groups': updaterGroups,
+  'client-updater-source-host': updaterHost,
+  'client-updater-source-roles': updaterRoles,
+};

@@ -1,0 +1,118 @@
+import type { Db } from '../../db';
+import type { ClientModel } from '../../db/models/client';
+import type { RealmModel } from '../../db/models/realm';
+import type { RequestContext } from '../../core/context';
+import { errorB } from '../../core/errors';
+import type { ClientRepresentation } from '../../representations/client';
+import { evaluateClientPolicies, hasClientPolicies } from './engine';
+import { ClientPolicyViolation, type PolicyEvent, type UpdaterSource } from './types';
+
+export { evaluateClientPolicies, hasClientPolicies } from './engine';
+export { ClientPolicyViolation } from './types';
+export { CONDITIONS } from './conditions';
+export { EXECUTORS } from './executors';
+
+/** Representations the registration service already evaluated: its create/update goes through the admin write after. */
+const evaluatedByRegistration = new WeakSet<object>();
+
+/**
+ * Admin API create (REGISTER) / update (UPDATE) of a client, REST and GraphQL alike: the realm's
+ * policies may change `rep` (auto-configure) or refuse with 400 `{"error", "error_description"}`,
+ * as Keycloak's ClientsResource / ClientResource. System writes (realm import, bootstrap) and writes
+ * the registration service evaluated already are not evaluated again.
+ */
+export async function clientPoliciesOnAdminWrite(
+  ctx: RequestContext,
+  realm: RealmModel,
+  event: 'REGISTER' | 'UPDATE',
+  rep: ClientRepresentation,
+  client?: ClientModel,
+): Promise<void> {
+  if (!ctx.actor || !hasClientPolicies(realm) || evaluatedByRegistration.has(rep)) return;
+  try {
+    await evaluateClientPolicies({
+      event,
+      db: ctx.db,
+      realm,
+      client,
+      rep,
+      updater: { source: 'ByAuthenticatedUser', userId: ctx.actor.userId, ipAddress: ctx.actor.ipAddress },
+    });
+  } catch (e) {
+    if (e instanceof ClientPolicyViolation) throw errorB(400, e.error, e.detail);
+    throw e;
+  }
+}
+
+/** The registration service's REGISTER / UPDATE (client-policy-hook.ts); refusals stay `ClientPolicyViolation`. */
+export async function clientPoliciesOnRegistrationEvent(c: {
+  event: 'REGISTER' | 'UPDATE';
+  ctx: RequestContext;
+  realm: RealmModel;
+  rep: ClientRepresentation;
+  client?: ClientModel;
+  source: UpdaterSource;
+  userId?: string;
+  registration: { rotateRegistrationAccessToken: boolean };
+}): Promise<void> {
+  evaluatedByRegistration.add(c.rep);
+  if (!hasClientPolicies(c.realm)) return;
+  await evaluateClientPolicies({
+    event: c.event,
+    db: c.ctx.db,
+    realm: c.realm,
+    client: c.client,
+    rep: c.rep,
+    updater: { source: c.source, userId: c.userId },
+    registration: c.registration,
+  });
+}
+
+const TOKEN_EVENTS: Record<string, PolicyEvent> = {
+  authorization_code: 'TOKEN_REQUEST',
+  password: 'RESOURCE_OWNER_PASSWORD_CREDENTIALS_REQUEST',
+  client_credentials: 'SERVICE_ACCOUNT_TOKEN_REQUEST',
+  refresh_token: 'TOKEN_REFRESH',
+};
+
+/**
+ * A token request (Keycloak's TokenEndpoint): TOKEN_REQUEST for the code exchange,
+ * RESOURCE_OWNER_PASSWORD_CREDENTIALS_REQUEST for the password grant, SERVICE_ACCOUNT_TOKEN_REQUEST
+ * for client credentials, TOKEN_REFRESH for a refresh. A refusal is recorded on the event and
+ * answered 400 `{"error", "error_description"}`. A realm without enabled policies reads nothing.
+ */
+export async function clientPoliciesOnToken(c: {
+  db: Db;
+  realm: RealmModel;
+  client: ClientModel;
+  grant: string;
+  form: Record<string, string | undefined>;
+  ev?: { error(code: string): Promise<void> };
+}): Promise<void> {
+  const event = TOKEN_EVENTS[c.grant];
+  if (!event || !hasClientPolicies(c.realm)) return;
+  try {
+    await evaluateClientPolicies({ event, db: c.db, realm: c.realm, client: c.client, params: c.form });
+  } catch (e) {
+    if (!(e instanceof ClientPolicyViolation)) throw e;
+    await c.ev?.error(e.error);
+    throw errorB(400, e.error, e.detail);
+  }
+}
+
+/** An authorization request (AUTHORIZATION_REQUEST): the refusal to send back to the client's redirect URI, if any. */
+export async function clientPoliciesOnAuthorization(
+  db: Db,
+  realm: RealmModel,
+  client: ClientModel,
+  params: Record<string, string | undefined>,
+): Promise<{ error: string; description: string } | undefined> {
+  if (!hasClientPolicies(realm)) return undefined;
+  try {
+    await evaluateClientPolicies({ event: 'AUTHORIZATION_REQUEST', db, realm, client, params });
+    return undefined;
+  } catch (e) {
+    if (e instanceof ClientPolicyViolation) return { error: e.error, description: e.detail };
+    throw e;
+  }
+}

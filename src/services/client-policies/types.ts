@@ -1,0 +1,45 @@
+import type { Db } from '../../db';
+import type { ClientModel } from '../../db/models/client';
+import type { RealmModel } from '../../db/models/realm';
+import type { ClientRepresentation } from '../../representations/client';
+
+/** The shapes the client-policy engine, its conditions and its executors share (ADR 0032). */
+export type Vote = 'YES' | 'NO' | 'ABSTAIN';
+
+export type PolicyEvent =
+  | 'REGISTER'
+  | 'UPDATE'
+  | 'AUTHORIZATION_REQUEST'
+  | 'TOKEN_REQUEST'
+  | 'RESOURCE_OWNER_PASSWORD_CREDENTIALS_REQUEST'
+  | 'SERVICE_ACCOUNT_TOKEN_REQUEST'
+  | 'TOKEN_REFRESH';
+
+/** Who writes the client (client-updater-context's `update-client-source` values). */
+export type UpdaterSource = 'ByAuthenticatedUser' | 'ByAnonymous' | 'ByInitialAccessToken' | 'ByRegistrationAccessToken';
+
+export interface PolicyContext {
+  event: PolicyEvent;
+  db: Db;
+  realm: RealmModel;
+  /** The stored client: the one updated (UPDATE) or the one of the request (authorization, token). */
+  client?: ClientModel;
+  /** The proposed representation (REGISTER, UPDATE); auto-configuring executors change it. */
+  rep?: ClientRepresentation;
+  /** The writer of a REGISTER / UPDATE. */
+  updater?: { source: UpdaterSource; userId?: string; ipAddress?: string };
+  /** The request's parameters (authorization request query, token request form). */
+  params?: Record<string, string | undefined>;
+  /** Registration service only: whether an update issues a new registration access token. */
+  registration?: { rotateRegistrationAccessToken: boolean };
+}
+
+/** A client policy's refusal: Keycloak's ClientPolicyException (`error`, `error_description`). */
+export class ClientPolicyViolation extends Error {
+  constructor(
+    readonly error: string,
+    readonly detail: string,
+  ) {
+    super(detail);
+  }
+}

@@ -1,0 +1,284 @@
+import { createClient, createGroup, createRole, realmAdmin, userId } from '../helpers/fixtures';
+import type { AdminApi, TestServer } from '../helpers/server';
+import { USER_ERRORS, type gqlClient, startWithRealm, userErrors } from '../graphql/gql';
+
+/**
+ * Client policies enforced on admin writes (issue 16 item 2, ADR 0032): each executor and condition
+ * on POST / PUT /clients and on GraphQL's createClient / updateClient, through one call in the
+ * client service. Keycloak's error `{"error", "error_description"}` with 400; nothing written.
+ */
+let ts: TestServer;
+let api: AdminApi;
+let gql: ReturnType<typeof gqlClient>;
+const R = 'cpadmin';
+const base = `/admin/realms/${R}`;
+
+beforeAll(async () => {
+  ({ ts, api, gql } = await startWithRealm(R));
+});
+afterAll(() => ts.close());
+
+type Json = Record<string, unknown>;
+const ex = (executor: string, configuration: Json = {}) => ({ executor, configuration });
+const cond = (condition: string, configuration: Json = {}) => ({ condition, configuration });
+
+/** Stores one profile with these executors and one enabled policy with these conditions using it. */
+async function enforce(executors: Json[], conditions: Json[] = [cond('any-client')], profiles = ['p']) {
+  await api.put(`${base}/client-policies/profiles`, { profiles: [{ name: 'p', executors }] }).expect(204);
+  await api.put(`${base}/client-policies/policies`, { policies: [{ name: 'pol', enabled: true, conditions, profiles }] }).expect(204);
+}
+async function clear() {
+  await api.put(`${base}/client-policies/policies`, { policies: [] }).expect(204);
+}
+afterEach(clear);
+
+const create = (rep: Json) => api.post(`${base}/clients`, rep);
+const stored = async (clientId: string) => (await api.get(`${base}/clients?clientId=${clientId}`)).body[0] as Json | undefined;
+const attr = async (clientId: string, key: string) => ((await stored(clientId))?.attributes as Json | undefined)?.[key];
+const refused = (res: { status: number; body: unknown }, error: string, description: string) => {
+  expect([res.status, res.body]).toEqual([400, { error, error_description: description }]);
+};
+
+describe('executors on POST /clients (REGISTER) and PUT /clients/{id} (UPDATE)', () => {
+  test('pkce-enforcer: without auto-configure a client without S256 is refused; with it S256 is set', async () => {
+    await enforce([ex('pkce-enforcer')]);
+    refused(await create({ clientId: 'pk1' }), 'invalid_client_metadata', 'Invalid client metadata: code_challenge_method');
+    expect(await stored('pk1')).toBeUndefined();
+    await create({ clientId: 'pk2', attributes: { 'pkce.code.challenge.method': 'S256' } }).expect(201);
+    const id = (await stored('pk2'))?.id;
+    refused(
+      await api.put(`${base}/clients/${id}`, { clientId: 'pk2', attributes: { 'pkce.code.challenge.method': 'plain' } }),
+      'invalid_client_metadata',
+      'Invalid client metadata: code_challenge_method',
+    );
+    expect(await attr('pk2', 'pkce.code.challenge.method')).toBe('S256');
+    await enforce([ex('pkce-enforcer', { 'auto-configure': 'true' })]);
+    await create({ clientId: 'pk3' }).expect(201);
+    expect(await attr('pk3', 'pkce.code.challenge.method')).toBe('S256');
+  });
+
+  test('secure-client-authenticator: the default is set when none is named; a disallowed one is refused; public clients pass', async () => {
+    await enforce([
+      ex('secure-client-authenticator', {
+        'allowed-client-authenticators': ['client-jwt', 'client-secret-jwt'],
+        'default-client-authenticator': 'client-jwt',
+      }),
+    ]);
+    await create({ clientId: 'sca1' }).expect(201);
+    expect((await stored('sca1'))?.clientAuthenticatorType).toBe('client-jwt');
+    refused(
+      await create({ clientId: 'sca2', clientAuthenticatorType: 'client-secret' }),
+      'invalid_client_metadata',
+      'Invalid client metadata: token_endpoint_auth_method',
+    );
+    expect(await stored('sca2')).toBeUndefined();
+    await create({ clientId: 'sca3', publicClient: true, clientAuthenticatorType: 'client-secret' }).expect(201);
+  });
+
+  test('full-scope-disabled and consent-required: refused when enabled/disabled, auto-configured otherwise', async () => {
+    await enforce([ex('full-scope-disabled', { 'auto-configure': false })]);
+    refused(await create({ clientId: 'fs1', fullScopeAllowed: true }), 'invalid_registration', 'Not permitted to enable fullScopeAllowed');
+    await enforce([ex('full-scope-disabled', { 'auto-configure': true })]);
+    await create({ clientId: 'fs2', fullScopeAllowed: true }).expect(201);
+    expect((await stored('fs2'))?.fullScopeAllowed).toBe(false);
+
+    await enforce([ex('consent-required', { 'auto-configure': false })]);
+    refused(await create({ clientId: 'cr1' }), 'invalid_registration', 'Client is required to enable consentRequired');
+    await create({ clientId: 'cr2', consentRequired: true }).expect(201);
+    const id = (await stored('cr2'))?.id;
+    // An update that leaves consentRequired out keeps it; one turning it off is refused.
+    await api.put(`${base}/clients/${id}`, { clientId: 'cr2', name: 'renamed' }).expect(204);
+    refused(
+      await api.put(`${base}/clients/${id}`, { clientId: 'cr2', consentRequired: false }),
+      'invalid_registration',
+      'Client is required to enable consentRequired',
+    );
+    expect(await stored('cr2')).toMatchObject({ name: 'renamed', consentRequired: true });
+    await enforce([ex('consent-required', { 'auto-configure': true })]);
+    await create({ clientId: 'cr3' }).expect(201);
+    expect((await stored('cr3'))?.consentRequired).toBe(true);
+  });
+
+  test('reject-implicit-grant, reject-ropc-grant and secure-response-type on writes', async () => {
+    await enforce([ex('reject-implicit-grant')]);
+    refused(
+      await create({ clientId: 'ri1', implicitFlowEnabled: true }),
+      'invalid_client_metadata',
+      'Invalid client metadata: implicit flow enabled',
+    );
+    await enforce([ex('reject-implicit-grant', { 'auto-configure': 'true' })]);
+    await create({ clientId: 'ri2', implicitFlowEnabled: true }).expect(201);
+    expect((await stored('ri2'))?.implicitFlowEnabled).toBe(false);
+
+    await enforce([ex('reject-ropc-grant')]);
+    refused(
+      await create({ clientId: 'ro1', directAccessGrantsEnabled: true }),
+      'invalid_client_metadata',
+      'Invalid client metadata: resource owner password credentials grant enabled',
+    );
+    await enforce([ex('reject-ropc-grant', { 'auto-configure': 'true' })]);
+    await create({ clientId: 'ro2', directAccessGrantsEnabled: true }).expect(201);
+    expect((await stored('ro2'))?.directAccessGrantsEnabled).toBe(false);
+
+    await enforce([ex('secure-response-type')]);
+    refused(
+      await create({ clientId: 'srt1' }),
+      'invalid_client_metadata',
+      'Invalid client metadata: ID Token as detached signature in disabled',
+    );
+    await enforce([ex('secure-response-type', { 'auto-configure': true })]);
+    await create({ clientId: 'srt2' }).expect(201);
+    expect(await attr('srt2', 'id.token.as.detached.signature')).toBe('true');
+  });
+
+  test('a global profile named by a realm policy acts: fapi-1-baseline auto-configures PKCE, consent and full scope', async () => {
+    await api
+      .put(`${base}/client-policies/policies`, {
+        policies: [{ name: 'fapi', enabled: true, conditions: [cond('any-client')], profiles: ['fapi-1-baseline'] }],
+      })
+      .expect(204);
+    refused(
+      await create({ clientId: 'fapi1', clientAuthenticatorType: 'client-secret' }),
+      'invalid_client_metadata',
+      'Invalid client metadata: token_endpoint_auth_method',
+    );
+    await create({ clientId: 'fapi2', fullScopeAllowed: true }).expect(201);
+    expect(await stored('fapi2')).toMatchObject({
+      clientAuthenticatorType: 'client-jwt',
+      consentRequired: true,
+      fullScopeAllowed: false,
+      attributes: expect.objectContaining({ 'pkce.code.challenge.method': 'S256' }),
+    });
+  });
+
+  test('a disabled policy, a policy without conditions or with a condition voting no does nothing', async () => {
+    await api.put(`${base}/client-policies/profiles`, { profiles: [{ name: 'p', executors: [ex('pkce-enforcer')] }] }).expect(204);
+    await api
+      .put(`${base}/client-policies/policies`, {
+        policies: [
+          { name: 'off', enabled: false, conditions: [cond('any-client')], profiles: ['p'] },
+          { name: 'none', enabled: true, conditions: [], profiles: ['p'] },
+          { name: 'neg', enabled: true, conditions: [cond('any-client', { 'is-negative-logic': true })], profiles: ['p'] },
+        ],
+      })
+      .expect(204);
+    await create({ clientId: 'free1' }).expect(201);
+  });
+});
+
+describe('conditions on admin writes', () => {
+  test('client-updater-context: ByAuthenticatedUser matches the admin API, ByAnonymous does not', async () => {
+    await enforce([ex('pkce-enforcer')], [cond('client-updater-context', { 'update-client-source': ['ByAnonymous'] })]);
+    await create({ clientId: 'ctx1' }).expect(201);
+    await enforce([ex('pkce-enforcer')], [cond('client-updater-context', { 'update-client-source': ['ByAuthenticatedUser'] })]);
+    refused(await create({ clientId: 'ctx2' }), 'invalid_client_metadata', 'Invalid client metadata: code_challenge_method');
+  });
+
+  test('client-access-type: the proposed type on create, the stored or proposed one on update', async () => {
+    await enforce([ex('pkce-enforcer')], [cond('client-access-type', { type: ['public'] })]);
+    await create({ clientId: 'at1' }).expect(201);
+    refused(
+      await create({ clientId: 'at2', publicClient: true }),
+      'invalid_client_metadata',
+      'Invalid client metadata: code_challenge_method',
+    );
+    const id = (await stored('at1'))?.id;
+    refused(
+      await api.put(`${base}/clients/${id}`, { clientId: 'at1', publicClient: true }),
+      'invalid_client_metadata',
+      'Invalid client metadata: code_challenge_method',
+    );
+    expect((await stored('at1'))?.publicClient).toBe(false);
+  });
+
+  test('client-roles: updates of a client defining the role are checked, others not', async () => {
+    const withRole = await createClient(api, R, { clientId: 'cro1' });
+    const without = await createClient(api, R, { clientId: 'cro2' });
+    await api.post(`${base}/clients/${withRole}/roles`, { name: 'special' }).expect(201);
+    await enforce([ex('full-scope-disabled')], [cond('client-roles', { roles: ['special'] })]);
+    await api.put(`${base}/clients/${without}`, { clientId: 'cro2', fullScopeAllowed: true }).expect(204);
+    refused(
+      await api.put(`${base}/clients/${withRole}`, { clientId: 'cro1', fullScopeAllowed: true }),
+      'invalid_registration',
+      'Not permitted to enable fullScopeAllowed',
+    );
+  });
+
+  test('client-updater-source-roles and -groups: the writing user holds the realm role / is in the group', async () => {
+    const writer = await realmAdmin(ts, R, 'writer', ['manage-clients']);
+    await createRole(api, R, 'writers');
+    const uid = await userId(api, R, 'writer');
+    const roles = (await api.get(`${base}/roles/writers`)).body;
+    await enforce([ex('pkce-enforcer')], [cond('client-updater-source-roles', { roles: ['writers'] })]);
+    await writer.post(`${base}/clients`, { clientId: 'sr1' }).expect(201);
+    await api.post(`${base}/users/${uid}/role-mappings/realm`, [roles]).expect(204);
+    refused(
+      await writer.post(`${base}/clients`, { clientId: 'sr2' }),
+      'invalid_client_metadata',
+      'Invalid client metadata: code_challenge_method',
+    );
+
+    const group = await createGroup(api, R, 'team');
+    await enforce([ex('pkce-enforcer')], [cond('client-updater-source-groups', { groups: ['team'] })]);
+    await writer.post(`${base}/clients`, { clientId: 'sg1' }).expect(201);
+    await api.put(`${base}/users/${uid}/groups/${group}`).expect(204);
+    refused(
+      await writer.post(`${base}/clients`, { clientId: 'sg2' }),
+      'invalid_client_metadata',
+      'Invalid client metadata: code_challenge_method',
+    );
+  });
+});
+
+describe('GraphQL createClient / updateClient are evaluated the same way', () => {
+  test('refused with the same error; auto-configure applies', async () => {
+    await enforce([ex('pkce-enforcer')]);
+    const res = await gql(`mutation { createClient(realm: "${R}", input: {clientId: "gq1"}) { client { id } ${USER_ERRORS} } }`);
+    expect(res.data?.createClient.client).toBeNull();
+    expect(userErrors(res, 'createClient')).toEqual([
+      { field: ['input'], code: 'BAD_REQUEST', message: 'Invalid client metadata: code_challenge_method' },
+    ]);
+    expect(await stored('gq1')).toBeUndefined();
+    await enforce([ex('full-scope-disabled', { 'auto-configure': true })]);
+    const made = await gql(`mutation { createClient(realm: "${R}", input: {clientId: "gq2", fullScopeAllowed: true}) { client { id } } }`);
+    const id = made.data?.createClient.client.id;
+    expect((await stored('gq2'))?.fullScopeAllowed).toBe(false);
+    await enforce([ex('full-scope-disabled', { 'auto-configure': false })]);
+    const upd = await gql(
+      `mutation { updateClient(realm: "${R}", id: "${id}", input: {fullScopeAllowed: true}) { client { id } ${USER_ERRORS} } }`,
+    );
+    expect(userErrors(upd, 'updateClient').map((e) => e.message)).toEqual(['Not permitted to enable fullScopeAllowed']);
+    expect((await stored('gq2'))?.fullScopeAllowed).toBe(false);
+  });
+});
+
+test('server info lists the executors and conditions that act, and only those', async () => {
+  const info = (await api.get('/admin/serverinfo').expect(200)).body;
+  const executors = info.componentTypes['org.keycloak.services.clientpolicy.executor.ClientPolicyExecutorProvider'].map((t: Json) => t.id);
+  expect(executors).toEqual([
+    'confidential-client',
+    'consent-required',
+    'full-scope-disabled',
+    'pkce-enforcer',
+    'registration-access-token-rotation-disabled',
+    'reject-implicit-grant',
+    'reject-ropc-grant',
+    'secret-rotation',
+    'secure-client-authenticator',
+    'secure-response-type',
+  ]);
+  expect(Object.keys(info.providers['client-policy-executor'].providers).sort()).toEqual(executors);
+  const conditions = info.componentTypes['org.keycloak.services.clientpolicy.condition.ClientPolicyConditionProvider'].map(
+    (t: Json) => t.id,
+  );
+  expect(conditions).toEqual([
+    'any-client',
+    'client-access-type',
+    'client-roles',
+    'client-scopes',
+    'client-updater-context',
+    'client-updater-source-groups',
+    'client-updater-source-host',
+    'client-updater-source-roles',
+  ]);
+});
