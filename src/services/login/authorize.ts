@@ -1,6 +1,7 @@
 import type { Db } from '../../db';
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
+import { clientPoliciesOnAuthorization } from '../client-policies';
 import { clientLinkedScopes } from '../tokens/token-claims';
 import { clientRedirectUris, verifyRedirectUri } from './redirect-uris';
 
@@ -121,6 +122,8 @@ export async function checkAuthorizationRequest(
 
   const pkce = checkPkce(client, params.code_challenge, params.code_challenge_method);
   if (pkce) return back('invalid_request', pkce);
+  const refused = await clientPoliciesOnAuthorization(db, realm, client, params);
+  if (refused) return back(refused.error, refused.description);
 
   const request: AuthRequest = {
     client_id: client.clientId,

@@ -1,6 +1,7 @@
 import type { Db } from '../../db';
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
+import { clientPoliciesOnToken } from '../client-policies';
 import { acceptsSecret } from '../clients/client-input';
 import { authorizationCodeGrant } from './code-grant';
 import { clientCredentialsGrant, passwordGrant, refreshGrant } from './grants';
@@ -41,6 +42,7 @@ export async function tokenEndpoint(db: Db, req: TokenRequest): Promise<TokenRes
     throw e;
   }
   const call = { db, realm, client, req, ev };
+  await clientPoliciesOnToken({ db, realm, client, grant, form: req.form, ev });
   switch (grant) {
     case 'password':
       return passwordGrant(call);
