@@ -27,6 +27,8 @@ h1{font-size:1.4rem;margin-top:0}.realm{color:#555;font-size:.95rem;margin:0 0 1
 label{display:block;margin:1rem 0 .25rem;font-weight:600}
 input[type=text],input[type=password]{width:100%;box-sizing:border-box;padding:.55rem;font-size:1rem;border:1px solid #888;border-radius:.25rem}
 button{margin-top:1.25rem;width:100%;padding:.65rem;font-size:1rem;background:#0b5cad;color:#fff;border:0;border-radius:.25rem;cursor:pointer}
+.field-error{display:block;color:#c62828;font-size:.9rem;margin-top:.25rem}
+input[readonly]{background:#eee}
 .alert{padding:.75rem;border-radius:.25rem;background:#fdecea;border:1px solid #c62828;margin-bottom:1rem}
 .info{background:#e8f1fb;border-color:#0b5cad}
 nav.locales{margin-top:1.5rem;font-size:.9rem}nav.locales a{margin-right:.5rem}
@@ -106,6 +108,7 @@ eta.loadTemplate(
 <label for="password-confirm"><%= it.t('passwordConfirm') %></label>
 <input id="password-confirm" name="password-confirm" type="password" autocomplete="new-password" required>
 <button type="submit" id="kc-submit"><%= it.t('doSubmit') %></button>
+<% if (it.cancelable) { %><button type="submit" id="cancelAIABtn" name="cancel-aia" value="true" formnovalidate><%= it.t('doCancel') %></button><% } %>
 </form>`,
 );
 
@@ -138,6 +141,41 @@ eta.loadTemplate(
 <label for="userLabel"><%= it.t('loginTotpDeviceName') %></label>
 <input id="userLabel" name="userLabel" type="text" autocomplete="off">
 <button type="submit" id="saveTOTPBtn"><%= it.t('doSubmit') %></button>
+<% if (it.cancelable) { %><button type="submit" id="cancelAIABtn" name="cancel-aia" value="true" formnovalidate><%= it.t('doCancel') %></button><% } %>
+</form>`,
+);
+
+eta.loadTemplate(
+  '@update-profile',
+  `<% layout('@layout') %>
+<h1 id="kc-page-title"><%= it.t('loginProfileTitle') %></h1>
+<% if (it.message) { %><div class="alert" role="alert" id="input-error"><%= it.message %></div><% } %>
+<form id="kc-update-profile-form" method="post" action="<%= it.formAction %>">
+<% for (const f of it.fields) { %>
+<label for="<%= f.name %>"><%= f.label %><%= f.required ? ' *' : '' %></label>
+<% if (f.options && !f.readOnly) { %>
+<select id="<%= f.name %>" name="<%= f.name %>"<%= f.required ? ' required' : '' %><%= f.error ? ' aria-invalid=true aria-describedby=input-error-' + f.name : '' %>>
+<option value=""></option>
+<% for (const o of f.options) { %><option value="<%= o %>"<%= o === f.value ? ' selected' : '' %>><%= o %></option><% } %>
+</select>
+<% } else { %>
+<input id="<%= f.name %>" name="<%= f.name %>" type="<%= f.name === 'email' ? 'email' : 'text' %>" value="<%= f.value %>"<%= f.autocomplete ? ' autocomplete=' + f.autocomplete : '' %><%= f.readOnly ? ' readonly' : '' %><%= f.required ? ' required' : '' %><%= f.error ? ' aria-invalid=true aria-describedby=input-error-' + f.name : '' %>>
+<% } %>
+<% if (f.error) { %><span class="field-error" id="input-error-<%= f.name %>" role="alert"><%= f.error %></span><% } %>
+<% } %>
+<button type="submit" id="kc-submit"><%= it.t('doSubmit') %></button>
+<% if (it.cancelable) { %><button type="submit" id="cancelAIABtn" name="cancel-aia" value="true" formnovalidate><%= it.t('doCancel') %></button><% } %>
+</form>`,
+);
+
+eta.loadTemplate(
+  '@delete-credential',
+  `<% layout('@layout') %>
+<h1 id="kc-page-title"><%= it.t('deleteCredentialTitle', it.credentialLabel) %></h1>
+<p id="kc-delete-text"><%= it.t('deleteCredentialMessage', it.credentialLabel) %></p>
+<form id="kc-delete-credential-form" method="post" action="<%= it.formAction %>">
+<button type="submit" id="kc-accept" name="accept" value="accept"><%= it.t('doConfirmDelete') %></button>
+<button type="submit" id="kc-decline" name="cancel-aia" value="true"><%= it.t('doCancel') %></button>
 </form>`,
 );
 
@@ -216,6 +254,8 @@ function resetLink(out: Extract<BrowserResponse, { kind: 'page' }>): string | un
   return `${u.pathname.replace(/\/login-actions\/[^/]+$/, '/login-actions/reset-credentials')}?${q}`;
 }
 
+const AUTOCOMPLETE: Record<string, string> = { username: 'username', email: 'email', firstName: 'given-name', lastName: 'family-name' };
+
 /** The HTML of a page response, and its status. */
 export function renderPage(
   out: Extract<BrowserResponse, { kind: 'page' }>,
@@ -289,6 +329,36 @@ export function renderPage(
         }),
       };
     }
+    case 'update-profile': {
+      const msg = (m: { key: string; params?: string[] }) => t(m.key, ...(m.params ?? []));
+      const fields = p.fields.map((f) => {
+        const label = msg(f.label);
+        // Validation messages name the field by its label ({0}).
+        const error = f.error ? t(f.error.key, label, ...(f.error.params ?? []).slice(1)) : undefined;
+        return { ...f, label, error, autocomplete: AUTOCOMPLETE[f.name] };
+      });
+      return {
+        status: p.status ?? 200,
+        html: eta.render('@update-profile', {
+          ...base,
+          title: t('loginProfileTitle'),
+          fields,
+          cancelable: p.cancelable,
+          message: p.message ? msg(p.message) : undefined,
+          formAction: out.formAction,
+        }),
+      };
+    }
+    case 'delete-credential':
+      return {
+        status: p.status ?? 200,
+        html: eta.render('@delete-credential', {
+          ...base,
+          title: t('deleteCredentialTitle', p.credentialLabel),
+          credentialLabel: p.credentialLabel,
+          formAction: out.formAction,
+        }),
+      };
     case 'logout-confirm':
       return {
         status: p.status,

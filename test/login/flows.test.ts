@@ -117,14 +117,14 @@ test('a pending required action this server cannot run yet: a page says so, and 
     .post(`${R}/users`, {
       username: 'dave',
       enabled: true,
-      requiredActions: ['UPDATE_PROFILE'],
+      requiredActions: ['webauthn-register'],
       credentials: [{ type: 'password', value: 'pw' }],
     })
     .expect(201);
   const res = await signIn(new Jar(), w.authUrl(), 'dave', 'pw');
   expect(res.status).toBe(403);
   expect(res.headers.get('location')).toBeNull();
-  expect(await res.text()).toMatch(/update your profile/);
+  expect(await res.text()).toMatch(/register a passkey/);
 });
 
 test("localized texts: the realm's own texts in the locale ui_locales asks for, English otherwise; display name escaped", async () => {

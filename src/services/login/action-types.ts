@@ -7,9 +7,11 @@ import type { LoginContext } from './flow-engine';
  */
 
 /** The pages of the required actions. */
-export type ActionPage =
+export type ActionPage = (
   | { page: 'update-password'; executionId: string; status?: number; message?: Message; username: string }
   | { page: 'terms'; executionId: string; status?: number }
+  | { page: 'update-profile'; executionId: string; status?: number; message?: Message; verify: boolean; fields: ProfileField[] }
+  | { page: 'delete-credential'; executionId: string; status?: number; credentialLabel: string }
   | { page: 'verify-email'; executionId: string; status?: number; message?: Message; email: string }
   | {
       page: 'totp-setup';
@@ -22,9 +24,32 @@ export type ActionPage =
       period: number;
       algorithm: string;
       type: string;
-    };
+    }
+) & {
+  /** An application-initiated action (kc_action) the user may cancel: the page offers a cancel button (`cancel-aia`). */
+  cancelable?: boolean;
+};
 
-export type ActionOutcome = { kind: 'success' } | { kind: 'challenge'; page: ActionPage } | { kind: 'failure'; error: string };
+/** One attribute of the update-profile page, as the user may see and edit it. */
+export interface ProfileField {
+  name: string;
+  /** The label: a message key (firstName ...) or a display name as configured. */
+  label: Message;
+  value: string;
+  readOnly: boolean;
+  required: boolean;
+  /** The allowed values (an `options` validator): a select. */
+  options?: string[];
+  inputType?: string;
+  error?: Message;
+}
+
+export type ActionOutcome =
+  | { kind: 'success' }
+  | { kind: 'challenge'; page: ActionPage }
+  | { kind: 'failure'; error: string }
+  /** An application-initiated action that could not run (kc_action_status=error); the login goes on. */
+  | { kind: 'error'; error: string };
 
 export interface RequiredActionImpl {
   /** Before the page: `done` completes the action without one (e-mail already verified), `ignore` passes it over this time. */

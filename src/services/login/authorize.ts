@@ -38,6 +38,8 @@ export interface AuthRequest {
   max_age?: string;
   login_hint?: string;
   ui_locales?: string;
+  /** An application-initiated action (`ALIAS` or `ALIAS:parameter`, kc-action.ts). */
+  kc_action?: string;
   [key: string]: string | undefined;
 }
 
@@ -132,7 +134,7 @@ export async function checkAuthorizationRequest(
     response_type: responseType,
     response_mode: mode,
   };
-  for (const k of ['state', 'nonce', 'scope', 'code_challenge', 'prompt', 'login_hint', 'ui_locales'] as const) {
+  for (const k of ['state', 'nonce', 'scope', 'code_challenge', 'prompt', 'login_hint', 'ui_locales', 'kc_action'] as const) {
     if (params[k] !== undefined && params[k] !== '') request[k] = params[k];
   }
   if (params.code_challenge) request.code_challenge_method = params.code_challenge_method || 'plain';

@@ -26,6 +26,7 @@ import { type ActionPage, completeRequiredAction, nextRequiredAction } from './r
 import { identityCookieValue, sessionCookieValue, ssoFromCookie } from './sso';
 import { ACTION_NOTES, finishActionTokenLogin } from './action-token-store';
 import { isResetLogin, RESET_REGISTRY, resetFlowId } from './reset-credentials';
+import { kcActionOf, kcActionResponse, requireRecentAuthentication, setKcActionStatus } from './kc-action';
 
 /**
  * Browser login (issue 14): the authorization endpoint starts a login (an authentication session
@@ -159,6 +160,7 @@ export async function authorize(db: Db, req: BrowserRequest): Promise<BrowserRes
     return { ...out, realm, cookies: [] };
   }
   const root = await rootOf(db, realm, req.cookies.AUTH_SESSION_ID);
+  await requireRecentAuthentication(db, realm, check.request, req.cookies.KEYCLOAK_IDENTITY);
   const authSession = await createAuthSession(db, realm, root, check.client.id, check.request as Record<string, string>);
   const cookies: CookieOp[] = root
     ? []
@@ -332,11 +334,22 @@ async function completeLogin(
         message: { key: 'requiredActionsPendingMessage', params: [text] },
       });
     }
+    // The application-initiated action offers a cancel button (`cancel-aia`): the login goes on, kc_action_status=cancelled.
+    const cancelable = kcActionOf(ctx)?.alias === next.alias && !data.notes.KC_ACTION_STATUS;
+    if (cancelable && posted?.executionId === next.alias && 'cancel-aia' in posted.form) {
+      setKcActionStatus(ctx, next.alias, 'cancelled');
+      posted = undefined;
+      continue;
+    }
     const outcome =
       posted && posted.executionId === next.alias
         ? await next.impl.process(ctx, next.alias, posted.form)
         : { kind: 'challenge' as const, page: await next.impl.challenge(ctx, next.alias) };
     posted = undefined;
+    if (outcome.kind === 'error') {
+      setKcActionStatus(ctx, next.alias, 'error');
+      continue;
+    }
     if (outcome.kind === 'failure') {
       // Keycloak: a failed required action is a denied consent, access_denied to the client.
       await ev.error(outcome.error);
@@ -356,7 +369,7 @@ async function completeLogin(
         client_id: client.clientId,
         tab_id: authSession.id,
       });
-      const out = await page(outcome.page);
+      const out = await page(cancelable ? { ...outcome.page, cancelable } : outcome.page);
       return { ...out, formAction: `${issuerOf(req.baseUrl, realm.name)}/login-actions/required-action?${q}` } as BrowserResponse;
     }
     await completeRequiredAction(ctx, next.alias);
@@ -392,6 +405,7 @@ async function completeLogin(
   const identity = await identityCookieValue(db, realm, session);
   const iss = issuerOf(req.baseUrl, realm.name);
   const out = authorizationResponse(request.redirect_uri, request.response_mode, {
+    ...kcActionResponse(ctx),
     code,
     state: request.state,
     session_state: session.id,

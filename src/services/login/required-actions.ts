@@ -9,6 +9,9 @@ import type { LoginContext } from './flow-engine';
 import { checkOtp, encodedSecret, newOtpSecret, type OtpData, otpPolicy, otpUri } from './otp';
 import { ACTION_NOTES } from './action-token-store';
 import { verifyEmailAction } from './verify-email';
+import { updateProfileAction, verifyProfileAction } from './update-profile';
+import { deleteCredentialAction } from './delete-credential';
+import { pendingKcAction, setKcActionStatus } from './kc-action';
 
 /**
  * Required actions run after the flow authenticated the user and before the code is issued
@@ -181,6 +184,9 @@ const IMPLEMENTED: Record<string, RequiredActionImpl> = {
   TERMS_AND_CONDITIONS: terms,
   CONFIGURE_TOTP: configureTotp,
   VERIFY_EMAIL: verifyEmailAction,
+  UPDATE_PROFILE: updateProfileAction,
+  VERIFY_PROFILE: verifyProfileAction,
+  delete_credential: deleteCredentialAction,
 };
 
 /**
@@ -202,29 +208,44 @@ async function evaluateTriggers(ctx: LoginContext, enabled: Set<string>): Promis
 }
 
 /** The next required action the user must complete (its alias and implementation, when this server has one), or undefined. */
-export async function nextRequiredAction(ctx: LoginContext): Promise<{ alias: string; impl?: RequiredActionImpl } | undefined> {
+export async function nextRequiredAction(
+  ctx: LoginContext,
+): Promise<{ alias: string; impl?: RequiredActionImpl; kcAction?: boolean } | undefined> {
   const { db, realm } = ctx;
   const user = ctx.user as NonNullable<LoginContext['user']>;
   const defs = (await db.models.RequiredAction.findAll({ where: { realmId: realm.id } }))
     .filter((d) => d.enabled)
     .sort((a, b) => a.priority - b.priority || a.name.toLowerCase().localeCompare(b.name.toLowerCase()));
   await evaluateTriggers(ctx, new Set(defs.map((d) => d.providerId)));
-  const pending = new Set((await db.models.UserRequiredAction.findAll({ where: { userId: user.id } })).map((r) => r.requiredAction));
+  const stored = new Set((await db.models.UserRequiredAction.findAll({ where: { userId: user.id } })).map((r) => r.requiredAction));
+  const pending = new Set(stored);
   // An e-mail link's login also runs the actions its token carries.
   for (const a of tokenActions(ctx)) pending.add(a);
+  // VERIFY_PROFILE asks whenever the stored profile fails the realm's user profile (its skip() checks).
+  pending.add('VERIFY_PROFILE');
   for (const d of defs) {
     if (!pending.has(d.alias)) continue;
     const impl = IMPLEMENTED[d.providerId];
     const skip = impl?.skip ? await impl.skip(ctx) : undefined;
     if (skip === 'ignore') continue;
     if (skip === 'done') {
-      await completeRequiredAction(ctx, d.alias);
+      if (stored.has(d.alias) || tokenActions(ctx).includes(d.alias)) await completeRequiredAction(ctx, d.alias);
       continue;
     }
     // An enabled action this server cannot run yet (UPDATE_PROFILE ...) stops the login: skipping it would bypass it.
     return { alias: d.alias, impl };
   }
-  return undefined;
+  // Then the action the application asked for (kc_action): enabled and implemented, else kc_action_status=error.
+  const kc = pendingKcAction(ctx);
+  if (!kc) return undefined;
+  const def = defs.find((d) => d.alias === kc.alias);
+  const impl = def ? IMPLEMENTED[def.providerId] : undefined;
+  const skip = impl?.skip ? await impl.skip(ctx) : undefined;
+  if (!def || !impl || skip) {
+    setKcActionStatus(ctx, kc.alias, skip === 'done' ? 'success' : 'error');
+    return undefined;
+  }
+  return { alias: def.alias, impl, kcAction: true };
 }
 
 function tokenActions(ctx: LoginContext): string[] {
@@ -238,6 +259,7 @@ function tokenActions(ctx: LoginContext): string[] {
 export async function completeRequiredAction(ctx: LoginContext, alias: string): Promise<void> {
   const carried = tokenActions(ctx);
   if (carried.includes(alias)) ctx.data.notes[ACTION_NOTES.TOKEN_ACTIONS] = JSON.stringify(carried.filter((a) => a !== alias));
+  setKcActionStatus(ctx, alias, 'success');
   await ctx.db.models.UserRequiredAction.destroy({
     where: { userId: (ctx.user as NonNullable<LoginContext['user']>).id, requiredAction: alias },
   });

@@ -1,0 +1,303 @@
+import { Op } from 'sequelize';
+import { systemContext } from '../../core/context';
+import { isUniqueViolation } from '../../core/db-errors';
+import type { RealmModel } from '../../db/models/realm';
+import type { UserModel } from '../../db/models/user';
+import type { UPAttribute, UPConfig } from '../../representations/user-profile';
+import { TokenEvent } from '../tokens/token-events';
+import { emailConstraintOf } from '../users/users';
+import { orderedUuid } from '../users/users-input';
+import { type ProfileError, type ProfileValues, userProfileConfig, validateProfile } from '../users/user-profile';
+import type { ActionOutcome, ActionPage, ProfileField, RequiredActionImpl } from './action-types';
+import type { Message } from './authorize';
+import type { LoginContext } from './flow-engine';
+
+/**
+ * UPDATE_PROFILE and VERIFY_PROFILE (Keycloak's UpdateProfile and VerifyUserProfile required actions):
+ * a form of the realm's user-profile attributes the user may see (`permissions.view`/`edit` with
+ * `user`), editable where `edit` names `user`, limited by attribute `selector.scopes` to the scopes the
+ * login asked for. The values are checked with the validators of the admin API (`validateProfile`),
+ * `required` as it applies to users; errors are shown next to their fields. A saved form updates the
+ * user (a changed e-mail is no longer verified) and records UPDATE_PROFILE with previous_ / updated_
+ * details. VERIFY_PROFILE runs only while the stored profile fails that check.
+ */
+
+const ROOT = new Set(['username', 'email', 'firstName', 'lastName']);
+const flag = (v: unknown) => v === true || v === 'true';
+
+/** Keycloak's per-field messages for a missing root attribute. */
+const MISSING: Record<string, string> = {
+  username: 'missingUsernameMessage',
+  email: 'missingEmailMessage',
+  firstName: 'missingFirstNameMessage',
+  lastName: 'missingLastNameMessage',
+};
+
+const userMay = (a: UPAttribute, what: 'view' | 'edit') => {
+  const p = a.permissions;
+  if (!p) return false;
+  return (p.edit ?? []).includes('user') || (what === 'view' && (p.view ?? []).includes('user'));
+};
+
+const requestedScopes = (ctx: LoginContext) => new Set((ctx.request.scope ?? '').split(' ').filter(Boolean));
+
+/** The attribute applies to this login: no `selector.scopes`, or one of them was requested. */
+function selected(a: UPAttribute, scopes: Set<string>): boolean {
+  const list = (a.selector as { scopes?: string[] } | undefined)?.scopes ?? [];
+  return !list.length || list.some((s) => scopes.has(s));
+}
+
+/** `required` as it applies to the user: for the role `user` (or for everyone), and for the requested scopes if it names any. */
+function requiredForUser(a: UPAttribute, scopes: Set<string>): boolean {
+  const r = a.required;
+  if (!r) return false;
+  const roles = r.roles ?? [];
+  if (roles.length && !roles.includes('user')) return false;
+  const need = r.scopes ?? [];
+  return !need.length || need.some((s) => scopes.has(s));
+}
+
+interface Shown {
+  attr: UPAttribute;
+  editable: boolean;
+  required: boolean;
+}
+
+/** The attributes of the page, in the configuration's order. */
+function shownAttributes(ctx: LoginContext, config: UPConfig): Shown[] {
+  const scopes = requestedScopes(ctx);
+  const emailAsUsername = flag(ctx.realm.settings.registrationEmailAsUsername);
+  const out: Shown[] = [];
+  for (const attr of config.attributes ?? []) {
+    if (!selected(attr, scopes) || !userMay(attr, 'view')) continue;
+    if (attr.name === 'username' && emailAsUsername) continue;
+    // Multi-valued attributes are shown, not edited, here (one field per attribute).
+    let editable = userMay(attr, 'edit') && !attr.multivalued;
+    if (attr.name === 'username' && !flag(ctx.realm.settings.editUsernameAllowed)) editable = false;
+    out.push({ attr, editable, required: editable && requiredForUser(attr, scopes) });
+  }
+  return out;
+}
+
+async function storedAttributes(ctx: LoginContext, user: UserModel): Promise<Record<string, string[]>> {
+  const rows = await ctx.db.models.UserAttribute.findAll({ where: { userId: user.id }, attributes: ['name', 'value'] });
+  const out: Record<string, string[]> = {};
+  for (const r of rows) {
+    out[r.name] = out[r.name] ?? [];
+    out[r.name].push(r.value ?? '');
+  }
+  return out;
+}
+
+const valuesOf = (user: UserModel, attributes: Record<string, string[]>): ProfileValues => ({
+  username: user.username,
+  email: user.email,
+  firstName: user.firstName,
+  lastName: user.lastName,
+  attributes,
+});
+
+const listOf = (values: ProfileValues, name: string): string[] => {
+  const raw = ROOT.has(name) ? values[name as 'email'] : values.attributes[name];
+  return (Array.isArray(raw) ? raw : raw == null ? [] : [raw]).filter((v) => v !== '' && v != null) as string[];
+};
+
+/** The label of an attribute: `${key}` display names and the root attributes are message keys. */
+function labelOf(a: UPAttribute): Message {
+  const d = typeof a.displayName === 'string' ? a.displayName : '';
+  const m = /^\$\{(.+)\}$/.exec(d);
+  if (m) return { key: m[1] };
+  if (d) return { key: d };
+  return { key: a.name };
+}
+
+/** The errors of `values` for the attributes the user edits (validators of the admin API, `required` for users). */
+function profileErrors(ctx: LoginContext, config: UPConfig, shown: Shown[], values: ProfileValues): Map<string, Message> {
+  const editable = shown.filter((s) => s.editable);
+  const fields = new Set(editable.map((s) => s.attr.name));
+  const errors = new Map<string, Message>();
+  for (const s of editable) {
+    if (s.required && !listOf(values, s.attr.name).length)
+      errors.set(s.attr.name, { key: MISSING[s.attr.name] ?? 'error-user-attribute-required' });
+  }
+  const found: ProfileError[] = validateProfile(config, ctx.realm, values, fields).filter(
+    (e) => e.errorMessage !== 'error-user-attribute-required',
+  );
+  for (const e of found) {
+    if (errors.has(e.field)) continue;
+    const params = e.params.map((p) => (p === null || p === undefined ? '' : String(p)));
+    errors.set(e.field, { key: e.errorMessage === 'error-invalid-email' ? 'invalidEmailMessage' : e.errorMessage, params });
+  }
+  return errors;
+}
+
+async function state(ctx: LoginContext) {
+  const user = ctx.user as UserModel;
+  const config = await userProfileConfig(systemContext(ctx.db), ctx.realm);
+  const shown = shownAttributes(ctx, config);
+  const attributes = await storedAttributes(ctx, user);
+  return { user, config, shown, attributes, values: valuesOf(user, attributes) };
+}
+
+function page(
+  alias: string,
+  verify: boolean,
+  shown: Shown[],
+  values: ProfileValues,
+  errors: Map<string, Message>,
+  status?: number,
+): ActionPage {
+  const fields: ProfileField[] = shown.map((s) => {
+    const options = s.attr.validations?.options?.options;
+    return {
+      name: s.attr.name,
+      label: labelOf(s.attr),
+      value: listOf(values, s.attr.name).join(', '),
+      readOnly: !s.editable,
+      required: s.required,
+      ...(Array.isArray(options) ? { options: options.map(String) } : {}),
+      ...(typeof s.attr.annotations?.inputType === 'string' ? { inputType: s.attr.annotations.inputType } : {}),
+      ...(errors.has(s.attr.name) ? { error: errors.get(s.attr.name) } : {}),
+    };
+  });
+  return { page: 'update-profile', executionId: alias, verify, fields, ...(status ? { status } : {}) };
+}
+
+/** Whether the stored profile passes the check of the update-profile form (VERIFY_PROFILE's trigger). */
+export async function profileValid(ctx: LoginContext): Promise<{ valid: boolean; fields: string[] }> {
+  const s = await state(ctx);
+  const errors = profileErrors(ctx, s.config, s.shown, s.values);
+  return { valid: errors.size === 0, fields: [...errors.keys()] };
+}
+
+const text = (form: Record<string, string>, name: string) => (typeof form[name] === 'string' ? form[name].trim() : '');
+
+function profileAction(verify: boolean): RequiredActionImpl {
+  return {
+    async skip(ctx) {
+      if (!verify) return undefined;
+      return (await profileValid(ctx)).valid ? 'done' : undefined;
+    },
+    async challenge(ctx, alias) {
+      const s = await state(ctx);
+      if (!verify) return page(alias, false, s.shown, s.values, new Map());
+      const errors = profileErrors(ctx, s.config, s.shown, s.values);
+      const ev = new TokenEvent(ctx.db, ctx.realm, 'VERIFY_PROFILE', ctx.ipAddress);
+      ev.clientId = ctx.client.clientId;
+      ev.userId = s.user.id;
+      await ev.detail('fields_to_update', [...errors.keys()].join(',')).success();
+      return page(alias, true, s.shown, s.values, errors);
+    },
+    async process(ctx, alias, form): Promise<ActionOutcome> {
+      const s = await state(ctx);
+      const emailAsUsername = flag(ctx.realm.settings.registrationEmailAsUsername);
+      const next: ProfileValues = { ...s.values, attributes: { ...s.attributes } };
+      for (const { attr, editable } of s.shown) {
+        if (!editable) continue;
+        const v = text(form, attr.name);
+        if (ROOT.has(attr.name)) {
+          const value = attr.name === 'email' || attr.name === 'username' ? v.toLowerCase() : v;
+          next[attr.name as 'email'] = value || null;
+        } else if (v) next.attributes[attr.name] = [v];
+        else delete next.attributes[attr.name];
+      }
+      if (emailAsUsername && next.email) next.username = next.email;
+      const again = (errors: Map<string, Message>) => ({
+        kind: 'challenge' as const,
+        page: page(alias, verify, s.shown, next, errors, 400),
+      });
+      const fail = new TokenEvent(ctx.db, ctx.realm, 'UPDATE_PROFILE', ctx.ipAddress);
+      fail.clientId = ctx.client.clientId;
+      fail.userId = s.user.id;
+      fail.detail('username', s.user.username).detail('context', 'UPDATE_PROFILE');
+      const errors = profileErrors(ctx, s.config, s.shown, next);
+      const { User } = ctx.db.models;
+      if (!errors.has('username') && next.username && next.username !== s.user.username) {
+        const taken = await User.findOne({ where: { realmId: ctx.realm.id, username: next.username, id: { [Op.ne]: s.user.id } } });
+        if (taken)
+          errors.set(emailAsUsername ? 'email' : 'username', { key: emailAsUsername ? 'emailExistsMessage' : 'usernameExistsMessage' });
+      }
+      if (!errors.has('email') && next.email && next.email !== s.user.email && !flag(ctx.realm.settings.duplicateEmailsAllowed)) {
+        const taken = await User.findOne({ where: { realmId: ctx.realm.id, email: next.email, id: { [Op.ne]: s.user.id } } });
+        if (taken) errors.set('email', { key: 'emailExistsMessage' });
+      }
+      if (errors.size) {
+        await fail.detail('fields_to_update', [...errors.keys()].join(',')).error('invalid_input');
+        return again(errors);
+      }
+      const changes = await save(ctx, s.user, s.shown, s.values, next);
+      if (changes === 'conflict') {
+        await fail.error('invalid_input');
+        return again(new Map([[emailAsUsername ? 'email' : 'username', { key: 'usernameExistsMessage' }]]));
+      }
+      const ev = new TokenEvent(ctx.db, ctx.realm, 'UPDATE_PROFILE', ctx.ipAddress);
+      ev.clientId = ctx.client.clientId;
+      ev.userId = s.user.id;
+      ev.detail('username', next.username).detail('context', 'UPDATE_PROFILE');
+      for (const [k, v] of Object.entries(changes)) ev.detail(k, v);
+      await ev.success();
+      return { kind: 'success' };
+    },
+  };
+}
+
+/** Keycloak's event detail names of a changed attribute. */
+const DETAIL_NAMES: Record<string, string> = { firstName: 'first_name', lastName: 'last_name', email: 'email' };
+
+/** Writes the changes; the event details of what changed, or 'conflict' when a unique index refused it. */
+async function save(
+  ctx: LoginContext,
+  user: UserModel,
+  shown: Shown[],
+  before: ProfileValues,
+  next: ProfileValues,
+): Promise<Record<string, string> | 'conflict'> {
+  const details: Record<string, string> = {};
+  const changed: string[] = [];
+  for (const name of new Set([
+    ...shown.filter((s) => s.editable).map((s) => s.attr.name),
+    ...(next.username !== before.username ? ['username'] : []),
+  ])) {
+    const a = listOf(before, name).join(',');
+    const b = listOf(next, name).join(',');
+    if (a === b) continue;
+    changed.push(name);
+    const key = DETAIL_NAMES[name] ?? name;
+    details[`previous_${key}`] = a;
+    details[`updated_${key}`] = b;
+  }
+  if (!changed.length) return details;
+  const { User, UserAttribute } = ctx.db.models;
+  const realm: RealmModel = ctx.realm;
+  try {
+    await ctx.db.transaction(async () => {
+      const fresh = await User.findByPk(user.id);
+      if (!fresh) throw new Error('User not found');
+      const emailChanged = (next.email ?? null) !== (fresh.email ?? null);
+      fresh.set({
+        username: next.username ?? fresh.username,
+        email: next.email ?? null,
+        firstName: next.firstName ?? null,
+        lastName: next.lastName ?? null,
+        emailConstraint: emailConstraintOf(realm, user.id, next.email ?? null),
+      });
+      if (emailChanged) fresh.emailVerified = false;
+      await fresh.save();
+      for (const name of changed) {
+        if (ROOT.has(name)) continue;
+        await UserAttribute.destroy({ where: { userId: user.id, name } });
+        const values = next.attributes[name] ?? [];
+        if (values.length) await UserAttribute.bulkCreate(values.map((value) => ({ id: orderedUuid(), userId: user.id, name, value })));
+      }
+      Object.assign(user, { username: fresh.username, email: fresh.email, firstName: fresh.firstName, lastName: fresh.lastName });
+      user.emailVerified = fresh.emailVerified;
+    });
+  } catch (e) {
+    if (isUniqueViolation(e)) return 'conflict';
+    throw e;
+  }
+  return details;
+}
+
+export const updateProfileAction = profileAction(false);
+export const verifyProfileAction = profileAction(true);
