@@ -131,6 +131,70 @@ describe('executors on POST /clients (REGISTER) and PUT /clients/{id} (UPDATE)',
     expect(await attr('srt2', 'id.token.as.detached.signature')).toBe('true');
   });
 
+  test('secure-redirect-uris-enforcer: https only by default; loopback, private-use schemes, http and wildcards as allowed', async () => {
+    await enforce([ex('secure-redirect-uris-enforcer')]);
+    const invalid = 'Invalid Redirect Uri: invalid uri';
+    refused(await create({ clientId: 'ru1' }), 'invalid_request', invalid);
+    refused(await create({ clientId: 'ru2', redirectUris: ['http://app.example/cb'] }), 'invalid_request', invalid);
+    refused(await create({ clientId: 'ru3', redirectUris: ['https://app.example/*'] }), 'invalid_request', invalid);
+    refused(
+      await create({ clientId: 'ru4', redirectUris: ['https://127.0.0.1/cb'] }),
+      'invalid_request',
+      'Invalid Redirect Uri: invalid loopback address',
+    );
+    refused(
+      await create({ clientId: 'ru5', redirectUris: ['com.example.app:/cb'] }),
+      'invalid_request',
+      'Invalid Redirect Uri: invalid private use scheme',
+    );
+    refused(
+      await create({
+        clientId: 'ru6',
+        redirectUris: ['https://app.example/cb'],
+        attributes: { 'post.logout.redirect.uris': 'http://app.example/bye' },
+      }),
+      'invalid_request',
+      invalid,
+    );
+    await create({ clientId: 'ru7', redirectUris: ['https://app.example/cb'], attributes: { 'post.logout.redirect.uris': '+' } }).expect(
+      201,
+    );
+    await create({ clientId: 'ru8', standardFlowEnabled: false }).expect(201);
+    await create({ clientId: 'ru9', rootUrl: 'https://root.example', redirectUris: ['/cb'] }).expect(201);
+    expect(await stored('ru1')).toBeUndefined();
+
+    await enforce([
+      ex('secure-redirect-uris-enforcer', {
+        'allow-ipv4-loopback-address': 'true',
+        'allow-private-use-uri-scheme': 'true',
+        'allow-http-scheme': true,
+        'allow-wildcard-context-path': true,
+        'allow-permitted-domains': ['(.*)\\.example'],
+      }),
+    ]);
+    await create({
+      clientId: 'ru10',
+      redirectUris: [
+        'http://127.0.0.1:8000/cb',
+        'com.example.app:/cb',
+        'http://app.example/cb',
+        'https://app.example/*',
+        'https://app.example/a/*',
+      ],
+    }).expect(201);
+    refused(await create({ clientId: 'ru11', redirectUris: ['https://evil.test/cb'] }), 'invalid_request', invalid);
+    refused(await create({ clientId: 'ru12', redirectUris: ['https://app.example/*/b*'] }), 'invalid_request', invalid);
+
+    await enforce([ex('secure-redirect-uris-enforcer', { 'allow-ipv4-loopback-address': true, 'oauth-2-1-compliant': true })]);
+    refused(
+      await create({ clientId: 'ru13', redirectUris: ['https://localhost/cb'] }),
+      'invalid_request',
+      'Invalid Redirect Uri: invalid loopback address',
+    );
+    await create({ clientId: 'ru14', redirectUris: ['https://127.0.0.1/cb'] }).expect(201);
+    refused(await create({ clientId: 'ru15', redirectUris: ['https://app.example/cb#x'] }), 'invalid_request', invalid);
+  });
+
   test('a global profile named by a realm policy acts: fapi-1-baseline auto-configures PKCE, consent and full scope', async () => {
     await api
       .put(`${base}/client-policies/policies`, {
@@ -265,6 +329,7 @@ test('server info lists the executors and conditions that act, and only those', 
     'reject-ropc-grant',
     'secret-rotation',
     'secure-client-authenticator',
+    'secure-redirect-uris-enforcer',
     'secure-response-type',
   ]);
   expect(Object.keys(info.providers['client-policy-executor'].providers).sort()).toEqual(executors);

@@ -65,6 +65,25 @@ const EXECUTOR_INFO: Record<string, { helpText: string; properties: ConfigProper
       ]),
     ],
   },
+  'secure-redirect-uris-enforcer': {
+    helpText: 'Redirect URIs of clients must be secure, as the options allow.',
+    properties: [
+      prop('allow-ipv4-loopback-address', 'Allow IPv4 loopback address', 'Allow 127.0.0.1 / localhost.', 'boolean', false),
+      prop('allow-ipv6-loopback-address', 'Allow IPv6 loopback address', 'Allow [::1].', 'boolean', false),
+      prop('allow-private-use-uri-scheme', 'Allow private use URI scheme', 'Allow schemes such as com.example.app.', 'boolean', false),
+      prop('allow-http-scheme', 'Allow http scheme', 'Allow plain http.', 'boolean', false),
+      prop(
+        'allow-wildcard-context-path',
+        'Allow wildcard in context-path',
+        'Allow one wildcard at the start of the path.',
+        'boolean',
+        false,
+      ),
+      prop('allow-permitted-domains', 'Allow permitted domains', 'Regular expressions of allowed host names.', 'MultivaluedString'),
+      prop('oauth-2-1-compliant', 'OAuth 2.1 Compliant', 'Apply the OAuth 2.1 rules.', 'boolean', false),
+      prop('allow-open-redirect', 'Allow open redirect', 'Accept any redirect URI.', 'boolean', false),
+    ],
+  },
   'secure-response-type': {
     helpText: 'Authorization requests must use a hybrid response type or the JWT response mode.',
     properties: [

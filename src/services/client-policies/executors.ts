@@ -160,6 +160,86 @@ const secureResponseType: Executor = {
   },
 };
 
+const INVALID_URI = 'Invalid Redirect Uri: invalid uri';
+const INVALID_LOOPBACK = 'Invalid Redirect Uri: invalid loopback address';
+const INVALID_PRIVATE_SCHEME = 'Invalid Redirect Uri: invalid private use scheme';
+
+/** One redirect URI of a written client against secure-redirect-uris-enforcer's configuration: the refusal, if any. */
+function redirectUriProblem(raw: string, conf: ProviderConfiguration): string | undefined {
+  const on = (key: string) => isTrue(conf[key]);
+  let uri: URL;
+  try {
+    uri = new URL(raw);
+  } catch {
+    return INVALID_URI;
+  }
+  const scheme = uri.protocol.slice(0, -1);
+  const http = scheme === 'http';
+  const https = scheme === 'https';
+  const host = uri.hostname.toLowerCase();
+  const wildcard = raw.includes('*');
+  const fragment = raw.includes('#');
+  // With allow-wildcard-context-path, a wildcard starting the path must be the only one (Keycloak checks no other place).
+  const badWildcard = () =>
+    on('allow-wildcard-context-path')
+      ? wildcard && (uri.pathname.startsWith('/*') || uri.pathname.startsWith('*')) && raw.split('*').length !== 2
+      : wildcard;
+  const strict = on('oauth-2-1-compliant');
+  const ipv4Loopback = (http || https) && (host === 'localhost' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host));
+  const ipv6Loopback = (http || https) && host === '[::1]';
+  if (ipv4Loopback || ipv6Loopback) {
+    if (!on(ipv4Loopback ? 'allow-ipv4-loopback-address' : 'allow-ipv6-loopback-address')) return INVALID_LOOPBACK;
+    if ((http && !on('allow-http-scheme')) || badWildcard()) return INVALID_LOOPBACK;
+    if (strict && (fragment || wildcard || host === 'localhost' || uri.port !== '')) return INVALID_LOOPBACK;
+    return undefined;
+  }
+  if (!http && !https) {
+    if (!on('allow-private-use-uri-scheme') || badWildcard()) return INVALID_PRIVATE_SCHEME;
+    if (strict && (fragment || wildcard || !scheme.includes('.'))) return INVALID_PRIVATE_SCHEME;
+    return undefined;
+  }
+  if ((http && !on('allow-http-scheme')) || badWildcard()) return INVALID_URI;
+  const domains = Array.isArray(conf['allow-permitted-domains']) ? conf['allow-permitted-domains'].map(String) : [];
+  if (domains.length && !domains.some((d) => safeFullMatch(d, host))) return INVALID_URI;
+  if (strict && (!https || fragment || wildcard)) return INVALID_URI;
+  return undefined;
+}
+
+/** Whether `pattern` (a regular expression, as Java's String#matches) matches the whole of `value`; an invalid pattern matches nothing. */
+function safeFullMatch(pattern: string, value: string): boolean {
+  try {
+    return new RegExp(`^(?:${pattern})$`).test(value);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * secure-redirect-uris-enforcer: the redirect URIs (and post-logout redirect URIs) of a written
+ * client with a browser flow must be loopback addresses, private-use schemes or http(s) URIs as the
+ * configuration allows (`allow-*`, `oauth-2-1-compliant`, `allow-permitted-domains`); relative URIs
+ * are resolved against the root URL; `allow-open-redirect` turns the checks off.
+ */
+const secureRedirectUris: Executor = {
+  run(conf, c) {
+    if (!crud(c) || !c.rep) return;
+    const rep = c.rep;
+    if (rep.standardFlowEnabled === false && rep.implicitFlowEnabled !== true) return;
+    const uris = Array.isArray(rep.redirectUris) ? rep.redirectUris.map(String) : [];
+    if (!uris.length) throw refuse('invalid_request', INVALID_URI);
+    if (isTrue(conf['allow-open-redirect'])) return;
+    const root = typeof rep.rootUrl === 'string' ? rep.rootUrl : '';
+    const resolve = (u: string) => (u.startsWith('/') && root ? `${root.replace(/\/$/, '')}${u}` : u);
+    const postLogout = String((rep.attributes as Record<string, string> | undefined)?.['post.logout.redirect.uris'] ?? '')
+      .split('##')
+      .filter((u) => u && u !== '+' && u !== '-');
+    for (const u of [...uris, ...postLogout]) {
+      const problem = redirectUriProblem(resolve(u), conf);
+      if (problem) throw refuse('invalid_request', problem);
+    }
+  },
+};
+
 /** registration-access-token-rotation-disabled: an update through the registration service keeps its registration access token. */
 const registrationTokenRotationDisabled: Executor = {
   run(_conf, c) {
@@ -176,5 +256,6 @@ export const EXECUTORS: Record<string, Executor> = {
   'reject-implicit-grant': rejectImplicitGrant,
   'reject-ropc-grant': rejectRopcGrant,
   'secure-client-authenticator': secureClientAuthenticator,
+  'secure-redirect-uris-enforcer': secureRedirectUris,
   'secure-response-type': secureResponseType,
 };
