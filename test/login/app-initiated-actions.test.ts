@@ -223,6 +223,14 @@ describe('kc_action', () => {
       res = await jar.post(formAction(html), { username: 'alice', password: 'newpw' });
       html = await res.text();
       expect(html).toContain('name="password-new"');
+      // Cancelled: back to the application, whose tokens carry the new authentication time.
+      res = await jar.post(formAction(html), { 'cancel-aia': 'true' });
+      const tokens = await exchange(w, redirectParams(res).get('code') as string);
+      const idToken = JSON.parse(Buffer.from(String(tokens.body.id_token).split('.')[1], 'base64url').toString());
+      expect(Math.abs(idToken.auth_time - Math.floor(clock.now() / 1000))).toBeLessThan(5);
+      // That sign-in is recent: the next action needs none.
+      html = await (await jar.fetch(w.authUrl({ kc_action: 'UPDATE_PASSWORD' }))).text();
+      expect(html).toContain('name="password-new"');
       // CONFIGURE_TOTP has its own max_auth_age; raised, the same SSO session suffices.
       const rep = (await w.api.get(`${R}/authentication/required-actions/CONFIGURE_TOTP`).expect(200)).body;
       await w.api.put(`${R}/authentication/required-actions/CONFIGURE_TOTP`, { ...rep, config: { max_auth_age: '1000' } }).expect(204);

@@ -8,7 +8,7 @@ import { lockoutOf, recordLoginFailure, recordLoginSuccess } from '../sessions/b
 import { hashSettings } from '../users/password-policy';
 import type { Authenticator, Condition, LoginContext, Outcome, Page, Registry } from './flow-engine';
 import { verifyUserOtp } from './otp';
-import { ssoFromCookie } from './sso';
+import { authTimeOf, ssoFromCookie } from './sso';
 
 /**
  * The authenticators and conditions the browser flow can run, by Keycloak provider id. Add one here
@@ -120,7 +120,8 @@ const cookie: Authenticator = {
     const sso = await ssoFromCookie(ctx.db, ctx.realm, ctx.identityCookie);
     if (!sso) return { kind: 'attempted' };
     if ((ctx.request.prompt ?? '').split(' ').includes('login')) return { kind: 'attempted' };
-    if (ctx.request.max_age !== undefined && nowSeconds() - sso.session.started > Number(ctx.request.max_age)) return { kind: 'attempted' };
+    if (ctx.request.max_age !== undefined && nowSeconds() - authTimeOf(sso.session) > Number(ctx.request.max_age))
+      return { kind: 'attempted' };
     ctx.user = sso.user;
     ctx.userSession = sso.session;
     ctx.data.notes.SSO_SESSION = sso.session.id;

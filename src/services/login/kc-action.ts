@@ -3,7 +3,7 @@ import type { Db } from '../../db';
 import type { RealmModel } from '../../db/models/realm';
 import type { AuthRequest } from './authorize';
 import type { LoginContext } from './flow-engine';
-import { ssoFromCookie } from './sso';
+import { authTimeOf, ssoFromCookie } from './sso';
 
 /**
  * Application-initiated actions (Keycloak's `kc_action` parameter of the authorization endpoint): after
@@ -96,5 +96,5 @@ export async function requireRecentAuthentication(
   if (request.max_age === undefined || Number(request.max_age) > maxAge) request.max_age = String(maxAge);
   if (request.login_hint) return;
   const sso = await ssoFromCookie(db, realm, identityCookie);
-  if (sso && nowSeconds() - sso.session.started > maxAge) request.login_hint = sso.user.username;
+  if (sso && nowSeconds() - authTimeOf(sso.session) > maxAge) request.login_hint = sso.user.username;
 }

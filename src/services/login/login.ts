@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { nowSeconds } from '../../core/clock';
 import { activeKey, realmKeys } from '../../auth/realm-keys';
 import { issuerOf } from '../../core/issuer';
 import type { Db } from '../../db';
@@ -23,7 +24,7 @@ import { BROWSER_REGISTRY } from './authenticators';
 import { FlowError, type FlowResult, FlowRun, type LoginContext, type Page } from './flow-engine';
 import { chooseLocale, REQUIRED_ACTION_TEXTS, supportedLocales, textsFor } from './messages';
 import { type ActionPage, completeRequiredAction, nextRequiredAction } from './required-actions';
-import { identityCookieValue, sessionCookieValue, ssoFromCookie } from './sso';
+import { authTimeOf, identityCookieValue, sessionCookieValue, ssoFromCookie } from './sso';
 import { ACTION_NOTES, finishActionTokenLogin } from './action-token-store';
 import { isResetLogin, RESET_REGISTRY, resetFlowId } from './reset-credentials';
 import { kcActionOf, kcActionResponse, requireRecentAuthentication, setKcActionStatus } from './kc-action';
@@ -384,6 +385,9 @@ async function completeLogin(
     if (previous && previous.user.id !== user.id) await removeSessions(db, [previous.session.id]);
     if (previous && previous.user.id === user.id) {
       session = previous.session;
+      // Signed in again (prompt=login, max_age, max_auth_age): the session's authentication time is now.
+      session.notes = { ...(session.notes ?? {}), AUTH_TIME: String(nowSeconds()) };
+      await db.models.UserSession.update({ notes: session.notes }, { where: { id: session.id } });
       await touchSession(db, session, client.id);
     } else {
       session = await createSession(db, realm, { user, client, ipAddress: req.ipAddress, offline: false, authMethod: 'openid-connect' });
@@ -395,7 +399,7 @@ async function completeLogin(
     scope: request.scope,
     codeChallenge: request.code_challenge,
     codeChallengeMethod: request.code_challenge_method,
-    authTime: session.started,
+    authTime: authTimeOf(session),
   });
   await removeAuthSession(db, authSession.id);
   ev.sessionId = session.id;

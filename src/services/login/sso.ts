@@ -37,6 +37,12 @@ export async function identityCookieValue(db: Db, realm: RealmModel, s: UserSess
 }
 
 /** KEYCLOAK_SESSION: a hash of the session id (never the id itself). */
+/** When the user last proved who they are in this SSO session: a later sign-in (AUTH_TIME note), else its start. */
+export function authTimeOf(s: UserSessionModel): number {
+  const n = Number(s.notes?.AUTH_TIME);
+  return Number.isInteger(n) && n > 0 ? n : s.started;
+}
+
 export const sessionCookieValue = (s: UserSessionModel) => createHash('sha256').update(s.id).digest('base64url');
 
 /** The active session and enabled user a KEYCLOAK_IDENTITY cookie names, or null. */
