@@ -347,3 +347,27 @@ test('server info lists the executors and conditions that act, and only those', 
     'client-updater-source-roles',
   ]);
 });
+
+test('a realm import is not evaluated: its clients are stored as exported, its policies act afterwards', async () => {
+  const rep = {
+    realm: 'cpimport',
+    enabled: true,
+    clientProfiles: { profiles: [{ name: 'p', executors: [ex('pkce-enforcer')] }] },
+    clientPolicies: { policies: [{ name: 'pol', enabled: true, conditions: [cond('any-client')], profiles: ['p'] }] },
+    clients: [{ clientId: 'old-app', publicClient: true, redirectUris: ['https://old.example/cb'] }],
+  };
+  await api.post('/admin/realms', rep).expect(201);
+  expect((await api.get('/admin/realms/cpimport/clients?clientId=old-app')).body).toHaveLength(1);
+  refused(
+    await api.post('/admin/realms/cpimport/clients', { clientId: 'new-app' }),
+    'invalid_client_metadata',
+    'Invalid client metadata: code_challenge_method',
+  );
+});
+
+test('a partial import of clients is not evaluated either (as Keycloak, which imports the representation as is)', async () => {
+  await enforce([ex('pkce-enforcer')]);
+  await api.post(`${base}/partialImport`, { ifResourceExists: 'FAIL', clients: [{ clientId: 'partial-app' }] }).expect(200);
+  expect(await stored('partial-app')).toMatchObject({ clientId: 'partial-app' });
+  await clear();
+});
