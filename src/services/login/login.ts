@@ -27,7 +27,7 @@ import { type ActionPage, completeRequiredAction, nextRequiredAction } from './r
 import { authTimeOf, identityCookieValue, sessionCookieValue, ssoFromCookie } from './sso';
 import { ACTION_NOTES, finishActionTokenLogin } from './action-token-store';
 import { isResetLogin, RESET_REGISTRY, resetFlowId } from './reset-credentials';
-import { kcActionOf, kcActionResponse, requireRecentAuthentication, setKcActionStatus } from './kc-action';
+import { KC_NOTES, kcActionOf, kcActionResponse, requireRecentAuthentication, setKcActionStatus } from './kc-action';
 
 /**
  * Browser login (issue 14): the authorization endpoint starts a login (an authentication session
@@ -336,7 +336,7 @@ async function completeLogin(
       });
     }
     // The application-initiated action offers a cancel button (`cancel-aia`): the login goes on, kc_action_status=cancelled.
-    const cancelable = kcActionOf(ctx)?.alias === next.alias && !data.notes.KC_ACTION_STATUS;
+    const cancelable = kcActionOf(ctx)?.alias === next.alias && !data.notes[KC_NOTES.STATUS];
     if (cancelable && posted?.executionId === next.alias && 'cancel-aia' in posted.form) {
       setKcActionStatus(ctx, next.alias, 'cancelled');
       posted = undefined;
