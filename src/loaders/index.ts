@@ -44,7 +44,10 @@ function factories(db: Db) {
       }),
     }),
     roles: () => {
-      const roleById = fastBy<RoleModel>(db, m.Role);
+      // With whether the role has composites (its representation's `composite`), in the same statement.
+      const roleById = fastBy<RoleModel>(db, m.Role, undefined, {
+        hasComposites: 'EXISTS (SELECT 1 FROM composite_role c WHERE c.composite_id = t.id)',
+      });
       const roles = roleLoaders(db);
       return {
         roleById,

@@ -77,7 +77,11 @@ export const invalidate = {
   roleMappings(l: Loaders, owners: { userIds?: string[]; groupIds?: string[]; compositeIds?: string[] } = {}): void {
     for (const id of owners.userIds ?? []) l.roleIdsByUser.clear(id);
     for (const id of owners.groupIds ?? []) l.roleIdsByGroup.clear(id);
-    for (const id of owners.compositeIds ?? []) l.childIdsByRole.clear(id);
+    for (const id of owners.compositeIds ?? []) {
+      l.childIdsByRole.clear(id);
+      // roleById holds whether the role has composites.
+      l.roleById.clear(id);
+    }
     l.effectiveRoleIdsByUser.clearAll();
     l.effectiveRoleIdsByGroup.clearAll();
   },

@@ -118,11 +118,12 @@ async function rolesByName(ctx: RequestContext, keys: readonly RoleName[]): Prom
 /** Role representations with their `composite` flags, loaded in one batch (the roles are primed for later lookups by id). */
 export async function roleReps(ctx: RequestContext, roles: RoleModel[], brief = true): Promise<RoleRep[]> {
   for (const r of roles) ctx.loaders.roleById.prime(r.id, r);
-  const children = await ctx.loaders.childIdsByRoles.load(roles.map((r) => r.id));
-  return roles.map((r, i) => {
-    const c = children[i];
-    return toRoleRepresentation(r, Array.isArray(c) && c.length > 0, brief);
-  });
+  // A role read by the roleById loader knows whether it has composites; others ask the composites loader.
+  const known = roles.map((r) => r.getDataValue('hasComposites' as keyof RoleModel) as unknown);
+  const unknown = roles.filter((_, i) => known[i] === undefined || known[i] === null);
+  const children = unknown.length ? await ctx.loaders.childIdsByRoles.load(unknown.map((r) => r.id)) : [];
+  const composite = new Map(unknown.map((r, i) => [r.id, Array.isArray(children[i]) && (children[i] as string[]).length > 0]));
+  return roles.map((r, i) => toRoleRepresentation(r, composite.get(r.id) ?? (known[i] === true || Number(known[i]) === 1), brief));
 }
 
 /** Role names that carry admin power (AdminRoles.ALL_ROLES). */
