@@ -18,6 +18,7 @@ import { collectRuntimeMetrics, httpRequests, registry, watchPool } from './metr
 import { RouteTemplates, uriLabel } from './metrics/route-templates';
 import { loginRouter } from './oidc/login-router';
 import { oidcRouter } from './oidc/router';
+import { themeResourcesRouter } from './oidc/theme-resources-router';
 import { startEventExpiration } from './services/events/events';
 import { installEventListeners } from './services/events/listeners';
 import { type BootstrapOptions, bootstrap } from './services/realms/realms';
@@ -81,10 +82,12 @@ export async function createApp(db: Db, opts: AppOptions = {}): Promise<Express>
   const oidc = oidcRouter(db, baseUrlOf);
   const login = loginRouter(db, baseUrlOf);
   const admin = adminRouter(db, baseUrlOf);
-  templates.add('/realms', oidc).add('/realms', login).add('/admin', admin);
+  const resources = themeResourcesRouter(db);
+  templates.add('/realms', oidc).add('/realms', login).add('/admin', admin).add('/resources', resources);
   app.use('/realms', oidc);
   app.use('/realms', login);
   app.use('/admin', admin);
+  app.use('/resources', resources);
   mountGraphql(app, db, baseUrlOf, opts.graphql, { ui: opts.graphqlUi === true });
   app.use((_req, res) => {
     res.status(404).json({ error: 'Unable to find matching target resource method' });
