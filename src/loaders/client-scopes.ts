@@ -2,7 +2,7 @@ import DataLoader from 'dataloader';
 import { Op } from 'sequelize';
 import type { Db } from '../db';
 import type { ClientScopeModel, ProtocolMapperModel } from '../db/models/client';
-import { byId, groupedBy } from './util';
+import { byId, fastIdLists, groupedBy } from './util';
 
 /** Client-scope loaders: scopes by id, protocol mappers of scopes (clients: loaders/clients.ts), scope-mapped role ids by owner. */
 export function clientScopeLoaders(db: Db) {
@@ -15,9 +15,6 @@ export function clientScopeLoaders(db: Db) {
       return groupedBy(rows, (r) => r.clientScopeId as string, ids);
     }),
     /** Role ids directly scope-mapped to each owner (client UUID or client scope id). */
-    scopeRoleIdsByOwner: new DataLoader<string, string[]>(async (ids) => {
-      const rows = await m.ScopeMapping.findAll({ where: { ownerId: { [Op.in]: [...ids] } } });
-      return groupedBy(rows, (r) => r.ownerId, ids).map((list) => list.map((r) => r.roleId));
-    }),
+    scopeRoleIdsByOwner: fastIdLists(db, m.ScopeMapping, 'ownerId', 'roleId'),
   };
 }

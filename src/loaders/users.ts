@@ -1,8 +1,7 @@
 import DataLoader from 'dataloader';
-import { Op } from 'sequelize';
 import type { Db } from '../db';
 import { fastSelect } from '../db/fast-select';
-import { groupedBy, listLoader } from './util';
+import { fastIdLists, listLoader } from './util';
 
 export interface UserParts {
   attributes: Record<string, string[]>;
@@ -54,13 +53,7 @@ export function userLoaders(db: Db) {
     attributesByUser: part('attributes'),
     requiredActionsByUser: part('requiredActions'),
     credentialTypesByUser: part('credentialTypes'),
-    groupIdsByUser: new DataLoader<string, string[]>(async (ids) => {
-      const rows = await m.UserGroupMembership.findAll({ where: { userId: { [Op.in]: [...ids] } } });
-      return groupedBy(rows, (r) => r.userId, ids).map((list) => list.map((r) => r.groupId));
-    }),
-    roleIdsByUser: new DataLoader<string, string[]>(async (ids) => {
-      const rows = await m.UserRoleMapping.findAll({ where: { userId: { [Op.in]: [...ids] } } });
-      return groupedBy(rows, (r) => r.userId, ids).map((list) => list.map((r) => r.roleId));
-    }),
+    groupIdsByUser: fastIdLists(db, m.UserGroupMembership, 'userId', 'groupId'),
+    roleIdsByUser: fastIdLists(db, m.UserRoleMapping, 'userId', 'roleId'),
   };
 }
