@@ -137,6 +137,26 @@ export function parseQ(q: string): Array<[string, string]> {
   return out;
 }
 
+/**
+ * The keys of `q` that Keycloak 26 reads as the user's own fields rather than attributes: UsersResource
+ * puts the parsed `q` into the same criteria map as `username=`, `email=` ... (so `q` wins over them),
+ * and JpaUserProvider#predicates matches the UserModel keys `username`, `email`, `firstName`,
+ * `lastName` (substring unless `exact`), `emailVerified` and `enabled` (Boolean.valueOf) against the
+ * columns; any other key is an attribute. Returns the query with those moved out of `q`.
+ */
+export function withBuiltInQ(p: UserQuery): UserQuery {
+  if (p.search !== undefined || p.q === undefined) return p;
+  const out: UserQuery = { ...p };
+  const custom: string[] = [];
+  for (const [key, value] of parseQ(p.q)) {
+    if (key === 'username' || key === 'email' || key === 'firstName' || key === 'lastName') out[key] = value;
+    else if (key === 'emailVerified' || key === 'enabled') out[key] = value.toLowerCase() === 'true';
+    else custom.push(`"${key}":"${value}"`);
+  }
+  out.q = custom.length ? custom.join(' ') : undefined;
+  return out;
+}
+
 /** Attribute mode: all given criteria AND-combined (substring unless `exact`). */
 const FTS_COLUMN = { username: 'username', email: 'email', firstName: 'first_name', lastName: 'last_name' } as const;
 
@@ -202,7 +222,8 @@ type Mode =
       scan?: boolean;
     };
 
-function plan(ctx: RequestContext, realm: RealmModel, p: UserQuery, forCount: boolean): Mode {
+function plan(ctx: RequestContext, realm: RealmModel, query: UserQuery, forCount: boolean): Mode {
+  const p = withBuiltInQ(query);
   const f = new Filter(ctx);
   const base: Record<string | symbol, unknown> = { realmId: realm.id };
   let branches: { branches: Branch[]; rest: string[] } | undefined;
