@@ -1,5 +1,5 @@
-import { QueryTypes } from 'sequelize';
 import type { Db } from '../db';
+import { fastSelect } from '../db/fast-select';
 import { TOP_LEVEL } from '../db/models/group';
 
 /**
@@ -38,23 +38,43 @@ const USERS_CTE = effectiveRolesCte(
   'SELECT user_id, role_id FROM user_role_mapping WHERE user_id IN (:ids)',
 );
 
+/** The statements below are constants, so that each is prepared once and kept (db/fast-select.ts). */
+const USERS_SQL = `${USERS_CTE}\n     SELECT owner_id, role_id FROM eff`;
+
+const GROUPS_SQL = `${effectiveRolesCte('SELECT id, id FROM keycloak_group WHERE id IN (:ids)')}\n     SELECT owner_id, role_id FROM eff`;
+
+const COMPOSITES_SQL = `WITH RECURSIVE eff(owner_id, role_id) AS (
+       SELECT id, id FROM role WHERE id IN (:ids)
+       UNION
+       SELECT eff.owner_id, c.child_id FROM eff JOIN composite_role c ON c.composite_id = eff.role_id
+     )
+     SELECT owner_id, role_id FROM eff`;
+
+const CLIENT_ROLE_NAMES_SQL = `${USERS_CTE}
+     SELECT r.name FROM eff
+       JOIN role r ON r.id = eff.role_id
+       JOIN client cl ON cl.id = r.client_id
+     WHERE cl.realm_id = :realm AND cl.client_id = :client`;
+
+const ANY_ADMIN_ROLE_SQL = `${USERS_CTE}
+     SELECT 1 AS one FROM eff
+       JOIN role r ON r.id = eff.role_id
+       LEFT JOIN client cl ON cl.id = r.client_id
+     WHERE (cl.realm_id = :realm AND (cl.client_id = 'realm-management' OR (:master = 1 AND cl.client_id LIKE '%-realm')))
+        OR (:master = 1 AND r.client_id IS NULL AND r.container_id = :realm AND r.name IN ('admin', 'create-realm'))
+     LIMIT 1`;
+
 /** Effective role ids for each user (direct, via groups and their ancestors, composites expanded). */
 export async function effectiveRoleIdsForUsers(db: Db, userIds: string[]): Promise<Map<string, Set<string>>> {
   if (!userIds.length) return new Map();
-  const rows = await db.sequelize.query<Row>(`${USERS_CTE}\n     SELECT owner_id, role_id FROM eff`, {
-    replacements: { ids: userIds, top: TOP_LEVEL },
-    type: QueryTypes.SELECT,
-  });
+  const rows = await fastSelect<Row>(db.sequelize, USERS_SQL, { ids: userIds, top: TOP_LEVEL });
   return collect(rows, userIds);
 }
 
 /** Effective role ids for each group (own and ancestors' mappings, composites expanded). */
 export async function effectiveRoleIdsForGroups(db: Db, groupIds: string[]): Promise<Map<string, Set<string>>> {
   if (!groupIds.length) return new Map();
-  const rows = await db.sequelize.query<Row>(
-    `${effectiveRolesCte('SELECT id, id FROM keycloak_group WHERE id IN (:ids)')}\n     SELECT owner_id, role_id FROM eff`,
-    { replacements: { ids: groupIds, top: TOP_LEVEL }, type: QueryTypes.SELECT },
-  );
+  const rows = await fastSelect<Row>(db.sequelize, GROUPS_SQL, { ids: groupIds, top: TOP_LEVEL });
   return collect(rows, groupIds);
 }
 
@@ -62,28 +82,18 @@ export async function effectiveRoleIdsForGroups(db: Db, groupIds: string[]): Pro
 export async function expandComposites(db: Db, roleIds: Iterable<string>): Promise<Map<string, Set<string>>> {
   const ids = [...new Set(roleIds)];
   if (!ids.length) return new Map();
-  const rows = await db.sequelize.query<Row>(
-    `WITH RECURSIVE eff(owner_id, role_id) AS (
-       SELECT id, id FROM role WHERE id IN (:ids)
-       UNION
-       SELECT eff.owner_id, c.child_id FROM eff JOIN composite_role c ON c.composite_id = eff.role_id
-     )
-     SELECT owner_id, role_id FROM eff`,
-    { replacements: { ids }, type: QueryTypes.SELECT },
-  );
+  const rows = await fastSelect<Row>(db.sequelize, COMPOSITES_SQL, { ids });
   return collect(rows, ids);
 }
 
 /** Names of the roles of one client that a user effectively holds (the admin-permission check), in one query. */
 export async function effectiveClientRoleNames(db: Db, userId: string, realmId: string, clientId: string): Promise<Set<string>> {
-  const rows = await db.sequelize.query<{ name: string }>(
-    `${USERS_CTE}
-     SELECT r.name FROM eff
-       JOIN role r ON r.id = eff.role_id
-       JOIN client cl ON cl.id = r.client_id
-     WHERE cl.realm_id = :realm AND cl.client_id = :client`,
-    { replacements: { ids: [userId], realm: realmId, client: clientId, top: TOP_LEVEL }, type: QueryTypes.SELECT },
-  );
+  const rows = await fastSelect<{ name: string }>(db.sequelize, CLIENT_ROLE_NAMES_SQL, {
+    ids: [userId],
+    realm: realmId,
+    client: clientId,
+    top: TOP_LEVEL,
+  });
   return new Set(rows.map((r) => r.name));
 }
 
@@ -102,15 +112,11 @@ export async function effectiveRealmRoleNames(db: Db, userId: string, realmId: s
  * `<realm>-realm` client. One query, stopping at the first match.
  */
 export async function holdsAnyAdminRole(db: Db, userId: string, realmId: string, isMaster: boolean): Promise<boolean> {
-  const rows = await db.sequelize.query<{ one: number }>(
-    `${USERS_CTE}
-     SELECT 1 AS one FROM eff
-       JOIN role r ON r.id = eff.role_id
-       LEFT JOIN client cl ON cl.id = r.client_id
-     WHERE (cl.realm_id = :realm AND (cl.client_id = 'realm-management' OR (:master = 1 AND cl.client_id LIKE '%-realm')))
-        OR (:master = 1 AND r.client_id IS NULL AND r.container_id = :realm AND r.name IN ('admin', 'create-realm'))
-     LIMIT 1`,
-    { replacements: { ids: [userId], realm: realmId, master: isMaster ? 1 : 0, top: TOP_LEVEL }, type: QueryTypes.SELECT },
-  );
+  const rows = await fastSelect<{ one: number }>(db.sequelize, ANY_ADMIN_ROLE_SQL, {
+    ids: [userId],
+    realm: realmId,
+    master: isMaster ? 1 : 0,
+    top: TOP_LEVEL,
+  });
   return rows.length > 0;
 }

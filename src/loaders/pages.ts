@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
-import { QueryTypes } from 'sequelize';
 import type { Db } from '../db';
+import { fastSelect } from '../db/fast-select';
 
 /**
  * One page of a per-parent list: `offset` rows skipped, at most `limit` returned (undefined: all),
@@ -45,14 +45,16 @@ function pagedIds(db: Db, rel: Relation) {
         const filter =
           search === undefined ? '' : exact ? ` AND ${rel.name} = :search` : ` AND INSTR(LOWER(${rel.name}), LOWER(:search)) > 0`;
         const upper = limit === undefined ? '' : ' AND t.rn <= :last';
-        const rows = (await db.sequelize.query(
+        // One of a few texts per relation (filter and upper bound vary), each kept prepared by fastSelect.
+        const rows = await fastSelect<{ parent: string; child: string }>(
+          db.sequelize,
           `SELECT t.parent AS parent, t.child AS child FROM (
              SELECT ${rel.parent} AS parent, ${rel.child} AS child, ROW_NUMBER() OVER (PARTITION BY ${rel.parent} ORDER BY ${rel.order}) AS rn
              FROM ${rel.from}
              WHERE ${rel.parent} IN (:ids)${filter}
            ) t WHERE t.rn > :offset${upper} ORDER BY t.parent, t.rn`,
-          { replacements: { ids, offset, last: offset + (limit ?? 0), search: search ?? null }, type: QueryTypes.SELECT },
-        )) as Array<{ parent: string; child: string }>;
+          { ids, offset, last: offset + (limit ?? 0), search: search ?? null },
+        );
         for (const k of group) out.set(keyOf(k), []);
         for (const r of rows) out.get(keyOf({ ...group[0], id: r.parent }))?.push(r.child);
       }

@@ -1,4 +1,4 @@
-import { QueryTypes } from 'sequelize';
+import { fastSelect } from '../../db/fast-select';
 import { canGroups, requireManageGroupMembership, requireManageMembership, requireViewMembers, requireViewUser } from '../../auth/fgap';
 import { requireCap } from '../../auth/permissions';
 import type { GroupModel } from '../../db/models/group';
@@ -121,11 +121,12 @@ export async function countGroupsOfUsers(
   search?: string,
 ): Promise<number[]> {
   const filter = search === undefined ? '' : ' AND INSTR(LOWER(g.name), LOWER(:search)) > 0';
-  const rows = (await ctx.db.sequelize.query(
+  const rows = await fastSelect<{ parent: string; n: number | string }>(
+    ctx.db.sequelize,
     `SELECT m.user_id AS parent, COUNT(*) AS n FROM user_group_membership m JOIN keycloak_group g ON g.id = m.group_id
      WHERE m.user_id IN (:ids) AND g.realm_id = :realm${filter} GROUP BY m.user_id`,
-    { replacements: { ids: [...new Set(userIds)], realm: realm.id, search: search ?? null }, type: QueryTypes.SELECT },
-  )) as Array<{ parent: string; n: number | string }>;
+    { ids: [...new Set(userIds)], realm: realm.id, search: search ?? null },
+  );
   const counts = new Map(rows.map((r) => [r.parent, Number(r.n)]));
   return userIds.map((id) => counts.get(id) ?? 0);
 }
