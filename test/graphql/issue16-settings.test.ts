@@ -43,6 +43,17 @@ test('registration policies: a component updated through GraphQL applies; an unk
   ]);
   expect(await f.clientCount()).toBe(count);
 
+  // A configuration REST refuses (max-clients not a number) is refused with the same message.
+  const wrongMax = { config: { 'max-clients': ['many'] } };
+  const maxMessage = restMessage(await f.api.put(`${base}/components/${p.id}`, { ...p, ...wrongMax }));
+  expect(maxMessage).toBe("'Max Clients Per Realm' should be a number");
+  const badMax = await gql(
+    `mutation($id: ID!, $i: ComponentUpdateInput!) { updateComponent(realm: "${R}", id: $id, input: $i) { component { config } ${USER_ERRORS} } }`,
+    { id: p.id, i: wrongMax },
+  );
+  expect(userErrors(badMax, 'updateComponent')).toEqual([{ field: ['input'], code: 'BAD_REQUEST', message: maxMessage }]);
+  expect((await f.policy('Max Clients Limit', 'anonymous')).config['max-clients']).toEqual([String(count)]);
+
   const realmId = (await f.api.get(base)).body.id as string;
   const rep = { name: 'nope', providerId: 'no-such-policy', providerType: POLICY, subType: 'anonymous', parentId: realmId };
   const message = restMessage(await f.api.post(`${base}/components`, rep));

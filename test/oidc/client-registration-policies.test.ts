@@ -124,6 +124,49 @@ describe('anonymous registration where the policies allow it', () => {
   });
 });
 
+describe("the policies' configuration is checked when stored, as Keycloak's factories do", () => {
+  test('max-clients needs a number; trusted-hosts needs one of its checks on; a refused write changes nothing', async () => {
+    const max = await f.policy('Max Clients Limit', 'anonymous');
+    const put = (p: { id: string }, config: Record<string, string[]>) =>
+      f.api.put(`/admin/realms/${R}/components/${p.id}`, { ...p, config });
+    const answer = (res: { status: number; body: unknown }) => [res.status, res.body];
+    expect(answer(await put(max, { 'max-clients': ['many'] }))).toEqual([
+      400,
+      { errorMessage: "'Max Clients Per Realm' should be a number" },
+    ]);
+    expect(answer(await put(max, { 'max-clients': ['99999999999'] }))).toEqual([
+      400,
+      { errorMessage: "'Max Clients Per Realm' should be a number" },
+    ]);
+    const realmId = (await f.api.get(`/admin/realms/${R}`)).body.id;
+    const created = await f.api.post(`/admin/realms/${R}/components`, {
+      name: 'No Limit Given',
+      providerId: 'max-clients',
+      providerType: 'org.keycloak.services.clientregistration.policy.ClientRegistrationPolicy',
+      subType: 'authenticated',
+      parentId: realmId,
+      config: {},
+    });
+    expect(answer(created)).toEqual([400, { errorMessage: "'Max Clients Per Realm' is required" }]);
+    expect((await f.policy('Max Clients Limit', 'anonymous')).config['max-clients']).toEqual(max.config['max-clients']);
+    await expect(f.policy('No Limit Given', 'authenticated')).rejects.toThrow();
+
+    const hosts = await f.policy('Trusted Hosts', 'anonymous');
+    const both = { 'host-sending-registration-request-must-match': ['false'], 'client-uris-must-match': ['false'] };
+    expect(answer(await put(hosts, { ...hosts.config, ...both }))).toEqual([
+      400,
+      { errorMessage: 'At least one of hosts verification or client URIs validation must be enabled' },
+    ]);
+    expect(answer(await put(hosts, { ...hosts.config, 'client-uris-must-match': ['yes'] }))).toEqual([
+      400,
+      { errorMessage: "'Client URIs Must Match' should be 'true' or 'false'" },
+    ]);
+    expect((await f.policy('Trusted Hosts', 'anonymous')).config).toEqual(hosts.config);
+    expect((await put(max, { 'max-clients': ['150'] })).status).toBe(204);
+    await f.setPolicyConfig('Max Clients Limit', 'anonymous', max.config);
+  });
+});
+
 describe('policies of authenticated registrations', () => {
   test('allowed protocol mappers: a mapper type not listed is refused, a listed one passes', async () => {
     const mapper = (protocolMapper: string) => ({

@@ -75,6 +75,17 @@ export class ConfigCheck {
     return this;
   }
 
+  /** checkInt: a 32-bit integer, as Java's Integer.parseInt reads it. */
+  int(p: ConfigPropertyRep, required = false): this {
+    this.single(p, required);
+    const v = this.first(p.name);
+    if (required && v === undefined) throw invalidConfig(`'${p.label}' is required`);
+    if (v !== undefined && (!/^[+-]?\d{1,10}$/.test(v) || Math.abs(Number(v)) > 2 ** 31 - (Number(v) < 0 ? 0 : 1))) {
+      throw invalidConfig(`'${p.label}' should be a number`);
+    }
+    return this;
+  }
+
   boolean(p: ConfigPropertyRep, required = false): this {
     this.single(p, required);
     const v = this.first(p.name);

@@ -5,7 +5,7 @@ import type { ComponentTypeRep } from '../../representations/component-type';
 import type { ConfigPropertyRep } from '../../representations/config-property';
 import { registrationPolicyTypes } from '../clients/client-registration-policy';
 import { UP_CONFIG_KEY, UP_PROVIDER_ID, UP_PROVIDER_TYPE } from '../users/user-profile';
-import { type ComponentFactory, invalidConfig, LDAP_MAPPER_TYPE, prop, REG_POLICY_TYPE, USER_STORAGE_TYPE } from './config';
+import { type ComponentFactory, ConfigCheck, invalidConfig, LDAP_MAPPER_TYPE, prop, REG_POLICY_TYPE, USER_STORAGE_TYPE } from './config';
 import { KEY_PROVIDER_FACTORIES } from './key-providers';
 import { LDAP_MAPPER_FACTORIES, USER_STORAGE_FACTORIES } from './ldap';
 
@@ -32,8 +32,25 @@ const UP_FACTORY: ComponentFactory = {
   },
 };
 
+/** `validateConfiguration` of the registration policies that have one (max-clients, trusted-hosts), as Keycloak's factories. */
+function regPolicyValidator(t: ComponentTypeRep): ComponentFactory['validate'] {
+  const p = (name: string) => t.properties.find((x) => x.name === name) as ConfigPropertyRep;
+  if (t.id === 'max-clients') return (d) => void new ConfigCheck(d.config).int(p('max-clients'), true);
+  if (t.id !== 'trusted-hosts') return undefined;
+  return (d) => {
+    const [host, uris] = ['host-sending-registration-request-must-match', 'client-uris-must-match'];
+    new ConfigCheck(d.config).boolean(p(host), true).boolean(p(uris), true);
+    if (d.config[host]?.[0] !== 'true' && d.config[uris]?.[0] !== 'true') {
+      throw invalidConfig('At least one of hosts verification or client URIs validation must be enabled');
+    }
+  };
+}
+
 /** Registration policy factories (static option lists: the realm's scope names are filled where listed). */
-const REG_POLICY_FACTORIES: ComponentFactory[] = registrationPolicyTypes([]).map((t) => ({ ...t }));
+const REG_POLICY_FACTORIES: ComponentFactory[] = registrationPolicyTypes([]).map((t) => {
+  const validate = regPolicyValidator(t);
+  return validate ? { ...t, validate } : { ...t };
+});
 
 const CATALOGUE: Record<string, ComponentFactory[]> = {
   [KEY_PROVIDER_TYPE]: KEY_PROVIDER_FACTORIES,
