@@ -6,7 +6,8 @@
  * machine's noise. Prints req/s of each, their ratio and p50/p99 latency, and the CPU time each server
  * spent per request (user + system, from /proc): on a shared, noisy machine a server that is descheduled
  * serves fewer requests per second but not more CPU per request, so the CPU ratio (baseline ÷ idserver)
- * is the steadier measure of the work idserver adds.
+ * is the steadier measure of the work idserver adds. A last line measures issue 12's GraphQL target on
+ * idserver alone: the page of users × groups × roles against the 201 REST calls for the same data.
  *
  *   npm run bench:compare                              # SQLite, USERS=2000, DURATION=5
  *   USERS=500 DURATION=2 npm run bench:compare -- --case=token
@@ -184,11 +185,49 @@ async function main() {
         .join(', ');
       console.log(failed ? `${line}   (${failed})` : line);
     }
+    if (!filter || 'dashboard'.includes(filter.toLowerCase())) await dashboard(idserver, auth);
   } finally {
     for (const ch of children) ch.kill('SIGTERM');
     await Promise.all(children.map((ch) => (ch.exitCode === null ? new Promise((r) => ch.once('exit', r)) : undefined)));
     if (s.dir) rmSync(s.dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Issue 12's GraphQL target: the page of 100 users × groups × effective roles against the REST calls a
+ * dashboard makes for the same data on the same server: the user list, then each user's groups and
+ * effective realm roles (201 requests; a lower bound, client roles would add more). Both driven by
+ * autocannon with the same connections; a REST "page" is the 201 requests, cycled per connection.
+ */
+async function dashboard(idserver: { base: string; child: ChildProcess }, auth: () => Promise<Record<string, string>>) {
+  const admin = `/admin/realms/${BENCH_REALM}`;
+  const headers = await auth();
+  const list = (await (await fetch(`${idserver.base}${admin}/users?max=100`, { headers })).json()) as Array<{ id: string }>;
+  const requests = [
+    { method: 'GET' as const, path: `${admin}/users?max=100` },
+    ...list.flatMap((u) => [
+      { method: 'GET' as const, path: `${admin}/users/${u.id}/groups` },
+      { method: 'GET' as const, path: `${admin}/users/${u.id}/role-mappings/realm/composite` },
+    ]),
+  ];
+  const page = cases('', '').find((c) => c.name.startsWith('GraphQL 100'));
+  if (!page) return;
+  const pid = idserver.child.pid as number;
+  const g: Figures[] = [];
+  const r: Figures[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    g.push(await drive(page.opts(idserver.base, await auth()), pid));
+    r.push(await drive({ url: idserver.base, headers: await auth(), requests }, pid));
+  }
+  const gql = merge(g);
+  const rest = merge(r);
+  const restPages = rest.rps / requests.length;
+  const restCpu = rest.cpu * requests.length;
+  console.log(
+    `dashboard (idserver both): GraphQL page ${gql.rps.toFixed(1)} pages/s, ${gql.cpu.toFixed(1)} ms CPU/page; ` +
+      `REST ${requests.length} calls ${restPages.toFixed(1)} pages/s, ${restCpu.toFixed(1)} ms CPU/page; ` +
+      `ratio ${(restPages ? gql.rps / restPages : 0).toFixed(2)} (CPU ${(gql.cpu ? restCpu / gql.cpu : 0).toFixed(2)})`,
+  );
 }
 
 main().catch((e) => {
