@@ -1,6 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import type { Db } from '../db';
 import { RealmModel } from '../db/models/realm';
+import { fastRows } from '../loaders';
 import { deepFreeze } from '../core/shared-cache';
 import { KEY_PROVIDER_TYPE, componentKey, sortKeys, type RealmKey } from './keys';
 
@@ -31,14 +32,9 @@ export async function readRealmVersion(db: Db, realmId: string): Promise<number>
 
 /** The realm named `name` with its cache version, in one statement; null when there is none. */
 export async function realmWithVersion(db: Db, name: string): Promise<VersionedRealm | null> {
-  const realm = (await db.models.Realm.findOne({
-    where: { name },
-    attributes: {
-      include: [
-        [db.sequelize.literal('(SELECT v.version FROM realm_cache_version v WHERE v.realm_id = `RealmModel`.`id`)'), 'cacheVersion'],
-      ],
-    },
-  })) as VersionedRealm | null;
+  const [realm] = await fastRows<VersionedRealm>(db, db.models.Realm, 't.name = :name', { name }, '', {
+    cacheVersion: '(SELECT v.version FROM realm_cache_version v WHERE v.realm_id = t.id)',
+  });
   if (!realm) return null;
   const version = realm.getDataValue('cacheVersion' as 'id');
   realm.cacheVersion = version === null || version === undefined ? -1 : Number(version);

@@ -1,6 +1,7 @@
 import type { Db } from '../../db';
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
+import { fastRows } from '../../loaders';
 import { acceptsSecret } from '../clients/client-input';
 import { oauth } from './tokens';
 
@@ -20,11 +21,20 @@ export async function authenticatePresentedClient(db: Db, realm: RealmModel, p: 
   const clientId = p.basic?.clientId ?? (typeof p.form.client_id === 'string' ? p.form.client_id : undefined);
   const secret = p.basic?.secret ?? (typeof p.form.client_secret === 'string' ? p.form.client_secret : undefined);
   if (!clientId) throw oauth(401, 'invalid_client', 'Invalid client or Invalid client credentials');
-  const client = await db.models.Client.findOne({ where: { realmId: realm.id, clientId } });
+  const client = await clientByClientId(db, realm, clientId);
   if (!client?.enabled) throw oauth(401, 'invalid_client', 'Invalid client or Invalid client credentials');
   if (!client.publicClient && (!secret || !acceptsSecret(client, secret)))
     throw oauth(401, 'unauthorized_client', 'Invalid client or Invalid client credentials');
   return client;
+}
+
+/** The realm's client of this clientId, or null: one kept statement (the token endpoint's first read). */
+export async function clientByClientId(db: Db, realm: RealmModel, clientId: string): Promise<ClientModel | null> {
+  const [client] = await fastRows<ClientModel>(db, db.models.Client, 't.realm_id = :realm AND t.client_id = :clientId', {
+    realm: realm.id,
+    clientId,
+  });
+  return client ?? null;
 }
 
 /** The client id a request names (for its event), whether or not it authenticates. */

@@ -9,6 +9,7 @@ import type { Db } from '../../db';
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
 import type { UserModel } from '../../db/models/user';
+import { fastRows } from '../../loaders';
 import { lockoutOf, recordLoginFailure, recordLoginSuccess } from '../sessions/brute-force';
 import { createSession, findActiveSession, type NewSession, touchSession } from '../sessions/session-store';
 import { hashSettings, passwordExpired } from '../users/password-policy';
@@ -151,7 +152,10 @@ export async function clientCredentialsGrant(g: GrantCall): Promise<TokenRespons
     throw await ev.fail('invalid_client', oauth(400, 'unauthorized_client', 'Public client not allowed to retrieve service account'));
   if (!client.serviceAccountsEnabled)
     throw await ev.fail('invalid_client', oauth(400, 'unauthorized_client', 'Client not enabled to retrieve service account'));
-  const user = await db.models.User.findOne({ where: { realmId: realm.id, serviceAccountClientLink: client.id } });
+  const [user] = await fastRows<UserModel>(db, db.models.User, 't.realm_id = :realm AND t.service_account_client_link = :client', {
+    realm: realm.id,
+    client: client.id,
+  });
   if (user) ev.userId = user.id;
   if (!user?.enabled) throw await ev.fail('user_disabled', oauth(400, 'invalid_request', 'User for this service account is disabled'));
   ev.detail('username', user.username);

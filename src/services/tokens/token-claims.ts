@@ -3,7 +3,8 @@ import type { Db } from '../../db';
 import type { ClientModel, ClientScopeClientModel, ClientScopeModel, ProtocolMapperModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
 import type { RoleModel } from '../../db/models/role';
-import type { UserModel } from '../../db/models/user';
+import type { UserAttributeModel, UserGroupMembershipModel, UserModel } from '../../db/models/user';
+import { fastRows } from '../../loaders';
 import { TOP_LEVEL } from '../../db/models/group';
 import { effectiveRoleIdsForUsers, expandComposites } from '../../core/effective-roles';
 import { claimValue, convert, setClaim } from './claim-values';
@@ -63,12 +64,17 @@ interface LinkedScopes {
 const linkedScopes = new WeakMap<ClientModel, Promise<LinkedScopes>>();
 
 async function readLinkedScopes(db: Db, clients: readonly ClientModel[]): Promise<LinkedScopes> {
-  const links = await db.models.ClientScopeClient.findAll({ where: { clientId: { [Op.in]: [...new Set(clients.map((c) => c.id))] } } });
-  if (!links.length) return { links, scopes: [] };
-  const scopes = await db.models.ClientScope.findAll({
-    where: { id: { [Op.in]: [...new Set(links.map((l) => l.scopeId))] } },
-    order: [['name', 'ASC']],
+  const links = await fastRows<ClientScopeClientModel>(db, db.models.ClientScopeClient, 't.client_id IN (:ids)', {
+    ids: [...new Set(clients.map((c) => c.id))],
   });
+  if (!links.length) return { links, scopes: [] };
+  const scopes = await fastRows<ClientScopeModel>(
+    db,
+    db.models.ClientScope,
+    't.id IN (:ids)',
+    { ids: [...new Set(links.map((l) => l.scopeId))] },
+    'ORDER BY t.name ASC',
+  );
   return { links, scopes };
 }
 
@@ -189,7 +195,7 @@ async function grantedRolesOf(db: Db, list: ReadonlyArray<{ user: UserModel; all
     [...(effective.get(user.id) ?? new Set<string>())].filter((id) => !allowed || allowed.has(id)),
   );
   const all = [...new Set(idsOf.flat())];
-  const roles = all.length ? await db.models.Role.findAll({ where: { id: { [Op.in]: all } }, order: [['name', 'ASC']] }) : [];
+  const roles = all.length ? await fastRows<RoleModel>(db, db.models.Role, 't.id IN (:ids)', { ids: all }, 'ORDER BY t.name ASC') : [];
   return idsOf.map((ids) => {
     const wanted = new Set(ids);
     return roles.filter((r) => wanted.has(r.id));
@@ -236,10 +242,12 @@ async function loadFactsOf(db: Db, list: readonly FactsInput[]): Promise<Facts[]
   const usersOf = (pred: (e: FactsInput) => boolean) => [...new Set(list.filter(pred).map((e) => e.input.user.id))];
   const attrUsers = usersOf((e) => needs(e, 'oidc-usermodel-attribute-mapper', 'oidc-address-mapper'));
   const attrRows = attrUsers.length
-    ? await db.models.UserAttribute.findAll({ where: { userId: { [Op.in]: attrUsers } }, order: [['id', 'ASC']] })
+    ? await fastRows<UserAttributeModel>(db, db.models.UserAttribute, 't.user_id IN (:ids)', { ids: attrUsers }, 'ORDER BY t.id ASC')
     : [];
   const groupUsers = usersOf((e) => needs(e, 'oidc-group-membership-mapper', 'oidc-usermodel-attribute-mapper'));
-  const memberships = groupUsers.length ? await db.models.UserGroupMembership.findAll({ where: { userId: { [Op.in]: groupUsers } } }) : [];
+  const memberships = groupUsers.length
+    ? await fastRows<UserGroupMembershipModel>(db, db.models.UserGroupMembership, 't.user_id IN (:ids)', { ids: groupUsers })
+    : [];
   const ids = memberships.length
     ? (
         await db.sequelize.query<{ id: string }>(

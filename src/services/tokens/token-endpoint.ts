@@ -3,6 +3,7 @@ import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
 import { clientPoliciesOnToken } from '../client-policies';
 import { acceptsSecret } from '../clients/client-input';
+import { clientByClientId } from './client-auth';
 import { authorizationCodeGrant } from './code-grant';
 import { clientCredentialsGrant, passwordGrant, refreshGrant } from './grants';
 import { publicRealm } from './oidc-metadata';
@@ -16,7 +17,7 @@ async function authenticateClient(db: Db, realm: RealmModel, req: TokenRequest):
   const secret = req.basic?.secret ?? req.form.client_secret;
   const invalid = () => oauth(401, 'invalid_client', 'Invalid client or Invalid client credentials');
   if (!clientId) throw invalid();
-  const client = await db.models.Client.findOne({ where: { realmId: realm.id, clientId } });
+  const client = await clientByClientId(db, realm, clientId);
   if (!client?.enabled) throw invalid();
   if (client.bearerOnly) throw oauth(400, 'unauthorized_client', 'Bearer-only not allowed');
   if (!client.publicClient) {
