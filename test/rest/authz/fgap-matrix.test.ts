@@ -466,7 +466,7 @@ test('the expectations name routes of the route table', () => {
   expect(named.filter((k) => !KNOWN_ROUTES.has(k))).toEqual([]);
 });
 
-/** A scenario sweeps every admin route: more than jest's default 30 s on a loaded CI machine (seen at 109 s). */
+/** A scenario sweeps every admin route: more than jest's default 30 s on a loaded CI machine (one sweep passed 30 s there). */
 const SWEEP_TIMEOUT = 180_000;
 
 for (const sc of SCENARIOS) {
