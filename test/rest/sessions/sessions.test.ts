@@ -308,6 +308,13 @@ describe('sessions of a client and of the realm', () => {
       .set('Authorization', `Bearer ${oidc.body.access_token}`);
     expect(info.status).toBe(200);
     expect(info.body).toMatchObject({ preferred_username: 'service-account-robot' });
+    const introspected = await request(ts.app)
+      .post(`/realms/${R}/protocol/openid-connect/token/introspect`)
+      .type('form')
+      .send({ token: t.body.access_token, client_id: 'robot', client_secret: 's3cret' });
+    expect(introspected.status).toBe(200);
+    expect(introspected.body).toMatchObject({ active: true, username: 'service-account-robot', client_id: 'robot' });
+    expect(introspected.body.sid).toBeUndefined();
 
     const rep = (await f.admin.get(`${A()}/clients/${client.id}`)).body;
     rep.attributes = { ...rep.attributes, 'client_credentials.use_refresh_token': 'true' };
