@@ -43,7 +43,31 @@ test("a failing statement throws Sequelize's error, as the rest of the server ex
   });
 });
 
-describe('kept statements (SQLite: prepared once per connection)', () => {
+test('outside a transaction the statement goes straight to the driver on either database, never through sequelize.query', async () => {
+  // On MariaDB every fastSelect once fell back to Sequelize's pipeline (mysql2 connections have a
+  // `prepare` of their own, taken for SQLite's): same rows, twice the CPU.
+  const query = jest.spyOn(ts.db.sequelize, 'query');
+  try {
+    const q = 'SELECT name FROM realm WHERE name IN (:names) AND enabled = :on ORDER BY name LIMIT :max OFFSET :first';
+    const rows = await fastSelect<{ name: string }>(ts.db.sequelize, q, { names: ['master', 'x'], on: true, max: 10, first: 0 });
+    expect(rows.map((r) => r.name)).toEqual(['master']);
+    expect(await fastSelect(ts.db.sequelize, q, { names: ['master'], on: true, max: 10, first: 1 })).toEqual([]);
+    expect(query).not.toHaveBeenCalled();
+  } finally {
+    query.mockRestore();
+  }
+});
+
+test('values come back as Sequelize returns them: numbers, counts, 0/1 flags, nulls, JSON text, long text', async () => {
+  const q = `SELECT r.name, r.enabled, r.settings, r.created_at AS createdAt, NULL AS missing,
+    (SELECT COUNT(*) FROM realm x WHERE x.id = r.id) AS n FROM realm r WHERE r.name = :name`;
+  const replacements = { name: 'master' };
+  const expected = await ts.db.sequelize.query(q, { replacements, type: QueryTypes.SELECT });
+  expect(await fastSelect(ts.db.sequelize, q, replacements)).toEqual(expected);
+  expect(expected).toHaveLength(1);
+});
+
+describe('kept statements (prepared once per connection: SQLite by the server, MariaDB by mysql2)', () => {
   const sqlite = () => ts.db.sequelize.getDialect() === 'sqlite';
 
   test("a kept statement binds each call's values, lists of any length, and booleans and nulls as inlined ones would", async () => {
