@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { systemContext } from '../src/core/context';
 import { type Db, openDb } from '../src/db';
+import { fillUserCountsSql } from '../src/db/migrations/0021-realm-user-counts';
 import { configureLogging } from '../src/logging';
 import { createRealm } from '../src/services/import-export/create-realm';
 import { bootstrap } from '../src/services/realms/realms';
@@ -81,7 +82,14 @@ export interface SeedOptions {
  * same rows in bulk; a trigger not listed here stops the seed, since its rows would be missing.
  */
 const SUSPENDED: Record<string, string[]> = {
-  user_entity: ['trg_user_cv_ai', 'trg_user_search_ai', 'trg_user_search_au', 'trg_user_search_ad'],
+  user_entity: [
+    'trg_user_cv_ai',
+    'trg_user_search_ai',
+    'trg_user_search_au',
+    'trg_user_search_ad',
+    'trg_user_count_ai',
+    'trg_user_count_ad',
+  ],
   user_role_mapping: ['trg_user_role_mapping_cv_ai', 'trg_user_role_mapping_cv_ad'],
   user_group_membership: ['trg_user_group_membership_cv_ai', 'trg_user_group_membership_cv_ad'],
 };
@@ -201,7 +209,7 @@ async function withIndexesDeferred<T>(db: Db, tables: string[], fill: () => Prom
 /**
  * What the suspended triggers would have written for the users that have no rows of their own yet
  * (the bulk ones): their cache-version row, raised once per role mapping and membership inserted
- * (migration 0013), their lower-cased names (0014), and on SQLite the trigram index, rebuilt from
+ * (migration 0013), their lower-cased names (0014), the realms' user counts (0021), and on SQLite the trigram index, rebuilt from
  * its content table.
  */
 async function fillDerived(db: Db, links: boolean): Promise<void> {
@@ -220,6 +228,11 @@ async function fillDerived(db: Db, links: boolean): Promise<void> {
        FROM user_entity u WHERE NOT EXISTS (SELECT 1 FROM user_search_name n WHERE n.user_id = u.id)`,
     ),
   );
+  // Each realm's user counts (0021), written again from the users: a sum by realm and shard.
+  await timed('realm_user_count', async () => {
+    await db.sequelize.query('DELETE FROM realm_user_count');
+    await db.sequelize.query(fillUserCountsSql(db.vendor === 'sqlite' ? 'sqlite' : 'mariadb'));
+  });
   if (db.vendor === 'sqlite')
     await timed('fts rebuild', () => db.sequelize.query("INSERT INTO user_search_fts (user_search_fts) VALUES ('rebuild')"));
 }

@@ -81,6 +81,7 @@ const EXPECTED = [
   'realm_default_group.group_id -> keycloak_group.id CASCADE',
   'realm_default_group.realm_id -> realm.id CASCADE',
   'realm_localization.realm_id -> realm.id CASCADE',
+  'realm_user_count.realm_id -> realm.id CASCADE',
   'required_action_provider.realm_id -> realm.id CASCADE',
   'role.client_id -> client.id CASCADE',
   'role.realm_id -> realm.id CASCADE',

@@ -5,6 +5,7 @@ import { createConnection } from 'mysql2/promise';
 import { QueryTypes } from 'sequelize';
 import { seed } from '../../../bench/seed';
 import { type Db, openDb } from '../../../src/db';
+import { fillUserCountsSql } from '../../../src/db/migrations/0021-realm-user-counts';
 import { TEST_DB_URL } from '../../helpers/server';
 
 /**
@@ -70,6 +71,22 @@ async function derived(db: Db): Promise<Record<string, string[]>> {
       ),
     ),
     realmVersions: sorted(await rows(db, 'SELECT r.name, c.version FROM realm_cache_version c JOIN realm r ON r.id = c.realm_id')),
+    // Shards follow ids, which differ between seeds: the sums per realm are compared, and each
+    // database's shard rows are checked against its own users.
+    userCounts: sorted(
+      await rows(
+        db,
+        'SELECT r.name, SUM(c.n) AS n FROM realm_user_count c JOIN realm r ON r.id = c.realm_id GROUP BY r.name HAVING SUM(c.n) <> 0',
+      ),
+    ),
+    userCountShards: [
+      JSON.stringify(
+        sorted(await rows(db, 'SELECT realm_id, shard, n FROM realm_user_count WHERE n <> 0')).join('|') ===
+          sorted(await rows(db, fillUserCountsSql(db.vendor).replace(/^INSERT INTO realm_user_count \(realm_id, shard, n\) /, ''))).join(
+            '|',
+          ),
+      ),
+    ],
     counts: sorted(
       await rows(
         db,
