@@ -43,6 +43,12 @@ async function raisesRealm(what: string, write: () => Promise<unknown>): Promise
   if (!(after > before)) throw new Error(`${what} did not raise the realm's cache version (${before} → ${after})`);
 }
 
+/** A write the API accepted (2xx), whichever success status it answers with. */
+const done = (res: { status: number; body: unknown }) => {
+  if (res.status >= 300) throw new Error(`${res.status} ${JSON.stringify(res.body)}`);
+  return res;
+};
+
 const ok = (status: number) => (res: { status: number; body: unknown }) => {
   if (res.status !== status) throw new Error(`${res.status} ${JSON.stringify(res.body)}`);
   return res;
@@ -107,6 +113,61 @@ test('realm, client, role, composite, group, group mapping, component and identi
 
   await raisesRealm('role delete', () => api.delete(`/admin/realms/${R}/roles-by-id/${child.id}`).then(ok(204)));
   await raisesRealm('client delete', () => api.delete(`/admin/realms/${R}/clients/${clientId}`).then(ok(204)));
+});
+
+test('client scope, scope link, protocol mapper, scope mapping, default scope and authentication writes raise the realm version (0028)', async () => {
+  const C = `/admin/realms/${R}`;
+  const client = await createClient(api, R, { clientId: 'scoped', fullScopeAllowed: false });
+  let scopeId = '';
+  await raisesRealm('client scope create', async () => {
+    scopeId = createdId(await api.post(`${C}/client-scopes`, { name: 'extra', protocol: 'openid-connect' }), 'client-scopes');
+  });
+  await raisesRealm('client scope update', () =>
+    api.put(`${C}/client-scopes/${scopeId}`, { name: 'extra', protocol: 'openid-connect', description: 'd' }).then(done),
+  );
+  await raisesRealm('scope link add', () => api.put(`${C}/clients/${client}/optional-client-scopes/${scopeId}`).then(done));
+  await raisesRealm('scope link remove', () => api.delete(`${C}/clients/${client}/optional-client-scopes/${scopeId}`).then(done));
+  const mapper = {
+    name: 'm',
+    protocol: 'openid-connect',
+    protocolMapper: 'oidc-hardcoded-claim-mapper',
+    config: { 'claim.name': 'x', 'claim.value': 'y', 'access.token.claim': 'true' },
+  };
+  let mapperId = '';
+  await raisesRealm('client mapper create', async () => {
+    mapperId = createdId(await api.post(`${C}/clients/${client}/protocol-mappers/models`, mapper), 'models');
+  });
+  await raisesRealm('client mapper update', () =>
+    api
+      .put(`${C}/clients/${client}/protocol-mappers/models/${mapperId}`, {
+        ...mapper,
+        id: mapperId,
+        config: { ...mapper.config, 'claim.value': 'z' },
+      })
+      .then(done),
+  );
+  await raisesRealm('client mapper delete', () => api.delete(`${C}/clients/${client}/protocol-mappers/models/${mapperId}`).then(done));
+  await raisesRealm('scope mapper create', () => api.post(`${C}/client-scopes/${scopeId}/protocol-mappers/models`, mapper).then(done));
+  const role = await createRole(api, R, 'scoped-role');
+  await raisesRealm('client scope mapping add', () => api.post(`${C}/clients/${client}/scope-mappings/realm`, [role]).then(done));
+  await raisesRealm('client scope mapping remove', () => api.delete(`${C}/clients/${client}/scope-mappings/realm`, [role]).then(done));
+  await raisesRealm('scope scope mapping add', () => api.post(`${C}/client-scopes/${scopeId}/scope-mappings/realm`, [role]).then(done));
+  await raisesRealm('realm default scope add', () => api.put(`${C}/default-optional-client-scopes/${scopeId}`).then(done));
+  await raisesRealm('realm default scope remove', () => api.delete(`${C}/default-optional-client-scopes/${scopeId}`).then(done));
+  await raisesRealm('client scope delete', () => api.delete(`${C}/client-scopes/${scopeId}`).then(done));
+
+  await raisesRealm('flow copy', () => api.post(`${C}/authentication/flows/browser/copy`, { newName: 'copied' }).then(done));
+  const executions = (await api.get(`${C}/authentication/flows/copied/executions`)).body as Array<{ id: string; requirement: string }>;
+  await raisesRealm('execution update', () =>
+    api.put(`${C}/authentication/flows/copied/executions`, { ...executions[0], requirement: 'DISABLED' }).then(done),
+  );
+  await raisesRealm('authenticator config create', () =>
+    api.post(`${C}/authentication/executions/${executions[0].id}/config`, { alias: 'cfg', config: { x: 'y' } }).then(done),
+  );
+  await raisesRealm('required action update', async () => {
+    const action = (await api.get(`${C}/authentication/required-actions/CONFIGURE_TOTP`)).body;
+    await api.put(`${C}/authentication/required-actions/CONFIGURE_TOTP`, { ...action, enabled: false }).then(done);
+  });
 });
 
 test("a user's own role mappings and group memberships raise the user's version; the counter comes and goes with the user", async () => {

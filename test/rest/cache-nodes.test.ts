@@ -149,6 +149,42 @@ test('a client renamed through node A shows its new clientId through node B', as
   expect((await call(b, 'GET', `/admin/realms/${R}/clients?clientId=inventory`, admin)).body).toEqual([]);
 });
 
+test("a client's protocol mapper and secret changed through node A are in node B's next token", async () => {
+  expectStatus(
+    await call(a, 'POST', `/admin/realms/${R}/clients`, admin, {
+      clientId: 'worker',
+      secret: 'worker-secret',
+      publicClient: false,
+      serviceAccountsEnabled: true,
+    }),
+    201,
+  );
+  const [{ id }] = (await call(a, 'GET', `/admin/realms/${R}/clients?clientId=worker`, admin)).body as Array<{ id: string }>;
+  const grant = async (secret: string) => {
+    const res = await fetch(`${b}/realms/${R}/protocol/openid-connect/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: 'worker', client_secret: secret }).toString(),
+    });
+    const body = (await res.json()) as { access_token?: string };
+    return body.access_token
+      ? (JSON.parse(Buffer.from(body.access_token.split('.')[1], 'base64url').toString()) as Record<string, unknown>)
+      : res.status;
+  };
+  for (let i = 0; i < 2; i++) expect(await grant('worker-secret')).not.toHaveProperty('tier');
+  const mapper = {
+    name: 'tier',
+    protocol: 'openid-connect',
+    protocolMapper: 'oidc-hardcoded-claim-mapper',
+    config: { 'claim.name': 'tier', 'claim.value': 'gold', 'jsonType.label': 'String', 'access.token.claim': 'true' },
+  };
+  expectStatus(await call(a, 'POST', `/admin/realms/${R}/clients/${id}/protocol-mappers/models`, admin, mapper), 201);
+  expect(await grant('worker-secret')).toHaveProperty('tier', 'gold');
+  const fresh = (await call(a, 'POST', `/admin/realms/${R}/clients/${id}/client-secret`, admin)).body as { value: string };
+  expect(await grant('worker-secret')).toBe(401);
+  expect(await grant(fresh.value)).toHaveProperty('tier', 'gold');
+});
+
 test('realm settings, the user profile and identity providers changed through node A are what node B uses next', async () => {
   for (let i = 0; i < 2; i++) expect((await call(b, 'GET', `/admin/realms/${R}`, admin)).body).not.toHaveProperty('displayName', 'Nodes');
   expectStatus(await call(a, 'PUT', `/admin/realms/${R}`, admin, { displayName: 'Nodes' }), 204);

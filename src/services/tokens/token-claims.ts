@@ -5,6 +5,7 @@ import type { RealmModel } from '../../db/models/realm';
 import type { RoleModel } from '../../db/models/role';
 import type { UserAttributeModel, UserGroupMembershipModel, UserModel } from '../../db/models/user';
 import { fastRows } from '../../loaders';
+import { clientStamp, keptForRealm } from './client-config-cache';
 import { TOP_LEVEL } from '../../db/models/group';
 import { effectiveRoleIdsForUsers, expandComposites } from '../../core/effective-roles';
 import { claimValue, convert, setClaim } from './claim-values';
@@ -86,7 +87,8 @@ async function readLinkedScopes(db: Db, clients: readonly ClientModel[]): Promis
 export function clientLinkedScopes(db: Db, client: ClientModel): Promise<LinkedScopes> {
   let hit = linkedScopes.get(client);
   if (!hit) {
-    hit = readLinkedScopes(db, [client]);
+    // Kept between requests while the realm's version holds (client-config-cache.ts).
+    hit = keptForRealm(db, `scopes:${client.id}`, clientStamp(client), () => readLinkedScopes(db, [client]));
     linkedScopes.set(client, hit);
     hit.catch(() => linkedScopes.delete(client));
   }
@@ -128,6 +130,19 @@ export async function scopeRoleIdsOf(
 ): Promise<Array<Set<string> | null>> {
   const limited = list.filter((e) => !e.client.fullScopeAllowed);
   if (!limited.length) return list.map(() => null);
+  if (list.length === 1) {
+    const [{ client, scopes }] = list;
+    const key = `scope-roles:${client.id}:${scopes.map((s) => s.id).join(',')}`;
+    return [await keptForRealm(db, key, clientStamp(client), async () => (await readScopeRoleIds(db, list))[0])];
+  }
+  return readScopeRoleIds(db, list);
+}
+
+async function readScopeRoleIds(
+  db: Db,
+  list: ReadonlyArray<{ client: ClientModel; scopes: ClientScopeModel[] }>,
+): Promise<Array<Set<string> | null>> {
+  const limited = list.filter((e) => !e.client.fullScopeAllowed);
   const ownersOf = (e: (typeof list)[number]) => [e.client.id, ...e.scopes.map((s) => s.id)];
   const owners = [...new Set(limited.flatMap(ownersOf))];
   const rows = await db.models.ScopeMapping.findAll({ where: { ownerId: { [Op.in]: owners } }, attributes: ['ownerId', 'roleId'] });
@@ -159,6 +174,18 @@ export async function effectiveMappersOf(
   list: ReadonlyArray<{ client: ClientModel; scopes: ClientScopeModel[] }>,
 ): Promise<ProtocolMapperModel[][]> {
   if (!list.length) return [];
+  if (list.length === 1) {
+    const [{ client, scopes }] = list;
+    const key = `mappers:${client.id}:${scopes.map((s) => s.id).join(',')}`;
+    return [await keptForRealm(db, key, clientStamp(client), async () => (await readMappers(db, list))[0])];
+  }
+  return readMappers(db, list);
+}
+
+async function readMappers(
+  db: Db,
+  list: ReadonlyArray<{ client: ClientModel; scopes: ClientScopeModel[] }>,
+): Promise<ProtocolMapperModel[][]> {
   const scopeIds = [...new Set(list.flatMap((e) => e.scopes.map((s) => s.id)))];
   const ownerCond = [
     { clientId: { [Op.in]: [...new Set(list.map((e) => e.client.id))] } },
@@ -275,9 +302,11 @@ async function loadFactsOf(db: Db, list: readonly FactsInput[]): Promise<Facts[]
     ...(allRealms.length ? [{ realmId: { [Op.in]: allRealms } }] : []),
     ...(someClients.length ? [{ id: { [Op.in]: someClients } }] : []),
   ];
-  const clients = clientCond.length
-    ? await db.models.Client.findAll({ where: { [Op.or]: clientCond }, attributes: ['id', 'realmId', 'clientId'] })
-    : [];
+  const readClients = () => db.models.Client.findAll({ where: { [Op.or]: clientCond }, attributes: ['id', 'realmId', 'clientId'] });
+  // One token's role claims: the clients named kept with the token's client (its realm's version).
+  const one = list.length === 1 ? list[0].input.client : undefined;
+  const clientsKey = `role-clients:${allRealms.join(',')}:${someClients.sort().join(',')}`;
+  const clients = clientCond.length ? await (one ? keptForRealm(db, clientsKey, clientStamp(one), readClients) : readClients()) : [];
   const orgOn = (e: FactsInput) =>
     needs(e, 'oidc-organization-membership-mapper') && [true, 'true'].includes(e.input.realm.settings.organizationsEnabled as never);
   const orgUsers = usersOf(orgOn);
