@@ -31,7 +31,7 @@ async function token(extra: Record<string, string> = {}): Promise<Record<string,
   return { ...decodeJwt(res.body.access_token), granted: res.body.scope };
 }
 
-const ok = (res: { status: number; body: unknown }) => {
+const ok = <T extends { status: number; body: unknown }>(res: T): T => {
   if (res.status >= 300) throw new Error(`${res.status} ${JSON.stringify(res.body)}`);
   return res;
 };
