@@ -117,6 +117,10 @@ export const QUERY_PARAMS = {
   resourcePath: { type: 'string', description: 'Resource path, `*` matches any segment.' },
   resourceTypes: { type: 'string[]', description: 'Resource types (USER, GROUP, ...); repeatable.' },
   scope: { type: 'string', description: 'Scope parameter, as a client would send it.' },
+  source: {
+    type: 'boolean',
+    description: 'With `true`: each text with its `source` (THEME or REALM), the built-in and the realm texts listed apart.',
+  },
   search: { type: 'string', description: 'Search text matched as an infix (`"text"` for exact, `text*` for a prefix).' },
   subGroupsCount: { type: 'boolean', description: 'Fill `subGroupCount` of each group (default true).' },
   top: { type: 'boolean', description: 'Count only top-level groups.' },
@@ -1036,4 +1040,10 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     res: json('The updated client with a new registration access token (provider format)'),
   },
   'DELETE /realms/:realm/clients-registrations/:provider/:clientId': { res: 'none' },
+  'GET /resources/:realm/:themeType/:locale': {
+    query: ['source'],
+    res: json(
+      "A theme's message bundle for the locale (`login`, `account`, `admin`, `email`, `common`, `welcome`), merged with the realm's localization texts: `[{key, value}]` (with `source`: `[{key, value, source}]`); public, no token; unknown realm or theme type → 404 without a body (Keycloak 26 ThemeResource#getLocalizationTexts)",
+    ),
+  },
 };
