@@ -16,11 +16,11 @@ import { Organization } from './organizations';
 /** An invitation mailed to join an organization (Keycloak 26 OrganizationInvitationRepresentation). */
 @ObjectType({ description: 'An invitation to join an organization (Keycloak 26 OrganizationInvitationRepresentation).' })
 export class OrganizationInvitation {
-  @Field(() => GraphQLID) id!: string;
-  @Field(() => GraphQLID) organizationId!: string;
-  @Field(() => GraphQLString) email!: string;
-  @Field(() => GraphQLString, { nullable: true }) firstName?: string;
-  @Field(() => GraphQLString, { nullable: true }) lastName?: string;
+  @Field(() => GraphQLID, { description: 'Id of the invitation (the `jti` of its link).' }) id!: string;
+  @Field(() => GraphQLID, { description: 'Id of the organization.' }) organizationId!: string;
+  @Field(() => GraphQLString, { description: 'The invited e-mail address.' }) email!: string;
+  @Field(() => GraphQLString, { nullable: true, description: 'First name, when given.' }) firstName?: string;
+  @Field(() => GraphQLString, { nullable: true, description: 'Last name, when given.' }) lastName?: string;
   @Field(() => GraphQLInt, { description: 'When it was sent (epoch seconds).' }) sentDate!: number;
   @Field(() => GraphQLInt, { description: 'When its link expires (epoch seconds).' }) expiresAt!: number;
   @Field(() => GraphQLString, { description: 'PENDING or EXPIRED.' }) status!: string;
