@@ -61,6 +61,7 @@ import { AuthzPolicyResolver, AuthzResourceResolver, AuthzScopeResolver } from '
 import { AuthzMutationsResolver } from './authz/mutations';
 import { ManagementPermissionsResolver } from './authz/management-permissions';
 import { OrganizationResolver, RealmOrganizationsResolver } from './organizations/organizations';
+import { OrganizationInvitationResolver } from './organizations/organization-invitations';
 import { mutationPayloads } from './payloads';
 import { argumentDescription, OUTPUT_FIELD_DESCRIPTIONS, ROOT_TYPE_DESCRIPTIONS } from './descriptions';
 
@@ -147,6 +148,7 @@ export const RESOLVERS = [
   ManagementPermissionsResolver,
   RealmOrganizationsResolver,
   OrganizationResolver,
+  OrganizationInvitationResolver,
 ] as const;
 
 let built: Promise<GraphQLSchema> | undefined;

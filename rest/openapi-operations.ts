@@ -117,6 +117,11 @@ export const QUERY_PARAMS = {
   resourcePath: { type: 'string', description: 'Resource path, `*` matches any segment.' },
   resourceTypes: { type: 'string[]', description: 'Resource types (USER, GROUP, ...); repeatable.' },
   scope: { type: 'string', description: 'Scope parameter, as a client would send it.' },
+  status: { type: 'string', description: 'Invitation status: `PENDING` or `EXPIRED`.' },
+  source: {
+    type: 'boolean',
+    description: 'With `true`: each text with its `source` (THEME or REALM), the built-in and the realm texts listed apart.',
+  },
   search: { type: 'string', description: 'Search text matched as an infix (`"text"` for exact, `text*` for a prefix).' },
   subGroupsCount: { type: 'boolean', description: 'Fill `subGroupCount` of each group (default true).' },
   top: { type: 'boolean', description: 'Count only top-level groups.' },
@@ -847,6 +852,17 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   'GET /admin/realms/:realm/organizations/:id/members/count': { res: 'integer' },
   'POST /admin/realms/:realm/organizations/:id/members/invite-user': { body: 'form', res: 'none' },
   'POST /admin/realms/:realm/organizations/:id/members/invite-existing-user': { body: 'form', res: 'none' },
+  'GET /admin/realms/:realm/organizations/:id/invitations': {
+    query: ['first', 'max', 'status', 'email', 'search', 'firstName', 'lastName'],
+    res: json(
+      'OrganizationInvitationRepresentation[] by id: `id`, `organizationId`, `email`, `firstName`, `lastName`, `sentDate`, `expiresAt` (epoch seconds), `status` (PENDING or EXPIRED)',
+    ),
+  },
+  'GET /admin/realms/:realm/organizations/:id/invitations/:invitationId': {
+    res: json('OrganizationInvitationRepresentation; unknown → 404 `Invitation not found`'),
+  },
+  'DELETE /admin/realms/:realm/organizations/:id/invitations/:invitationId': { res: 'none' },
+  'POST /admin/realms/:realm/organizations/:id/invitations/:invitationId/resend': { res: 'none' },
   'GET /admin/realms/:realm/organizations/:id/members/:userId': {
     res: json('MemberRepresentation: the user (UserRepresentation) with `membershipType`'),
   },
@@ -1036,4 +1052,10 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     res: json('The updated client with a new registration access token (provider format)'),
   },
   'DELETE /realms/:realm/clients-registrations/:provider/:clientId': { res: 'none' },
+  'GET /resources/:realm/:themeType/:locale': {
+    query: ['source'],
+    res: json(
+      "A theme's message bundle for the locale (`login`, `account`, `admin`, `email`, `common`, `welcome`), merged with the realm's localization texts: `[{key, value}]` (with `source`: `[{key, value, source}]`); public, no token; unknown realm or theme type → 404 without a body (Keycloak 26 ThemeResource#getLocalizationTexts)",
+    ),
+  },
 };

@@ -89,6 +89,7 @@ const PARAM_DESCRIPTIONS: Record<string, string> = {
   alias: 'Alias.',
   attr: 'Client attribute holding the certificate (e.g. `jwt.credential`).',
   locale: 'Locale (e.g. `en`).',
+  themeType: 'Theme type: `login`, `account`, `admin`, `email`, `common` or `welcome` (any case).',
   key: 'Localization key.',
   client: 'clientId of the client.',
   provider: 'Identity provider alias.',
@@ -246,6 +247,7 @@ function answer(a: Answer): [string, Json] {
 /** Tags: the resource families of docs/ARCHITECTURE.md, by path (first match wins). */
 const TAGS: Array<[RegExp, string]> = [
   [/^\/realms\/\{realm\}\//, 'OpenID Connect'],
+  [/^\/resources\//, 'Themes'],
   [/\/role-mappings(\/|$)/, 'Role mappings'],
   [/\/scope-mappings(\/|$)/, 'Scope mappings'],
   [/\/protocol-mappers\//, 'Protocol mappers'],

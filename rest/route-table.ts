@@ -1,4 +1,5 @@
 import { oidcRouter } from '../src/oidc/router';
+import { themeResourcesRouter } from '../src/oidc/theme-resources-router';
 import { adminRouter } from '.';
 
 /**
@@ -30,7 +31,10 @@ function walk(router: unknown, prefix: string, out: Map<string, RouteEntry>): vo
   }
 }
 
-/** Every admin route (`/admin/...`), and with `oidc` the public OIDC endpoints (`/realms/...`) too. */
+/**
+ * Every admin route (`/admin/...`), and with `oidc` the public endpoints too: OIDC (`/realms/...`) and
+ * the theme message bundles (`/resources/...`).
+ */
 export function routeTable(opts: { oidc?: boolean } = {}): RouteEntry[] {
   const out = new Map<string, RouteEntry>();
   walk(
@@ -44,5 +48,6 @@ export function routeTable(opts: { oidc?: boolean } = {}): RouteEntry[] {
       '/realms',
       out,
     );
+  if (opts.oidc) walk(themeResourcesRouter({} as never), '/resources', out);
   return [...out.values()];
 }

@@ -142,7 +142,7 @@ export class RequiredAction {
 
 @ObjectType({ description: "A configurable required action's config (Keycloak RequiredActionConfigRepresentation)." })
 export class RequiredActionConfig {
-  @Field(() => JSONObject) config!: Record<string, string>;
+  @Field(() => JSONObject) config!: Record<string, unknown>;
 }
 
 export enum PriorityMove {
@@ -401,7 +401,7 @@ export class AuthenticationResolver {
 
   @Mutation(() => RequiredActionConfig, {
     description:
-      "PUT /authentication/required-actions/{alias}/config: sets the provider's properties from `config`; returns the stored config.",
+      "PUT /authentication/required-actions/{alias}/config: sets the provider's properties from `config`; returns the config as GET reads it (defaults overlaid).",
   })
   async updateRequiredActionConfig(
     @Ctx() ctx: RequestContext,

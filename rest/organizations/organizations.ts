@@ -18,7 +18,8 @@ import {
   organizationsOfUser,
   removeOrganizationMember,
 } from '../../src/services/organizations/organization-members';
-import { inviteExistingUser, inviteUser } from '../../src/services/organizations/organization-invites';
+import { inviteExistingUser, inviteUser, resendInvitation } from '../../src/services/organizations/organization-invites';
+import { deleteInvitation, getInvitation, listInvitations } from '../../src/services/organizations/organization-invitations';
 import {
   getOrganizationIdentityProvider,
   linkOrganizationIdentityProvider,
@@ -191,6 +192,36 @@ organizationsRouter.delete(
   route(async (req, res) => {
     const org = await orgOf(req, res);
     await unlinkOrganizationIdentityProvider(ctxOf(res), realmOf(res), org, String(req.params.alias));
+    noContent(res);
+  }),
+);
+
+organizationsRouter.get(
+  '/:id/invitations',
+  route(async (req, res) => {
+    const org = await orgOf(req, res);
+    const q = { first: qInt(req, 'first'), max: qInt(req, 'max'), status: qStr(req, 'status'), email: qStr(req, 'email') };
+    const names = { search: qStr(req, 'search'), firstName: qStr(req, 'firstName'), lastName: qStr(req, 'lastName') };
+    json(res, await listInvitations(ctxOf(res), org, { ...q, ...names }));
+  }),
+);
+organizationsRouter.get(
+  '/:id/invitations/:invitationId',
+  route(async (req, res) => json(res, await getInvitation(ctxOf(res), await orgOf(req, res), String(req.params.invitationId)))),
+);
+organizationsRouter.delete(
+  '/:id/invitations/:invitationId',
+  route(async (req, res) => {
+    const org = await orgOf(req, res);
+    await deleteInvitation(ctxOf(res), realmOf(res), org, String(req.params.invitationId));
+    noContent(res);
+  }),
+);
+organizationsRouter.post(
+  '/:id/invitations/:invitationId/resend',
+  route(async (req, res) => {
+    const org = await orgOf(req, res);
+    await resendInvitation(ctxOf(res), realmOf(res), org, String(req.params.invitationId));
     noContent(res);
   }),
 );

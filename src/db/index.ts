@@ -50,6 +50,7 @@ import { AuthCodeModel, AuthSessionModel, initLogin } from './models/login';
 import {
   OrganizationAttributeModel,
   OrganizationDomainModel,
+  OrganizationInvitationModel,
   OrganizationMemberModel,
   OrganizationModel,
   initOrganizations,
@@ -123,6 +124,7 @@ export const models = {
   OrganizationDomain: OrganizationDomainModel,
   OrganizationAttribute: OrganizationAttributeModel,
   OrganizationMember: OrganizationMemberModel,
+  OrganizationInvitation: OrganizationInvitationModel,
 };
 export type Models = typeof models;
 

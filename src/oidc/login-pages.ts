@@ -82,6 +82,7 @@ eta.loadTemplate(
   `<% layout('@layout') %>
 <h1 id="kc-page-title"><%= it.heading %></h1>
 <div class="alert info" role="status"><p id="kc-info-message"><%= it.message %></p></div>
+<% if (it.actionUrl) { %><p><a id="proceedWithAction" href="<%= it.actionUrl %>"><%= it.t('proceedWithAction') %></a></p><% } %>
 <% if (it.backUrl) { %><p><a id="backToApplication" href="<%= it.backUrl %>"><%= it.t('backToApplication') %></a></p><% } %>`,
 );
 
@@ -300,6 +301,7 @@ export function renderPage(
           heading,
           message: t(p.message.key, ...(p.message.params ?? [])),
           backUrl: p.backUrl,
+          actionUrl: 'actionUrl' in p ? p.actionUrl : undefined,
         }),
       };
     }

@@ -120,4 +120,14 @@ describe('@keycloak/keycloak-admin-client: authentication management', () => {
     const lowered = await am.getRequiredActions();
     expect(lowered[lowered.length - 1].alias).toBe('UPDATE_PROFILE');
   });
+
+  // As Keycloak 26's own js/libs/keycloak-admin-client/test/authenticationManagement.spec.ts expects.
+  test('required action config: UPDATE_PASSWORD reads max_auth_age 300 before any write, 301 once stored, 300 after the reset', async () => {
+    const am = kc.authenticationManagement;
+    expect((await am.getRequiredActionConfig({ alias: 'UPDATE_PASSWORD' })).config?.max_auth_age).toBe(300);
+    await am.updateRequiredActionConfig({ alias: 'UPDATE_PASSWORD' }, { config: { max_auth_age: '301' } });
+    expect((await am.getRequiredActionConfig({ alias: 'UPDATE_PASSWORD' })).config?.max_auth_age).toBe(301);
+    await am.removeRequiredActionConfig({ alias: 'UPDATE_PASSWORD' });
+    expect((await am.getRequiredActionConfig({ alias: 'UPDATE_PASSWORD' })).config?.max_auth_age).toBe(300);
+  });
 });

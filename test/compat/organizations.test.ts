@@ -89,6 +89,48 @@ describe('@keycloak/keycloak-admin-client: organizations', () => {
     expect(mails.every((m) => m.subject === 'Invitation to join the invite-org organization')).toBe(true);
   });
 
+  // Keycloak 26's OrganizationInvitationResource (services/src/main/java/org/keycloak/organization/admin/resource/).
+  test('invitations: listInvitations with filters, findInvitation, resendInvitation, deleteInvitation', async () => {
+    const { id: orgId } = await kc.organizations.create({ name: 'invitations-org' });
+    const before = smtp.messages.length;
+    for (const [email, firstName, lastName] of [
+      ['ann@example.org', 'Ann', 'Archer'],
+      ['ben@example.org', 'Ben', 'Baker'],
+    ]) {
+      const form = new FormData();
+      form.append('email', email);
+      form.append('firstName', firstName);
+      form.append('lastName', lastName);
+      await kc.organizations.invite({ orgId }, form);
+    }
+    await smtp.waitFor(before + 2);
+    const all = await kc.organizations.listInvitations({ orgId });
+    expect(all.map((i) => i.email).sort()).toEqual(['ann@example.org', 'ben@example.org']);
+    const [ann] = await kc.organizations.listInvitations({ orgId, search: 'archer' });
+    expect(ann).toEqual({
+      id: expect.any(String),
+      organizationId: orgId,
+      email: 'ann@example.org',
+      firstName: 'Ann',
+      lastName: 'Archer',
+      sentDate: expect.any(Number),
+      expiresAt: (ann.sentDate as number) + 43200,
+      status: 'PENDING',
+    });
+    expect(await kc.organizations.listInvitations({ orgId, status: 'EXPIRED' })).toEqual([]);
+    expect((await kc.organizations.listInvitations({ orgId, email: 'ben@' })).map((i) => i.firstName)).toEqual(['Ben']);
+    expect(await kc.organizations.findInvitation({ orgId, invitationId: ann.id as string })).toEqual(ann);
+    await kc.organizations.resendInvitation({ orgId, invitationId: ann.id as string });
+    const [resentMail] = (await smtp.waitFor(before + 3)).slice(before + 2);
+    expect(resentMail.recipients).toEqual(['ann@example.org']);
+    const [resent] = await kc.organizations.listInvitations({ orgId, search: 'ann@' });
+    expect(resent).toMatchObject({ email: 'ann@example.org', firstName: 'Ann', lastName: 'Archer', status: 'PENDING' });
+    await kc.organizations.deleteInvitation({ orgId, invitationId: resent.id as string });
+    expect((await kc.organizations.listInvitations({ orgId })).map((i) => i.email)).toEqual(['ben@example.org']);
+    await expect(kc.organizations.findInvitation({ orgId, invitationId: resent.id as string })).rejects.toThrow('Invitation not found');
+    await expect(kc.organizations.deleteInvitation({ orgId, invitationId: resent.id as string })).rejects.toThrow('Invitation not found');
+  });
+
   test('identity providers: linkIdp, listIdentityProviders, unLinkIdp', async () => {
     const { id: orgId } = await kc.organizations.create({ name: 'idp-org' });
     await kc.identityProviders.create({ alias: 'compat-org-idp', providerId: 'oidc', config: { clientSecret: 'x' } });

@@ -57,6 +57,7 @@ describe('@keycloak/keycloak-admin-client: realm extras', () => {
     expect(exported.users ?? []).toEqual([]);
   });
 
+  // whoami: Keycloak 26's AdminConsole#whoAmI answers only admin-console tokens (ForbiddenException otherwise).
   test('users-management-permissions is off until enabled, and whoami refuses admin-cli tokens', async () => {
     expect(await kc.realms.getUsersManagementPermissions({ realm: R })).toEqual({ enabled: false });
     kc.setConfig({ realmName: 'master' });

@@ -43,6 +43,8 @@ const EXPECTED = [
   'organization_attribute.organization_id -> organization.id CASCADE',
   'organization_member.organization_id -> organization.id CASCADE',
   'organization_member.user_id -> user_entity.id CASCADE',
+  // 0027: invitations, gone with their organization.
+  'organization_invitation.organization_id -> organization.id CASCADE',
   'realm_cache_version.realm_id -> realm.id CASCADE',
   'user_cache_version.user_id -> user_entity.id CASCADE',
   'user_search_name.user_id -> user_entity.id CASCADE',

@@ -298,12 +298,12 @@ describe('authentication catalogues, executions and required-action config over 
         { r: R },
       ),
     ).updateRequiredActionConfig.requiredActionConfig;
-    expect(updated).toEqual({ config: { max_auth_age: '301' } });
+    expect(updated).toEqual({ config: { max_auth_age: 301 } });
     expect((await api.get(`${base}/required-actions/UPDATE_PASSWORD/config`)).body).toEqual(updated);
     const read = ok(await gql(`query($r: String!) { requiredActionConfig(realm: $r, alias: "UPDATE_PASSWORD") { config } }`, { r: R }));
     expect(read.requiredActionConfig).toEqual(updated);
     ok(await gql(`mutation($r: String!) { deleteRequiredActionConfig(realm: $r, alias: "UPDATE_PASSWORD") { ok } }`, { r: R }));
-    expect((await api.get(`${base}/required-actions/UPDATE_PASSWORD/config`)).body).toEqual({ config: {} });
+    expect((await api.get(`${base}/required-actions/UPDATE_PASSWORD/config`)).body).toEqual({ config: { max_auth_age: 300 } });
     const notConfigurable = await gql(`query($r: String!) { requiredActionConfig(realm: $r, alias: "delete_account") { config } }`, {
       r: R,
     });

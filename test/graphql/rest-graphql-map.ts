@@ -355,6 +355,10 @@ export const MAPPED: Record<string, Twin> = {
   [`GET ${R}/organizations/:id/members/count`]: ['Query.organization', 'Organization.membersCount'],
   [`POST ${R}/organizations/:id/members/invite-user`]: ['Mutation.inviteOrganizationMember'],
   [`POST ${R}/organizations/:id/members/invite-existing-user`]: ['Mutation.inviteExistingOrganizationMember'],
+  [`GET ${R}/organizations/:id/invitations`]: ['Query.organization', 'Organization.invitations'],
+  [`GET ${R}/organizations/:id/invitations/:invitationId`]: ['Query.organization', 'Organization.invitation'],
+  [`DELETE ${R}/organizations/:id/invitations/:invitationId`]: ['Mutation.deleteOrganizationInvitation'],
+  [`POST ${R}/organizations/:id/invitations/:invitationId/resend`]: ['Mutation.resendOrganizationInvitation'],
   [`GET ${R}/organizations/:id/members/:userId`]: {
     path: ['Query.organization', 'Organization.members'],
     note: 'listOrganizationMembers instead of getOrganizationMember: the member is an item of the list (no lookup by user id)',

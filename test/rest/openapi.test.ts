@@ -49,7 +49,7 @@ describe('openapi/openapi.json', () => {
     if (file !== openApiText()) throw new Error('openapi/openapi.json is stale: run `npm run openapi` and commit the result');
   });
 
-  test('the route table is read from the routers (admin and OIDC), mounts included', () => {
+  test('the route table is read from the routers (admin, OIDC and theme bundles), mounts included', () => {
     expect(routes.length).toBeGreaterThan(300);
     const keys = routes.map((r) => `${r.method} ${r.template}`);
     for (const known of [
@@ -58,6 +58,7 @@ describe('openapi/openapi.json', () => {
       'GET /admin/realms/:realm/group-by-path/*path',
       'GET /admin/:realm/console/whoami',
       'POST /realms/:realm/protocol/openid-connect/token',
+      'GET /resources/:realm/:themeType/:locale',
     ]) {
       expect(keys).toContain(known);
     }

@@ -39,6 +39,17 @@ export class OrganizationMemberModel extends Model {
   declare membershipType: 'MANAGED' | 'UNMANAGED';
 }
 
+/** An invitation mailed to join an organization (migration 0027); its id is the link's `jti`. Times in epoch seconds. */
+export class OrganizationInvitationModel extends Model {
+  declare id: string;
+  declare organizationId: string;
+  declare email: string;
+  declare firstName: string | null;
+  declare lastName: string | null;
+  declare sentDate: number;
+  declare expiresAt: number;
+}
+
 const common = { underscored: true, timestamps: false } as const;
 
 export function initOrganizations(sequelize: Sequelize) {
@@ -70,4 +81,24 @@ export function initOrganizations(sequelize: Sequelize) {
     },
     { sequelize, tableName: 'organization_member', ...common },
   );
+  OrganizationInvitationModel.init(
+    {
+      id: idColumn(),
+      organizationId: ref(),
+      email: str(255, false),
+      firstName: str(255),
+      lastName: str(255),
+      sentDate: { type: DataTypes.BIGINT, allowNull: false, get: epoch('sentDate') },
+      expiresAt: { type: DataTypes.BIGINT, allowNull: false, get: epoch('expiresAt') },
+    },
+    { sequelize, tableName: 'organization_invitation', ...common },
+  );
+}
+
+/** BIGINT columns come back as strings from mysql2: read them as numbers. */
+function epoch(field: string) {
+  return function (this: Model) {
+    const v = this.getDataValue(field);
+    return v == null ? v : Number(v);
+  };
 }

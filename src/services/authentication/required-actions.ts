@@ -149,11 +149,25 @@ async function configOf(ctx: RequestContext, realm: RealmModel, alias: string) {
   return found;
 }
 
-/** GET /{realm}/authentication/required-actions/{alias}/config: `{config}` as stored. */
+/** A stored value as Keycloak's admin client reads it back: an `int` property's digits as a number. */
+function typedValue(type: string | undefined, value: string): string | number {
+  return type === 'int' && /^-?\d{1,15}$/.test(value) ? Number(value) : value;
+}
+
+/**
+ * GET /{realm}/authentication/required-actions/{alias}/config: `{config}`, the provider's defaults
+ * (e.g. UPDATE_PASSWORD's `max_auth_age` 300) overlaid with what is stored, integers as numbers, as
+ * Keycloak 26 answers (its admin client's authenticationManagement.spec.ts reads 300 before any write
+ * and after a reset, and 301 after storing "301").
+ */
 export async function getRequiredActionConfig(ctx: RequestContext, realm: RealmModel, alias: string): Promise<Rep> {
   await requireAuthRight(ctx, realm, 'view');
-  const [action] = await configOf(ctx, realm, alias);
-  return { config: action.config ?? {} };
+  const [action, provider] = await configOf(ctx, realm, alias);
+  const types = new Map(provider.properties.map((p) => [p.name, p.type]));
+  const config: Record<string, unknown> = {};
+  for (const p of provider.properties) if (p.defaultValue !== undefined) config[p.name] = p.defaultValue;
+  for (const [k, v] of Object.entries(action.config ?? {})) config[k] = typedValue(types.get(k), String(v));
+  return { config };
 }
 
 /** PUT /{realm}/authentication/required-actions/{alias}/config: merges the provider's properties from `{config}`. */
@@ -173,7 +187,7 @@ export async function updateRequiredActionConfig(ctx: RequestContext, realm: Rea
   });
 }
 
-/** DELETE /{realm}/authentication/required-actions/{alias}/config: clears the config. */
+/** DELETE /{realm}/authentication/required-actions/{alias}/config: clears the stored config (the defaults apply again). */
 export async function deleteRequiredActionConfig(ctx: RequestContext, realm: RealmModel, alias: string): Promise<void> {
   await requireAuthRight(ctx, realm, 'manage');
   const [action] = await configOf(ctx, realm, alias);

@@ -13,6 +13,7 @@ import { createAuthSession, dataOf, findAuthSession, loginLifespan, saveAuthSess
 import { type BrowserRequest, type BrowserResponse, type CookieOp, realmPage, resumeLogin, rootOf, signRoot } from './login';
 import { isResetLogin, RESET_NOTES, RESET_PATH, resetAllowed } from './reset-credentials';
 import { markEmailVerified } from './verify-email';
+import { organizationInvitationLink } from './org-invitation-token';
 
 /**
  * GET /realms/{realm}/login-actions/action-token?key=... (Keycloak's LoginActionsService
@@ -23,11 +24,13 @@ import { markEmailVerified } from './verify-email';
  *    one whose login sent the mail (`asid`), that login continues;
  *  - execute-actions marks the address verified (the mail reached it) and runs the token's required
  *    actions, then the user's own, with the login's required-action pages;
+ *  - an organization invitation (ORGIVT) asks to confirm, then makes the user a member
+ *    (org-invitation-token.ts);
  * and such a login ends with "account updated" (or "e-mail verified") and a link back to the
  * admin-given redirect URI; the token is recorded as used then (src/services/login/action-token-store.ts).
  */
 
-type Typ = 'execute-actions' | 'verify-email' | 'reset-credentials';
+type Typ = 'execute-actions' | 'verify-email' | 'reset-credentials' | 'ORGIVT';
 
 /** Per type: the event, and the error and message of a failed check (Keycloak's handler defaults). */
 const HANDLERS: Record<Typ, { event: BaseEventTypeName; error: string; message: string; done: string }> = {
@@ -39,6 +42,7 @@ const HANDLERS: Record<Typ, { event: BaseEventTypeName; error: string; message: 
     message: 'resetCredentialNotAllowedMessage',
     done: 'accountUpdatedMessage',
   },
+  ORGIVT: { event: 'INVITE_ORG', error: 'invalid_token', message: 'staleInviteOrgLink', done: 'accountUpdatedMessage' },
 };
 
 /** The token's claims when one of the realm's RS256 keys signed it (the time is checked by the caller). */
@@ -103,13 +107,15 @@ export async function actionToken(db: Db, req: BrowserRequest): Promise<BrowserR
   ev.clientId = client.clientId;
   if (!client.enabled) return fail('client_disabled', 'loginRequesterNotEnabledMessage');
   if (claims.eml !== user.email) return fail('invalid_email', handler.message);
+  const root = await rootOf(db, realm, req.cookies.AUTH_SESSION_ID);
+  // An invitation's redirect URI is the organization's own, not one of the account client's (Keycloak 26 follows it as is).
+  if (typ === 'ORGIVT') return organizationInvitationLink(db, realm, req, claims, user, client, ev, root);
   const redirectUri = typeof claims.reduri === 'string' ? claims.reduri : undefined;
   if (redirectUri && !isValidRedirectUri(client, redirectUri, req.baseUrl))
     return fail('invalid_redirect_uri', 'invalidRedirectUriMessage');
   if (typ === 'reset-credentials' && !resetAllowed(realm)) return fail(handler.error, handler.message);
   const exp = Number(claims.exp);
 
-  const root = await rootOf(db, realm, req.cookies.AUTH_SESSION_ID);
   if (typ === 'verify-email') {
     if (!(await markActionTokenUsed(db, realm, claims.jti, exp))) return fail('expired_code', 'expiredActionMessage');
     await markEmailVerified(db, user);

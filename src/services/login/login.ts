@@ -53,7 +53,7 @@ export type BrowserResponse = (
 
 /** A page that only informs (required actions pending, logged out, logout confirmation). */
 export type InfoPage =
-  | { page: 'info'; status: number; title: Message; message: Message; backUrl?: string }
+  | { page: 'info'; status: number; title: Message; message: Message; backUrl?: string; actionUrl?: string }
   | { page: 'logout-confirm'; status: number; action: string; fields: Record<string, string> }
   | ActionPage;
 

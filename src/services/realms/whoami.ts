@@ -48,8 +48,10 @@ async function requireConsoleClient(ctx: RequestContext, clientUuid: string): Pr
 
 /**
  * GET /admin/{realm}/console/whoami?currentRealm=: who the console's caller is and which admin
- * roles they hold on the realm being viewed (master callers: roles of `<currentRealm>-realm`;
- * others: `realm-management` roles of their own realm).
+ * roles they hold on the realm being viewed (master callers: roles of `<currentRealm>-realm`, plus
+ * `admin` when they hold master's admin role; others: `realm-management` roles of their own realm).
+ * As Keycloak 26's AdminConsole#whoAmI, only tokens of the admin console (or a client with attribute
+ * `security.admin.console`) are answered: an `admin-cli` token gets 403.
  */
 export async function whoAmI(ctx: RequestContext, realmName: string, currentRealm?: string): Promise<WhoAmI> {
   const realm = await ctx.loaders.realmByName.load(realmName);
@@ -66,6 +68,9 @@ export async function whoAmI(ctx: RequestContext, realmName: string, currentReal
     ? await effectiveClientRoleNames(ctx.db, user.id, realm.id, `${viewed}-realm`)
     : await effectiveClientRoleNames(ctx.db, user.id, realm.id, 'realm-management');
   if (!roles.size) throw errorC(403, 'No realm access');
+  const masterRoles = master ? await effectiveRealmRoleNames(ctx.db, user.id, realm.id) : new Set<string>();
+  // Keycloak 26 adds master's `admin` realm role to the viewed realm's entry of a master caller holding it.
+  if (masterRoles.has('admin')) roles.add('admin');
   const attrs = await ctx.db.models.UserAttribute.findAll({
     where: { userId: user.id, name: { [Op.in]: ['locale', 'is_temporary_admin'] } },
     attributes: ['name', 'value'],
@@ -81,7 +86,7 @@ export async function whoAmI(ctx: RequestContext, realmName: string, currentReal
     realm: realm.name,
     displayName,
     locale: attr('locale') || defaultLocale,
-    createRealm: master && (await effectiveRealmRoleNames(ctx.db, user.id, realm.id)).has('create-realm'),
+    createRealm: masterRoles.has('create-realm'),
     realm_access: { [master ? viewed : realm.name]: [...roles].sort() },
     temporary: attr('is_temporary_admin') === 'true',
   };

@@ -121,7 +121,13 @@ describe('required actions', () => {
     expect(again.status).toBe(409);
   });
 
-  test('required action config: description, read, update, delete', async () => {
+  // Keycloak 26's js/libs/keycloak-admin-client/test/authenticationManagement.spec.ts: UPDATE_PASSWORD's config
+  // reads max_auth_age 300 (a number) before any write, 301 after storing "301", 300 again after the reset.
+  test('required action config: defaults before any write, description, read, update, delete', async () => {
+    expect((await api.get(`${base}/required-actions/UPDATE_PASSWORD/config`)).body).toEqual({ config: { max_auth_age: 300 } });
+    expect((await api.get(`${base}/required-actions/CONFIGURE_RECOVERY_AUTHN_CODES/config`)).body).toEqual({
+      config: { warning_threshold: 4, max_auth_age: 300 },
+    });
     expect((await api.get(`${base}/required-actions/UPDATE_PASSWORD/config-description`)).body.properties[0]).toMatchObject({
       name: 'max_auth_age',
       defaultValue: 300,
@@ -133,9 +139,9 @@ describe('required actions', () => {
     expect((await api.put(`${base}/required-actions/UPDATE_PASSWORD/config`, { config: { max_auth_age: '301', other: 'x' } })).status).toBe(
       204,
     );
-    expect((await api.get(`${base}/required-actions/UPDATE_PASSWORD/config`)).body).toEqual({ config: { max_auth_age: '301' } });
+    expect((await api.get(`${base}/required-actions/UPDATE_PASSWORD/config`)).body).toEqual({ config: { max_auth_age: 301 } });
     expect((await api.delete(`${base}/required-actions/UPDATE_PASSWORD/config`)).status).toBe(204);
-    expect((await api.get(`${base}/required-actions/UPDATE_PASSWORD/config`)).body).toEqual({ config: {} });
+    expect((await api.get(`${base}/required-actions/UPDATE_PASSWORD/config`)).body).toEqual({ config: { max_auth_age: 300 } });
   });
 
   test('permissions: query-users lists, view-realm reads, only manage-realm writes', async () => {

@@ -45,6 +45,17 @@ test('an audience mapper without an audience is accepted and adds none (Keycloak
   });
   expect(created.status).toBe(201);
   expect(await audOf()).toEqual(before);
+  // No config at all (services/src/main/java/org/keycloak/protocol/oidc/mappers/AudienceProtocolMapper.java
+  // in Keycloak 26 overrides no validateConfig): also accepted, and read back with an empty config.
+  const bare = await api.post(`${base}/clients/${client}/protocol-mappers/models`, {
+    name: 'no-config-audience',
+    protocol: 'openid-connect',
+    protocolMapper: 'oidc-audience-mapper',
+  });
+  expect(bare.status).toBe(201);
+  const got = await api.get(`${base}/clients/${client}/protocol-mappers/models/${bare.headers.location.split('/').pop()}`);
+  expect(got.body).toMatchObject({ name: 'no-config-audience', protocolMapper: 'oidc-audience-mapper', config: {} });
+  expect(await audOf()).toEqual(before);
 });
 
 describe.each(['clients', 'client-scopes'])('protocol mappers of %s', (type) => {

@@ -56,6 +56,14 @@ describe('users-management-permissions', () => {
   });
 });
 
+/**
+ * Follows Keycloak 26's AdminConsole#whoAmI (services/src/main/java/org/keycloak/services/resources/
+ * admin/AdminConsole.java): the token's azp must be `security-admin-console` or a client with the
+ * attribute `security.admin.console` = true, else ForbiddenException "Token issued for an application
+ * that is not the admin console: <azp>" (so admin-cli tokens get 403, as core reference §2.9 says);
+ * a master caller's entry is the viewed realm's `<realm>-realm` roles plus `admin` when they hold
+ * master's admin role; an empty entry is ForbiddenException "No realm access".
+ */
 describe('whoami', () => {
   const consoleToken = (realm = 'master', username = ADMIN.username, password = ADMIN.password) =>
     ts.token({ realm, username, password, clientId: 'security-admin-console' });
@@ -67,9 +75,27 @@ describe('whoami', () => {
     expect(res.body).toMatchObject({ realm: 'master', displayName: 'admin', locale: 'en', createRealm: true, temporary: true });
     expect(res.body.userId).toMatch(/^[0-9a-f-]{36}$/);
     expect(Object.keys(res.body.realm_access)).toEqual([R]);
-    expect(res.body.realm_access[R]).toEqual(expect.arrayContaining(['manage-realm', 'view-users', 'impersonation']));
+    expect(res.body.realm_access[R]).toEqual(expect.arrayContaining(['admin', 'manage-realm', 'view-users', 'impersonation']));
     const self = await request(ts.app).get('/admin/master/console/whoami').set('Authorization', `Bearer ${token}`);
     expect(Object.keys(self.body.realm_access)).toEqual(['master']);
+    expect(self.body.realm_access.master).toContain('admin');
+  });
+
+  test('a master user with only some roles of <realm>-realm: those roles, no admin, no createRealm', async () => {
+    const created = await api.post('/admin/realms/master/users', {
+      username: 'who-partial',
+      enabled: true,
+      credentials: [{ type: 'password', value: 'pw', temporary: false }],
+    });
+    const id = created.headers.location.split('/').pop();
+    const client = await clientUuid(api, 'master', `${R}-realm`);
+    const role = (await api.get(`/admin/realms/master/clients/${client}/roles/view-clients`)).body;
+    expect((await api.post(`/admin/realms/master/users/${id}/role-mappings/clients/${client}`, [role])).status).toBe(204);
+    const token = await consoleToken('master', 'who-partial', 'pw');
+    const res = await request(ts.app).get(`/admin/master/console/whoami?currentRealm=${R}`).set('Authorization', `Bearer ${token}`);
+    expect(res.status).toBe(200);
+    expect(res.body.createRealm).toBe(false);
+    expect(res.body.realm_access[R].sort()).toEqual(['query-clients', 'view-clients']);
   });
 
   test('a realm admin: realm-management roles of the own realm, display name from first and last name', async () => {
