@@ -11,7 +11,7 @@
  */
 import { createHash, createPrivateKey, createPublicKey, type KeyObject, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import argon2 from 'argon2';
+import { Algorithm, hashRaw, Version } from '@node-rs/argon2';
 import express, { type Request, type Response } from 'express';
 import { jwtVerify, SignJWT } from 'jose';
 
@@ -438,15 +438,15 @@ async function argonMatches(password: string, cred: Row): Promise<boolean> {
   if (data.algorithm !== 'argon2') return false;
   const p = data.additionalParameters ?? {};
   const expected = Buffer.from(secret.value, 'base64');
-  const actual = await argon2.hash(password, {
-    type: argon2.argon2id,
-    version: 0x13,
-    hashLength: Number(p.hashLength?.[0] ?? expected.length),
+  // The same binding as idserver's, on libuv's pool (idserver runs it on lowered worker threads).
+  const actual = await hashRaw(password, {
+    algorithm: Algorithm.Argon2id,
+    version: Version.V0x13,
+    outputLen: Number(p.hashLength?.[0] ?? expected.length),
     memoryCost: Number(p.memory?.[0] ?? 7168),
     timeCost: data.hashIterations,
     parallelism: Number(p.parallelism?.[0] ?? 1),
     salt: Buffer.from(secret.salt, 'base64'),
-    raw: true,
   });
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }

@@ -1,7 +1,5 @@
-import { pbkdf2, randomBytes, timingSafeEqual } from 'node:crypto';
-import { availableParallelism } from 'node:os';
-import { promisify } from 'node:util';
-import argon2 from 'argon2';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { HASH_WORKERS, rawHash } from './hash-workers';
 import { passwordHashing } from '../metrics';
 
 /**
@@ -21,16 +19,11 @@ interface CredentialData {
   additionalParameters?: Record<string, string[]>;
 }
 
-const pbkdf2Async = promisify(pbkdf2);
-
 /**
- * Hashes run on libuv's thread pool (argon2's native worker, node's pbkdf2), which the SQLite driver and
- * file I/O share: a burst of logins holding every thread would queue each other request's statements
- * behind whole hashes. At most one hash per core runs at once (that saturates the cores); the others
- * wait their turn here, in arrival order, and the pool keeps threads for I/O (its default size is 4;
- * on a machine of 4 cores or more, set UV_THREADPOOL_SIZE above the core count, e.g. cores + 2).
+ * Hashes run on low-priority worker threads, one per core (hash-workers.ts). At most one hash per
+ * worker runs at once (that saturates the cores); the others wait their turn here, in arrival order.
  */
-const HASH_SLOTS = Math.max(1, Math.min(availableParallelism(), Number(process.env.UV_THREADPOOL_SIZE || 4) - 1));
+const HASH_SLOTS = HASH_WORKERS;
 let hashing = 0;
 const waiting: Array<() => void> = [];
 
@@ -73,15 +66,16 @@ async function hashUntimed(password: string, algorithm: string, iterations?: num
   const salt = randomBytes(16);
   if (algorithm === 'argon2') {
     const timeCost = iterations ?? ARGON2.iterations;
-    const hash = await argon2.hash(password, {
-      type: argon2.argon2id,
+    const hash = await rawHash({
+      kind: 'argon2',
+      password,
+      salt,
+      type: 'id',
       version: 0x13,
       hashLength: ARGON2.hashLength,
-      memoryCost: ARGON2.memory,
-      timeCost,
+      memory: ARGON2.memory,
+      iterations: timeCost,
       parallelism: ARGON2.parallelism,
-      salt,
-      raw: true,
     });
     return {
       secretData: JSON.stringify({ value: hash.toString('base64'), salt: salt.toString('base64'), additionalParameters: {} }),
@@ -101,7 +95,7 @@ async function hashUntimed(password: string, algorithm: string, iterations?: num
   const p = PBKDF2[algorithm];
   if (!p) throw new Error(`Unsupported hash algorithm ${algorithm}`);
   const n = iterations ?? p.iterations;
-  const key = await pbkdf2Async(password, salt, n, p.keyBits / 8, p.digest);
+  const key = await rawHash({ kind: 'pbkdf2', password, salt, iterations: n, keyLength: p.keyBits / 8, digest: p.digest });
   return {
     secretData: JSON.stringify({ value: key.toString('base64'), salt: salt.toString('base64'), additionalParameters: {} }),
     credentialData: JSON.stringify({ hashIterations: n, algorithm, additionalParameters: {} }),
@@ -136,20 +130,28 @@ async function verifyUntimed(password: string, stored: StoredPassword): Promise<
   let actual: Buffer;
   if (data.algorithm === 'argon2') {
     const type = param(data, 'type', 'id');
-    actual = await argon2.hash(password, {
-      type: type === 'i' ? argon2.argon2i : type === 'd' ? argon2.argon2d : argon2.argon2id,
+    actual = await rawHash({
+      kind: 'argon2',
+      password,
+      salt,
+      type: type === 'i' ? 'i' : type === 'd' ? 'd' : 'id',
       version: param(data, 'version', '1.3') === '1.0' ? 0x10 : 0x13,
       hashLength: Number(param(data, 'hashLength', String(expected.length))),
-      memoryCost: Number(param(data, 'memory', String(ARGON2.memory))),
-      timeCost: data.hashIterations,
+      memory: Number(param(data, 'memory', String(ARGON2.memory))),
+      iterations: data.hashIterations,
       parallelism: Number(param(data, 'parallelism', '1')),
-      salt,
-      raw: true,
     });
   } else {
     const p = PBKDF2[data.algorithm];
     if (!p) return false;
-    actual = await pbkdf2Async(password, salt, data.hashIterations, expected.length, p.digest);
+    actual = await rawHash({
+      kind: 'pbkdf2',
+      password,
+      salt,
+      iterations: data.hashIterations,
+      keyLength: expected.length,
+      digest: p.digest,
+    });
   }
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
