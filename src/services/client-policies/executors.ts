@@ -1,5 +1,6 @@
 import type { ClientRepresentation } from '../../representations/client';
 import type { ProviderConfiguration } from '../../representations/client-policy';
+import { FAPI_EXECUTORS } from './executors-fapi';
 import { ClientPolicyViolation, type PolicyContext } from './types';
 
 /**
@@ -248,6 +249,7 @@ const registrationTokenRotationDisabled: Executor = {
 };
 
 export const EXECUTORS: Record<string, Executor> = {
+  ...FAPI_EXECUTORS,
   'confidential-client': confidentialClient,
   'consent-required': consentRequired,
   'full-scope-disabled': fullScopeDisabled,
