@@ -13,7 +13,21 @@ import type { OidcDiscoveryDocument } from '../../representations/oidc';
  */
 
 /** The algorithms a client may sign a request object with (its JWKS, certificate or secret; `none` when the client allows it). */
-const REQUEST_OBJECT_ALGS = ['ES256', 'ES384', 'ES512', 'HS256', 'HS384', 'HS512', 'PS256', 'PS384', 'PS512', 'RS256', 'RS384', 'RS512', 'none'];
+const REQUEST_OBJECT_ALGS = [
+  'ES256',
+  'ES384',
+  'ES512',
+  'HS256',
+  'HS384',
+  'HS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'RS256',
+  'RS384',
+  'RS512',
+  'none',
+];
 
 /** The realm of a public endpoint (`/realms/{realm}/...`): 404 `Realm does not exist`. */
 export async function publicRealm(db: Db, name: string): Promise<RealmModel> {
@@ -77,7 +91,7 @@ export async function discoveryDocument(db: Db, name: string, baseUrl: string): 
     end_session_endpoint: `${oidc}/logout`,
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: algorithms,
-    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'client_secret_jwt'],
     userinfo_signing_alg_values_supported: [...algorithms, 'none'],
     introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     revocation_endpoint: `${oidc}/revoke`,
