@@ -13,7 +13,7 @@ import { exchange, Jar, type LoginWorld, loginWorld, pageError, pkcePair, REDIRE
 let w: LoginWorld;
 const R = 'parjar';
 let parUrl: string;
-let key: CryptoKeyPair;
+let key: Awaited<ReturnType<typeof generateKeyPair>>;
 let docs: Server;
 let docsBase: string;
 const served = new Map<string, string>();

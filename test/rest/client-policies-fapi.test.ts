@@ -1,4 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import { randomUUID, type webcrypto } from 'node:crypto';
+
+type CryptoKeyPair = webcrypto.CryptoKeyPair;
 import { exportJWK, SignJWT } from 'jose';
 import { Jar, type LoginWorld, loginWorld, pageError, pkcePair, redirectParams, signIn } from '../login/browser-client';
 
