@@ -91,6 +91,11 @@ const EXECUTOR_INFO: Record<string, { helpText: string; properties: ConfigProper
       prop('allow-token-response-type', 'Allow token response type', 'Whether code id_token token is allowed.', 'boolean', false),
     ],
   },
+  'reject-request': { helpText: 'Refuses every request the policy applies to.', properties: [] },
+  'secure-logout': {
+    helpText: 'Clients may not use front-channel logout, and logouts may not be GET requests.',
+    properties: [prop('allow-front-channel-logout', 'Allow front-channel logout', 'Allow front-channel logout.', 'boolean', false)],
+  },
   'secure-client-uris': {
     helpText: 'Client URIs must be https without wildcards; authorization requests must redirect to https.',
     properties: [

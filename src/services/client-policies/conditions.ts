@@ -29,7 +29,7 @@ const clientAccessType: Condition = (conf, c) => {
   const wanted = new Set(strings(conf.type ?? 'confidential'));
   const proposed = c.rep ? wanted.has(accessType(c.rep.publicClient, c.rep.bearerOnly)) : false;
   if (c.event === 'REGISTER') return vote(proposed);
-  if (!CRUD.has(c.event) && !REQUESTS.has(c.event)) return 'ABSTAIN';
+  if (!CRUD.has(c.event) && !REQUESTS.has(c.event) && c.event !== 'LOGOUT_REQUEST') return 'ABSTAIN';
   const current = c.client ? wanted.has(accessType(c.client.publicClient, c.client.bearerOnly)) : false;
   return vote(current || proposed);
 };

@@ -102,7 +102,8 @@ export async function clientPoliciesOnToken(c: {
 
 /**
  * An authorization request: PRE_AUTHORIZATION_REQUEST on the query as sent, AUTHORIZATION_REQUEST on
- * the resolved parameters, PUSHED_AUTHORIZATION_REQUEST on a pushed request. The refusal, if any
+ * the resolved parameters, PUSHED_AUTHORIZATION_REQUEST on a pushed request; a logout of the client
+ * (LOGOUT_REQUEST, with its `http_method`). The refusal, if any
  * (the endpoint renders it: error page, redirect or 400).
  */
 export async function clientPoliciesOnAuthorization(
@@ -110,7 +111,11 @@ export async function clientPoliciesOnAuthorization(
   realm: RealmModel,
   client: ClientModel,
   params: Record<string, string | undefined>,
-  event: 'PRE_AUTHORIZATION_REQUEST' | 'AUTHORIZATION_REQUEST' | 'PUSHED_AUTHORIZATION_REQUEST' = 'AUTHORIZATION_REQUEST',
+  event:
+    | 'PRE_AUTHORIZATION_REQUEST'
+    | 'AUTHORIZATION_REQUEST'
+    | 'PUSHED_AUTHORIZATION_REQUEST'
+    | 'LOGOUT_REQUEST' = 'AUTHORIZATION_REQUEST',
   extra: Pick<PolicyContext, 'rawParams' | 'requestObject' | 'par' | 'issuer'> = {},
 ): Promise<{ error: string; description: string } | undefined> {
   if (!hasClientPolicies(realm)) return undefined;

@@ -15,7 +15,8 @@ export type PolicyEvent =
   | 'TOKEN_REQUEST'
   | 'RESOURCE_OWNER_PASSWORD_CREDENTIALS_REQUEST'
   | 'SERVICE_ACCOUNT_TOKEN_REQUEST'
-  | 'TOKEN_REFRESH';
+  | 'TOKEN_REFRESH'
+  | 'LOGOUT_REQUEST';
 
 /** Who writes the client (client-updater-context's `update-client-source` values). */
 export type UpdaterSource = 'ByAuthenticatedUser' | 'ByAnonymous' | 'ByInitialAccessToken' | 'ByRegistrationAccessToken';
