@@ -186,3 +186,13 @@ test('a request_uri among the client request.uris is fetched; another is refused
     await setAttributes('rp', { 'request.object.required': 'not required' });
   }
 });
+
+test('two uses of one request_uri at once: one login page, one error page', async () => {
+  const uri = ((await (await push(codeRequest())).json()) as { request_uri: string }).request_uri;
+  const [a, b] = await Promise.all([0, 1].map(() => new Jar().fetch(authorize({ client_id: 'rp', request_uri: uri }))));
+  expect([a.status, b.status].sort()).toEqual([200, 400]);
+  // A request_uri of no pushed request, or of no UUID, is the same error page.
+  for (const other of ['urn:ietf:params:oauth:request_uri:00000000-0000-0000-0000-000000000000', 'urn:ietf:params:oauth:request_uri:x']) {
+    expect((await new Jar().fetch(authorize({ client_id: 'rp', request_uri: other }))).status).toBe(400);
+  }
+});
