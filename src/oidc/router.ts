@@ -51,7 +51,13 @@ export function oidcRouter(db: Db, baseUrlOf: (req: express.Request) => string):
       if (texts.some((v) => typeof v === 'string' && hasBadText(v))) {
         throw oauth(400, 'invalid_request', 'Text must not contain NUL characters or unpaired surrogates');
       }
-      const out = await pushAuthorizationRequest(db, { realm: String(req.params.realm), form: body, basic, baseUrl: baseUrlOf(req) });
+      const out = await pushAuthorizationRequest(db, {
+        realm: String(req.params.realm),
+        form: body,
+        basic,
+        baseUrl: baseUrlOf(req),
+        ipAddress: req.ip,
+      });
       res.status(201).set('Cache-Control', 'no-store').set('Pragma', 'no-cache').json(out);
     }),
   );

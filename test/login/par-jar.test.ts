@@ -196,3 +196,18 @@ test('two uses of one request_uri at once: one login page, one error page', asyn
     expect((await new Jar().fetch(authorize({ client_id: 'rp', request_uri: other }))).status).toBe(400);
   }
 });
+
+test('pushes are recorded as PUSHED_AUTHORIZATION_REQUEST events (and _ERROR with the error code) when the realm saves them', async () => {
+  // As in Keycloak, these types are stored only when listed.
+  const types = ['PUSHED_AUTHORIZATION_REQUEST', 'PUSHED_AUTHORIZATION_REQUEST_ERROR'];
+  await w.api.put(`/admin/realms/${R}`, { enabledEventTypes: types }).expect(204);
+  try {
+    expect((await push(codeRequest())).status).toBe(201);
+    expect((await push(codeRequest(), basic('rp', 'wrong'))).status).toBe(401);
+  } finally {
+    await w.api.put(`/admin/realms/${R}`, { enabledEventTypes: [] }).expect(204);
+  }
+  const events = async (type: string) => (await w.api.get(`/admin/realms/${R}/events?type=${type}&client=rp`).expect(200)).body;
+  expect((await events('PUSHED_AUTHORIZATION_REQUEST'))[0]).toMatchObject({ type: 'PUSHED_AUTHORIZATION_REQUEST', clientId: 'rp' });
+  expect((await events('PUSHED_AUTHORIZATION_REQUEST_ERROR'))[0]).toMatchObject({ error: 'invalid_request' });
+});

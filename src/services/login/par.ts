@@ -1,3 +1,4 @@
+import { HttpError } from '../../core/errors';
 import { issuerOf } from '../../core/issuer';
 import type { Db } from '../../db';
 import type { ClientModel } from '../../db/models/client';
@@ -6,6 +7,7 @@ import { clientPoliciesOnAuthorization } from '../client-policies';
 import { authenticateByAssertion, hasClientAssertion } from '../tokens/client-assertion';
 import { authenticatePresentedClient } from '../tokens/client-auth';
 import { publicRealm } from '../tokens/oidc-metadata';
+import { TokenEvent } from '../tokens/token-events';
 import { oauth } from '../tokens/tokens';
 import { checkRequestForClient } from './authorize';
 import { storePushedRequest } from './par-store';
@@ -24,6 +26,7 @@ export interface ParRequest {
   form: Record<string, unknown>;
   basic?: { clientId: string; secret: string };
   baseUrl: string;
+  ipAddress?: string;
 }
 
 /** Parameters that are the client's credentials, not the authorization request's: never stored. */
@@ -41,9 +44,22 @@ async function authenticate(db: Db, realm: RealmModel, req: ParRequest): Promise
   }
 }
 
-/** Pushes an authorization request; answers `request_uri` and `expires_in`. */
+/** Pushes an authorization request; answers `request_uri` and `expires_in` (event PUSHED_AUTHORIZATION_REQUEST, or its _ERROR). */
 export async function pushAuthorizationRequest(db: Db, req: ParRequest): Promise<{ request_uri: string; expires_in: number }> {
   const realm = await publicRealm(db, req.realm);
+  const ev = new TokenEvent(db, realm, 'PUSHED_AUTHORIZATION_REQUEST', req.ipAddress);
+  ev.clientId = req.basic?.clientId ?? (typeof req.form.client_id === 'string' ? req.form.client_id : null);
+  try {
+    const out = await push(db, realm, req);
+    await ev.success();
+    return out;
+  } catch (e) {
+    if (e instanceof HttpError) await ev.error(String(e.body.error ?? 'invalid_request'));
+    throw e;
+  }
+}
+
+async function push(db: Db, realm: RealmModel, req: ParRequest): Promise<{ request_uri: string; expires_in: number }> {
   if (!realm.enabled) throw oauth(400, 'invalid_request', 'Realm not enabled');
   const client = await authenticate(db, realm, req);
   const form: Record<string, string> = {};
