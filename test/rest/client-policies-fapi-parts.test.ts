@@ -141,7 +141,15 @@ const jwtGrant = (clientAssertion: string) =>
 
 test('client-jwt authentication: a signed assertion is accepted once, for this realm only', async () => {
   const once = await assertion();
-  expect((await jwtGrant(once)).status).toBe(200);
+  const granted = await jwtGrant(once);
+  expect(granted.status).toBe(200);
+  // Introspection takes an assertion too.
+  const introspected = await post('token/introspect', {
+    token: String(granted.body.access_token),
+    client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+    client_assertion: await assertion(),
+  });
+  expect(introspected.body).toMatchObject({ active: true, client_id: 'jwt' });
   expect(await jwtGrant(once)).toEqual({
     status: 401,
     body: { error: 'unauthorized_client', error_description: 'Client authentication with signed JWT failed: Token reuse detected' },

@@ -4,7 +4,6 @@ import type { Db } from '../../db';
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
 import { clientPoliciesOnAuthorization } from '../client-policies';
-import { authenticateByAssertion, hasClientAssertion } from '../tokens/client-assertion';
 import { authenticatePresentedClient } from '../tokens/client-auth';
 import { publicRealm } from '../tokens/oidc-metadata';
 import { TokenEvent } from '../tokens/token-events';
@@ -34,9 +33,7 @@ const CREDENTIALS = new Set(['client_secret', 'client_assertion', 'client_assert
 
 async function authenticate(db: Db, realm: RealmModel, req: ParRequest): Promise<ClientModel> {
   try {
-    const client = hasClientAssertion(req.form)
-      ? await authenticateByAssertion(db, realm, req.form, req.baseUrl)
-      : await authenticatePresentedClient(db, realm, req);
+    const client = await authenticatePresentedClient(db, realm, req);
     if (client.bearerOnly) throw new Error('bearer-only');
     return client;
   } catch {

@@ -6,7 +6,6 @@ import type { Db } from '../../db';
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
 import { markActionTokenUsed } from '../login/action-token-store';
-import { clientByClientId } from './client-auth';
 import { ClientJwtError, verifyClientJws } from './client-keys';
 import { oauth } from './tokens';
 
@@ -44,7 +43,7 @@ export async function authenticateByAssertion(
   const clientId = typeof claims.sub === 'string' ? claims.sub : undefined;
   if (!clientId) throw failed("Can't identify client. Subject missing on JWT token");
   if (typeof form.client_id === 'string' && form.client_id !== clientId) throw failed('client_id parameter does not match sub claim');
-  const client = await clientByClientId(db, realm, clientId);
+  const client = await db.models.Client.findOne({ where: { realmId: realm.id, clientId } });
   if (!client?.enabled) throw oauth(401, 'invalid_client', 'Invalid client or Invalid client credentials');
   const type = String(client.settings?.clientAuthenticatorType ?? 'client-secret');
   if (type !== 'client-jwt' && type !== 'client-secret-jwt') throw failed('Client is not configured for signed JWT authentication');

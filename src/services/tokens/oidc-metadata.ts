@@ -93,9 +93,9 @@ export async function discoveryDocument(db: Db, name: string, baseUrl: string): 
     id_token_signing_alg_values_supported: algorithms,
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'client_secret_jwt'],
     userinfo_signing_alg_values_supported: [...algorithms, 'none'],
-    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'client_secret_jwt'],
     revocation_endpoint: `${oidc}/revoke`,
-    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'client_secret_jwt'],
     registration_endpoint: `${iss}/clients-registrations/openid-connect`,
     scopes_supported: [
       'openid',
