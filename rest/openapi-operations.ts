@@ -1038,6 +1038,12 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     body: 'form',
     res: { file: 'Token revocation (RFC 7009): no body; a token that does not verify is answered 200 with an `invalid_token` body' },
   },
+  'POST /realms/:realm/protocol/openid-connect/ext/par/request': {
+    body: 'form',
+    res: {
+      created: json('Pushed authorization request (RFC 9126): `request_uri` (urn:ietf:params:oauth:request_uri:...) and `expires_in`'),
+    },
+  },
   'GET /realms/:realm/protocol/openid-connect/certs': { res: json("JSON Web Key Set of the realm's active signing keys") },
   'GET /realms/:realm/.well-known/openid-configuration': { res: json('OpenID Provider Metadata of the realm') },
   'POST /realms/:realm/clients-registrations/:provider': {

@@ -146,6 +146,7 @@ export function loginRouter(db: Db, baseUrlOf: (req: express.Request) => string)
         cookies: parseCookies(req.headers.cookie),
         ipAddress: req.ip,
         acceptLanguage: req.headers['accept-language'],
+        method: req.method,
       };
       fn(input, req).then(
         (out) => send(req, res, out, baseUrl),

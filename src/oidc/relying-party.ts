@@ -93,6 +93,7 @@ export function relyingPartyRoutes(r: Router, db: Db, baseUrlOf: (req: express.R
         basic: basicCredentials(req),
         repeated: repeatedOf(body),
         ipAddress: req.ip,
+        baseUrl: baseUrlOf(req),
       });
       res.set('Cache-Control', 'no-cache').json(out);
     }),
@@ -111,6 +112,7 @@ export function relyingPartyRoutes(r: Router, db: Db, baseUrlOf: (req: express.R
           basic: basicCredentials(req),
           repeated: repeatedOf(body),
           ipAddress: req.ip,
+          baseUrl: baseUrlOf(req),
         });
         cors(req, res, out.origins);
         res.status(200).end();

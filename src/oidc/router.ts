@@ -4,6 +4,7 @@ import { hasBadText } from '../core/input-text';
 import { isServerFault, logServerFault, requestIdOf } from '../core/server-errors';
 import type { Db } from '../db';
 import { getLogger } from '../logging';
+import { pushAuthorizationRequest } from '../services/login/par';
 import { discoveryDocument, realmJwks } from '../services/tokens/oidc-metadata';
 import { tokenEndpoint } from '../services/tokens/token-endpoint';
 import { oauth } from '../services/tokens/tokens';
@@ -13,7 +14,7 @@ import { relyingPartyRoutes } from './relying-party';
 
 const log = getLogger('idserver.oidc');
 
-/** `/realms/{realm}/...`: the token endpoint, userinfo, introspection and revocation, JWKS, OpenID discovery and client registration. */
+/** `/realms/{realm}/...`: the token endpoint, the pushed authorization request endpoint, userinfo, introspection and revocation, JWKS, OpenID discovery and client registration. */
 export function oidcRouter(db: Db, baseUrlOf: (req: express.Request) => string): Router {
   const r = Router();
   const form = express.urlencoded({ extended: false, limit: '1mb' });
@@ -37,6 +38,27 @@ export function oidcRouter(db: Db, baseUrlOf: (req: express.Request) => string):
         ipAddress: req.ip,
       });
       res.set('Cache-Control', 'no-store').set('Pragma', 'no-cache').json(out);
+    }),
+  );
+
+  r.post(
+    '/:realm/protocol/openid-connect/ext/par/request',
+    form,
+    handle(async (req, res) => {
+      const basic = basicCredentials(req);
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const texts = [...Object.entries(body).flat(), basic?.clientId ?? '', basic?.secret ?? ''];
+      if (texts.some((v) => typeof v === 'string' && hasBadText(v))) {
+        throw oauth(400, 'invalid_request', 'Text must not contain NUL characters or unpaired surrogates');
+      }
+      const out = await pushAuthorizationRequest(db, {
+        realm: String(req.params.realm),
+        form: body,
+        basic,
+        baseUrl: baseUrlOf(req),
+        ipAddress: req.ip,
+      });
+      res.status(201).set('Cache-Control', 'no-store').set('Pragma', 'no-cache').json(out);
     }),
   );
 

@@ -22,4 +22,12 @@ export interface OidcDiscoveryDocument {
   registration_endpoint: string;
   scopes_supported: string[];
   claims_supported: string[];
+  /** Pushed authorization requests (RFC 9126). */
+  pushed_authorization_request_endpoint: string;
+  require_pushed_authorization_requests: boolean;
+  /** Request objects (RFC 9101): by value and by reference (registered `request.uris` only). */
+  request_parameter_supported: boolean;
+  request_uri_parameter_supported: boolean;
+  require_request_uri_registration: boolean;
+  request_object_signing_alg_values_supported: string[];
 }

@@ -78,6 +78,8 @@ const EXPECTED = [
   'login_failure.user_id -> user_entity.id CASCADE',
   'protocol_mapper.client_id -> client.id CASCADE',
   'protocol_mapper.client_scope_id -> client_scope.id CASCADE',
+  'pushed_authz_request.client_id -> client.id CASCADE',
+  'pushed_authz_request.realm_id -> realm.id CASCADE',
   'realm_default_client_scope.realm_id -> realm.id CASCADE',
   'realm_default_client_scope.scope_id -> client_scope.id CASCADE',
   'realm_default_group.group_id -> keycloak_group.id CASCADE',

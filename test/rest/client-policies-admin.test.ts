@@ -326,25 +326,36 @@ test('server info lists the executors and conditions that act, and only those', 
     'pkce-enforcer',
     'registration-access-token-rotation-disabled',
     'reject-implicit-grant',
+    'reject-request',
     'reject-ropc-grant',
     'secret-rotation',
     'secure-client-authenticator',
+    'secure-client-uris',
+    'secure-logout',
+    'secure-par-content',
     'secure-redirect-uris-enforcer',
+    'secure-request-object',
     'secure-response-type',
+    'secure-session',
+    'secure-signature-algorithm',
+    'secure-signature-algorithm-signed-jwt',
   ]);
   expect(Object.keys(info.providers['client-policy-executor'].providers).sort()).toEqual(executors);
   const conditions = info.componentTypes['org.keycloak.services.clientpolicy.condition.ClientPolicyConditionProvider'].map(
     (t: Json) => t.id,
   );
   expect(conditions).toEqual([
+    'acr-condition',
     'any-client',
     'client-access-type',
+    'client-attributes',
     'client-roles',
     'client-scopes',
     'client-updater-context',
     'client-updater-source-groups',
     'client-updater-source-host',
     'client-updater-source-roles',
+    'grant-type',
   ]);
 });
 

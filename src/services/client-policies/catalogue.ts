@@ -91,6 +91,50 @@ const EXECUTOR_INFO: Record<string, { helpText: string; properties: ConfigProper
       prop('allow-token-response-type', 'Allow token response type', 'Whether code id_token token is allowed.', 'boolean', false),
     ],
   },
+  'reject-request': { helpText: 'Refuses every request the policy applies to.', properties: [] },
+  'secure-logout': {
+    helpText: 'Clients may not use front-channel logout, and logouts may not be GET requests.',
+    properties: [prop('allow-front-channel-logout', 'Allow front-channel logout', 'Allow front-channel logout.', 'boolean', false)],
+  },
+  'secure-client-uris': {
+    helpText: 'Client URIs must be https without wildcards; authorization requests must redirect to https.',
+    properties: [
+      prop('allow-http-on-localhost', 'Allow http on localhost', 'Allow http redirects to localhost and 127.0.0.1.', 'boolean', false),
+    ],
+  },
+  'secure-signature-algorithm': {
+    helpText: 'Client signature algorithms must be PS256, PS384, PS512, ES256, ES384 or ES512; unset ones get the default.',
+    properties: [
+      prop('default-algorithm', 'Default Signature Algorithm', 'Set where a client names none.', 'List', 'PS256', [
+        'PS256',
+        'PS384',
+        'PS512',
+        'ES256',
+        'ES384',
+        'ES512',
+      ]),
+    ],
+  },
+  'secure-signature-algorithm-signed-jwt': {
+    helpText: 'A client assertion must be signed with PS256, PS384, PS512, ES256, ES384 or ES512.',
+    properties: [
+      prop('require-client-assertion', 'Require client assertion', 'A token request must carry a client assertion.', 'boolean', false),
+    ],
+  },
+  'secure-request-object': {
+    helpText: 'Authorization requests must carry a signed request object with exp, nbf and aud, repeating the query parameters.',
+    properties: [
+      prop('verify-nbf', 'Verify Not-Before', 'The request object must have nbf.', 'boolean', true),
+      prop('available-period', 'Available Period', 'Longest time between nbf and exp, in seconds.', 'int', 3600),
+      prop('allowed-clock-skew', 'Allowed Clock Skew', 'Seconds nbf and iat may lie in the future.', 'int', 15),
+      prop('encryption-required', 'Encryption Required', 'The request object must be encrypted.', 'boolean', false),
+    ],
+  },
+  'secure-par-content': {
+    helpText: 'Authorization requests must use a pushed request and add no parameter it did not hold.',
+    properties: [],
+  },
+  'secure-session': { helpText: 'OpenID authorization requests must carry nonce, others state.', properties: [] },
   'secret-rotation': {
     helpText: 'Regenerating a client secret keeps the previous one valid for a while.',
     properties: [
@@ -108,7 +152,28 @@ const EXECUTOR_INFO: Record<string, { helpText: string; properties: ConfigProper
 };
 
 const CONDITION_INFO: Record<string, { helpText: string; properties: ConfigPropertyRep[] }> = {
+  'acr-condition': {
+    helpText: 'The authorization request asks for the ACR.',
+    properties: [negative, prop('acr-property', 'ACR property', 'The ACR value.', 'String')],
+  },
   'any-client': { helpText: 'Any client.', properties: [negative] },
+  'client-attributes': {
+    helpText: 'The client has all the attributes with the values.',
+    properties: [negative, prop('attributes', 'Client Attributes', 'Attribute names and values.', 'Map')],
+  },
+  'grant-type': {
+    helpText: 'The request uses one of the grant types.',
+    properties: [
+      negative,
+      prop('grant_types', 'Grant Types', 'Grant types that match.', 'MultivaluedList', undefined, [
+        'authorization_code',
+        'implicit',
+        'refresh_token',
+        'password',
+        'client_credentials',
+      ]),
+    ],
+  },
   'client-access-type': {
     helpText: 'The client access type.',
     properties: [

@@ -29,7 +29,7 @@ const clientAccessType: Condition = (conf, c) => {
   const wanted = new Set(strings(conf.type ?? 'confidential'));
   const proposed = c.rep ? wanted.has(accessType(c.rep.publicClient, c.rep.bearerOnly)) : false;
   if (c.event === 'REGISTER') return vote(proposed);
-  if (!CRUD.has(c.event) && !REQUESTS.has(c.event)) return 'ABSTAIN';
+  if (!CRUD.has(c.event) && !REQUESTS.has(c.event) && c.event !== 'LOGOUT_REQUEST') return 'ABSTAIN';
   const current = c.client ? wanted.has(accessType(c.client.publicClient, c.client.bearerOnly)) : false;
   return vote(current || proposed);
 };
@@ -114,8 +114,85 @@ const updaterHost: Condition = (conf, c) => {
   return vote(ip !== '' && strings(conf['trusted-hosts']).includes(ip));
 };
 
+const GRANT_OF_EVENT: Partial<Record<PolicyEvent, string>> = {
+  TOKEN_REFRESH: 'refresh_token',
+  RESOURCE_OWNER_PASSWORD_CREDENTIALS_REQUEST: 'password',
+  SERVICE_ACCOUNT_TOKEN_REQUEST: 'client_credentials',
+};
+
+/**
+ * grant-type: the grant of the request is one of `grant_types` (authorization requests: the code
+ * grant for a `code` response type; refresh, password and client-credentials requests). Keycloak's
+ * condition does not judge the code exchange itself (TOKEN_REQUEST): it abstains there.
+ */
+const grantType: Condition = (conf, c) => {
+  const wanted = strings(conf.grant_types ?? conf.grantTypes);
+  if (c.event === 'AUTHORIZATION_REQUEST') {
+    const types = String(c.params?.response_type ?? '').split(' ');
+    if (types.includes('code')) return vote(wanted.includes('authorization_code'));
+    if (types.includes('token') || types.includes('id_token')) return vote(wanted.includes('implicit'));
+    return 'NO';
+  }
+  const grant = GRANT_OF_EVENT[c.event];
+  return grant ? vote(wanted.includes(grant)) : 'ABSTAIN';
+};
+
+/** client-attributes' `attributes`: Keycloak's serialized list `[{"key": ..., "value": ...}]`, as a map of values. */
+function attributesToMatch(raw: unknown): Map<string, string[]> | undefined {
+  let list: unknown = raw;
+  if (typeof raw === 'string') {
+    try {
+      list = JSON.parse(raw);
+    } catch {
+      return undefined;
+    }
+  }
+  if (!Array.isArray(list)) return undefined;
+  const out = new Map<string, string[]>();
+  for (const e of list as { key?: unknown; value?: unknown }[]) {
+    if (!e || typeof e.key !== 'string') continue;
+    out.set(e.key, [...(out.get(e.key) ?? []), ...(e.value == null ? [] : [String(e.value)])]);
+  }
+  return out;
+}
+
+/** client-attributes: the request's client has every listed attribute with exactly the listed value (events with a stored client). */
+const clientAttributes: Condition = (conf, c) => {
+  if (!c.client || CRUD.has(c.event)) return 'ABSTAIN';
+  const wanted = attributesToMatch(conf.attributes);
+  if (!wanted) return 'NO';
+  const attrs = (c.client.settings?.attributes as Record<string, string> | undefined) ?? {};
+  return vote([...wanted].every(([k, values]) => values.length === 1 && attrs[k] === values[0]));
+};
+
+/** The ACR values an authorization request asks for: `acr_values`, and `claims` → id_token → acr (value / values). */
+function requestedAcrs(params: Record<string, string | undefined> | undefined): string[] {
+  const out = String(params?.acr_values ?? '')
+    .split(' ')
+    .filter(Boolean);
+  try {
+    const acr = (JSON.parse(String(params?.claims ?? '{}')) as { id_token?: { acr?: { value?: unknown; values?: unknown } } })?.id_token
+      ?.acr;
+    if (typeof acr?.value === 'string') out.push(acr.value);
+    if (Array.isArray(acr?.values)) out.push(...acr.values.map(String));
+  } catch {
+    // A claims parameter that is no JSON asks for no ACR.
+  }
+  return out;
+}
+
+/** acr-condition: the authorization request asks for the ACR `acr-property` (authorization requests only). */
+const acrCondition: Condition = (conf, c) => {
+  if (c.event !== 'AUTHORIZATION_REQUEST') return 'ABSTAIN';
+  const wanted = conf['acr-property'];
+  return vote(typeof wanted === 'string' && requestedAcrs(c.params).includes(wanted));
+};
+
 export const CONDITIONS: Record<string, Condition> = {
+  'acr-condition': acrCondition,
   'any-client': anyClient,
+  'client-attributes': clientAttributes,
+  'grant-type': grantType,
   'client-access-type': clientAccessType,
   'client-roles': clientRoles,
   'client-scopes': clientScopes,

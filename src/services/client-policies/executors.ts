@@ -1,5 +1,6 @@
 import type { ClientRepresentation } from '../../representations/client';
 import type { ProviderConfiguration } from '../../representations/client-policy';
+import { FAPI_EXECUTORS } from './executors-fapi';
 import { ClientPolicyViolation, type PolicyContext } from './types';
 
 /**
@@ -247,7 +248,34 @@ const registrationTokenRotationDisabled: Executor = {
   },
 };
 
+/**
+ * secure-logout: a written client may not use front-channel logout (the flag or a front-channel
+ * logout URL) and a logout may not come as a GET, unless `allow-front-channel-logout`.
+ */
+const secureLogout: Executor = {
+  run(conf, c) {
+    if (isTrue(conf['allow-front-channel-logout'])) return;
+    const refusal = () => refuse('invalid_registration', 'Front-channel logout is not allowed for this client');
+    if (crud(c) && c.rep) {
+      const url = (c.rep.attributes as Record<string, string> | undefined)?.['frontchannel.logout.url'];
+      if (c.rep.frontchannelLogout === true || (typeof url === 'string' && url.trim() !== '')) throw refusal();
+      return;
+    }
+    if (c.event === 'LOGOUT_REQUEST' && c.params?.http_method === 'GET') throw refusal();
+  },
+};
+
+/** reject-request: every request the policy applies to is refused. */
+const rejectRequest: Executor = {
+  run() {
+    throw refuse('invalid_request', 'request not allowed');
+  },
+};
+
 export const EXECUTORS: Record<string, Executor> = {
+  'reject-request': rejectRequest,
+  'secure-logout': secureLogout,
+  ...FAPI_EXECUTORS,
   'confidential-client': confidentialClient,
   'consent-required': consentRequired,
   'full-scope-disabled': fullScopeDisabled,

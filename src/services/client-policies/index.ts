@@ -5,7 +5,7 @@ import type { RequestContext } from '../../core/context';
 import { errorB } from '../../core/errors';
 import type { ClientRepresentation } from '../../representations/client';
 import { evaluateClientPolicies, hasClientPolicies } from './engine';
-import { ClientPolicyViolation, type PolicyEvent, type UpdaterSource } from './types';
+import { ClientPolicyViolation, type PolicyContext, type PolicyEvent, type UpdaterSource } from './types';
 
 export { evaluateClientPolicies, hasClientPolicies } from './engine';
 export { ClientPolicyViolation } from './types';
@@ -100,16 +100,27 @@ export async function clientPoliciesOnToken(c: {
   }
 }
 
-/** An authorization request (AUTHORIZATION_REQUEST): the refusal to send back to the client's redirect URI, if any. */
+/**
+ * An authorization request: PRE_AUTHORIZATION_REQUEST on the query as sent, AUTHORIZATION_REQUEST on
+ * the resolved parameters, PUSHED_AUTHORIZATION_REQUEST on a pushed request; a logout of the client
+ * (LOGOUT_REQUEST, with its `http_method`). The refusal, if any
+ * (the endpoint renders it: error page, redirect or 400).
+ */
 export async function clientPoliciesOnAuthorization(
   db: Db,
   realm: RealmModel,
   client: ClientModel,
   params: Record<string, string | undefined>,
+  event:
+    | 'PRE_AUTHORIZATION_REQUEST'
+    | 'AUTHORIZATION_REQUEST'
+    | 'PUSHED_AUTHORIZATION_REQUEST'
+    | 'LOGOUT_REQUEST' = 'AUTHORIZATION_REQUEST',
+  extra: Pick<PolicyContext, 'rawParams' | 'requestObject' | 'par' | 'issuer'> = {},
 ): Promise<{ error: string; description: string } | undefined> {
   if (!hasClientPolicies(realm)) return undefined;
   try {
-    await evaluateClientPolicies({ event: 'AUTHORIZATION_REQUEST', db, realm, client, params });
+    await evaluateClientPolicies({ event, db, realm, client, params, ...extra });
     return undefined;
   } catch (e) {
     if (e instanceof ClientPolicyViolation) return { error: e.error, description: e.detail };

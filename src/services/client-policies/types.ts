@@ -9,11 +9,14 @@ export type Vote = 'YES' | 'NO' | 'ABSTAIN';
 export type PolicyEvent =
   | 'REGISTER'
   | 'UPDATE'
+  | 'PRE_AUTHORIZATION_REQUEST'
   | 'AUTHORIZATION_REQUEST'
+  | 'PUSHED_AUTHORIZATION_REQUEST'
   | 'TOKEN_REQUEST'
   | 'RESOURCE_OWNER_PASSWORD_CREDENTIALS_REQUEST'
   | 'SERVICE_ACCOUNT_TOKEN_REQUEST'
-  | 'TOKEN_REFRESH';
+  | 'TOKEN_REFRESH'
+  | 'LOGOUT_REQUEST';
 
 /** Who writes the client (client-updater-context's `update-client-source` values). */
 export type UpdaterSource = 'ByAuthenticatedUser' | 'ByAnonymous' | 'ByInitialAccessToken' | 'ByRegistrationAccessToken';
@@ -28,8 +31,16 @@ export interface PolicyContext {
   rep?: ClientRepresentation;
   /** The writer of a REGISTER / UPDATE. */
   updater?: { source: UpdaterSource; userId?: string; ipAddress?: string };
-  /** The request's parameters (authorization request query, token request form). */
+  /** The request's parameters (authorization request: the query resolved with a pushed request or request object; token request form). */
   params?: Record<string, string | undefined>;
+  /** Authorization request: the query as sent (before a pushed request or request object was applied). */
+  rawParams?: Record<string, string | undefined>;
+  /** Authorization / pushed request: the verified request object's claims, if one was sent. */
+  requestObject?: Record<string, unknown>;
+  /** Authorization request: whether its parameters came from a pushed request. */
+  par?: boolean;
+  /** The realm's issuer URL (the audience a request object must name). */
+  issuer?: string;
   /** Registration service only: whether an update issues a new registration access token. */
   registration?: { rotateRegistrationAccessToken: boolean };
 }

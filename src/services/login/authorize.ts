@@ -1,9 +1,11 @@
+import { issuerOf } from '../../core/issuer';
 import type { Db } from '../../db';
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
 import { clientPoliciesOnAuthorization } from '../client-policies';
 import { clientLinkedScopes } from '../tokens/token-claims';
 import { clientRedirectUris, verifyRedirectUri } from './redirect-uris';
+import { RequestProblem, resolveAuthorizationParams } from './request-object';
 
 /**
  * The checks of an authorization request (GET/POST /realms/{realm}/protocol/openid-connect/auth), in
@@ -64,7 +66,7 @@ const RESPONSE_MODES = new Set(['query', 'fragment', 'form_post']);
 export async function checkAuthorizationRequest(
   db: Db,
   realm: RealmModel,
-  params: Record<string, string | undefined>,
+  query: Record<string, string | undefined>,
   serverBase: string,
 ): Promise<AuthorizeCheck> {
   const page = (status: number, key: string, event: string, ...p: string[]): AuthorizeCheck => ({
@@ -74,7 +76,7 @@ export async function checkAuthorizationRequest(
     event,
   });
   if (!realm.enabled) return page(400, 'realmNotEnabledMessage', 'realm_disabled');
-  const clientId = params.client_id;
+  const clientId = query.client_id;
   if (!clientId) return page(400, 'missingParameterMessage', 'invalid_request', 'client_id');
   const client = await db.models.Client.findOne({ where: { realmId: realm.id, clientId } });
   if (!client) return page(400, 'clientNotFoundMessage', 'client_not_found');
@@ -82,16 +84,59 @@ export async function checkAuthorizationRequest(
   if (client.bearerOnly) return page(403, 'bearerOnlyMessage', 'not_allowed');
   if ((client.protocol || 'openid-connect') !== 'openid-connect') return page(400, 'wrongClientProtocolMessage', 'invalid_client');
 
+  // PRE_AUTHORIZATION_REQUEST (secure-par-content) judges the query as sent; a refusal is an error page.
+  const early = await clientPoliciesOnAuthorization(db, realm, client, query, 'PRE_AUTHORIZATION_REQUEST');
+  if (early) return page(400, early.description, early.error);
+  const resolved = await resolveAuthorizationParams(db, realm, client, query);
+  if (resolved instanceof RequestProblem) return page(400, 'invalidRequestMessage', 'invalid_request');
+  const checked = await checkRequestForClient(db, client, resolved.params, serverBase);
+  if (checked.kind !== 'checked') return checked;
+  const back = checked.back;
+  if (!resolved.par && parRequired(realm, client)) return back('invalid_request', 'Pushed Authorization Request is only allowed.');
+  const refused = await clientPoliciesOnAuthorization(db, realm, client, resolved.params, 'AUTHORIZATION_REQUEST', {
+    rawParams: query,
+    requestObject: resolved.requestObject,
+    par: resolved.par,
+    issuer: issuerOf(serverBase, realm.name),
+  });
+  if (refused) return back(refused.error, refused.description);
+  return { kind: 'ok', client, request: checked.request };
+}
+
+/** Whether the client must push its authorization requests (`require.pushed.authorization.requests`). */
+export function parRequired(_realm: RealmModel, client: ClientModel): boolean {
+  return (client.settings.attributes as Record<string, string> | undefined)?.['require.pushed.authorization.requests'] === 'true';
+}
+
+type Back = (error: string, description?: string, event?: string, m?: ResponseMode) => Extract<AuthorizeCheck, { kind: 'redirect' }>;
+
+/**
+ * The checks of an authorization request once its client is known and its parameters resolved
+ * (AuthorizationEndpointChecker): redirect URI, response type and mode, standard flow, scopes, PKCE.
+ * The pushed-request endpoint runs them on what is pushed, before storing it.
+ */
+export async function checkRequestForClient(
+  db: Db,
+  client: ClientModel,
+  params: Record<string, string | undefined>,
+  serverBase: string,
+): Promise<Exclude<AuthorizeCheck, { kind: 'ok' }> | { kind: 'checked'; request: AuthRequest; back: Back }> {
   const scope = params.scope ?? '';
   const openid = scope.split(' ').includes('openid');
   const redirectUri = verifyRedirectUri(params.redirect_uri, clientRedirectUris(client, serverBase), openid);
-  if (!redirectUri) return page(400, 'invalidParameterMessage', 'invalid_redirect_uri', 'redirect_uri');
+  if (!redirectUri)
+    return {
+      kind: 'page' as const,
+      status: 400,
+      message: { key: 'invalidParameterMessage', params: ['redirect_uri'] },
+      event: 'invalid_redirect_uri',
+    };
 
   const state = params.state;
   const modeParam = params.response_mode;
   const mode: ResponseMode = modeParam && RESPONSE_MODES.has(modeParam) ? (modeParam as ResponseMode) : 'query';
-  const back = (error: string, description?: string, event = 'invalid_request', m: ResponseMode = mode): AuthorizeCheck => ({
-    kind: 'redirect',
+  const back = (error: string, description?: string, event = 'invalid_request', m: ResponseMode = mode) => ({
+    kind: 'redirect' as const,
     client,
     redirectUri,
     mode: m,
@@ -112,8 +157,6 @@ export async function checkAuthorizationRequest(
       'Client is not allowed to initiate browser login with given response_type. Standard flow is disabled for the client.',
       'not_allowed',
     );
-  if (params.request) return back('request_not_supported', 'Request objects are not supported');
-  if (params.request_uri) return back('request_uri_not_supported', 'Request URIs are not supported');
 
   const requested = scope.split(' ').filter((s) => s && s !== 'openid');
   if (requested.length) {
@@ -124,8 +167,6 @@ export async function checkAuthorizationRequest(
 
   const pkce = checkPkce(client, params.code_challenge, params.code_challenge_method);
   if (pkce) return back('invalid_request', pkce);
-  const refused = await clientPoliciesOnAuthorization(db, realm, client, params);
-  if (refused) return back(refused.error, refused.description);
 
   const request: AuthRequest = {
     client_id: client.clientId,
@@ -139,7 +180,7 @@ export async function checkAuthorizationRequest(
   }
   if (params.code_challenge) request.code_challenge_method = params.code_challenge_method || 'plain';
   if (params.max_age !== undefined && /^\d{1,9}$/.test(params.max_age)) request.max_age = params.max_age;
-  return { kind: 'ok', client, request };
+  return { kind: 'checked', request, back };
 }
 
 /** PKCE parameters (RFC 7636 §4): the error description, or undefined when they are acceptable. */

@@ -68,6 +68,8 @@ export interface BrowserRequest {
   cookies: Record<string, string | undefined>;
   ipAddress?: string;
   acceptLanguage?: string;
+  /** The HTTP method (GET or POST). */
+  method?: string;
 }
 
 /** The signed AUTH_SESSION_ID value of a root id: `root.signature`. */

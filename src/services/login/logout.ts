@@ -2,6 +2,7 @@ import { compactVerify, decodeProtectedHeader, type JWTPayload } from 'jose';
 import { realmKeys, verificationKeys } from '../../auth/realm-keys';
 import { issuerOf } from '../../core/issuer';
 import type { Db } from '../../db';
+import { clientPoliciesOnAuthorization } from '../client-policies';
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
 import { findActiveSession, removeSessions } from '../sessions/session-store';
@@ -63,6 +64,8 @@ export async function logout(db: Db, req: BrowserRequest, confirmed: boolean): P
   if (clientId) {
     client = await db.models.Client.findOne({ where: { realmId: realm.id, clientId } });
     if (!client) return error('clientNotFoundMessage');
+    const refused = await clientPoliciesOnAuthorization(db, realm, client, { ...p, http_method: req.method }, 'LOGOUT_REQUEST');
+    if (refused) return error(refused.description);
   }
   const redirect = p.post_logout_redirect_uri;
   if (redirect) {

@@ -5,21 +5,25 @@ import type { VersionedRealm } from '../../auth/realm-keys';
 import { keptForRealm, type VersionedClient } from './client-config-cache';
 import { fastRows } from '../../loaders';
 import { acceptsSecret } from '../clients/client-input';
+import { authenticateByAssertion, hasClientAssertion } from './client-assertion';
 import { oauth } from './tokens';
 
 /** The client credentials a request to introspection or revocation presents: Basic header, else the form. */
 export interface PresentedClient {
   basic?: { clientId: string; secret: string };
   form: Record<string, unknown>;
+  /** The server's base URL: with it, a signed JWT client assertion is accepted too (its audience is the realm's issuer). */
+  baseUrl?: string;
 }
 
 /**
  * Client authentication of the introspection and revocation endpoints (Keycloak's
- * AuthorizeClientUtil with client-secret basic or post): the client by its id, enabled, and its
+ * AuthorizeClientUtil with client-secret basic or post, or a signed JWT): the client by its id, enabled, and its
  * secret when confidential. The errors are those of the token endpoint (reference §2.3). Whether a
  * public or bearer-only client may go on is the endpoint's decision.
  */
 export async function authenticatePresentedClient(db: Db, realm: RealmModel, p: PresentedClient): Promise<ClientModel> {
+  if (p.baseUrl && hasClientAssertion(p.form)) return authenticateByAssertion(db, realm, p.form, p.baseUrl);
   const clientId = p.basic?.clientId ?? (typeof p.form.client_id === 'string' ? p.form.client_id : undefined);
   const secret = p.basic?.secret ?? (typeof p.form.client_secret === 'string' ? p.form.client_secret : undefined);
   if (!clientId) throw oauth(401, 'invalid_client', 'Invalid client or Invalid client credentials');

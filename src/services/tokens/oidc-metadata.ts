@@ -12,6 +12,23 @@ import type { OidcDiscoveryDocument } from '../../representations/oidc';
  * Key Set and its OpenID discovery document.
  */
 
+/** The algorithms a client may sign a request object with (its JWKS, certificate or secret; `none` when the client allows it). */
+const REQUEST_OBJECT_ALGS = [
+  'ES256',
+  'ES384',
+  'ES512',
+  'HS256',
+  'HS384',
+  'HS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'RS256',
+  'RS384',
+  'RS512',
+  'none',
+];
+
 /** The realm of a public endpoint (`/realms/{realm}/...`): 404 `Realm does not exist`. */
 export async function publicRealm(db: Db, name: string): Promise<RealmModel> {
   const realm = await realmWithVersion(db, name);
@@ -44,7 +61,8 @@ export async function realmJwks(db: Db, name: string): Promise<JSONWebKeySet> {
  * userinfo, introspection and revocation endpoints (with their client authentication methods and
  * userinfo signing algorithms) and the key set, client secrets (basic or post), the browser login (authorization endpoint: response type
  * `code` in the query, fragment and form_post modes, PKCE S256 and plain; end-session endpoint), and as
- * signing algorithms those of the realm's enabled signing keys (an ES256 realm says ES256).
+ * signing algorithms those of the realm's enabled signing keys (an ES256 realm says ES256), pushed
+ * authorization requests and request objects.
  */
 export async function discoveryDocument(db: Db, name: string, baseUrl: string): Promise<OidcDiscoveryDocument> {
   const realm = await publicRealm(db, name);
@@ -73,11 +91,11 @@ export async function discoveryDocument(db: Db, name: string, baseUrl: string): 
     end_session_endpoint: `${oidc}/logout`,
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: algorithms,
-    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'client_secret_jwt'],
     userinfo_signing_alg_values_supported: [...algorithms, 'none'],
-    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'client_secret_jwt'],
     revocation_endpoint: `${oidc}/revoke`,
-    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'client_secret_jwt'],
     registration_endpoint: `${iss}/clients-registrations/openid-connect`,
     scopes_supported: [
       'openid',
@@ -93,5 +111,11 @@ export async function discoveryDocument(db: Db, name: string, baseUrl: string): 
       'microprofile-jwt',
     ],
     claims_supported: ['aud', 'sub', 'iss', 'auth_time', 'name', 'given_name', 'family_name', 'preferred_username', 'email', 'acr'],
+    pushed_authorization_request_endpoint: `${oidc}/ext/par/request`,
+    require_pushed_authorization_requests: false,
+    request_parameter_supported: true,
+    request_uri_parameter_supported: true,
+    require_request_uri_registration: true,
+    request_object_signing_alg_values_supported: REQUEST_OBJECT_ALGS,
   };
 }

@@ -3,6 +3,7 @@ import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
 import { clientPoliciesOnToken } from '../client-policies';
 import { acceptsSecret } from '../clients/client-input';
+import { authenticateByAssertion, hasClientAssertion } from './client-assertion';
 import { clientByClientId } from './client-auth';
 import { authorizationCodeGrant } from './code-grant';
 import { clientCredentialsGrant, passwordGrant, refreshGrant } from './grants';
@@ -13,6 +14,7 @@ import { UMA_GRANT_TYPE, umaGrant } from './uma-grant';
 
 /** The client of a token request: its id from Basic credentials or the form, its secret checked when confidential. */
 async function authenticateClient(db: Db, realm: RealmModel, req: TokenRequest): Promise<ClientModel> {
+  if (hasClientAssertion(req.form)) return authenticateByAssertion(db, realm, req.form, req.baseUrl);
   const clientId = req.basic?.clientId ?? req.form.client_id;
   const secret = req.basic?.secret ?? req.form.client_secret;
   const invalid = () => oauth(401, 'invalid_client', 'Invalid client or Invalid client credentials');

@@ -203,10 +203,16 @@ describe('token endpoint', () => {
       userinfo_endpoint: 'http://localhost:8080/realms/master/protocol/openid-connect/userinfo',
       userinfo_signing_alg_values_supported: ['RS256', 'none'],
       introspection_endpoint: 'http://localhost:8080/realms/master/protocol/openid-connect/token/introspect',
-      introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'client_secret_jwt'],
       revocation_endpoint: 'http://localhost:8080/realms/master/protocol/openid-connect/revoke',
-      revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'client_secret_jwt'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'client_secret_jwt'],
+      pushed_authorization_request_endpoint: 'http://localhost:8080/realms/master/protocol/openid-connect/ext/par/request',
+      require_pushed_authorization_requests: false,
     });
+    expect(
+      (await request(ts.app).post(new URL(res.body.pushed_authorization_request_endpoint).pathname).type('form').send({})).status,
+    ).toBe(401);
     // Every advertised URL answers (the browser endpoints with a page: here, the missing client_id's).
     expect((await request(ts.app).get(new URL(res.body.authorization_endpoint).pathname)).status).toBe(400);
     expect((await request(ts.app).get(new URL(res.body.end_session_endpoint).pathname)).status).toBe(200);

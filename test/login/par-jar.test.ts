@@ -1,0 +1,213 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { createClient } from '../helpers/fixtures';
+import { advanceClock, resetClock } from '../helpers/sessions';
+import { exchange, Jar, type LoginWorld, loginWorld, pageError, pkcePair, REDIRECT, redirectParams, signIn } from './browser-client';
+
+/**
+ * Pushed authorization requests (RFC 9126) and request objects (RFC 9101) over HTTP, as Keycloak's
+ * ParEndpoint and AuthorizationEndpointRequestParserProcessor: a confidential client pushes, the
+ * browser brings `client_id` + `request_uri` to the authorization endpoint, once.
+ */
+let w: LoginWorld;
+const R = 'parjar';
+let parUrl: string;
+let key: Awaited<ReturnType<typeof generateKeyPair>>;
+let docs: Server;
+let docsBase: string;
+const served = new Map<string, string>();
+
+beforeAll(async () => {
+  w = await loginWorld(R);
+  parUrl = `${w.base}/realms/${R}/protocol/openid-connect/ext/par/request`;
+  key = await generateKeyPair('RS256', { extractable: true });
+  const jwk = { ...(await exportJWK(key.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
+  // The client's own web server, serving request objects by reference.
+  docs = createServer((req, res) => {
+    const body = served.get(String(req.url));
+    res.writeHead(body ? 200 : 404, { 'content-type': 'application/oauth-authz-req+jwt' }).end(body ?? '');
+  });
+  await new Promise<void>((resolve) => docs.listen(0, '127.0.0.1', resolve));
+  docsBase = `http://127.0.0.1:${(docs.address() as AddressInfo).port}`;
+  await createClient(w.api, R, {
+    clientId: 'rp',
+    secret: 'rp-secret',
+    redirectUris: [REDIRECT],
+    attributes: { 'use.jwks.string': 'true', 'jwks.string': JSON.stringify({ keys: [jwk] }), 'request.uris': `${docsBase}/ro/*` },
+  });
+  await createClient(w.api, R, { clientId: 'other', secret: 'other-secret', redirectUris: [REDIRECT] });
+});
+afterAll(async () => {
+  resetClock();
+  docs?.close();
+  await w?.ts.close();
+});
+
+const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+const push = (fields: Record<string, string>, auth = basic('rp', 'rp-secret')) =>
+  fetch(parUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: auth },
+    body: new URLSearchParams(fields).toString(),
+  });
+const codeRequest = (extra: Record<string, string> = {}) => ({
+  response_type: 'code',
+  redirect_uri: REDIRECT,
+  scope: 'openid',
+  state: 'st-par',
+  ...extra,
+});
+const authorize = (params: Record<string, string>) => `${w.base}/realms/${R}/protocol/openid-connect/auth?${new URLSearchParams(params)}`;
+const confidentialExchange = (code: string, extra: Record<string, string> = {}) =>
+  exchange(w, code, { client_id: 'rp', client_secret: 'rp-secret', ...extra });
+const sign = (claims: Record<string, unknown>, alg = 'RS256') =>
+  new SignJWT(claims).setProtectedHeader({ alg, kid: 'k1' }).setIssuedAt().setExpirationTime('1m').sign(key.privateKey);
+const setAttributes = async (clientId: string, attributes: Record<string, string>) => {
+  const [c] = (await w.api.get(`/admin/realms/${R}/clients?clientId=${clientId}`).expect(200)).body;
+  await w.api.put(`/admin/realms/${R}/clients/${c.id}`, { ...c, attributes: { ...c.attributes, ...attributes } }).expect(204);
+};
+
+test('discovery lists the pushed authorization request endpoint and request object support', async () => {
+  const doc = (await (await fetch(`${w.base}/realms/${R}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
+  expect(doc).toMatchObject({
+    pushed_authorization_request_endpoint: parUrl,
+    require_pushed_authorization_requests: false,
+    request_parameter_supported: true,
+    request_uri_parameter_supported: true,
+  });
+});
+
+test('a pushed request is used once by its client: login, code, tokens; a second use is an error page', async () => {
+  const { verifier, challenge } = pkcePair();
+  const res = await push(codeRequest({ code_challenge: challenge, code_challenge_method: 'S256', nonce: 'n-1' }));
+  expect(res.status).toBe(201);
+  const body = (await res.json()) as { request_uri: string; expires_in: number };
+  expect(body.request_uri).toMatch(/^urn:ietf:params:oauth:request_uri:[0-9a-f-]{36}$/);
+  expect(body.expires_in).toBe(60);
+  const jar = new Jar();
+  const back = await signIn(jar, authorize({ client_id: 'rp', request_uri: body.request_uri }));
+  const q = redirectParams(back);
+  expect(q.get('state')).toBe('st-par');
+  const tokens = await confidentialExchange(q.get('code') as string, { code_verifier: verifier });
+  expect(tokens.status).toBe(200);
+  const again = await new Jar().fetch(authorize({ client_id: 'rp', request_uri: body.request_uri }));
+  expect(again.status).toBe(400);
+  expect(pageError(await again.text())).toBe('Invalid Request');
+});
+
+test('a pushed request is bound to its client and expires after parRequestUriLifespan', async () => {
+  const uri = ((await (await push(codeRequest())).json()) as { request_uri: string }).request_uri;
+  const stolen = await new Jar().fetch(authorize({ client_id: 'other', request_uri: uri }));
+  expect(stolen.status).toBe(400);
+  await w.api.put(`/admin/realms/${R}`, { attributes: { parRequestUriLifespan: '30' } }).expect(204);
+  const short = (await (await push(codeRequest())).json()) as { request_uri: string; expires_in: number };
+  expect(short.expires_in).toBe(30);
+  advanceClock(31);
+  try {
+    const late = await new Jar().fetch(authorize({ client_id: 'rp', request_uri: short.request_uri }));
+    expect(late.status).toBe(400);
+  } finally {
+    resetClock();
+    await w.api.put(`/admin/realms/${R}`, { attributes: { parRequestUriLifespan: '60' } }).expect(204);
+  }
+});
+
+test.each([
+  ['a wrong secret', basic('rp', 'nope'), {}, 401, 'invalid_request', 'Authentication failed.'],
+  ['a request_uri', undefined, { request_uri: 'urn:x' }, 400, 'invalid_request', 'It is not allowed to include request_uri to PAR.'],
+  [
+    'an unknown redirect URI',
+    undefined,
+    { redirect_uri: 'http://evil.example/' },
+    400,
+    'invalid_request',
+    'Invalid parameter: redirect_uri',
+  ],
+  ['no response_type', undefined, { response_type: '' }, 400, 'invalid_request', 'Missing parameter: response_type'],
+  ['an unknown scope', undefined, { scope: 'openid nope' }, 400, 'invalid_request', 'Invalid scopes: openid nope'],
+])('the PAR endpoint refuses %s', async (_what, auth, extra, status, error, description) => {
+  const fields = Object.fromEntries(Object.entries(codeRequest(extra as Record<string, string>)).filter(([, v]) => v !== ''));
+  const res = await push(fields, auth);
+  expect([res.status, await res.json()]).toEqual([status, { error, error_description: description }]);
+});
+
+test('require.pushed.authorization.requests: a plain request goes back with Keycloak error, a pushed one logs in', async () => {
+  await setAttributes('rp', { 'require.pushed.authorization.requests': 'true' });
+  try {
+    const q = redirectParams(await new Jar().fetch(authorize({ client_id: 'rp', ...codeRequest() })));
+    expect([q.get('error'), q.get('error_description')]).toEqual(['invalid_request', 'Pushed Authorization Request is only allowed.']);
+    const uri = ((await (await push(codeRequest())).json()) as { request_uri: string }).request_uri;
+    expect(redirectParams(await signIn(new Jar(), authorize({ client_id: 'rp', request_uri: uri }))).get('code')).toBeTruthy();
+  } finally {
+    await setAttributes('rp', { 'require.pushed.authorization.requests': 'false' });
+  }
+});
+
+test('a signed request object: its parameters win over the query; a bad signature or algorithm is an error page', async () => {
+  const ro = await sign({ client_id: 'rp', state: 'from-object', response_type: 'code', redirect_uri: REDIRECT, scope: 'openid' });
+  const back = await signIn(new Jar(), authorize({ client_id: 'rp', response_type: 'code', state: 'from-query', request: ro }));
+  expect(redirectParams(back).get('state')).toBe('from-object');
+  const forged = `${ro.slice(0, -4)}AAAA`;
+  const bad = await new Jar().fetch(authorize({ client_id: 'rp', request: forged }));
+  expect(bad.status).toBe(400);
+  expect(pageError(await bad.text())).toBe('Invalid Request');
+  await setAttributes('rp', { 'request.object.signature.alg': 'PS256' });
+  try {
+    expect((await new Jar().fetch(authorize({ client_id: 'rp', request: ro }))).status).toBe(400);
+  } finally {
+    await setAttributes('rp', { 'request.object.signature.alg': '' });
+  }
+  // HS256 with the client's secret.
+  const hs = await new SignJWT({ client_id: 'rp', response_type: 'code', redirect_uri: REDIRECT, scope: 'openid', state: 'hs' })
+    .setProtectedHeader({ alg: 'HS256' })
+    .sign(new TextEncoder().encode('rp-secret'));
+  expect(redirectParams(await signIn(new Jar(), authorize({ client_id: 'rp', request: hs }))).get('state')).toBe('hs');
+});
+
+test('a request_uri among the client request.uris is fetched; another is refused; request.object.required', async () => {
+  served.set('/ro/1', await sign({ client_id: 'rp', response_type: 'code', redirect_uri: REDIRECT, scope: 'openid', state: 'by-ref' }));
+  const back = await signIn(new Jar(), authorize({ client_id: 'rp', request_uri: `${docsBase}/ro/1` }));
+  expect(redirectParams(back).get('state')).toBe('by-ref');
+  expect((await new Jar().fetch(authorize({ client_id: 'rp', request_uri: `${docsBase}/elsewhere` }))).status).toBe(400);
+  await setAttributes('rp', { 'request.object.required': 'request' });
+  try {
+    const plain = await new Jar().fetch(authorize({ client_id: 'rp', ...codeRequest() }));
+    expect(plain.status).toBe(400);
+    const pushed = await push(codeRequest());
+    expect([pushed.status, await pushed.json()]).toEqual([
+      400,
+      { error: 'invalid_request', error_description: "Client is required to use 'request' parameter." },
+    ]);
+    const ro = await sign({ client_id: 'rp', ...codeRequest() });
+    const viaPar = await push({ request: ro });
+    expect(viaPar.status).toBe(201);
+  } finally {
+    await setAttributes('rp', { 'request.object.required': 'not required' });
+  }
+});
+
+test('two uses of one request_uri at once: one login page, one error page', async () => {
+  const uri = ((await (await push(codeRequest())).json()) as { request_uri: string }).request_uri;
+  const [a, b] = await Promise.all([0, 1].map(() => new Jar().fetch(authorize({ client_id: 'rp', request_uri: uri }))));
+  expect([a.status, b.status].sort()).toEqual([200, 400]);
+  // A request_uri of no pushed request, or of no UUID, is the same error page.
+  for (const other of ['urn:ietf:params:oauth:request_uri:00000000-0000-0000-0000-000000000000', 'urn:ietf:params:oauth:request_uri:x']) {
+    expect((await new Jar().fetch(authorize({ client_id: 'rp', request_uri: other }))).status).toBe(400);
+  }
+});
+
+test('pushes are recorded as PUSHED_AUTHORIZATION_REQUEST events (and _ERROR with the error code) when the realm saves them', async () => {
+  // As in Keycloak, these types are stored only when listed.
+  const types = ['PUSHED_AUTHORIZATION_REQUEST', 'PUSHED_AUTHORIZATION_REQUEST_ERROR'];
+  await w.api.put(`/admin/realms/${R}`, { enabledEventTypes: types }).expect(204);
+  try {
+    expect((await push(codeRequest())).status).toBe(201);
+    expect((await push(codeRequest(), basic('rp', 'wrong'))).status).toBe(401);
+  } finally {
+    await w.api.put(`/admin/realms/${R}`, { enabledEventTypes: [] }).expect(204);
+  }
+  const events = async (type: string) => (await w.api.get(`/admin/realms/${R}/events?type=${type}&client=rp`).expect(200)).body;
+  expect((await events('PUSHED_AUTHORIZATION_REQUEST'))[0]).toMatchObject({ type: 'PUSHED_AUTHORIZATION_REQUEST', clientId: 'rp' });
+  expect((await events('PUSHED_AUTHORIZATION_REQUEST_ERROR'))[0]).toMatchObject({ error: 'invalid_request' });
+});

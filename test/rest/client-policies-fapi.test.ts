@@ -1,0 +1,223 @@
+import { randomUUID, type webcrypto } from 'node:crypto';
+
+type CryptoKeyPair = webcrypto.CryptoKeyPair;
+import { exportJWK, SignJWT } from 'jose';
+import { Jar, type LoginWorld, loginWorld, pageError, pkcePair, redirectParams, signIn } from '../login/browser-client';
+
+type OidcClient = typeof import('openid-client', { with: { 'resolution-mode': 'import' }});
+
+/**
+ * Keycloak's global FAPI client profiles named by a realm policy (issue 16, ADR 0037): for each, a
+ * conforming client passes (created through the admin API, logging in over HTTP, getting tokens) and
+ * a non-conforming one gets Keycloak's error. Clients authenticate with signed JWTs (client-jwt).
+ */
+type Json = Record<string, unknown>;
+const R = 'fapi';
+const HTTPS = 'https://app.example/cb';
+const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+let w: LoginWorld;
+let oidc: OidcClient;
+let issuer: string;
+let ps: CryptoKeyPair;
+let rs: CryptoKeyPair;
+let jwks: string;
+
+beforeAll(async () => {
+  oidc = (await import('openid-client')) as OidcClient;
+  w = await loginWorld(R);
+  issuer = `${w.base}/realms/${R}`;
+  ps = await rsaKeys('RSA-PSS');
+  rs = await rsaKeys('RSASSA-PKCS1-v1_5');
+  jwks = JSON.stringify({
+    keys: [
+      { ...(await exportJWK(ps.publicKey)), kid: 'ps', alg: 'PS256', use: 'sig' },
+      { ...(await exportJWK(rs.publicKey)), kid: 'rs', alg: 'RS256', use: 'sig' },
+    ],
+  });
+});
+afterAll(() => w?.ts.close());
+
+/** A key pair of this realm's WebCrypto (openid-client checks `instanceof CryptoKey`; jose's own keys come from another realm under jest). */
+const rsaKeys = async (name: string) =>
+  (await globalThis.crypto.subtle.generateKey(
+    { name, modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' },
+    true,
+    ['sign', 'verify'],
+  )) as CryptoKeyPair;
+afterEach(() => w.api.put(`/admin/realms/${R}/client-policies/policies`, { policies: [] }).expect(204));
+
+const usePolicy = (profile: string) =>
+  w.api
+    .put(`/admin/realms/${R}/client-policies/policies`, {
+      policies: [{ name: 'fapi', enabled: true, conditions: [{ condition: 'any-client', configuration: {} }], profiles: [profile] }],
+    })
+    .expect(204);
+const fapiClient = (clientId: string, extra: Json = {}) => ({
+  clientId,
+  clientAuthenticatorType: 'client-jwt',
+  redirectUris: [HTTPS],
+  ...extra,
+  attributes: { 'use.jwks.string': 'true', 'jwks.string': jwks, ...((extra.attributes as Json | undefined) ?? {}) },
+});
+const create = (rep: Json) => w.api.post(`/admin/realms/${R}/clients`, rep);
+const stored = async (clientId: string) => (await w.api.get(`/admin/realms/${R}/clients?clientId=${clientId}`).expect(200)).body[0];
+const assertion = (clientId: string, alg = 'PS256') =>
+  new SignJWT({})
+    .setProtectedHeader({ alg, kid: alg === 'PS256' ? 'ps' : 'rs' })
+    .setIssuer(clientId)
+    .setSubject(clientId)
+    .setAudience(issuer)
+    .setJti(randomUUID())
+    .setIssuedAt()
+    .setExpirationTime('1m')
+    .sign(alg === 'PS256' ? ps.privateKey : rs.privateKey);
+const post = async (path: string, fields: Record<string, string>) => {
+  const res = await fetch(`${issuer}/protocol/openid-connect/${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields).toString(),
+  });
+  return { status: res.status, body: (await res.json()) as Json };
+};
+const authed = async (clientId: string, alg = 'PS256') => ({
+  client_id: clientId,
+  client_assertion_type: JWT_BEARER,
+  client_assertion: await assertion(clientId, alg),
+});
+const authUrl = (params: Record<string, string>) => `${issuer}/protocol/openid-connect/auth?${new URLSearchParams(params)}`;
+const backWith = (res: Response) => {
+  const q = redirectParams(res);
+  return [q.get('error'), q.get('error_description')];
+};
+
+test('fapi-1-baseline: a conforming client is auto-configured and logs in; http URIs, secrets and missing nonce are refused', async () => {
+  await usePolicy('fapi-1-baseline');
+  expect((await create(fapiClient('b1', { redirectUris: ['http://app.example/cb'] }))).body).toEqual({
+    error: 'invalid_client_metadata',
+    error_description: 'Invalid redirectUris',
+  });
+  expect((await create({ clientId: 'b1', clientAuthenticatorType: 'client-secret', secret: 's', redirectUris: [HTTPS] })).body).toEqual({
+    error: 'invalid_client_metadata',
+    error_description: 'Invalid client metadata: token_endpoint_auth_method',
+  });
+  expect((await create(fapiClient('b1'))).status).toBe(201);
+  const c = await stored('b1');
+  expect([c.consentRequired, c.fullScopeAllowed, c.attributes['pkce.code.challenge.method']]).toEqual([true, false, 'S256']);
+  const { verifier, challenge } = pkcePair();
+  const params = { client_id: 'b1', response_type: 'code', redirect_uri: HTTPS, scope: 'openid', state: 's', code_challenge: challenge };
+  const noNonce = await new Jar().fetch(authUrl({ ...params, code_challenge_method: 'S256' }));
+  expect(backWith(noNonce)).toEqual(['invalid_request', 'Missing parameter: nonce']);
+  const back = await signIn(new Jar(), authUrl({ ...params, code_challenge_method: 'S256', nonce: 'n' }));
+  const code = redirectParams(back).get('code') as string;
+  const tokens = await post('token', {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: HTTPS,
+    code_verifier: verifier,
+    ...(await authed('b1', 'RS256')),
+  });
+  expect(tokens.status).toBe(200);
+  expect(tokens.body.access_token).toBeTruthy();
+});
+
+test('fapi-1-advanced: PS256 and detached ID token auto-configured; insecure algorithms and missing or expired request objects refused', async () => {
+  await usePolicy('fapi-1-advanced');
+  expect((await create(fapiClient('a1', { attributes: { 'request.object.signature.alg': 'RS256' } }))).body).toEqual({
+    error: 'invalid_request',
+    error_description: 'not allowed signature algorithm.',
+  });
+  expect((await create(fapiClient('a1'))).status).toBe(201);
+  const a = (await stored('a1')).attributes;
+  expect([a['id.token.signed.response.alg'], a['request.object.signature.alg'], a['id.token.as.detached.signature']]).toEqual([
+    'PS256',
+    'PS256',
+    'true',
+  ]);
+  const { challenge } = pkcePair();
+  const params = { client_id: 'a1', response_type: 'code', redirect_uri: HTTPS, scope: 'openid', nonce: 'n', code_challenge: challenge };
+  expect(backWith(await new Jar().fetch(authUrl({ ...params, code_challenge_method: 'S256' })))).toEqual([
+    'invalid_request',
+    "Missing parameter: 'request' or 'request_uri'",
+  ]);
+  const object = (exp: number) =>
+    new SignJWT({ ...params, code_challenge_method: 'S256', aud: issuer, nbf: exp - 60, exp })
+      .setProtectedHeader({ alg: 'PS256', kid: 'ps' })
+      .sign(ps.privateKey);
+  const now = Math.floor(Date.now() / 1000);
+  expect(backWith(await new Jar().fetch(authUrl({ client_id: 'a1', request: await object(now - 10) })))).toEqual([
+    'invalid_request_object',
+    'Request Expired',
+  ]);
+  // A valid request object passes; the profile then wants a hybrid or JWT-mode response, which idserver does not serve.
+  expect(backWith(await new Jar().fetch(authUrl({ client_id: 'a1', request: await object(now + 60) })))).toEqual([
+    'invalid_request',
+    'invalid response_type',
+  ]);
+});
+
+test('fapi-2-security-profile: a client-jwt client pushes, logs in and gets tokens; plain requests and RS256 assertions are refused', async () => {
+  await usePolicy('fapi-2-security-profile');
+  expect((await create(fapiClient('f2', { attributes: { 'token.endpoint.auth.signing.alg': 'RS256' } }))).body).toEqual({
+    error: 'invalid_request',
+    error_description: 'not allowed signature algorithm.',
+  });
+  expect((await create(fapiClient('f2'))).status).toBe(201);
+  const { verifier, challenge } = pkcePair();
+  const request = { response_type: 'code', redirect_uri: HTTPS, scope: 'openid', state: 'st', code_challenge: challenge };
+  const plain = await new Jar().fetch(authUrl({ client_id: 'f2', ...request, code_challenge_method: 'S256' }));
+  expect(plain.status).toBe(400);
+  expect(pageError(await plain.text())).toBe('request_uri not included.');
+  const pushed = await post('ext/par/request', { ...request, code_challenge_method: 'S256', ...(await authed('f2')) });
+  expect(pushed.status).toBe(201);
+  const requestUri = pushed.body.request_uri as string;
+  // A parameter the pushed request did not hold drops it.
+  const added = await new Jar().fetch(authUrl({ client_id: 'f2', request_uri: requestUri, prompt: 'login' }));
+  expect(pageError(await added.text())).toBe('PAR request did not include necessary parameters');
+  const again = await post('ext/par/request', { ...request, code_challenge_method: 'S256', ...(await authed('f2')) });
+  const back = await signIn(new Jar(), authUrl({ client_id: 'f2', request_uri: again.body.request_uri as string }));
+  const code = redirectParams(back).get('code') as string;
+  const exchange = async (alg: string) =>
+    post('token', { grant_type: 'authorization_code', code, redirect_uri: HTTPS, code_verifier: verifier, ...(await authed('f2', alg)) });
+  expect(await exchange('RS256')).toEqual({
+    status: 400,
+    body: { error: 'invalid_request', error_description: 'not allowed signature algorithm.' },
+  });
+  const tokens = await exchange('PS256');
+  expect(tokens.status).toBe(200);
+});
+
+test('fapi-2-message-signing: openid-client pushes a signed request object (PAR + JAR, private_key_jwt); without one it is refused', async () => {
+  await usePolicy('fapi-2-message-signing');
+  expect((await create(fapiClient('ms'))).status).toBe(201);
+  const key = { key: ps.privateKey, kid: 'ps' };
+  const config = await oidc.discovery(new URL(issuer), 'ms', { token_endpoint_auth_signing_alg: 'PS256' }, oidc.PrivateKeyJwt(key), {
+    execute: [oidc.allowInsecureRequests],
+  });
+  const verifier = oidc.randomPKCECodeVerifier();
+  const params = {
+    redirect_uri: HTTPS,
+    scope: 'openid',
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    state: 'ms-state',
+  };
+  // Pushed without a request object: the authorization endpoint refuses it.
+  const unsigned = await oidc.buildAuthorizationUrlWithPAR(config, params);
+  expect(backWith(await new Jar().fetch(unsigned.href))).toEqual(['invalid_request', "Invalid parameter: : 'request' or 'request_uri'"]);
+  const jar = await oidc.buildAuthorizationUrlWithJAR(config, params, key);
+  const url = await oidc.buildAuthorizationUrlWithPAR(config, jar.searchParams);
+  expect(url.searchParams.get('request_uri')).toMatch(/^urn:ietf:params:oauth:request_uri:/);
+  const back = await signIn(new Jar(), url.href);
+  const tokens = await oidc.authorizationCodeGrant(config, new URL(back.headers.get('location') as string), {
+    pkceCodeVerifier: verifier,
+    expectedState: 'ms-state',
+  });
+  expect(tokens.access_token).toBeTruthy();
+  expect(tokens.claims()?.preferred_username).toBe('alice');
+});
+
+test('fapi-ciba: its executors judge only CIBA requests (not served), so browser logins are unaffected', async () => {
+  await usePolicy('fapi-ciba');
+  const back = await signIn(new Jar(), w.authUrl());
+  expect(redirectParams(back).get('code')).toBeTruthy();
+});
