@@ -1,5 +1,6 @@
 import type { ClientRepresentation } from '../../representations/client';
 import type { ProviderConfiguration } from '../../representations/client-policy';
+import { BINDING_EXECUTORS } from './executors-binding';
 import { ClientPolicyViolation, type PolicyContext } from './types';
 
 /**
@@ -258,4 +259,5 @@ export const EXECUTORS: Record<string, Executor> = {
   'secure-client-authenticator': secureClientAuthenticator,
   'secure-redirect-uris-enforcer': secureRedirectUris,
   'secure-response-type': secureResponseType,
+  ...BINDING_EXECUTORS,
 };

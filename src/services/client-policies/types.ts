@@ -30,6 +30,9 @@ export interface PolicyContext {
   updater?: { source: UpdaterSource; userId?: string; ipAddress?: string };
   /** The request's parameters (authorization request query, token request form). */
   params?: Record<string, string | undefined>;
+  /** Token requests: what the tokens will be bound to (executors may narrow it) and the client certificate (ADR 0038). */
+  binding?: { jkt?: string; bindOnlyRefresh?: boolean };
+  clientCert?: { x5t: string; subjectDn: string };
   /** Registration service only: whether an update issues a new registration access token. */
   registration?: { rotateRegistrationAccessToken: boolean };
 }

@@ -6,6 +6,7 @@ import { errorC } from '../../core/errors';
 import { realmKeys, realmWithVersion } from '../../auth/realm-keys';
 import { issuerOf } from '../../core/issuer';
 import type { OidcDiscoveryDocument } from '../../representations/oidc';
+import { DPOP_ALGORITHMS } from './dpop';
 
 /**
  * What the public OIDC endpoints of a realm publish (reference §2): the realm by name, its JSON Web
@@ -93,5 +94,7 @@ export async function discoveryDocument(db: Db, name: string, baseUrl: string): 
       'microprofile-jwt',
     ],
     claims_supported: ['aud', 'sub', 'iss', 'auth_time', 'name', 'given_name', 'family_name', 'preferred_username', 'email', 'acr'],
+    dpop_signing_alg_values_supported: DPOP_ALGORITHMS,
+    tls_client_certificate_bound_access_tokens: true,
   };
 }
