@@ -1,4 +1,5 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
+import forge from 'node-forge';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK, type KeyLike, SignJWT } from 'jose';
 
 /** A DPoP key pair (RFC 9449) a test client signs its proofs with, and its JWK thumbprint (`cnf.jkt`). */
@@ -45,3 +46,26 @@ export async function dpopProof(
 /** The payload of a JWT, unverified. */
 export const payloadOf = (jwt: string): Record<string, unknown> =>
   JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString('utf8')) as Record<string, unknown>;
+
+/** A self-signed TLS client certificate (node-forge) with the subject `CN=<cn>, O=idserver-test`: its PEM, DER and `x5t#S256`. */
+export function clientCertificate(cn: string): { pem: string; der: Buffer; x5t: string; dn: string } {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const key = forge.pki.privateKeyFromPem(privateKey.export({ type: 'pkcs1', format: 'pem' }).toString());
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = forge.pki.setRsaPublicKey(key.n, key.e);
+  cert.serialNumber = randomBytes(8)
+    .toString('hex')
+    .replace(/^[89a-f]/, '1');
+  cert.validity.notBefore = new Date(Date.now() - 60_000);
+  cert.validity.notAfter = new Date(Date.now() + 3_600_000);
+  const attrs = [
+    { name: 'organizationName', value: 'idserver-test' },
+    { name: 'commonName', value: cn },
+  ];
+  cert.setSubject(attrs);
+  cert.setIssuer(attrs);
+  cert.sign(key, forge.md.sha256.create());
+  const pem = forge.pki.certificateToPem(cert);
+  const der = Buffer.from(forge.asn1.toDer(forge.pki.certificateToAsn1(cert)).getBytes(), 'binary');
+  return { pem, der, x5t: createHash('sha256').update(der).digest('base64url'), dn: `CN=${cn},O=idserver-test` };
+}

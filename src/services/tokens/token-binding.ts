@@ -104,3 +104,33 @@ export function refreshBindingError(
   }
   return undefined;
 }
+
+/** A DN's RDNs, trimmed and in lower case, for Keycloak's exact comparison (X500Principal equality). */
+const canonicalDn = (dn: string) =>
+  dn
+    .split(/(?<!\\),/)
+    .map((rdn) =>
+      rdn
+        .split('=')
+        .map((p) => p.trim())
+        .join('=')
+        .toLowerCase(),
+    )
+    .join(',');
+
+/**
+ * The `client-x509` authenticator (Keycloak's X509ClientAuthenticator, `tls_client_auth`): a
+ * forwarded client certificate whose subject DN matches the client's `x509.subjectdn`, as a
+ * regular expression on the whole DN (RFC 2253) unless `x509.allow.regex.pattern.comparison` is
+ * `false`, then as the same DN.
+ */
+export function x509Authenticates(client: ClientModel, cert: ClientCertificate | undefined): boolean {
+  const expected = attr(client, 'x509.subjectdn');
+  if (!cert || !expected) return false;
+  if (attr(client, 'x509.allow.regex.pattern.comparison') === 'false') return canonicalDn(expected) === canonicalDn(cert.subjectDn);
+  try {
+    return new RegExp(`^(?:${expected})$`).test(cert.subjectDn);
+  } catch {
+    return false;
+  }
+}

@@ -7,7 +7,7 @@ import { clientByClientId } from './client-auth';
 import { authorizationCodeGrant } from './code-grant';
 import { clientCredentialsGrant, passwordGrant, refreshGrant } from './grants';
 import { publicRealm } from './oidc-metadata';
-import { bindTokenRequest } from './token-binding';
+import { bindTokenRequest, x509Authenticates } from './token-binding';
 import { EVENT_OF_GRANT, TokenEvent, clientErrorCode } from './token-events';
 import { type TokenRequest, type TokenResponse, oauth } from './tokens';
 import { UMA_GRANT_TYPE, umaGrant } from './uma-grant';
@@ -21,9 +21,12 @@ async function authenticateClient(db: Db, realm: RealmModel, req: TokenRequest):
   const client = await clientByClientId(db, realm, clientId);
   if (!client?.enabled) throw invalid();
   if (client.bearerOnly) throw oauth(400, 'unauthorized_client', 'Bearer-only not allowed');
-  if (!client.publicClient) {
-    if (!secret || !acceptsSecret(client, secret)) throw oauth(401, 'unauthorized_client', 'Invalid client or Invalid client credentials');
-  }
+  if (client.publicClient) return client;
+  const authenticated =
+    client.settings.clientAuthenticatorType === 'client-x509'
+      ? x509Authenticates(client, req.clientCert)
+      : Boolean(secret) && acceptsSecret(client, secret as string);
+  if (!authenticated) throw oauth(401, 'unauthorized_client', 'Invalid client or Invalid client credentials');
   return client;
 }
 
