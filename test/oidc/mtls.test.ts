@@ -154,3 +154,52 @@ test('a server without the lookup option believes no certificate header', async 
     await plain.close();
   }
 });
+
+describe('holder-of-key-enforcer', () => {
+  const base = `/admin/realms/${R}`;
+  const enforce = async (configuration: Record<string, unknown>) => {
+    await rp.admin
+      .put(`${base}/client-policies/profiles`, {
+        profiles: [{ name: 'hok', executors: [{ executor: 'holder-of-key-enforcer', configuration }] }],
+      })
+      .expect(204);
+    await rp.admin
+      .put(`${base}/client-policies/policies`, {
+        policies: [{ name: 'hok', enabled: true, conditions: [{ condition: 'any-client', configuration: {} }], profiles: ['hok'] }],
+      })
+      .expect(204);
+  };
+  afterEach(() => rp.admin.put(`${base}/client-policies/policies`, { policies: [] }).expect(204));
+
+  test('a written client must bind its tokens to its certificate; auto-configure turns it on', async () => {
+    await enforce({});
+    const refused = await rp.admin.post(`${base}/clients`, { clientId: 'no-hok' });
+    expect([refused.status, refused.body]).toEqual([
+      400,
+      { error: 'invalid_client_metadata', error_description: 'Invalid client metadata: MTLS token in disabled' },
+    ]);
+    await enforce({ 'auto-configure': true });
+    const created = await rp.admin.post(`${base}/clients`, { clientId: 'auto-hok' });
+    expect(created.status).toBe(201);
+    const rep = (await rp.admin.get(String(created.headers.location).replace(/^.*\/admin/, '/admin'))).body;
+    expect(rep.attributes['tls.client.certificate.bound.access.tokens']).toBe('true');
+  });
+
+  test('a service-account token request needs a client certificate, even of a client that does not bind to it', async () => {
+    await createClient(rp.admin, R, { clientId: 'plain-sa', secret: 'plain-sa-secret', serviceAccountsEnabled: true });
+    await enforce({});
+    const grant = (header?: string) => {
+      const req = request(ts.app).post(TOKEN).type('form');
+      if (header) req.set('ssl-client-cert', header);
+      return req.send({ grant_type: 'client_credentials', client_id: 'plain-sa', client_secret: 'plain-sa-secret' });
+    };
+    const refused = await grant();
+    expect([refused.status, refused.body]).toEqual([
+      400,
+      { error: 'invalid_request', error_description: 'Client Certification missing for MTLS HoK Token Binding' },
+    ]);
+    const ok = await grant(nginx(cert));
+    expect(ok.status).toBe(200);
+    expect(payloadOf(ok.body.access_token).cnf).toBeUndefined();
+  });
+});
