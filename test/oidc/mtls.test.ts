@@ -9,7 +9,6 @@ import { basic, type RpFixture, rpFixture } from './rp-fixture';
  * proxy (`--spi-x509cert-lookup-provider=nginx`, header `ssl-client-cert`): a client with
  * `tls.client.certificate.bound.access.tokens` gets tokens with `cnf.x5t#S256`, refreshes and
  * userinfo need the same certificate, and `client-x509` authenticates by the certificate's subject.
- * A server without the option believes no such header.
  */
 let ts: TestServer;
 let rp: RpFixture;
@@ -129,29 +128,6 @@ test('client-x509 authenticates a client by its certificate’s subject DN (exac
       401,
       { error: 'unauthorized_client', error_description: 'Invalid client or Invalid client credentials' },
     ]);
-  }
-});
-
-test('a server without the lookup option believes no certificate header', async () => {
-  const plain = await startTestServer();
-  try {
-    const admin = await plain.api();
-    await rpFixture(plain, R);
-    await createClient(admin, R, {
-      clientId: 'hok',
-      secret: 'hok-secret',
-      directAccessGrantsEnabled: true,
-      attributes: { 'tls.client.certificate.bound.access.tokens': 'true' },
-    });
-    const res = await request(plain.app)
-      .post(TOKEN)
-      .type('form')
-      .set('ssl-client-cert', nginx(cert))
-      .send({ grant_type: 'password', client_id: 'hok', client_secret: 'hok-secret', username: 'alice', password: 'alice-pw' });
-    expect(res.status).toBe(400);
-    expect(res.body.error_description).toBe('Client Certification missing for MTLS HoK Token Binding');
-  } finally {
-    await plain.close();
   }
 });
 
