@@ -72,7 +72,7 @@ export async function discoveryDocument(db: Db, name: string, baseUrl: string): 
     response_modes_supported: ['query', 'fragment', 'form_post'],
     code_challenge_methods_supported: ['plain', 'S256'],
     end_session_endpoint: `${oidc}/logout`,
-    subject_types_supported: ['public'],
+    subject_types_supported: ['public', 'pairwise'],
     id_token_signing_alg_values_supported: algorithms,
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     userinfo_signing_alg_values_supported: [...algorithms, 'none'],
