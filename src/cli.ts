@@ -2,9 +2,19 @@ import 'reflect-metadata';
 import { runExportImport } from './cli-export-import';
 import { ConfigError, checkHostname, helpText, loadConfig, type Mode, resolveDatabase, type ServerConfig } from './config';
 import { eventListenerConfigFromValues } from './config/event-listener-options';
+import { type X509LookupConfig, x509LookupFromValues } from './config/x509-options';
 import { graphqlLimitsFromValues } from './config/graphql-options';
 import { configureLogging, getLogger, loggingConfigFromValues, shutdownLogging } from './logging';
 import { startServer } from './server';
+
+/** The certificate lookup of the options; a lookup without its header is a bad option (exit 2). */
+function lookupOrConfigError(values: Record<string, unknown>): X509LookupConfig {
+  try {
+    return x509LookupFromValues(values);
+  } catch (e) {
+    throw new ConfigError(`Invalid value for option '--spi-x509cert-lookup-provider': ${(e as Error).message}`);
+  }
+}
 
 /** `idserver start|start-dev [--name=value ...]`. Exit code 2 for bad options, 1 for start-up failures. */
 export async function main(argv: string[]): Promise<void> {
@@ -28,9 +38,11 @@ export async function main(argv: string[]): Promise<void> {
     return;
   }
   let cfg: ServerConfig;
+  let x509: X509LookupConfig;
   try {
     cfg = loadConfig({ mode, args: rest });
     checkHostname(cfg);
+    x509 = lookupOrConfigError(cfg.values);
     resolveDatabase(cfg);
     configureLogging(loggingConfigFromValues(cfg.values));
   } catch (e) {
@@ -52,6 +64,7 @@ export async function main(argv: string[]): Promise<void> {
       graphql: graphqlLimitsFromValues(cfg.values),
       graphqlUi: cfg.values['graphql-ui'] === true,
       eventListeners: eventListenerConfigFromValues(cfg.values),
+      x509,
       db: {
         vendor: cfg.db,
         url: cfg.dbUrl ?? (cfg.db === 'sqlite' ? 'data/idserver.sqlite' : undefined),

@@ -17,6 +17,7 @@ import { getLogger } from './logging';
 import { collectRuntimeMetrics, httpRequests, registry, watchPool } from './metrics';
 import { RouteTemplates, uriLabel } from './metrics/route-templates';
 import { loginRouter } from './oidc/login-router';
+import type { X509LookupConfig } from './config/x509-options';
 import { oidcRouter } from './oidc/router';
 import { themeResourcesRouter } from './oidc/theme-resources-router';
 import { startEventExpiration } from './services/events/events';
@@ -35,6 +36,8 @@ export interface AppOptions {
   graphqlUi?: boolean;
   /** Options of the realms' event listeners (`--spi-events-listener-*`; defaults: Keycloak's). */
   eventListeners?: EventListenerConfig;
+  /** How a reverse proxy forwards TLS client certificates (`--spi-x509cert-lookup-*`; default: not trusted). */
+  x509?: X509LookupConfig;
 }
 
 /**
@@ -79,7 +82,7 @@ export async function createApp(db: Db, opts: AppOptions = {}): Promise<Express>
   });
   // The OpenAPI document of the REST facade: documentation, so unauthenticated (README, "OpenAPI").
   app.get('/openapi.json', serveOpenApi);
-  const oidc = oidcRouter(db, baseUrlOf);
+  const oidc = oidcRouter(db, baseUrlOf, { x509: opts.x509 });
   const login = loginRouter(db, baseUrlOf);
   const admin = adminRouter(db, baseUrlOf);
   const resources = themeResourcesRouter(db);

@@ -5,23 +5,26 @@ import { requestIdOf } from '../core/server-errors';
 import type { Db } from '../db';
 import type { RealmModel } from '../db/models/realm';
 import { cachedRealm, remember } from './realm-keys';
+import { authorizationHeader } from '../services/tokens/dpop';
 import { verifyBearer } from '../services/tokens/tokens';
 
 /**
  * Admin request authentication shared by both fronts (reference §2.4): reads
- * `Authorization: Bearer <token>` (scheme case-insensitive), verifies it against its issuer realm and
+ * `Authorization: Bearer <token>` (scheme case-insensitive) or `DPoP <token>` with its proof, verifies it against its issuer realm and
  * returns the caller; its issuer must be the server's URL of that realm. Anything missing or invalid is the 401 `{"error":"HTTP 401 Unauthorized"}`.
  */
 export function bearerToken(req: Request): string | undefined {
-  const m = /^bearer\s+(.+)$/i.exec((req.headers.authorization ?? '').trim());
-  return m ? m[1] : undefined;
+  return authorizationHeader(req.headers.authorization)?.token;
 }
 
 /** The verified token behind the request; throws 401 when there is none or it does not verify. */
 async function verifiedRequest(db: Db, req: Request, baseUrl?: string, targetRealm?: string) {
-  const token = bearerToken(req);
-  if (!token) throw unauthorized();
-  const verified = await verifyBearer(db, token, baseUrl, targetRealm);
+  const header = authorizationHeader(req.headers.authorization);
+  if (!header) throw unauthorized();
+  const proof = typeof req.headers.dpop === 'string' ? req.headers.dpop : undefined;
+  // A DPoP proof names the request's absolute URL: the server's public base and the path.
+  const sender = { scheme: header.scheme, proof, method: req.method, url: `${baseUrl ?? ''}${req.originalUrl}` };
+  const verified = await verifyBearer(db, header.token, baseUrl, targetRealm, sender);
   if (!verified) throw unauthorized();
   return verified;
 }

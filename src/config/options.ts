@@ -6,6 +6,7 @@
 import { loggingOptions, validateLogLevel } from '../logging/options';
 import { eventListenerOptions } from './event-listener-options';
 import { graphqlOptions } from './graphql-options';
+import { x509Options } from './x509-options';
 import type { OptionSpec } from './option-spec';
 
 export type { OptionSpec };
@@ -186,6 +187,7 @@ export function registerOptions(specs: OptionSpec[]): void {
 registerOptions(loggingOptions);
 registerOptions(graphqlOptions);
 registerOptions(eventListenerOptions);
+registerOptions(x509Options);
 registerOptions([
   {
     name: 'graphql-ui',

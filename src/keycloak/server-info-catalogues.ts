@@ -44,7 +44,8 @@ export const FEATURES: Feature[] = [
   f('DECLARATIVE_UI', 'Declarative UI', 'EXPERIMENTAL'),
   f('DEVICE_FLOW', 'OAuth 2.0 Device Authorization Grant', 'DEFAULT'),
   f('DOCKER', 'Docker Registry protocol', 'DISABLED_BY_DEFAULT'),
-  f('DPOP', 'OAuth 2.0 Demonstrating Proof-of-Possession at the Application Layer', 'PREVIEW'),
+  // Supported (on by default) since Keycloak 26.4; idserver verifies proofs and binds tokens (ADR 0038).
+  f('DPOP', 'OAuth 2.0 Demonstrating Proof-of-Possession at the Application Layer', 'DEFAULT'),
   f('DYNAMIC_SCOPES', 'Dynamic OAuth 2.0 scopes', 'EXPERIMENTAL'),
   f('FIPS', 'FIPS 140-2 mode', 'DISABLED_BY_DEFAULT'),
   f('HOSTNAME_V2', 'Hostname Options V2', 'DEFAULT'),

@@ -14,6 +14,7 @@ import {
 } from '../services/client-registration/client-registration';
 import { publicRealm } from '../services/tokens/oidc-metadata';
 import { handle } from './http';
+import { preflight } from '../auth/cors';
 
 /**
  * The client registration service, `/realms/{realm}/clients-registrations/{provider}` (issue 16):
@@ -45,6 +46,18 @@ function jsonObject(req: express.Request, provider: string): Record<string, unkn
   return value as Record<string, unknown>;
 }
 
+/** CORS headers when the request's origin is one the registration-web-origins policies allowed (Keycloak's Cors). */
+function registrationCors(req: express.Request, res: express.Response, allowed: string[]): void {
+  const origin = req.headers.origin;
+  if (!origin || !(allowed.includes(origin) || allowed.includes('*'))) return;
+  res.set({
+    'Access-Control-Allow-Origin': origin,
+    'Access-Control-Allow-Credentials': 'true',
+    'Access-Control-Expose-Headers': 'Location',
+    Vary: 'Origin',
+  });
+}
+
 /** Adds the registration routes to the realm router `r`. */
 export function clientRegistrationRoutes(r: Router, db: Db, baseUrlOf: (req: express.Request) => string): void {
   const text = express.text({ type: () => true, limit: '1mb' });
@@ -60,37 +73,62 @@ export function clientRegistrationRoutes(r: Router, db: Db, baseUrlOf: (req: exp
       provider,
       authorization: req.headers.authorization,
       remoteAddress: req.ip ?? req.socket.remoteAddress,
+      corsOrigins: [],
     };
   };
+  /** Runs `fn` with the request; the answer, refusal or not, gets CORS for the origins the registration-web-origins policies allowed. */
+  const withCors =
+    (fn: (rr: RegistrationRequest, req: express.Request) => Promise<(res: express.Response) => void>) =>
+    async (req: express.Request, res: express.Response) => {
+      const rr = await request(req);
+      let send: (res: express.Response) => void;
+      try {
+        send = await fn(rr, req);
+      } finally {
+        registrationCors(req, res, rr.corsOrigins ?? []);
+      }
+      send(res);
+    };
+
+  r.options(base, preflight('POST, OPTIONS'));
+  r.options(`${base}/:clientId`, preflight('GET, PUT, DELETE, OPTIONS'));
 
   r.post(
     base,
     text,
-    handle(async (req, res) => {
-      const rr = await request(req);
-      const out = await registerClient(rr, jsonObject(req, rr.provider));
-      res.status(201).location(out.location).json(out.body);
-    }),
+    handle(
+      withCors(async (rr, req) => {
+        const out = await registerClient(rr, jsonObject(req, rr.provider));
+        return (res) => res.status(201).location(out.location).json(out.body);
+      }),
+    ),
   );
   r.get(
     `${base}/:clientId`,
-    handle(async (req, res) => {
-      res.json(await getRegisteredClient(await request(req), String(req.params.clientId)));
-    }),
+    handle(
+      withCors(async (rr, req) => {
+        const out = await getRegisteredClient(rr, String(req.params.clientId));
+        return (res) => res.json(out);
+      }),
+    ),
   );
   r.put(
     `${base}/:clientId`,
     text,
-    handle(async (req, res) => {
-      const rr = await request(req);
-      res.json(await updateRegisteredClient(rr, String(req.params.clientId), jsonObject(req, rr.provider)));
-    }),
+    handle(
+      withCors(async (rr, req) => {
+        const out = await updateRegisteredClient(rr, String(req.params.clientId), jsonObject(req, rr.provider));
+        return (res) => res.json(out);
+      }),
+    ),
   );
   r.delete(
     `${base}/:clientId`,
-    handle(async (req, res) => {
-      await deleteRegisteredClient(await request(req), String(req.params.clientId));
-      res.status(204).end();
-    }),
+    handle(
+      withCors(async (rr, req) => {
+        await deleteRegisteredClient(rr, String(req.params.clientId));
+        return (res) => res.status(204).end();
+      }),
+    ),
   );
 }

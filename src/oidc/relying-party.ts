@@ -6,6 +6,9 @@ import { introspect } from '../services/tokens/introspection';
 import { RevocationError, revoke } from '../services/tokens/revocation';
 import { oauth } from '../services/tokens/tokens';
 import { BearerChallenge, userinfo } from '../services/tokens/userinfo';
+import type { X509LookupConfig } from '../config/x509-options';
+import { authorizationHeader } from '../services/tokens/dpop';
+import { senderProofs } from './client-cert';
 import { basicCredentials, handle } from './http';
 
 /**
@@ -41,19 +44,18 @@ function formOf(req: express.Request): Record<string, unknown> {
   return form;
 }
 
-/** The token of an `Authorization: Bearer|DPoP <token>` header (Keycloak's extractAuthorizationHeaderTokenOrReturnNull). */
-function headerToken(req: express.Request): string | undefined {
-  const parts = (req.headers.authorization ?? '').trim().split(/\s+/);
-  return parts.length === 2 && /^(bearer|dpop)$/i.test(parts[0]) ? parts[1] : undefined;
-}
+/** The scheme and token of an `Authorization: Bearer|DPoP <token>` header (Keycloak's extractAuthorizationHeaderTokenOrReturnNull). */
+const headerToken = (req: express.Request) => authorizationHeader(req.headers.authorization);
 
 /** Adds the userinfo, introspection and revocation routes to the realm router `r`. */
-export function relyingPartyRoutes(r: Router, db: Db, baseUrlOf: (req: express.Request) => string): void {
+export function relyingPartyRoutes(r: Router, db: Db, baseUrlOf: (req: express.Request) => string, x509?: X509LookupConfig): void {
   const form = express.urlencoded({ extended: false, limit: '1mb' });
   const oidc = '/:realm/protocol/openid-connect';
 
   const serveUserinfo = handle(async (req, res) => {
-    let token = headerToken(req);
+    const header = headerToken(req);
+    let token = header?.token;
+    let scheme = header?.scheme;
     let malformed: string | undefined;
     if (req.method === 'POST') {
       const body = formOf(req);
@@ -62,13 +64,25 @@ export function relyingPartyRoutes(r: Router, db: Db, baseUrlOf: (req: express.R
       else if (typeof param === 'string') {
         if (token !== undefined) malformed = 'More than one method used for including an access token';
         token = param;
+        scheme = 'Bearer';
       }
     } else if (hasBadText(req.headers.authorization ?? '')) {
       throw oauth(400, 'invalid_request', 'Text must not contain NUL characters or unpaired surrogates');
     }
     res.set('Cache-Control', 'no-cache');
     try {
-      const out = await userinfo(db, { realm: String(req.params.realm), token, malformed, baseUrl: baseUrlOf(req), ipAddress: req.ip });
+      const baseUrl = baseUrlOf(req);
+      const proofs = senderProofs(req, baseUrl, x509);
+      const out = await userinfo(db, {
+        realm: String(req.params.realm),
+        token,
+        malformed,
+        baseUrl,
+        ipAddress: req.ip,
+        scheme,
+        method: req.method,
+        ...proofs,
+      });
       cors(req, res, out.origins);
       if (out.jwt !== undefined) res.status(200).type('application/jwt').send(out.jwt);
       else res.status(200).json(out.claims);

@@ -8,6 +8,8 @@ import { pushAuthorizationRequest } from '../services/login/par';
 import { discoveryDocument, realmJwks } from '../services/tokens/oidc-metadata';
 import { tokenEndpoint } from '../services/tokens/token-endpoint';
 import { oauth } from '../services/tokens/tokens';
+import type { X509LookupConfig } from '../config/x509-options';
+import { senderProofs } from './client-cert';
 import { clientRegistrationRoutes } from './client-registration-router';
 import { basicCredentials, handle } from './http';
 import { relyingPartyRoutes } from './relying-party';
@@ -15,7 +17,7 @@ import { relyingPartyRoutes } from './relying-party';
 const log = getLogger('idserver.oidc');
 
 /** `/realms/{realm}/...`: the token endpoint, the pushed authorization request endpoint, userinfo, introspection and revocation, JWKS, OpenID discovery and client registration. */
-export function oidcRouter(db: Db, baseUrlOf: (req: express.Request) => string): Router {
+export function oidcRouter(db: Db, baseUrlOf: (req: express.Request) => string, opts: { x509?: X509LookupConfig } = {}): Router {
   const r = Router();
   const form = express.urlencoded({ extended: false, limit: '1mb' });
 
@@ -36,6 +38,7 @@ export function oidcRouter(db: Db, baseUrlOf: (req: express.Request) => string):
         bearer: /^bearer\s/i.test(req.headers.authorization ?? '') ? req.headers.authorization?.slice(7).trim() : undefined,
         baseUrl: baseUrlOf(req),
         ipAddress: req.ip,
+        ...senderProofs(req, baseUrlOf(req), opts.x509),
       });
       res.set('Cache-Control', 'no-store').set('Pragma', 'no-cache').json(out);
     }),
@@ -77,7 +80,7 @@ export function oidcRouter(db: Db, baseUrlOf: (req: express.Request) => string):
     }),
   );
 
-  relyingPartyRoutes(r, db, baseUrlOf);
+  relyingPartyRoutes(r, db, baseUrlOf, opts.x509);
   clientRegistrationRoutes(r, db, baseUrlOf);
 
   // Typed errors answer here; anything else goes on to the app's error handler (logged there).

@@ -1,4 +1,5 @@
 import { decodeJwt } from 'jose';
+import request from 'supertest';
 import { createClientScope, expectStatus } from '../helpers/fixtures';
 import { type RegistrationFixture, registrationFixture } from './client-registration-fixture';
 
@@ -230,5 +231,57 @@ describe('policies of authenticated registrations', () => {
     } finally {
       expectStatus(await f.api.delete(`/admin/realms/${R}/components/${id}`), 204, 'remove policy');
     }
+  });
+});
+
+describe('registration-web-origins (Keycloak 26.4)', () => {
+  const ORIGIN = 'https://spa.example';
+  const path = (clientId = '') => `/realms/${R}/clients-registrations/default${clientId ? `/${clientId}` : ''}`;
+  const acao = (res: { headers: Record<string, string> }) => res.headers['access-control-allow-origin'];
+  let policyId: string;
+  beforeAll(async () => {
+    // Named to run before Keycloak's default authenticated policies (policies run by name).
+    policyId = await f.addPolicy('A Web Origins', 'registration-web-origins', 'authenticated', { 'web-origins': [ORIGIN] });
+  });
+  afterAll(() => f.api.delete(`/admin/realms/${R}/components/${policyId}`));
+
+  test('its origins may read every registration answer; other origins get no CORS headers', async () => {
+    const token = await f.initialToken(2);
+    const created = await request(f.ts.app)
+      .post(path())
+      .set('Authorization', `Bearer ${token}`)
+      .set('Origin', ORIGIN)
+      .send({ clientId: 'cors-reg' });
+    expect(created.status).toBe(201);
+    expect(acao(created)).toBe(ORIGIN);
+    expect(created.headers['access-control-expose-headers']).toContain('Location');
+    const other = await request(f.ts.app)
+      .post(path())
+      .set('Authorization', `Bearer ${token}`)
+      .set('Origin', 'https://evil.example')
+      .send({ clientId: 'cors-reg-2' });
+    expect(other.status).toBe(201);
+    expect(acao(other)).toBeUndefined();
+    const rat = created.body.registrationAccessToken as string;
+    const viewed = await request(f.ts.app).get(path('cors-reg')).set('Authorization', `Bearer ${rat}`).set('Origin', ORIGIN);
+    expect([viewed.status, acao(viewed)]).toEqual([200, ORIGIN]);
+    const deleted = await request(f.ts.app).delete(path('cors-reg')).set('Authorization', `Bearer ${rat}`).set('Origin', ORIGIN);
+    expect([deleted.status, acao(deleted)]).toEqual([204, ORIGIN]);
+  });
+
+  test('a refusal by a later policy is readable by the origin too; a preflight is answered', async () => {
+    await createClientScope(f.api, R, 'cors-scope', { protocol: 'openid-connect' });
+    const refusedRes = await request(f.ts.app)
+      .post(path())
+      .set('Authorization', `Bearer ${await f.initialToken()}`)
+      .set('Origin', ORIGIN)
+      .send({ clientId: 'cors-refused', defaultClientScopes: ['cors-scope'] });
+    expect([refusedRes.status, refusedRes.body]).toEqual([
+      403,
+      refused('Allowed Client Scopes', 'Not permitted to use specified clientScope'),
+    ]);
+    expect(acao(refusedRes)).toBe(ORIGIN);
+    const pre = await request(f.ts.app).options(path()).set('Origin', ORIGIN).set('Access-Control-Request-Method', 'POST');
+    expect([pre.status, acao(pre)]).toEqual([200, ORIGIN]);
   });
 });

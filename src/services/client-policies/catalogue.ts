@@ -35,7 +35,31 @@ const negative = prop('is-negative-logic', 'Negative Logic', 'If On, the result 
 const EXECUTOR_INFO: Record<string, { helpText: string; properties: ConfigPropertyRep[] }> = {
   'confidential-client': { helpText: 'Refuses public clients on authorization and token requests.', properties: [] },
   'consent-required': { helpText: 'Clients must require user consent.', properties: [auto('enable consentRequired', true)] },
+  'dpop-bind-enforcer': {
+    helpText: 'Clients must bind their tokens to a DPoP key (RFC 9449).',
+    properties: [
+      auto('bind their tokens to a DPoP key'),
+      prop(
+        'enforce-authorization-code-binding-to-dpop',
+        'Enforce Authorization Code binding to DPoP key',
+        'Authorization requests must send dpop_jkt.',
+        'boolean',
+        false,
+      ),
+      prop(
+        'allow-only-refresh-token-binding',
+        'Allow only refresh token binding',
+        'A public client without DPoP-bound tokens must send a proof, and only its refresh token is bound.',
+        'boolean',
+        false,
+      ),
+    ],
+  },
   'full-scope-disabled': { helpText: 'Clients may not have fullScopeAllowed.', properties: [auto('disable fullScopeAllowed', true)] },
+  'holder-of-key-enforcer': {
+    helpText: 'Clients must bind their tokens to their TLS client certificate (RFC 8705).',
+    properties: [auto('bind their tokens to their TLS client certificate')],
+  },
   'pkce-enforcer': { helpText: 'Clients must use PKCE with S256.', properties: [auto('require S256 PKCE')] },
   'registration-access-token-rotation-disabled': {
     helpText: 'A client update through the registration service keeps its registration access token.',

@@ -1,6 +1,7 @@
 import type { ClientRepresentation } from '../../representations/client';
 import type { ProviderConfiguration } from '../../representations/client-policy';
 import { FAPI_EXECUTORS } from './executors-fapi';
+import { BINDING_EXECUTORS } from './executors-binding';
 import { ClientPolicyViolation, type PolicyContext } from './types';
 
 /**
@@ -286,4 +287,5 @@ export const EXECUTORS: Record<string, Executor> = {
   'secure-client-authenticator': secureClientAuthenticator,
   'secure-redirect-uris-enforcer': secureRedirectUris,
   'secure-response-type': secureResponseType,
+  ...BINDING_EXECUTORS,
 };

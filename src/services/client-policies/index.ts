@@ -88,11 +88,14 @@ export async function clientPoliciesOnToken(c: {
   grant: string;
   form: Record<string, string | undefined>;
   ev?: { error(code: string): Promise<void> };
+  binding?: PolicyContext['binding'];
+  clientCert?: PolicyContext['clientCert'];
 }): Promise<void> {
   const event = TOKEN_EVENTS[c.grant];
   if (!event || !hasClientPolicies(c.realm)) return;
   try {
-    await evaluateClientPolicies({ event, db: c.db, realm: c.realm, client: c.client, params: c.form });
+    const { binding, clientCert } = c;
+    await evaluateClientPolicies({ event, db: c.db, realm: c.realm, client: c.client, params: c.form, binding, clientCert });
   } catch (e) {
     if (!(e instanceof ClientPolicyViolation)) throw e;
     await c.ev?.error(e.error);

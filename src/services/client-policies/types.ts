@@ -41,6 +41,9 @@ export interface PolicyContext {
   par?: boolean;
   /** The realm's issuer URL (the audience a request object must name). */
   issuer?: string;
+  /** Token requests: what the tokens will be bound to (executors may narrow it) and the client certificate (ADR 0038). */
+  binding?: { jkt?: string; bindOnlyRefresh?: boolean };
+  clientCert?: { x5t: string; subjectDn: string };
   /** Registration service only: whether an update issues a new registration access token. */
   registration?: { rotateRegistrationAccessToken: boolean };
 }

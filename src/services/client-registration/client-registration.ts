@@ -75,7 +75,12 @@ const byOf = (caller: Caller): ClientPolicyContext['by'] =>
         ? 'bearer'
         : 'registration-access-token';
 
-const policyRequest = (r: RegistrationRequest): PolicyRequest => ({ ctx: r.ctx, realm: r.realm, remoteAddress: r.remoteAddress });
+const policyRequest = (r: RegistrationRequest): PolicyRequest => ({
+  ctx: r.ctx,
+  realm: r.realm,
+  remoteAddress: r.remoteAddress,
+  corsOrigins: r.corsOrigins,
+});
 
 /** Runs the client policies, then the registration policies; a refusal is Keycloak's 403 with its event. */
 async function runPolicies(ev: TokenEvent, fn: () => Promise<void>): Promise<void> {
@@ -85,7 +90,8 @@ async function runPolicies(ev: TokenEvent, fn: () => Promise<void>): Promise<voi
     if (e instanceof PolicyRejection) throw await forbidden(ev, e.message);
     if (e instanceof ClientPolicyViolation) {
       ev.detail('reason', 'client_policy_error').detail('client_policy_error', e.error).detail('client_policy_error_detail', e.detail);
-      throw await forbidden(ev, e.message);
+      // Keycloak's ClientRegistrationAuth answers forbidden(cpe.getMessage()): the message of a ClientPolicyException is its error code.
+      throw await forbidden(ev, e.error);
     }
     throw e;
   }

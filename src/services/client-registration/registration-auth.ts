@@ -39,6 +39,8 @@ export interface RegistrationRequest {
   remoteAddress?: string;
   /** `default` or `openid-connect`. */
   provider: string;
+  /** Web origins the `registration-web-origins` policies that ran allow (CORS of the answer); filled by the policies. */
+  corsOrigins?: string[];
 }
 
 /** Keycloak's 401 of the registration service (the `_ERROR` event with `invalid_token` and the reason first). */

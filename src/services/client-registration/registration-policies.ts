@@ -36,6 +36,8 @@ export interface PolicyRequest {
   realm: RealmModel;
   /** The caller's address (the `trusted-hosts` policy). */
   remoteAddress?: string;
+  /** Collects the web origins `registration-web-origins` allows (Keycloak's Cors#addAllowedOrigins). */
+  corsOrigins?: string[];
 }
 
 /** The stored client a view, update or delete is about, as its representation. */
@@ -281,7 +283,13 @@ const clientDisabled: Policy = {
   beforeUpdate: kept('enabled', false, 'Not permitted to enable client'),
 };
 
-/** The registration policy providers by id. `registration-web-origins` only widens CORS; it refuses nothing. */
+/** registration-web-origins: its `web-origins` may read the answer of every registration operation (CORS); it refuses nothing. */
+const addOrigins = async (p: PolicyRequest, c: Config) => {
+  p.corsOrigins?.push(...list(c, 'web-origins'));
+};
+const webOrigins: Policy = { beforeRegister: addOrigins, beforeUpdate: addOrigins, beforeView: addOrigins, beforeDelete: addOrigins };
+
+/** The registration policy providers by id. */
 const POLICIES: Record<string, Policy> = {
   'trusted-hosts': trustedHosts,
   'allowed-client-templates': allowedClientScopes,
@@ -290,7 +298,7 @@ const POLICIES: Record<string, Policy> = {
   'consent-required': consentRequired,
   scope: fullScopeDisabled,
   'client-disabled': clientDisabled,
-  'registration-web-origins': {},
+  'registration-web-origins': webOrigins,
 };
 
 /** The realm's policy components for one registration auth. */

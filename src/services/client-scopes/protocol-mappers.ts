@@ -9,6 +9,7 @@ import { recordAdminEvent } from '../../core/admin-events';
 import { type ScopeOwner, requireOwnerAccess } from './scope-owner';
 import type { RequestContext } from '../../core/context';
 import { configProblem, mapperType } from '../../keycloak/mapper-types';
+import { checkPairwiseMapper, PAIRWISE_MAPPER } from '../clients/pairwise';
 
 /**
  * Protocol mappers of clients and client scopes — the seed's `{scopeOwner}/{id}/protocol-mappers`
@@ -68,6 +69,14 @@ export function mapperRows(
   });
 }
 
+/** Pairwise subject mappers of a client: validated against its redirect URIs, given a salt (services/clients/pairwise.ts). */
+async function checkPairwise(ctx: RequestContext, o: ScopeOwner, rows: MapperRow[]): Promise<void> {
+  if (o.type !== 'clients' || !rows.some((r) => r.protocolMapper === PAIRWISE_MAPPER)) return;
+  const client = await ctx.loaders.clientById.load(o.id);
+  if (!client) return;
+  for (const r of rows) if (r.protocolMapper === PAIRWISE_MAPPER) await checkPairwiseMapper(client, r.config);
+}
+
 const ownerKey = (o: ScopeOwner) => (o.type === 'clients' ? { clientId: o.id } : { clientScopeId: o.id });
 
 async function mappersOf(ctx: RequestContext, o: ScopeOwner): Promise<ProtocolMapperModel[]> {
@@ -121,6 +130,7 @@ export async function createMapper(
 ): Promise<string> {
   await requireOwnerAccess(ctx, realm, o, 'manage');
   const [row] = mapperRows([rep], o.protocol, ownerKey(o));
+  await checkPairwise(ctx, o, [row]);
   await write(ctx, { unique: sameName }, async () => {
     await ctx.db.models.ProtocolMapper.create({ ...row });
     await recordAdminEvent(ctx, realm, {
@@ -143,6 +153,7 @@ export async function addMappers(
 ): Promise<void> {
   await requireOwnerAccess(ctx, realm, o, 'manage');
   const rows = mapperRows(reps, o.protocol, ownerKey(o));
+  await checkPairwise(ctx, o, rows);
   await write(ctx, { unique: () => errorB(409, 'conflict', 'Protocol mapper name must be unique per protocol') }, async () => {
     for (const [i, row] of rows.entries()) {
       await ctx.db.models.ProtocolMapper.create({ ...row });
@@ -168,6 +179,7 @@ export async function updateMapper(
   await requireOwnerAccess(ctx, realm, o, 'manage');
   const pm = await findMapper(ctx, o, mapperId);
   const [row] = mapperRows([{ ...rep, id: pm.id }], o.protocol, ownerKey(o));
+  await checkPairwise(ctx, o, [row]);
   try {
     await write(ctx, { unique: sameName }, async () => {
       pm.set({ name: row.name, protocol: row.protocol, protocolMapper: row.protocolMapper, config: row.config });

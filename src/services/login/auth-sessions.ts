@@ -96,6 +96,8 @@ export interface CodeData {
   scope?: string;
   codeChallenge?: string;
   codeChallengeMethod?: string;
+  /** The authorization request's `dpop_jkt`: the code exchange needs a DPoP proof of that key. */
+  dpopJkt?: string;
   authTime: number;
 }
 

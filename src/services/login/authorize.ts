@@ -42,6 +42,8 @@ export interface AuthRequest {
   ui_locales?: string;
   /** An application-initiated action (`ALIAS` or `ALIAS:parameter`, kc-action.ts). */
   kc_action?: string;
+  /** RFC 9449 §10: the thumbprint of the DPoP key the code's tokens must be bound to. */
+  dpop_jkt?: string;
   [key: string]: string | undefined;
 }
 
@@ -175,7 +177,7 @@ export async function checkRequestForClient(
     response_type: responseType,
     response_mode: mode,
   };
-  for (const k of ['state', 'nonce', 'scope', 'code_challenge', 'prompt', 'login_hint', 'ui_locales', 'kc_action'] as const) {
+  for (const k of ['state', 'nonce', 'scope', 'code_challenge', 'prompt', 'login_hint', 'ui_locales', 'kc_action', 'dpop_jkt'] as const) {
     if (params[k] !== undefined && params[k] !== '') request[k] = params[k];
   }
   if (params.code_challenge) request.code_challenge_method = params.code_challenge_method || 'plain';

@@ -401,6 +401,7 @@ async function completeLogin(
     scope: request.scope,
     codeChallenge: request.code_challenge,
     codeChallengeMethod: request.code_challenge_method,
+    ...(request.dpop_jkt ? { dpopJkt: request.dpop_jkt } : {}),
     authTime: authTimeOf(session),
   });
   await removeAuthSession(db, authSession.id);

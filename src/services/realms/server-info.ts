@@ -148,6 +148,8 @@ function providers(componentTypes: Record<string, Array<{ id: string }>>): Recor
     social: spi(serverInfoSocialProviders().map((p) => p.id)),
     storage: spi(ids('org.keycloak.storage.UserStorageProvider')),
     'user-profile': spi(ids('org.keycloak.userprofile.UserProfileProvider')),
+    // How a reverse proxy's client certificate is read (--spi-x509cert-lookup-provider, ADR 0038).
+    'x509cert-lookup': spi(['apache', 'default', 'envoy', 'haproxy', 'nginx']),
   };
 }
 

@@ -61,6 +61,10 @@ export async function authorizationCodeGrant(g: GrantCall): Promise<TokenRespons
     throw await ev.fail('invalid_code', oauth(400, 'invalid_grant', 'Incorrect redirect_uri'));
   const pkce = pkceError(data, req.form.code_verifier);
   if (pkce) throw await ev.fail(pkce.code, oauth(400, 'invalid_grant', pkce.text));
+  // RFC 9449 §10 (Keycloak's DPoPUtil.validateDPoPJkt): a code bound to a DPoP key needs a proof of it.
+  if (data.dpopJkt && !req.binding?.jkt) throw await ev.fail('invalid_request', oauth(400, 'invalid_request', 'DPoP Proof missing'));
+  if (data.dpopJkt && data.dpopJkt !== req.binding?.jkt)
+    throw await ev.fail('invalid_request', oauth(400, 'invalid_request', 'DPoP Proof public key thumbprint does not match dpop_jkt'));
   const session = await findActiveSession(db, realm, row.userSessionId);
   if (!session) throw await ev.fail('invalid_code', oauth(400, 'invalid_grant', 'Session not active'));
   const user = await db.models.User.findByPk(session.userId);

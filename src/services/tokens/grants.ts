@@ -13,6 +13,7 @@ import { fastRows } from '../../loaders';
 import { lockoutOf, recordLoginFailure, recordLoginSuccess } from '../sessions/brute-force';
 import { createSession, findActiveSession, type NewSession, touchSession } from '../sessions/session-store';
 import { hashSettings, passwordExpired } from '../users/password-policy';
+import { refreshBindingError } from './token-binding';
 import type { TokenEvent } from './token-events';
 import { grantedScope, issue, oauth, setting, type TokenRequest, type TokenResponse } from './tokens';
 
@@ -208,6 +209,8 @@ export async function refreshGrant(g: GrantCall): Promise<TokenResponse> {
       'invalid_token',
       oauth(400, 'invalid_grant', "Invalid refresh token. Token client and authorized client don't match"),
     );
+  const bound = refreshBindingError(client, claims, req);
+  if (bound) throw await ev.fail('invalid_token', oauth(400, bound.error, bound.description));
   const session = claims.sid ? await findActiveSession(db, realm, String(claims.sid)) : null;
   if (!session || session.offline !== offline) {
     const text = offline ? 'Offline user session not found' : 'Session not active';

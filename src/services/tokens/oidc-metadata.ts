@@ -6,6 +6,7 @@ import { errorC } from '../../core/errors';
 import { realmKeys, realmWithVersion } from '../../auth/realm-keys';
 import { issuerOf } from '../../core/issuer';
 import type { OidcDiscoveryDocument } from '../../representations/oidc';
+import { DPOP_ALGORITHMS } from './dpop';
 
 /**
  * What the public OIDC endpoints of a realm publish (reference §2): the realm by name, its JSON Web
@@ -89,7 +90,7 @@ export async function discoveryDocument(db: Db, name: string, baseUrl: string): 
     response_modes_supported: ['query', 'fragment', 'form_post'],
     code_challenge_methods_supported: ['plain', 'S256'],
     end_session_endpoint: `${oidc}/logout`,
-    subject_types_supported: ['public'],
+    subject_types_supported: ['public', 'pairwise'],
     id_token_signing_alg_values_supported: algorithms,
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'client_secret_jwt'],
     userinfo_signing_alg_values_supported: [...algorithms, 'none'],
@@ -117,5 +118,7 @@ export async function discoveryDocument(db: Db, name: string, baseUrl: string): 
     request_uri_parameter_supported: true,
     require_request_uri_registration: true,
     request_object_signing_alg_values_supported: REQUEST_OBJECT_ALGS,
+    dpop_signing_alg_values_supported: DPOP_ALGORITHMS,
+    tls_client_certificate_bound_access_tokens: true,
   };
 }

@@ -1,3 +1,4 @@
+import { PAIRWISE_MAPPER, pairwiseSub } from '../clients/pairwise';
 import { Op, QueryTypes } from 'sequelize';
 import type { Db } from '../../db';
 import type { ClientModel, ClientScopeClientModel, ClientScopeModel, ProtocolMapperModel } from '../../db/models/client';
@@ -603,6 +604,12 @@ export async function computeClaimsOf(db: Db, inputs: readonly ClaimInput[]): Pr
 function claimSet(mappers: ProtocolMapperModel[], facts: Facts): ClaimSet {
   const set: ClaimSet = { access: {}, id: {}, userinfo: {}, introspection: {}, accessAud: [], idAud: [], introspectionAud: [] };
   for (const pm of mappers) {
+    if (pm.protocolMapper === PAIRWISE_MAPPER) {
+      // The ID token's and userinfo's `sub` (the access token keeps the user id: the session checks read it).
+      const sub = pairwiseSub(pm.config ?? {}, facts.input.client, facts.input.user.id);
+      if (sub) set.id.sub = set.userinfo.sub = sub;
+      continue;
+    }
     if (pm.protocolMapper === 'oidc-hardcoded-role-mapper' || pm.protocolMapper === 'oidc-role-name-mapper') {
       applyRoleChanges(pm, facts);
       continue;

@@ -8,6 +8,7 @@ import { clientByClientId } from './client-auth';
 import { authorizationCodeGrant } from './code-grant';
 import { clientCredentialsGrant, passwordGrant, refreshGrant } from './grants';
 import { publicRealm } from './oidc-metadata';
+import { bindTokenRequest, x509Authenticates } from './token-binding';
 import { EVENT_OF_GRANT, TokenEvent, clientErrorCode } from './token-events';
 import { type TokenRequest, type TokenResponse, oauth } from './tokens';
 import { UMA_GRANT_TYPE, umaGrant } from './uma-grant';
@@ -22,9 +23,12 @@ async function authenticateClient(db: Db, realm: RealmModel, req: TokenRequest):
   const client = await clientByClientId(db, realm, clientId);
   if (!client?.enabled) throw invalid();
   if (client.bearerOnly) throw oauth(400, 'unauthorized_client', 'Bearer-only not allowed');
-  if (!client.publicClient) {
-    if (!secret || !acceptsSecret(client, secret)) throw oauth(401, 'unauthorized_client', 'Invalid client or Invalid client credentials');
-  }
+  if (client.publicClient) return client;
+  const authenticated =
+    client.settings.clientAuthenticatorType === 'client-x509'
+      ? x509Authenticates(client, req.clientCert)
+      : Boolean(secret) && acceptsSecret(client, secret as string);
+  if (!authenticated) throw oauth(401, 'unauthorized_client', 'Invalid client or Invalid client credentials');
   return client;
 }
 
@@ -45,7 +49,8 @@ export async function tokenEndpoint(db: Db, req: TokenRequest): Promise<TokenRes
     throw e;
   }
   const call = { db, realm, client, req, ev };
-  await clientPoliciesOnToken({ db, realm, client, grant, form: req.form, ev });
+  await bindTokenRequest(db, client, req, ev);
+  await clientPoliciesOnToken({ db, realm, client, grant, form: req.form, ev, binding: req.binding, clientCert: req.clientCert });
   switch (grant) {
     case 'password':
       return passwordGrant(call);

@@ -15,6 +15,8 @@ import { getLogger } from '../../logging';
 import { signedClaims } from '../../auth/verified-tokens';
 import { isSessionActive, secondsLeft } from '../sessions/session-store';
 import { audClaim, clientLinkedScopes, computeClaims } from './token-claims';
+import { checkPresentedToken, DPoPProofError } from './dpop';
+import { type ClientCertificate, confirmations, type TokenBinding } from './token-binding';
 
 const log = getLogger('idserver.oidc');
 
@@ -30,6 +32,13 @@ export interface TokenRequest {
   bearer?: string;
   baseUrl: string;
   ipAddress?: string;
+  /** The `DPoP` proof header, if any, and the request's absolute URL it must name (ADR 0038). */
+  dpop?: string;
+  url?: string;
+  /** The client certificate the reverse proxy forwarded (only when the lookup option is set). */
+  clientCert?: ClientCertificate;
+  /** What the issued tokens are bound to (set by the token endpoint, token-binding.ts). */
+  binding?: TokenBinding;
 }
 
 export interface TokenResponse {
@@ -37,7 +46,7 @@ export interface TokenResponse {
   expires_in: number;
   refresh_expires_in: number;
   refresh_token?: string;
-  token_type: 'Bearer';
+  token_type: 'Bearer' | 'DPoP';
   id_token?: string;
   'not-before-policy': number;
   session_state?: string;
@@ -119,18 +128,21 @@ export async function issue(t: Issuance, withRefresh: boolean): Promise<TokenRes
   const attributes = (client.settings.attributes ?? {}) as Record<string, string>;
   const lifespan = Number(attributes['access.token.lifespan'] ?? setting(realm, 'accessTokenLifespan', 300));
   const lightweight = attributes['client.use.lightweight.access.token.enabled'] === 'true';
+  const cnf = confirmations(client, req.binding);
+  const dpop = Boolean(cnf.access?.jkt);
   const base: JWTPayload = {
     exp: iat + lifespan,
     iat,
     jti: randomUUID(),
     iss,
-    typ: 'Bearer',
+    typ: dpop ? 'DPoP' : 'Bearer',
     azp: client.clientId,
     ...(sessionId ? { sid: sessionId } : {}),
     scope,
   };
   const mapped = lightweight && !scope.split(' ').includes('openid') ? undefined : await mappedClaims(t);
   const claims = lightweight || !mapped ? base : { ...base, ...audClaim(mapped.accessAud), ...mapped.access, scope };
+  if (cnf.access) claims.cnf = cnf.access;
   const access_token = await signAccess(db, realm, claims);
   const offline = Boolean(session?.offline);
   const refreshLife = withRefresh && session && !offline ? secondsLeft(realm, session, iat) : 0;
@@ -138,7 +150,7 @@ export async function issue(t: Issuance, withRefresh: boolean): Promise<TokenRes
     access_token,
     expires_in: lifespan,
     refresh_expires_in: refreshLife,
-    token_type: 'Bearer',
+    token_type: dpop ? 'DPoP' : 'Bearer',
     'not-before-policy': setting(realm, 'notBefore', 0),
     scope,
   };
@@ -155,6 +167,7 @@ export async function issue(t: Issuance, withRefresh: boolean): Promise<TokenRes
       azp: client.clientId,
       sid: sessionId,
       scope,
+      ...(cnf.refresh ? { cnf: cnf.refresh } : {}),
     });
   }
   if (scope.split(' ').includes('openid')) {
@@ -176,6 +189,14 @@ export async function issue(t: Issuance, withRefresh: boolean): Promise<TokenRes
   }
   if (sessionId) res.session_state = sessionId;
   return res;
+}
+
+/** How an admin request presents its token: the Authorization scheme and, for DPoP, the proof and what it must name. */
+export interface BearerSender {
+  scheme: 'Bearer' | 'DPoP';
+  proof?: string;
+  method: string;
+  url: string;
 }
 
 export interface VerifiedToken {
@@ -219,12 +240,15 @@ interface BearerRow {
   targetVersion: number | string | null;
   /** Set when the token's id is in the revoked-token store (POST .../revoke of an access token). */
   revokedId: string | null;
+  /** 1 when the client requires DPoP (`dpop.bound.access.tokens`), read off its stored settings. */
+  clientDpop: number | string | null;
 }
 
 const BEARER_SQL = `SELECT r.id AS realmId, rv.version AS realmVersion, c.id AS clientUuid, c.enabled AS clientEnabled,
   u.id AS userId, u.realm_id AS userRealm, u.enabled AS enabled, u.not_before AS notBefore, uv.version AS userVersion,
   s.id AS sessionId, s.realm_id AS sessionRealm, s.started AS started, s.last_access AS lastAccess, s.offline AS offline,
-  s.remember_me AS rememberMe, tr.id AS targetId, tv.version AS targetVersion, rt.id AS revokedId
+  s.remember_me AS rememberMe, tr.id AS targetId, tv.version AS targetVersion, rt.id AS revokedId,
+  CASE WHEN c.settings LIKE '%"dpop.bound.access.tokens":"true"%' THEN 1 ELSE 0 END AS clientDpop
 FROM realm r
 LEFT JOIN realm_cache_version rv ON rv.realm_id = r.id
 LEFT JOIN client c ON c.realm_id = r.id AND c.client_id = :azp
@@ -249,7 +273,13 @@ const version = (v: number | string | null) => (v === null || v === undefined ? 
  * moved (a write through any node), the realm and its keys are read again and the token checked anew.
  * `targetRealm` (the realm named in the request path) is looked up in the same statement.
  */
-export async function verifyBearer(db: Db, token: string, baseUrl?: string, targetRealm?: string): Promise<VerifiedToken | null> {
+export async function verifyBearer(
+  db: Db,
+  token: string,
+  baseUrl?: string,
+  targetRealm?: string,
+  sender?: BearerSender,
+): Promise<VerifiedToken | null> {
   try {
     const unverified = decodeJwt(token);
     const header = decodeProtectedHeader(token);
@@ -257,12 +287,12 @@ export async function verifyBearer(db: Db, token: string, baseUrl?: string, targ
     const realmName = decodeURIComponent(iss.slice(iss.lastIndexOf('/') + 1));
     if (!realmName || !header.alg) return null;
     const known = lastKnownRealm(realmName);
-    const first = known ? await verifyWith(db, token, header, baseUrl, targetRealm, known, false) : 'stale';
+    const first = known ? await verifyWith(db, token, header, { baseUrl, targetRealm, sender }, known, false) : 'stale';
     if (first !== 'stale') return first;
     // No cached realm, or the cached one is out of date: read it (and its keys) and check again.
     const fresh = await realmWithVersion(db, realmName);
     if (!fresh) return null;
-    const second = await verifyWith(db, token, header, baseUrl, targetRealm, fresh, true);
+    const second = await verifyWith(db, token, header, { baseUrl, targetRealm, sender }, fresh, true);
     return second === 'stale' ? null : second;
   } catch (e) {
     log.debug(`Bearer token rejected: ${(e as Error).message}`);
@@ -278,8 +308,7 @@ async function verifyWith(
   db: Db,
   token: string,
   header: { alg?: string; kid?: string },
-  baseUrl: string | undefined,
-  targetRealm: string | undefined,
+  { baseUrl, targetRealm, sender }: { baseUrl?: string; targetRealm?: string; sender?: BearerSender },
   realm: VersionedRealm,
   fresh: boolean,
 ): Promise<VerifiedToken | null | 'stale'> {
@@ -299,7 +328,7 @@ async function verifyWith(
   const realmVersion = version(row.realmVersion);
   if (row.realmId !== realm.id) return fresh ? null : 'stale';
   if (realmVersion !== realm.cacheVersion && !fresh) return 'stale';
-  if (claims?.typ !== 'Bearer') return null;
+  if (claims?.typ !== 'Bearer' && claims?.typ !== 'DPoP') return null;
   // Keycloak's TokenRevocationCheck on admin bearer tokens: an access token revoked through any node.
   if (row.revokedId) return null;
   // Keycloak's TokenVerifier.realmUrl: the issuer must be this server's URL of the realm (the
@@ -328,5 +357,14 @@ async function verifyWith(
   const target =
     row.targetId && targetRealm !== undefined ? { id: row.targetId, name: targetRealm, version: version(row.targetVersion) } : undefined;
   if (target && target.version >= 0) versions.realms.set(target.id, target.version);
+  // Keycloak's BearerTokenAuthenticator with withDPoPVerifier, last (the proof is used up here).
+  const client = { settings: { attributes: truthy(row.clientDpop) ? { 'dpop.bound.access.tokens': 'true' } : {} } };
+  try {
+    await checkPresentedToken(db, claims, client, { scheme: 'Bearer', method: '', url: '', ...sender, accessToken: token });
+  } catch (e) {
+    if (!(e instanceof DPoPProofError)) throw e;
+    log.debug(`Bearer token rejected: ${e.message}`);
+    return null;
+  }
   return { realm, userId: row.userId, clientId: row.clientUuid, sessionId: row.sessionId ?? undefined, allowedOrigins, versions, target };
 }

@@ -17,6 +17,8 @@ import {
   tokenSession,
   verifiedPayload,
 } from './token-check';
+import { checkPresentedToken, DPoPProofError } from './dpop';
+import { type ClientCertificate, requiresCertificateBinding } from './token-binding';
 import { TokenEvent } from './token-events';
 
 /**
@@ -45,13 +47,19 @@ export class BearerChallenge extends HttpError {
 }
 
 /** A challenge for `realm` with an OAuth error (the status follows the error, as Keycloak's OAuth2Error does). */
-function challenge(realm: string, cors: 'all' | string[], error?: string, description?: string): BearerChallenge {
+function challenge(
+  scheme: 'Bearer' | 'DPoP' | undefined,
+  realm: string,
+  cors: 'all' | string[],
+  error?: string,
+  description?: string,
+): BearerChallenge {
   const quoted = (v: string) => v.replace(/["\\]/g, '');
   const parts = [`realm="${quoted(realm)}"`];
   if (error) parts.push(`error="${error}"`);
   if (description) parts.push(`error_description="${quoted(description)}"`);
   const status = !error ? 401 : error === 'invalid_request' ? 400 : error === 'insufficient_scope' ? 403 : 401;
-  return new BearerChallenge(status, `Bearer ${parts.join(', ')}`, cors, error);
+  return new BearerChallenge(status, `${scheme ?? 'Bearer'} ${parts.join(', ')}`, cors, error);
 }
 
 export interface UserinfoRequest {
@@ -62,6 +70,13 @@ export interface UserinfoRequest {
   malformed?: string;
   baseUrl: string;
   ipAddress?: string;
+  /** The Authorization header's scheme (a form's token counts as Bearer); challenges answer in it. */
+  scheme?: 'Bearer' | 'DPoP';
+  /** The `DPoP` proof header, the request's method and absolute URL, the forwarded client certificate (ADR 0038). */
+  dpop?: string;
+  method?: string;
+  url?: string;
+  clientCert?: ClientCertificate;
 }
 
 export interface UserinfoAnswer {
@@ -78,19 +93,19 @@ const DESCRIPTION: Record<string, string> = { user_not_found: 'User not found', 
 /** GET|POST /realms/{realm}/protocol/openid-connect/userinfo. */
 export async function userinfo(db: Db, req: UserinfoRequest): Promise<UserinfoAnswer> {
   const realm = await publicRealm(db, req.realm);
-  if (req.malformed) throw challenge(realm.name, 'all', 'invalid_request', req.malformed);
+  if (req.malformed) throw challenge(req.scheme, realm.name, 'all', 'invalid_request', req.malformed);
   const ev = new TokenEvent(db, realm, 'USER_INFO_REQUEST', req.ipAddress).detail('auth_method', 'validate_access_token');
   const refuse = async (code: string, c: BearerChallenge, reason?: string) => {
     ev.detail('reason', reason);
     return ev.fail(code, c);
   };
-  if (!req.token) throw await refuse('invalid_token', challenge(realm.name, 'all'), 'Missing token');
+  if (!req.token) throw await refuse('invalid_token', challenge(req.scheme, realm.name, 'all'), 'Missing token');
   const claims = await verifiedPayload(db, realm, req.token);
   const verificationFailed = (origins: 'all' | string[], reason: string) =>
-    refuse('invalid_token', challenge(realm.name, origins, 'invalid_token', 'Token verification failed'), reason);
+    refuse('invalid_token', challenge(req.scheme, realm.name, origins, 'invalid_token', 'Token verification failed'), reason);
   if (!claims) throw await verificationFailed('all', 'Invalid token signature');
   if (claims.iss !== issuerOf(req.baseUrl, realm.name)) throw await verificationFailed('all', 'Invalid token issuer');
-  if (claims.typ !== 'Bearer') throw await verificationFailed('all', 'Invalid token type');
+  if (claims.typ !== 'Bearer' && claims.typ !== 'DPoP') throw await verificationFailed('all', 'Invalid token type');
   try {
     checkActive(claims);
   } catch (e) {
@@ -101,7 +116,11 @@ export async function userinfo(db: Db, req: UserinfoRequest): Promise<UserinfoAn
       .split(' ')
       .includes('openid')
   )
-    throw await refuse('access_denied', challenge(realm.name, 'all', 'insufficient_scope', 'Missing openid scope'), 'Missing openid scope');
+    throw await refuse(
+      'access_denied',
+      challenge(req.scheme, realm.name, 'all', 'insufficient_scope', 'Missing openid scope'),
+      'Missing openid scope',
+    );
   return answer(db, realm, req, claims, ev);
 }
 
@@ -115,14 +134,31 @@ async function answer(db: Db, realm: RealmModel, req: UserinfoRequest, claims: J
       // Keycloak finds a disabled client, allows its origins, then refuses it after the token checks.
       const found = await db.models.Client.findOne({ where: { realmId: realm.id, clientId: String(claims.azp) } });
       ev.clientId = found?.clientId ?? null;
-      throw await ev.fail('client_disabled', challenge(realm.name, found ? webOrigins(found) : 'all', 'invalid_token', 'Client disabled'));
+      throw await ev.fail(
+        'client_disabled',
+        challenge(req.scheme, realm.name, found ? webOrigins(found) : 'all', 'invalid_token', 'Client disabled'),
+      );
     }
-    throw await ev.fail('client_not_found', challenge(realm.name, 'all', 'invalid_token', 'Client not found'));
+    throw await ev.fail('client_not_found', challenge(req.scheme, realm.name, 'all', 'invalid_token', 'Client not found'));
+  }
+  try {
+    // Keycloak's withDPoPVerifier, part of the token's verification: a refusal allows every origin.
+    await checkPresentedToken(db, claims, client, {
+      scheme: req.scheme ?? 'Bearer',
+      accessToken: req.token ?? '',
+      proof: req.dpop,
+      method: req.method ?? 'GET',
+      url: req.url ?? '',
+    });
+  } catch (e) {
+    if (!(e instanceof DPoPProofError)) throw e;
+    ev.detail('reason', e.message);
+    throw await ev.fail('invalid_token', challenge(req.scheme, realm.name, 'all', 'invalid_token', 'Token verification failed'));
   }
   const origins = webOrigins(client);
   const refuse = async (code: string, description: string, reason?: string) => {
     ev.detail('reason', reason);
-    return ev.fail(code, challenge(realm.name, origins, 'invalid_token', description));
+    return ev.fail(code, challenge(req.scheme, realm.name, origins, 'invalid_token', description));
   };
   try {
     await checkNotBeforeAndRevocation(db, realm, client, claims);
@@ -144,6 +180,14 @@ async function answer(db: Db, realm: RealmModel, req: UserinfoRequest, claims: J
   const { session, user } = found;
   ev.userId = user.id;
   ev.detail('username', user.username);
+  // RFC 8705 §3: a certificate-bound token only with its certificate (Keycloak's MtlsHoKTokenUtil).
+  if (
+    requiresCertificateBinding(client) &&
+    (!req.clientCert || (claims.cnf as Record<string, unknown> | undefined)?.['x5t#S256'] !== req.clientCert.x5t)
+  ) {
+    const text = 'Client certificate missing, or its thumbprint and one in the refresh token did NOT match';
+    throw await refuse('not_allowed', text, text);
+  }
   const scope = String(claims.scope ?? '');
   const mapped = await computeClaims(db, { realm, client, user, scope, sessionId: session.id, notes: sessionNotes(session, user, client) });
   const out: Claims = { sub: user.id, ...mapped.userinfo };

@@ -198,7 +198,7 @@ describe('token endpoint', () => {
       code_challenge_methods_supported: ['plain', 'S256'],
       authorization_endpoint: 'http://localhost:8080/realms/master/protocol/openid-connect/auth',
       end_session_endpoint: 'http://localhost:8080/realms/master/protocol/openid-connect/logout',
-      subject_types_supported: ['public'],
+      subject_types_supported: ['public', 'pairwise'],
       id_token_signing_alg_values_supported: ['RS256'],
       userinfo_endpoint: 'http://localhost:8080/realms/master/protocol/openid-connect/userinfo',
       userinfo_signing_alg_values_supported: ['RS256', 'none'],
