@@ -7,13 +7,22 @@ const { join, relative } = require('node:path');
  * they would run the very same thing twice.
  */
 const MARKER = '@database-independent';
+/**
+ * Browser end-to-end files (headless Chromium) say so with this marker: they drive pages whose
+ * behaviour on each database the HTTP-level login tests pin in both passes, so the browser runs them
+ * once, in the SQLite pass (a Chromium file costs ~45 s of two shared cores per pass).
+ */
+const BROWSER_MARKER = '@browser-once';
 
 function databaseIndependent(dir) {
   const out = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) out.push(...databaseIndependent(path));
-    else if (entry.name.endsWith('.test.ts') && readFileSync(path, 'utf8').includes(MARKER)) out.push(path);
+    else if (entry.name.endsWith('.test.ts')) {
+      const text = readFileSync(path, 'utf8');
+      if (text.includes(MARKER) || text.includes(BROWSER_MARKER)) out.push(path);
+    }
   }
   return out;
 }

@@ -1,3 +1,4 @@
+// @browser-once: Chromium drives these pages in the SQLite pass only (jest.config.js); their database behaviour is pinned over HTTP in both passes.
 import { existsSync } from 'node:fs';
 import { type Browser, chromium } from 'playwright-core';
 import { ADMIN, type TestServer, startTestServer } from '../helpers/server';
