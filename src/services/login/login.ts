@@ -27,6 +27,7 @@ import { type ActionPage, completeRequiredAction, nextRequiredAction } from './r
 import { authTimeOf, identityCookieValue, sessionCookieValue, ssoFromCookie } from './sso';
 import { ACTION_NOTES, finishActionTokenLogin } from './action-token-store';
 import { isResetLogin, RESET_REGISTRY, resetFlowId } from './reset-credentials';
+import { consentStep, OAUTH_GRANT } from './consent';
 import { KC_NOTES, kcActionOf, kcActionResponse, requireRecentAuthentication, setKcActionStatus } from './kc-action';
 
 /**
@@ -46,7 +47,16 @@ export interface CookieOp {
 
 /** What the browser gets: a page, a redirect, or an auto-submitted form (response_mode=form_post). */
 export type BrowserResponse = (
-  | { kind: 'page'; page: Page | InfoPage; formAction?: string; locale: string; locales: string[]; texts: Record<string, string> }
+  | {
+      kind: 'page';
+      page: Page | InfoPage;
+      formAction?: string;
+      locale: string;
+      locales: string[];
+      texts: Record<string, string>;
+      /** Origins the page may frame besides its own (the CSP's frame-src, front-channel logout). */
+      frameSrc?: string[];
+    }
   | { kind: 'redirect'; location: string }
   | { kind: 'form_post'; action: string; fields: Record<string, string> }
 ) & { realm?: RealmModel; cookies: CookieOp[] };
@@ -55,6 +65,8 @@ export type BrowserResponse = (
 export type InfoPage =
   | { page: 'info'; status: number; title: Message; message: Message; backUrl?: string; actionUrl?: string }
   | { page: 'logout-confirm'; status: number; action: string; fields: Record<string, string> }
+  /** The logout page of front-channel logout: a hidden iframe per client URL, then on to the post-logout redirect. */
+  | { page: 'frontchannel-logout'; status: number; apps: Array<{ name: string; url: string }>; redirect?: string }
   | ActionPage;
 
 /** Note of an authentication session whose flow succeeded and that now runs the user's required actions. */
@@ -377,6 +389,29 @@ async function completeLogin(
   }
   // An e-mail link's login ends with a page once its actions are done (no session, no code).
   if (data.notes[ACTION_NOTES.END_AFTER_REQUIRED_ACTIONS]) return page(await finishActionTokenLogin(ctx));
+  // A client with consentRequired asks for the requested scopes not granted yet (Keycloak's OAUTH_GRANT).
+  const consent = await consentStep(ctx, posted);
+  if (consent.kind === 'denied') {
+    await ev.error('rejected_by_user');
+    return toClient('access_denied');
+  }
+  if (consent.kind === 'ask') {
+    if (passive) {
+      await ev.error('interaction_required');
+      return toClient('interaction_required');
+    }
+    data.notes[FLOW_DONE] = 'true';
+    authSession.userId = user.id;
+    await saveAuthSession(db, authSession, userActionLifespan(realm), data);
+    const q = new URLSearchParams({
+      session_code: authSession.sessionCode,
+      execution: OAUTH_GRANT,
+      client_id: client.clientId,
+      tab_id: authSession.id,
+    });
+    const out = await page(consent.page);
+    return { ...out, formAction: `${issuerOf(req.baseUrl, realm.name)}/login-actions/consent?${q}` } as BrowserResponse;
+  }
   let session: UserSessionModel | undefined = ctx.userSession;
   if (session) await touchSession(db, session, client.id);
   else {
@@ -403,7 +438,7 @@ async function completeLogin(
   });
   await removeAuthSession(db, authSession.id);
   ev.sessionId = session.id;
-  ev.detail('consent', 'no_consent_required');
+  ev.detail('consent', consent.detail);
   if (ctx.userSession) ev.detail('sso', 'true');
   await ev.success();
   const identity = await identityCookieValue(db, realm, session);
