@@ -52,7 +52,7 @@ beforeAll(async () => {
       'backchannel.logout.revoke.offline.tokens': 'true',
     },
   });
-});
+}, 90_000);
 afterAll(async () => {
   receiver?.closeAllConnections();
   await new Promise<void>((resolve) => (receiver ? receiver.close(() => resolve()) : resolve()));
