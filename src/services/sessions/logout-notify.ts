@@ -67,6 +67,8 @@ export function frontchannelCallUrl(client: ClientModel, iss: string, sid: strin
   if (!url) return undefined;
   try {
     const u = new URL(url);
+    // Only a web page may be framed (a javascript: URL would run in the realm's page).
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined;
     if (attrs(client)['frontchannel.logout.session.required'] !== 'false') {
       u.searchParams.set('sid', sid);
       u.searchParams.set('iss', iss);
