@@ -178,3 +178,21 @@ test('a receiver that never answers delays the admin logout by the bounded timeo
     await w.api.put(`/admin/realms/${R}/clients/${back.id}`, back).expect(204);
   }
 });
+
+test('revoking a consent tells the client through its back channel', async () => {
+  const back = await clientRep('back');
+  await w.api.put(`/admin/realms/${R}/clients/${back.id}`, { ...back, consentRequired: true }).expect(204);
+  try {
+    const jar = new Jar();
+    const page = await signIn(jar, w.authUrl({ client_id: 'back' }));
+    const html = await page.text();
+    const action = (/<form id="kc-oauth" method="post" action="([^"]+)"/.exec(html)?.[1] as string).replace(/&amp;/g, '&');
+    const granted = await jar.post(action, { accept: 'yes' });
+    const sid = redirectParams(granted).get('session_state');
+    await w.api.delete(`/admin/realms/${R}/users/${w.userId}/consents/back`).expect(204);
+    expect((await logoutTokens()).map((c) => c.sid)).toEqual([sid]);
+  } finally {
+    await w.api.put(`/admin/realms/${R}/clients/${back.id}`, back).expect(204);
+    await w.api.post(`/admin/realms/${R}/users/${w.userId}/logout`).expect(204);
+  }
+});
