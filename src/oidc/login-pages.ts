@@ -131,7 +131,8 @@ eta.loadTemplate(
 <% if (it.message) { %><div class="alert" role="alert" id="input-error"><%= it.message %></div><% } %>
 <ol>
 <li><p><%= it.t('loginTotpStep1') %></p></li>
-<li><p><%= it.t('loginTotpManualStep') %></p><p><code id="kc-totp-secret-key"><%= it.secret %></code></p>
+<li><p><%= it.t('loginTotpScanBarcode') %></p><p><img id="kc-totp-secret-qr-code" src="<%= it.qr %>" alt="<%= it.t('loginTotpQrAlt') %>" width="246" height="246"></p>
+<p><%= it.t('loginTotpManualStep') %></p><p><code id="kc-totp-secret-key"><%= it.secret %></code></p>
 <p><%= it.t('loginTotpUri') %> <a id="kc-totp-uri" href="<%= it.uri %>"><%= it.t('loginTotpTitle') %></a></p>
 <ul><li>Type: <%= it.type %></li><li>Algorithm: <%= it.algorithm %></li><li>Digits: <%= it.digits %></li><li>Period: <%= it.period %></li></ul></li>
 <li><p><%= it.t('loginTotpStep3') %></p></li>
@@ -214,6 +215,48 @@ eta.loadTemplate(
 <label for="otp"><%= it.t('loginOtpOneTime') %></label>
 <input id="otp" name="otp" type="text" inputmode="numeric" autocomplete="one-time-code" required autofocus<%= it.message ? ' aria-invalid=true aria-describedby=input-error' : '' %>>
 <button type="submit" id="kc-login" name="login"><%= it.t('doLogInOtp') %></button>
+</form>`,
+);
+
+eta.loadTemplate(
+  '@consent',
+  `<% layout('@layout') %>
+<h1 id="kc-page-title"><%= it.title %></h1>
+<div id="kc-oauth-grant">
+<p><%= it.t('oauthGrantRequest') %></p>
+<ul id="kc-oauth-scopes">
+<% for (const line of it.lines) { %><li><span><%= line %></span></li>
+<% } %></ul>
+<form id="kc-oauth" method="post" action="<%= it.formAction %>">
+<button type="submit" id="kc-login" name="accept" value="yes"><%= it.t('doYes') %></button>
+<button type="submit" id="kc-cancel" name="cancel" value="no"><%= it.t('doNo') %></button>
+</form>
+</div>`,
+);
+
+eta.loadTemplate(
+  '@frontchannel-logout',
+  `<% layout('@layout') %>
+<h1 id="kc-page-title"><%= it.t('frontchannel-logout.title') %></h1>
+<p><%= it.t('frontchannel-logout.message') %></p>
+<ul id="kc-frontchannel-apps">
+<% for (const app of it.apps) { %><li><%= app.name %><iframe src="<%= app.url %>" title="<%= app.name %>" hidden></iframe></li>
+<% } %></ul>
+<% if (it.redirect) { %><p><a id="continue" href="<%= it.redirect %>"><%= it.t('doContinue') %></a></p>
+<script>document.addEventListener('readystatechange',function(){if(document.readyState==='complete'){window.location.replace(document.getElementById('continue').href);}});</script>
+<% } else { %><p id="kc-info-message"><%= it.t('loggedOutMessage') %></p><% } %>`,
+);
+
+eta.loadTemplate(
+  '@otp-reset',
+  `<% layout('@layout') %>
+<h1 id="kc-page-title"><%= it.t('otp-reset-description') %></h1>
+<% if (it.message) { %><div class="alert" role="alert" id="input-error"><%= it.message %></div><% } %>
+<form id="kc-otp-reset-form" method="post" action="<%= it.formAction %>">
+<fieldset><legend><%= it.t('otp-reset-description') %></legend>
+<% it.credentials.forEach((c, i) => { %><label><input type="radio" name="selectedCredentialId" value="<%= c.id %>"<%= i === 0 ? ' checked' : '' %>> <%= c.label %></label>
+<% }) %></fieldset>
+<button type="submit" id="kc-otp-reset-form-submit"><%= it.t('doSubmit') %></button>
 </form>`,
 );
 
@@ -310,8 +353,10 @@ export function renderPage(
     case 'totp-setup':
     case 'verify-email':
     case 'reset-password':
+    case 'otp-reset':
     case 'otp': {
       const titles = {
+        'otp-reset': 'otp-reset-description',
         'update-password': 'updatePasswordTitle',
         terms: 'termsTitle',
         'totp-setup': 'loginTotpTitle',
@@ -360,6 +405,23 @@ export function renderPage(
           credentialLabel: p.credentialLabel,
           formAction: out.formAction,
         }),
+      };
+    case 'consent': {
+      // A `${key}` text is a message key of the realm's texts (Keycloak's advancedMsg); anything else is shown as written.
+      const advanced = (text: string) => {
+        const m = /^\$\{(.+)\}$/.exec(text);
+        return m ? t(m[1]) : text;
+      };
+      const title = t('oauthGrantTitle', advanced(p.clientName));
+      return {
+        status: p.status ?? 200,
+        html: eta.render('@consent', { ...base, title, lines: p.scopes.map((l) => advanced(l.text)), formAction: out.formAction }),
+      };
+    }
+    case 'frontchannel-logout':
+      return {
+        status: p.status,
+        html: eta.render('@frontchannel-logout', { ...base, title: t('frontchannel-logout.title'), apps: p.apps, redirect: p.redirect }),
       };
     case 'logout-confirm':
       return {

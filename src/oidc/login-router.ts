@@ -60,12 +60,21 @@ const DEFAULT_HEADERS: Record<string, string> = {
   xRobotsTag: 'none',
 };
 
-function securityHeaders(res: express.Response, realm: RealmModel | undefined): void {
+/** A CSP with `sources` added to its frame-src directive (Keycloak's allowFrameSrc); one without frame-src is left as it is. */
+function withFrameSrc(csp: string, sources: string[]): string {
+  if (!sources.length) return csp;
+  return csp
+    .split(';')
+    .map((d) => (/^\s*frame-src(\s|$)/i.test(d) ? `${d.trimEnd()} ${sources.join(' ')}` : d))
+    .join(';');
+}
+
+function securityHeaders(res: express.Response, realm: RealmModel | undefined, frameSrc: string[] = []): void {
   const configured = realm?.settings.browserSecurityHeaders;
   const headers = configured && typeof configured === 'object' ? (configured as Record<string, unknown>) : DEFAULT_HEADERS;
   for (const [key, name] of Object.entries(HEADER_OF)) {
     const v = headers[key];
-    if (typeof v === 'string' && v.trim()) res.setHeader(name, v);
+    if (typeof v === 'string' && v.trim()) res.setHeader(name, key === 'contentSecurityPolicy' ? withFrameSrc(v, frameSrc) : v);
   }
   res.setHeader('Cache-Control', 'no-store, must-revalidate, max-age=0');
   res.setHeader('Pragma', 'no-cache');
@@ -86,7 +95,7 @@ function setCookies(res: express.Response, out: BrowserResponse, realmName: stri
 
 /** Sends what the service decided: a page, a redirect (302) or the form_post page. */
 function send(req: express.Request, res: express.Response, out: BrowserResponse, baseUrl: string): void {
-  securityHeaders(res, out.realm);
+  securityHeaders(res, out.realm, out.kind === 'page' ? out.frameSrc : undefined);
   setCookies(res, out, String(req.params.realm), baseUrl.startsWith('https:'));
   if (out.kind === 'redirect') {
     res.redirect(302, out.location);
@@ -170,6 +179,8 @@ export function loginRouter(db: Db, baseUrlOf: (req: express.Request) => string)
   r.post('/:realm/login-actions/authenticate', form, actions);
   r.get('/:realm/login-actions/required-action', actions);
   r.post('/:realm/login-actions/required-action', form, actions);
+  r.get('/:realm/login-actions/consent', actions);
+  r.post('/:realm/login-actions/consent', form, actions);
 
   // The links of the e-mails (execute-actions, verify-email): a GET from a mail client.
   const link = browser((input) => actionToken(db, input));

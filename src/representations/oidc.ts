@@ -11,6 +11,10 @@ export interface OidcDiscoveryDocument {
   response_modes_supported: string[];
   code_challenge_methods_supported: string[];
   end_session_endpoint: string;
+  frontchannel_logout_session_supported: boolean;
+  frontchannel_logout_supported: boolean;
+  backchannel_logout_supported: boolean;
+  backchannel_logout_session_supported: boolean;
   subject_types_supported: string[];
   id_token_signing_alg_values_supported: string[];
   token_endpoint_auth_methods_supported: string[];

@@ -85,6 +85,10 @@ run('browser login end to end in Chromium', () => {
     const secret = (await page.locator('#kc-totp-secret-key').textContent())?.trim() as string;
     const uri = new URL((await page.locator('#kc-totp-uri').getAttribute('href')) as string);
     expect(uri.searchParams.get('secret')).toBe(secret);
+    // The QR code image is shown (the page's CSP lets the inline PNG load).
+    expect(
+      await page.locator('#kc-totp-secret-qr-code').evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth),
+    ).toBeGreaterThan(100);
     const totp = new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30 });
     const code = () => totp.generate({ timestamp: Date.now() });
     // A wrong code first: the page says so and stays.

@@ -30,6 +30,11 @@ test('CONFIGURE_TOTP: a wrong code is refused, a code from the shown secret stor
   expect(uri.host).toBe('totp');
   expect(uri.searchParams.get('secret')).toBe(secret);
   expect(uri.searchParams.get('digits')).toBe('6');
+  // The QR code of the URI beside the key: an inline PNG (data: URL) with alt text, which the realm's default CSP allows.
+  const qr = /<img id="kc-totp-secret-qr-code" src="data:image\/png;base64,([^"]+)" alt="([^"]+)"/.exec(html) as RegExpExecArray;
+  expect(qr).not.toBeNull();
+  expect(Buffer.from(qr[1], 'base64').subarray(1, 4).toString('latin1')).toBe('PNG');
+  expect(qr[2]).toBe('QR code of the authenticator key');
   // The same secret on a reload of the page.
   html = await (await jar.fetch(formAction(html))).text();
   expect(secretOf(html)).toBe(secret);

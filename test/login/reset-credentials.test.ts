@@ -108,7 +108,7 @@ test('forgot password in one browser: e-mail, link, new password, then the login
   await resetPassword('pw');
 });
 
-test('the link in another browser: the new password, then "account updated"; the OTP device of the user is reset in the same browser', async () => {
+test('the link in another browser: the new password, then "account updated"; by default (no reset-otp config) the OTP device is kept and a new one set up', async () => {
   await setRealm({ resetPasswordAllowed: true });
   const jar = new Jar();
   let html = await openReset(jar);
@@ -124,17 +124,8 @@ test('the link in another browser: the new password, then "account updated"; the
   expect((await passwordGrant('elsewhere-1')).status).toBe(200);
   await resetPassword('pw');
 
-  // A user with an OTP device: the default flow's conditional OTP reset removes it and asks for a new one.
-  await w.ts.db.models.Credential.create({
-    id: randomUUID(),
-    userId: w.userId,
-    type: 'otp',
-    userLabel: 'phone',
-    priority: 20,
-    createdDate: Date.now(),
-    secretData: JSON.stringify({ value: 'JBSWY3DPEHPK3PXP' }),
-    credentialData: JSON.stringify({ subType: 'totp', digits: 6, counter: 0, period: 30, algorithm: 'HmacSHA1' }),
-  });
+  // A user with an OTP device: the default flow's conditional OTP reset (no config: "Remove none") keeps it and asks for a new one.
+  await addOtpDevice('phone');
   smtp.messages.length = 0;
   const again = new Jar();
   html = await openReset(again);
@@ -145,7 +136,89 @@ test('the link in another browser: the new password, then "account updated"; the
   res = await again.post(formAction(html), { 'password-new': 'withotp-1', 'password-confirm': 'withotp-1' });
   html = await res.text();
   expect(html).toContain('id="kc-totp-settings-form"');
-  expect(await w.ts.db.models.Credential.count({ where: { userId: w.userId, type: 'otp' } })).toBe(0);
+  // Read below the API: the credential rows themselves.
+  expect(await otpCount()).toBe(1);
+  await w.ts.db.models.Credential.destroy({ where: { userId: w.userId, type: 'otp' } });
+  await resetPassword('pw');
+});
+
+/** Gives alice an OTP device (a credential row in Keycloak's layout). */
+async function addOtpDevice(label: string): Promise<string> {
+  const id = randomUUID();
+  await w.ts.db.models.Credential.create({
+    id,
+    userId: w.userId,
+    type: 'otp',
+    userLabel: label,
+    priority: 20,
+    createdDate: Date.now(),
+    secretData: JSON.stringify({ value: 'JBSWY3DPEHPK3PXP' }),
+    credentialData: JSON.stringify({ subType: 'totp', digits: 6, counter: 0, period: 30, algorithm: 'HmacSHA1' }),
+  });
+  return id;
+}
+const otpCount = () => w.ts.db.models.Credential.count({ where: { userId: w.userId, type: 'otp' } });
+
+/** Sets reset-otp's `action_on_otp_reset_flag` in the realm's reset credentials flow. */
+async function setOtpResetOption(option: string): Promise<void> {
+  const execs = (await w.api.get(`${R}/authentication/flows/reset%20credentials/executions`).expect(200)).body as Array<{
+    id: string;
+    providerId?: string;
+    authenticationConfig?: string;
+  }>;
+  const exec = execs.find((e) => e.providerId === 'reset-otp');
+  if (!exec) throw new Error('no reset-otp execution');
+  if (exec.authenticationConfig) {
+    await w.api
+      .put(`${R}/authentication/config/${exec.authenticationConfig}`, { alias: 'otp-reset', config: { action_on_otp_reset_flag: option } })
+      .expect(204);
+  } else {
+    await w.api
+      .post(`${R}/authentication/executions/${exec.id}/config`, { alias: 'otp-reset', config: { action_on_otp_reset_flag: option } })
+      .expect(201);
+  }
+}
+
+/** Asks for a reset in one browser and opens the mailed link in a new one: its first page. */
+async function linkInOtherBrowser(): Promise<{ jar: Jar; html: string }> {
+  smtp.messages.length = 0;
+  const asker = new Jar();
+  const html = await openReset(asker);
+  await asker.post(formAction(html), { username: 'alice' });
+  const [mail] = await smtp.waitFor(1);
+  const jar = new Jar();
+  const res = await jar.fetch(linkOf(mail));
+  return { jar, html: await res.text() };
+}
+
+test('reset-otp "Remove all" and "Remove one" (action_on_otp_reset_flag) apply to a link opened in another browser too', async () => {
+  await setRealm({ resetPasswordAllowed: true });
+  await setOtpResetOption('Remove all');
+  await addOtpDevice('phone');
+  await addOtpDevice('tablet');
+  let { jar, html } = await linkInOtherBrowser();
+  // reset-otp ran before the actions; CONFIGURE_TOTP comes first in the realm's order, then the new password.
+  expect(html).toContain('id="kc-totp-settings-form"');
+  expect(await otpCount()).toBe(0);
+
+  // "Remove one": the user picks the device that goes; none picked shows the page again.
+  await setOtpResetOption('Remove one');
+  const phone = await addOtpDevice('phone');
+  await addOtpDevice('tablet');
+  ({ jar, html } = await linkInOtherBrowser());
+  expect(html).toContain('id="kc-otp-reset-form"');
+  expect(html).toContain('tablet');
+  let res = await jar.post(formAction(html), {});
+  html = await res.text();
+  expect(res.status).toBe(400);
+  expect(pageError(html)).toBe('You must select an OTP configuration.');
+  res = await jar.post(formAction(html), { selectedCredentialId: phone });
+  html = await res.text();
+  expect(html).toContain('id="kc-totp-settings-form"');
+  expect(await otpCount()).toBe(1);
+  expect(await w.ts.db.models.Credential.count({ where: { id: phone } })).toBe(0);
+  await setOtpResetOption('Remove none');
+  await w.ts.db.models.Credential.destroy({ where: { userId: w.userId, type: 'otp' } });
   await resetPassword('pw');
 });
 

@@ -11,7 +11,7 @@ import { TokenEvent } from '../tokens/token-events';
 import { ACTION_NOTES, isActionTokenUsed, markActionTokenUsed } from './action-token-store';
 import { createAuthSession, dataOf, findAuthSession, loginLifespan, saveAuthSession, userActionLifespan } from './auth-sessions';
 import { type BrowserRequest, type BrowserResponse, type CookieOp, realmPage, resumeLogin, rootOf, signRoot } from './login';
-import { isResetLogin, RESET_NOTES, RESET_PATH, resetAllowed } from './reset-credentials';
+import { isResetLogin, LINK_USER, RESET_NOTES, RESET_PATH, resetAllowed } from './reset-credentials';
 import { markEmailVerified } from './verify-email';
 import { organizationInvitationLink } from './org-invitation-token';
 
@@ -153,7 +153,10 @@ export async function actionToken(db: Db, req: BrowserRequest): Promise<BrowserR
   };
   const authSession = await createAuthSession(db, realm, root, client.id, request);
   const data = dataOf(authSession);
-  data.notes.FLOW_DONE = 'true';
+  // A reset link runs the realm's reset flow for its user (Keycloak's ResetCredentialsActionTokenHandler):
+  // choose-user and the mail pass, reset-password and reset-otp add their actions; other links only run actions.
+  if (typ === 'reset-credentials') data.notes[LINK_USER] = user.id;
+  else data.notes.FLOW_DONE = 'true';
   data.notes[ACTION_NOTES.END_AFTER_REQUIRED_ACTIONS] = 'true';
   data.notes[ACTION_NOTES.TOKEN_TYPE] = typ;
   if (typ === 'reset-credentials') data.notes[RESET_NOTES.FLOW_PATH] = RESET_PATH;
@@ -164,7 +167,7 @@ export async function actionToken(db: Db, req: BrowserRequest): Promise<BrowserR
   }
   if (redirectUri) data.notes[ACTION_NOTES.REDIRECT_URI] = redirectUri;
   const actions = Array.isArray(claims.rqac) ? claims.rqac.map(String) : [];
-  data.notes[ACTION_NOTES.TOKEN_ACTIONS] = JSON.stringify(typ === 'reset-credentials' ? ['UPDATE_PASSWORD'] : actions);
+  data.notes[ACTION_NOTES.TOKEN_ACTIONS] = JSON.stringify(typ === 'reset-credentials' ? [] : actions);
   authSession.userId = user.id;
   await saveAuthSession(db, authSession, userActionLifespan(realm), data);
   const cookies: CookieOp[] = root

@@ -13,6 +13,8 @@ export type ActionPage = (
   | { page: 'update-profile'; executionId: string; status?: number; message?: Message; verify: boolean; fields: ProfileField[] }
   | { page: 'delete-credential'; executionId: string; status?: number; credentialLabel: string }
   | { page: 'verify-email'; executionId: string; status?: number; message?: Message; email: string }
+  /** The consent page (OAUTH_GRANT): the client's name and the scopes' consent texts (`${key}` or plain text). */
+  | { page: 'consent'; executionId: string; status?: number; clientName: string; scopes: Array<{ scope: string; text: string }> }
   | {
       page: 'totp-setup';
       executionId: string;
@@ -20,6 +22,8 @@ export type ActionPage = (
       message?: Message;
       secret: string;
       uri: string;
+      /** The otpauth URI as a QR code: a data: URL of a PNG. */
+      qr: string;
       digits: number;
       period: number;
       algorithm: string;

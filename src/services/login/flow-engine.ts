@@ -31,6 +31,8 @@ export type Page =
       status?: number;
     }
   | { page: 'otp'; executionId: string; message?: Message; status?: number }
+  /** reset-otp's "Remove one": which OTP device goes. */
+  | { page: 'otp-reset'; executionId: string; credentials: Array<{ id: string; label: string }>; message?: Message; status?: number }
   | { page: 'reset-password'; executionId: string; username?: string; message?: Message; status?: number }
   | { page: 'info'; status: number; title: Message; message: Message; backUrl?: string }
   | { page: 'error'; status: number; message: Message };

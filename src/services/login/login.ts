@@ -1,6 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { nowSeconds } from '../../core/clock';
-import { activeKey, realmKeys } from '../../auth/realm-keys';
 import { issuerOf } from '../../core/issuer';
 import type { Db } from '../../db';
 import type { UserSessionModel } from '../../db/models/component';
@@ -19,7 +17,10 @@ import {
   saveAuthSession,
   userActionLifespan,
 } from './auth-sessions';
-import { type AuthRequest, checkAuthorizationRequest, type Message, type ResponseMode } from './authorize';
+import { type AuthRequest, checkAuthorizationRequest, type Message } from './authorize';
+import { authorizationResponse, rootOf, signRoot } from './browser-session';
+
+export { authorizationResponse, rootOf, signRoot } from './browser-session';
 import { BROWSER_REGISTRY } from './authenticators';
 import { FlowError, type FlowResult, FlowRun, type LoginContext, type Page } from './flow-engine';
 import { chooseLocale, REQUIRED_ACTION_TEXTS, supportedLocales, textsFor } from './messages';
@@ -27,6 +28,7 @@ import { type ActionPage, completeRequiredAction, nextRequiredAction } from './r
 import { authTimeOf, identityCookieValue, sessionCookieValue, ssoFromCookie } from './sso';
 import { ACTION_NOTES, finishActionTokenLogin } from './action-token-store';
 import { isResetLogin, RESET_REGISTRY, resetFlowId } from './reset-credentials';
+import { consentStep, OAUTH_GRANT } from './consent';
 import { KC_NOTES, kcActionOf, kcActionResponse, requireRecentAuthentication, setKcActionStatus } from './kc-action';
 
 /**
@@ -46,7 +48,16 @@ export interface CookieOp {
 
 /** What the browser gets: a page, a redirect, or an auto-submitted form (response_mode=form_post). */
 export type BrowserResponse = (
-  | { kind: 'page'; page: Page | InfoPage; formAction?: string; locale: string; locales: string[]; texts: Record<string, string> }
+  | {
+      kind: 'page';
+      page: Page | InfoPage;
+      formAction?: string;
+      locale: string;
+      locales: string[];
+      texts: Record<string, string>;
+      /** Origins the page may frame besides its own (the CSP's frame-src, front-channel logout). */
+      frameSrc?: string[];
+    }
   | { kind: 'redirect'; location: string }
   | { kind: 'form_post'; action: string; fields: Record<string, string> }
 ) & { realm?: RealmModel; cookies: CookieOp[] };
@@ -55,6 +66,8 @@ export type BrowserResponse = (
 export type InfoPage =
   | { page: 'info'; status: number; title: Message; message: Message; backUrl?: string; actionUrl?: string }
   | { page: 'logout-confirm'; status: number; action: string; fields: Record<string, string> }
+  /** The logout page of front-channel logout: a hidden iframe per client URL, then on to the post-logout redirect. */
+  | { page: 'frontchannel-logout'; status: number; apps: Array<{ name: string; url: string }>; redirect?: string }
   | ActionPage;
 
 /** Note of an authentication session whose flow succeeded and that now runs the user's required actions. */
@@ -70,36 +83,6 @@ export interface BrowserRequest {
   acceptLanguage?: string;
   /** The HTTP method (GET or POST). */
   method?: string;
-}
-
-/** The signed AUTH_SESSION_ID value of a root id: `root.signature`. */
-export async function signRoot(db: Db, realm: RealmModel, rootId: string): Promise<string> {
-  const key = activeKey(await realmKeys(db, realm), 'HS512')?.secret as Uint8Array | undefined;
-  if (!key) throw new Error('The realm has no active HMAC key');
-  return `${rootId}.${createHmac('sha256', key).update(`auth-session|${rootId}`).digest('base64url')}`;
-}
-
-/** The root id of a signed AUTH_SESSION_ID cookie, or undefined when it is absent or forged. */
-export async function rootOf(db: Db, realm: RealmModel, cookie: string | undefined): Promise<string | undefined> {
-  if (!cookie || cookie.length > 200) return undefined;
-  const root = cookie.split('.')[0];
-  const expected = Buffer.from(await signRoot(db, realm, root));
-  const got = Buffer.from(cookie);
-  return expected.length === got.length && timingSafeEqual(expected, got) ? root : undefined;
-}
-
-/** The response a client's redirect URI gets, in the request's response mode. */
-export function authorizationResponse(
-  redirectUri: string,
-  mode: ResponseMode,
-  params: Record<string, string | undefined>,
-): { kind: 'redirect'; location: string } | { kind: 'form_post'; action: string; fields: Record<string, string> } {
-  const fields: Record<string, string> = {};
-  for (const [k, v] of Object.entries(params)) if (v !== undefined) fields[k] = v;
-  if (mode === 'form_post') return { kind: 'form_post', action: redirectUri, fields };
-  const query = new URLSearchParams(fields).toString();
-  if (mode === 'fragment') return { kind: 'redirect', location: `${redirectUri}#${query}` };
-  return { kind: 'redirect', location: `${redirectUri}${redirectUri.includes('?') ? '&' : '?'}${query}` };
 }
 
 /** Locale and texts of a page of the realm, and the cookie that remembers a language picked with kc_locale. */
@@ -303,6 +286,22 @@ async function runLogin(
   return completeLogin(ctx, req, passive, toClient, page, undefined);
 }
 
+/** A page after the flow (a required action, the consent): the login is kept for its form, which posts to `login-actions/{path}`. */
+async function afterFlowPage(
+  ctx: LoginContext,
+  req: BrowserRequest,
+  out: BrowserResponse,
+  path: string,
+  execution: string,
+): Promise<BrowserResponse> {
+  const { db, realm, client, authSession, data } = ctx;
+  data.notes[FLOW_DONE] = 'true';
+  authSession.userId = (ctx.user as NonNullable<LoginContext['user']>).id;
+  await saveAuthSession(db, authSession, userActionLifespan(realm), data);
+  const q = new URLSearchParams({ session_code: authSession.sessionCode, execution, client_id: client.clientId, tab_id: authSession.id });
+  return { ...out, formAction: `${issuerOf(req.baseUrl, realm.name)}/login-actions/${path}?${q}` } as BrowserResponse;
+}
+
 /**
  * A successful flow: the user's required actions run first, one page each (an enabled one this server
  * cannot run stops the login with a page naming it); then the user session (the SSO session the cookie brought, or a new one), the LOGIN event, the SSO
@@ -362,23 +361,31 @@ async function completeLogin(
       }
       return toClient('access_denied');
     }
-    if (outcome.kind === 'challenge') {
-      data.notes[FLOW_DONE] = 'true';
-      authSession.userId = user.id;
-      await saveAuthSession(db, authSession, userActionLifespan(realm), data);
-      const q = new URLSearchParams({
-        session_code: authSession.sessionCode,
-        execution: next.alias,
-        client_id: client.clientId,
-        tab_id: authSession.id,
-      });
-      const out = await page(cancelable ? { ...outcome.page, cancelable } : outcome.page);
-      return { ...out, formAction: `${issuerOf(req.baseUrl, realm.name)}/login-actions/required-action?${q}` } as BrowserResponse;
-    }
+    if (outcome.kind === 'challenge')
+      return afterFlowPage(
+        ctx,
+        req,
+        await page(cancelable ? { ...outcome.page, cancelable } : outcome.page),
+        'required-action',
+        next.alias,
+      );
     await completeRequiredAction(ctx, next.alias);
   }
   // An e-mail link's login ends with a page once its actions are done (no session, no code).
   if (data.notes[ACTION_NOTES.END_AFTER_REQUIRED_ACTIONS]) return page(await finishActionTokenLogin(ctx));
+  // A client with consentRequired asks for the requested scopes not granted yet (Keycloak's OAUTH_GRANT).
+  const consent = await consentStep(ctx, posted);
+  if (consent.kind === 'denied') {
+    await ev.error('rejected_by_user');
+    return toClient('access_denied');
+  }
+  if (consent.kind === 'ask') {
+    if (passive) {
+      await ev.error('interaction_required');
+      return toClient('interaction_required');
+    }
+    return afterFlowPage(ctx, req, await page(consent.page), 'consent', OAUTH_GRANT);
+  }
   let session: UserSessionModel | undefined = ctx.userSession;
   if (session) await touchSession(db, session, client.id);
   else {
@@ -406,7 +413,7 @@ async function completeLogin(
   });
   await removeAuthSession(db, authSession.id);
   ev.sessionId = session.id;
-  ev.detail('consent', 'no_consent_required');
+  ev.detail('consent', consent.detail);
   if (ctx.userSession) ev.detail('sso', 'true');
   await ev.success();
   const identity = await identityCookieValue(db, realm, session);

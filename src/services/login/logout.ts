@@ -6,6 +6,7 @@ import { clientPoliciesOnAuthorization } from '../client-policies';
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
 import { findActiveSession, removeSessions } from '../sessions/session-store';
+import { clientsOfSessions, frontchannelCallUrl, notifyBackchannel } from '../sessions/logout-notify';
 import { publicRealm } from '../tokens/oidc-metadata';
 import { TokenEvent } from '../tokens/token-events';
 import { type BrowserRequest, type BrowserResponse, type CookieOp, realmPage } from './login';
@@ -97,8 +98,16 @@ export async function logout(db: Db, req: BrowserRequest, confirmed: boolean): P
     const named = await findActiveSession(db, realm, String(hint.sid));
     if (named && named.userId === hint.sub) session = named;
   }
+  let front: Array<{ name: string; url: string }> = [];
   if (session) {
+    const clients = await clientsOfSessions(db, [session]);
     await removeSessions(db, [session.id]);
+    const sid = session.id;
+    front = clients.flatMap(({ client: c }) => {
+      const url = frontchannelCallUrl(c, iss, sid);
+      return url ? [{ name: c.name || c.clientId, url }] : [];
+    });
+    await notifyBackchannel(db, realm, req.baseUrl, clients, true);
     const ev = new TokenEvent(db, realm, 'LOGOUT', req.ipAddress);
     ev.userId = session.userId;
     ev.sessionId = session.id;
@@ -106,10 +115,21 @@ export async function logout(db: Db, req: BrowserRequest, confirmed: boolean): P
     ev.detail('redirect_uri', redirect);
     await ev.success();
   }
-  if (redirect) {
-    const location = p.state ? `${redirect}${redirect.includes('?') ? '&' : '?'}${new URLSearchParams({ state: p.state })}` : redirect;
-    return { kind: 'redirect', location, realm, cookies: CLEAR };
+  const location =
+    redirect && p.state ? `${redirect}${redirect.includes('?') ? '&' : '?'}${new URLSearchParams({ state: p.state })}` : redirect;
+  if (front.length) {
+    // Keycloak's FrontChannelLogoutHandler: the browser calls each client's URL, then goes on.
+    const out = await realmPage(
+      db,
+      realm,
+      req,
+      { page: 'frontchannel-logout', status: 200, apps: front, redirect: location },
+      p.ui_locales,
+    );
+    const frameSrc = [...new Set(front.map((f) => new URL(f.url).origin))];
+    return { ...out, frameSrc, cookies: [...out.cookies, ...CLEAR] } as BrowserResponse;
   }
+  if (location) return { kind: 'redirect', location, realm, cookies: CLEAR };
   const out = await realmPage(
     db,
     realm,

@@ -1,3 +1,4 @@
+import QRCode from 'qrcode';
 import { hashPassword } from '../../auth/passwords';
 import { clock, nowSeconds } from '../../core/clock';
 import { orderedUuid } from '../users/users-input';
@@ -113,7 +114,7 @@ const terms: RequiredActionImpl = {
 
 const SETUP_SECRET = 'TOTP_SECRET';
 
-function totpPage(ctx: LoginContext, alias: string, message?: Message): ActionPage {
+async function totpPage(ctx: LoginContext, alias: string, message?: Message): Promise<ActionPage> {
   const policy = otpPolicy(ctx.realm);
   let value = ctx.data.notes[SETUP_SECRET];
   if (!value) {
@@ -123,11 +124,14 @@ function totpPage(ctx: LoginContext, alias: string, message?: Message): ActionPa
   const data = newOtpData(policy);
   const realmName =
     typeof ctx.realm.settings.displayName === 'string' && ctx.realm.settings.displayName ? ctx.realm.settings.displayName : ctx.realm.name;
+  const uri = otpUri(value, data, realmName, ctx.user?.username ?? '');
   return {
     page: 'totp-setup',
     executionId: alias,
     secret: encodedSecret(value),
-    uri: otpUri(value, data, realmName, ctx.user?.username ?? ''),
+    uri,
+    // Keycloak's TotpBean: a PNG of the otpauth URI, inline (a data: URL, so the page needs nothing from elsewhere).
+    qr: await QRCode.toDataURL(uri, { width: 246, margin: 1, errorCorrectionLevel: 'M' }),
     digits: policy.digits,
     period: policy.period,
     algorithm: policy.algorithm,
@@ -142,24 +146,24 @@ function totpPage(ctx: LoginContext, alias: string, message?: Message): ActionPa
  */
 const configureTotp: RequiredActionImpl = {
   async challenge(ctx, alias) {
-    return totpPage(ctx, alias);
+    return await totpPage(ctx, alias);
   },
   async process(ctx, alias, form) {
     const user = ctx.user as NonNullable<LoginContext['user']>;
     const value = ctx.data.notes[SETUP_SECRET];
     const code = field(form, 'totp').trim();
     const fail = userEvent(ctx, 'UPDATE_TOTP', 'otp');
-    if (!value) return { kind: 'challenge', page: totpPage(ctx, alias) };
+    if (!value) return { kind: 'challenge', page: await totpPage(ctx, alias) };
     if (!code) {
       await fail.error('invalid_totp');
-      return { kind: 'challenge', page: totpPage(ctx, alias, { key: 'missingTotpMessage' }) };
+      return { kind: 'challenge', page: await totpPage(ctx, alias, { key: 'missingTotpMessage' }) };
     }
     const policy = otpPolicy(ctx.realm);
     const data = newOtpData(policy);
     const next = checkOtp(value, data, code, policy.lookAheadWindow);
     if (next === null) {
       await fail.error('invalid_totp');
-      return { kind: 'challenge', page: totpPage(ctx, alias, { key: 'invalidTotpMessage' }) };
+      return { kind: 'challenge', page: await totpPage(ctx, alias, { key: 'invalidTotpMessage' }) };
     }
     const label = field(form, 'userLabel').trim().slice(0, 255) || null;
     await ctx.db.models.Credential.create({

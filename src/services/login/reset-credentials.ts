@@ -72,8 +72,13 @@ async function findUser(ctx: LoginContext, name: string): Promise<UserModel | nu
   return byEmail.length === 1 ? byEmail[0] : null;
 }
 
+/** The user of the reset link a login was started for (another browser): its flow needs no name and no mail. */
+export const LINK_USER = 'ACTION_TOKEN_USER_ID';
+const linkUser = (ctx: LoginContext) => !!ctx.user && ctx.data.notes[LINK_USER] === ctx.user.id;
+
 const chooseUser: Authenticator = {
-  async authenticate(_ctx, exec) {
+  async authenticate(ctx, exec) {
+    if (linkUser(ctx)) return { kind: 'success' };
     return { kind: 'challenge', page: resetPage(exec) };
   },
   async action(ctx, exec): Promise<Outcome> {
@@ -103,6 +108,7 @@ const chooseUser: Authenticator = {
 const sendEmail: Authenticator = {
   async authenticate(ctx, exec): Promise<Outcome> {
     const user = ctx.user;
+    if (linkUser(ctx)) return { kind: 'success' };
     if (ctx.data.notes[RESET_NOTES.EMAIL_SENT] || !user) return { kind: 'challenge', page: emailSent };
     const ev = new TokenEvent(ctx.db, ctx.realm, 'SEND_RESET_PASSWORD', ctx.ipAddress);
     ev.clientId = ctx.client.clientId;
@@ -158,15 +164,43 @@ const resetPassword: Authenticator = {
   },
 };
 
-/** reset-otp: the user's OTP devices are removed and a new one is set up (CONFIGURE_TOTP). */
+/** reset-otp's choice of what to remove (Keycloak's ResetOTP `action_on_otp_reset_flag`; absent: Remove none). */
+async function otpResetOption(ctx: LoginContext, exec: AuthExecutionModel): Promise<string> {
+  const config = exec.configId ? await ctx.db.models.AuthenticatorConfig.findByPk(exec.configId) : null;
+  return config?.realmId === ctx.realm.id ? String(config.config?.action_on_otp_reset_flag ?? 'Remove none') : 'Remove none';
+}
+
+const otpDevices = (ctx: LoginContext) =>
+  ctx.db.models.Credential.findAll({ where: { userId: (ctx.user as UserModel).id, type: 'otp' }, order: [['priority', 'ASC']] });
+
+const otpResetPage = async (ctx: LoginContext, exec: AuthExecutionModel, missing = false): Promise<Page> => ({
+  page: 'otp-reset',
+  executionId: exec.id,
+  credentials: (await otpDevices(ctx)).map((c) => ({ id: c.id, label: c.userLabel || 'otp' })),
+  ...(missing ? { message: { key: 'resetOtpMissingIdError' }, status: 400 } : {}),
+});
+
+/**
+ * reset-otp (Keycloak's ResetOTP): "Remove all" removes the user's OTP devices, "Remove one" asks
+ * which one (field `selectedCredentialId`), "Remove none" (the default) keeps them; a new device is
+ * set up in any case (CONFIGURE_TOTP).
+ */
 const resetOtp: Authenticator = {
   requiresUser: true,
   async configuredFor(ctx, user) {
     return (await ctx.db.models.Credential.count({ where: { userId: user.id, type: 'otp' } })) > 0;
   },
-  async authenticate(ctx) {
-    const user = ctx.user as UserModel;
-    await ctx.db.models.Credential.destroy({ where: { userId: user.id, type: 'otp' } });
+  async authenticate(ctx, exec) {
+    const option = await otpResetOption(ctx, exec);
+    if (option === 'Remove all') await ctx.db.models.Credential.destroy({ where: { userId: (ctx.user as UserModel).id, type: 'otp' } });
+    else if (option === 'Remove one' && (await otpDevices(ctx)).length) return { kind: 'challenge', page: await otpResetPage(ctx, exec) };
+    addLoginAction(ctx, 'CONFIGURE_TOTP');
+    return { kind: 'success' };
+  },
+  async action(ctx, exec) {
+    const id = typeof ctx.form?.selectedCredentialId === 'string' ? ctx.form.selectedCredentialId : '';
+    const removed = id ? await ctx.db.models.Credential.destroy({ where: { id, userId: (ctx.user as UserModel).id, type: 'otp' } }) : 0;
+    if (!removed) return { kind: 'challenge', page: await otpResetPage(ctx, exec, true) };
     addLoginAction(ctx, 'CONFIGURE_TOTP');
     return { kind: 'success' };
   },

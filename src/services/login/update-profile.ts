@@ -1,6 +1,7 @@
 import { Op } from 'sequelize';
 import { systemContext } from '../../core/context';
 import { isUniqueViolation } from '../../core/db-errors';
+import type { Db } from '../../db';
 import type { RealmModel } from '../../db/models/realm';
 import type { UserModel } from '../../db/models/user';
 import type { UPAttribute, UPConfig } from '../../representations/user-profile';
@@ -168,6 +169,19 @@ export async function profileValid(ctx: LoginContext): Promise<{ valid: boolean;
   const s = await state(ctx);
   const errors = profileErrors(ctx, s.config, s.shown, s.values);
   return { valid: errors.size === 0, fields: [...errors.keys()] };
+}
+
+/**
+ * VERIFY_PROFILE's trigger outside a browser login (the password grant, Keycloak's
+ * VerifyUserProfile.evaluateTriggers): the realm has the action enabled and the stored profile fails
+ * the user-profile check for the requested scopes.
+ */
+export async function verifyProfilePending(db: Db, realm: RealmModel, user: UserModel, scope: string): Promise<boolean> {
+  const action = await db.models.RequiredAction.findOne({ where: { realmId: realm.id, alias: 'VERIFY_PROFILE' }, attributes: ['enabled'] });
+  if (!action?.enabled) return false;
+  // The check reads only the database, the realm, the user and the requested scopes of a login context.
+  const ctx = { db, realm, user, request: { scope } } as unknown as LoginContext;
+  return !(await profileValid(ctx)).valid;
 }
 
 const text = (form: Record<string, string>, name: string) => (typeof form[name] === 'string' ? form[name].trim() : '');

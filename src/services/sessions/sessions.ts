@@ -11,6 +11,7 @@ import { recordAdminEvent } from '../../core/admin-events';
 import { findClient } from '../clients/clients';
 import { nowSeconds } from '../../core/clock';
 import type { RequestContext } from '../../core/context';
+import { clientsOfSessions, notifyBackchannel } from './logout-notify';
 import { type GlobalRequestResult, notifyClients } from './revocation';
 import { activeSessionWhere, removeSessions, sessionRepresentationGroups, sessionTimeouts } from './session-store';
 import { batchLoad } from '../../loaders/batch';
@@ -57,20 +58,6 @@ async function logoutEvents(ctx: RequestContext, realm: RealmModel, sessions: Us
       clientId: null,
     });
   }
-}
-
-/** Client UUIDs taking part in the given sessions. */
-async function clientsOfSessions(ctx: RequestContext, sessionIds: string[]): Promise<string[]> {
-  if (!sessionIds.length) return [];
-  const links = await ctx.db.models.ClientSession.findAll({ where: { userSessionId: { [Op.in]: sessionIds } }, attributes: ['clientId'] });
-  return [...new Set(links.map((l) => l.clientId))];
-}
-
-/** Tells the clients (those with an admin URL) that their sessions ended (`k_logout`). */
-async function backchannelLogout(ctx: RequestContext, realm: RealmModel, clientIds: string[]): Promise<void> {
-  if (!clientIds.length) return;
-  const clients = await ctx.db.models.Client.findAll({ where: { id: { [Op.in]: clientIds } } });
-  await notifyClients(ctx, realm, clients, 'LOGOUT', nowSeconds());
 }
 
 /**
@@ -150,11 +137,8 @@ export async function logoutUser(ctx: RequestContext, realm: RealmModel, user: U
   await requireManageUser(ctx, realm, user.id);
   const m = ctx.db.models;
   const now = nowSeconds();
-  const before = await m.UserSession.findAll({ where: { userId: user.id, offline: false }, attributes: ['id'] });
-  const clientIds = await clientsOfSessions(
-    ctx,
-    before.map((s) => s.id),
-  );
+  const before = await m.UserSession.findAll({ where: { userId: user.id, offline: false }, attributes: ['id', 'userId'] });
+  const clients = await clientsOfSessions(ctx.db, before);
   const sessions = await ctx.db.transaction(async () => {
     const online = await m.UserSession.findAll({ where: { userId: user.id, offline: false } });
     await m.User.update({ notBefore: now }, { where: { id: user.id } });
@@ -167,7 +151,7 @@ export async function logoutUser(ctx: RequestContext, realm: RealmModel, user: U
   });
   invalidate.user(ctx.loaders, user.id);
   await logoutEvents(ctx, realm, sessions);
-  await backchannelLogout(ctx, realm, clientIds);
+  await notifyBackchannel(ctx.db, realm, ctx.baseUrl, clients);
 }
 
 /** DELETE /{realm}/sessions/{session}?isOffline (users manage, realm-wide): removes one (online or offline) session. */
@@ -176,7 +160,7 @@ export async function deleteSession(ctx: RequestContext, realm: RealmModel, sess
   const m = ctx.db.models;
   const session = await m.UserSession.findOne({ where: { ...activeSessionWhere(realm, offline), id: sessionId } });
   if (!session) throw notFound('Sesssion not found');
-  const clientIds = await clientsOfSessions(ctx, [session.id]);
+  const clients = await clientsOfSessions(ctx.db, [session]);
   await ctx.db.transaction(async () => {
     await removeSessions(ctx.db, [session.id]);
     await recordAdminEvent(ctx, realm, {
@@ -187,7 +171,7 @@ export async function deleteSession(ctx: RequestContext, realm: RealmModel, sess
     });
   });
   await logoutEvents(ctx, realm, [session]);
-  await backchannelLogout(ctx, realm, clientIds);
+  await notifyBackchannel(ctx.db, realm, ctx.baseUrl, clients);
 }
 
 /** POST /{realm}/logout-all (users manage): removes every session of the realm and sets the realm's notBefore. */

@@ -14,6 +14,8 @@ import { lockoutOf, recordLoginFailure, recordLoginSuccess } from '../sessions/b
 import { createSession, findActiveSession, type NewSession, touchSession } from '../sessions/session-store';
 import { hashSettings, passwordExpired } from '../users/password-policy';
 import { refreshBindingError } from './token-binding';
+import { consentStillCovers } from '../login/consent';
+import { verifyProfilePending } from '../login/update-profile';
 import type { TokenEvent } from './token-events';
 import { grantedScope, issue, oauth, setting, type TokenRequest, type TokenResponse } from './tokens';
 
@@ -106,6 +108,8 @@ export async function passwordGrant(g: GrantCall): Promise<TokenResponse> {
   ev.detail('auth_method', 'openid-connect').detail('grant_type', 'password').detail('client_auth_method', 'client-secret');
   if (!client.directAccessGrantsEnabled)
     throw await ev.fail('not_allowed', oauth(400, 'unauthorized_client', 'Client not allowed for direct access grants'));
+  if (client.settings.consentRequired === true)
+    throw await ev.fail('consent_denied', oauth(400, 'invalid_client', 'Client requires user consent'));
   const invalid = () => oauth(400, 'invalid_grant', 'Invalid user credentials');
   const { username, password } = req.form;
   ev.detail('username', username);
@@ -133,9 +137,8 @@ export async function passwordGrant(g: GrantCall): Promise<TokenResponse> {
   }
   if (!user.enabled) throw await ev.fail('user_disabled', oauth(400, 'invalid_grant', 'Account disabled'));
   const pending = await db.models.UserRequiredAction.count({ where: { userId: user.id } });
-  const incompleteProfile = realm.name !== 'master' && (!user.email || !user.firstName || !user.lastName);
   const expired = passwordExpired(realm, Number(matched.createdDate), clock.now()) && (await updatePasswordEnabled(db, realm));
-  if (pending > 0 || incompleteProfile || expired)
+  if (pending > 0 || expired || (await verifyProfilePending(db, realm, user, req.form.scope ?? '')))
     throw await ev.fail('resolve_required_actions', oauth(400, 'invalid_grant', 'Account is not fully set up'));
   const scope = await grantedScope(db, client, req.form.scope);
   const offline = offlineRequested(scope);
@@ -221,8 +224,11 @@ export async function refreshGrant(g: GrantCall): Promise<TokenResponse> {
     throw await ev.fail('user_disabled', oauth(400, 'invalid_grant', 'Session not active'));
   if (Number(claims.iat ?? 0) < Math.max(user.notBefore, setting(realm, 'notBefore', 0)))
     throw await ev.fail('invalid_token', oauth(400, 'invalid_grant', 'Stale token'));
-  await touchSession(db, session, client.id);
   const scope = String(claims.scope ?? '');
+  // Keycloak's verifyConsentStillAvailable: a revoked consent ends the refresh of what was issued on it.
+  if (!(await consentStillCovers(db, user, client, scope)))
+    throw await ev.fail('not_allowed', oauth(400, 'invalid_scope', 'Client no longer has requested consent from user'));
+  await touchSession(db, session, client.id);
   const res = await issue({ db, realm, client, user, session, scope, req }, true);
   if (claims.authorization && typeof claims.authorization === 'object') {
     const authorization = claims.authorization as JWTPayload;

@@ -90,6 +90,11 @@ export async function discoveryDocument(db: Db, name: string, baseUrl: string): 
     response_modes_supported: ['query', 'fragment', 'form_post'],
     code_challenge_methods_supported: ['plain', 'S256'],
     end_session_endpoint: `${oidc}/logout`,
+    // Served: the logout page's iframes (iss, sid) and logout tokens POSTed to backchannel.logout.url (with sid).
+    frontchannel_logout_session_supported: true,
+    frontchannel_logout_supported: true,
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
     subject_types_supported: ['public', 'pairwise'],
     id_token_signing_alg_values_supported: algorithms,
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'client_secret_jwt'],

@@ -9,6 +9,8 @@ import { type ConsentRep, toConsentRepresentation } from '../../representations/
 import type { Representation } from '../../representations/schema';
 import type { UserModel } from '../../db/models/user';
 import { batchLoad } from '../../loaders/batch';
+import type { UserSessionModel } from '../../db/models/component';
+import { notifyBackchannel } from '../sessions/logout-notify';
 
 /**
  * Consents of a user (reference §4.9): the clients the user granted scopes to, plus the clients
@@ -95,13 +97,22 @@ export async function listConsents(ctx: RequestContext, realm: RealmModel, user:
 export async function revokeConsent(ctx: RequestContext, realm: RealmModel, user: UserModel, clientId: string): Promise<void> {
   await requireManageUser(ctx, realm, user.id);
   const m = ctx.db.models;
-  const client = await m.Client.findOne({ where: { realmId: realm.id, clientId }, attributes: ['id'] });
+  const client = await m.Client.findOne({ where: { realmId: realm.id, clientId } });
   if (!client) throw notFound('Client not found');
-  await ctx.db.transaction(async () => {
+  const detached = await ctx.db.transaction(async () => {
     const consent = await m.UserConsent.findOne({ where: { userId: user.id, clientId: client.id } });
+    let online: UserSessionModel[] = [];
     if (consent) {
       await m.UserConsentClientScope.destroy({ where: { userConsentId: consent.id } });
       await consent.destroy();
+      // Keycloak's backchannelLogoutUserFromClient: the client leaves the user's online sessions.
+      online = await m.UserSession.findAll({ where: { userId: user.id, offline: false }, attributes: ['id', 'userId'] });
+      const links = online.length
+        ? await m.ClientSession.findAll({ where: { userSessionId: { [Op.in]: online.map((s) => s.id) }, clientId: client.id } })
+        : [];
+      online = online.filter((s) => links.some((l) => l.userSessionId === s.id));
+      if (online.length)
+        await m.ClientSession.destroy({ where: { userSessionId: { [Op.in]: online.map((s) => s.id) }, clientId: client.id } });
     }
     let revoked = false;
     for (const [sessionId, clients] of await offlineClients(ctx, user.id)) {
@@ -120,7 +131,14 @@ export async function revokeConsent(ctx: RequestContext, realm: RealmModel, user
       resourceType: 'USER',
       resourcePath: `users/${user.id}/consents/${clientId}`,
     });
+    return online;
   });
+  await notifyBackchannel(
+    ctx.db,
+    realm,
+    ctx.baseUrl,
+    detached.map((session) => ({ session, client })),
+  );
 }
 
 /** Stores the `clientConsents` of an imported user (clients by clientId, scopes by name; unknown ones skipped). */
