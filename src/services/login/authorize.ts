@@ -42,6 +42,8 @@ export interface AuthRequest {
   ui_locales?: string;
   /** An application-initiated action (`ALIAS` or `ALIAS:parameter`, kc-action.ts). */
   kc_action?: string;
+  /** The identity provider to redirect to at once (identity-provider-redirector). */
+  kc_idp_hint?: string;
   [key: string]: string | undefined;
 }
 
@@ -175,7 +177,17 @@ export async function checkRequestForClient(
     response_type: responseType,
     response_mode: mode,
   };
-  for (const k of ['state', 'nonce', 'scope', 'code_challenge', 'prompt', 'login_hint', 'ui_locales', 'kc_action'] as const) {
+  for (const k of [
+    'state',
+    'nonce',
+    'scope',
+    'code_challenge',
+    'prompt',
+    'login_hint',
+    'ui_locales',
+    'kc_action',
+    'kc_idp_hint',
+  ] as const) {
     if (params[k] !== undefined && params[k] !== '') request[k] = params[k];
   }
   if (params.code_challenge) request.code_challenge_method = params.code_challenge_method || 'plain';

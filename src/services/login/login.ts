@@ -20,13 +20,14 @@ import {
   userActionLifespan,
 } from './auth-sessions';
 import { type AuthRequest, checkAuthorizationRequest, type Message, type ResponseMode } from './authorize';
-import { BROWSER_REGISTRY } from './authenticators';
 import { FlowError, type FlowResult, FlowRun, type LoginContext, type Page } from './flow-engine';
 import { chooseLocale, REQUIRED_ACTION_TEXTS, supportedLocales, textsFor } from './messages';
 import { type ActionPage, completeRequiredAction, nextRequiredAction } from './required-actions';
 import { authTimeOf, identityCookieValue, sessionCookieValue, ssoFromCookie } from './sso';
 import { ACTION_NOTES, finishActionTokenLogin } from './action-token-store';
 import { isResetLogin, RESET_REGISTRY, resetFlowId } from './reset-credentials';
+import { afterBrokerFlow, brokerFlowOf, brokerSessionNotes } from './broker/broker-flows';
+import { LOGIN_REGISTRY, providerLinks } from './broker/idp-redirect';
 import { KC_NOTES, kcActionOf, kcActionResponse, requireRecentAuthentication, setKcActionStatus } from './kc-action';
 
 /**
@@ -46,7 +47,16 @@ export interface CookieOp {
 
 /** What the browser gets: a page, a redirect, or an auto-submitted form (response_mode=form_post). */
 export type BrowserResponse = (
-  | { kind: 'page'; page: Page | InfoPage; formAction?: string; locale: string; locales: string[]; texts: Record<string, string> }
+  | {
+      kind: 'page';
+      page: Page | InfoPage;
+      formAction?: string;
+      /** The identity providers a login form offers, with their broker login URLs. */
+      providers?: Array<{ alias: string; displayName: string; url: string }>;
+      locale: string;
+      locales: string[];
+      texts: Record<string, string>;
+    }
   | { kind: 'redirect'; location: string }
   | { kind: 'form_post'; action: string; fields: Record<string, string> }
 ) & { realm?: RealmModel; cookies: CookieOp[] };
@@ -58,7 +68,7 @@ export type InfoPage =
   | ActionPage;
 
 /** Note of an authentication session whose flow succeeded and that now runs the user's required actions. */
-const FLOW_DONE = 'FLOW_DONE';
+export const FLOW_DONE = 'FLOW_DONE';
 
 /** The parts of a browser request the login reads. */
 export interface BrowserRequest {
@@ -256,7 +266,8 @@ async function runLogin(
   };
   // "Forgot password?" runs the realm's reset-credentials flow in the same login.
   const reset = isResetLogin(ctx);
-  const flowId = reset ? await resetFlowId(db, realm) : await browserFlowId(db, realm, client.settings);
+  const broker = reset ? undefined : await brokerFlowOf(ctx);
+  const flowId = reset ? await resetFlowId(db, realm) : broker ? broker.flowId : await browserFlowId(db, realm, client.settings);
   if (!flowId) {
     await ev.error('invalid_flow');
     return page({ page: 'error', status: 500, message: { key: 'internalServerErrorMessage' } });
@@ -269,7 +280,7 @@ async function runLogin(
   }
   let result: FlowResult;
   try {
-    const run = await FlowRun.load(ctx, reset ? RESET_REGISTRY : BROWSER_REGISTRY);
+    const run = await FlowRun.load(ctx, reset ? RESET_REGISTRY : (broker?.registry ?? LOGIN_REGISTRY));
     result = action ? await run.action(flowId, action.executionId) : await run.process(flowId);
   } catch (e) {
     if (!(e instanceof FlowError)) throw e;
@@ -285,6 +296,7 @@ async function runLogin(
     }
     authSession.userId = ctx.user?.id ?? null;
     await saveAuthSession(db, authSession, loginLifespan(realm), data);
+    if (result.page.page === 'redirect') return { kind: 'redirect', location: result.page.location, realm, cookies: [] };
     const q = new URLSearchParams({
       session_code: authSession.sessionCode,
       execution: 'executionId' in result.page ? result.page.executionId : '',
@@ -292,13 +304,27 @@ async function runLogin(
       tab_id: authSession.id,
     });
     const out = await page(result.page);
-    return { ...out, formAction: `${issuerOf(req.baseUrl, realm.name)}/login-actions/authenticate?${q}` } as BrowserResponse;
+    const issuer = issuerOf(req.baseUrl, realm.name);
+    const providers = result.page.page === 'login' && !reset && !broker ? await providerLinks(db, realm, issuer, ctx) : undefined;
+    return { ...out, formAction: `${issuer}/login-actions/authenticate?${q}`, providers } as BrowserResponse;
   }
   if (!result.successful || !ctx.user) {
     await ev.error('invalid_user_credentials');
     await removeAuthSession(db, authSession.id);
     if (passive) return toClient('login_required');
     return page({ page: 'error', status: 401, message: { key: 'invalidUserMessage' } });
+  }
+  if (broker) {
+    const next = await afterBrokerFlow(ctx);
+    if (next.kind === 'page') {
+      await removeAuthSession(db, authSession.id);
+      return page(next.page);
+    }
+    if (next.kind === 'again') {
+      authSession.userId = ctx.user.id;
+      await saveAuthSession(db, authSession, loginLifespan(realm), data);
+      return runLogin(db, realm, req, authSession, undefined);
+    }
   }
   return completeLogin(ctx, req, passive, toClient, page, undefined);
 }
@@ -318,6 +344,7 @@ async function completeLogin(
 ): Promise<BrowserResponse> {
   const { db, realm, client, request, ev, authSession, data } = ctx;
   const user = ctx.user as NonNullable<LoginContext['user']>;
+  ev.type = 'LOGIN';
   ev.userId = user.id;
   ev.detail('username', user.username);
   let posted = action;
@@ -392,7 +419,15 @@ async function completeLogin(
       await db.models.UserSession.update({ notes: session.notes }, { where: { id: session.id } });
       await touchSession(db, session, client.id);
     } else {
-      session = await createSession(db, realm, { user, client, ipAddress: req.ipAddress, offline: false, authMethod: 'openid-connect' });
+      const notes = brokerSessionNotes(data.notes);
+      session = await createSession(db, realm, {
+        user,
+        client,
+        ipAddress: req.ipAddress,
+        offline: false,
+        authMethod: 'openid-connect',
+        notes,
+      });
     }
   }
   const code = await issueCode(db, realm, client.id, session.id, {
@@ -406,6 +441,9 @@ async function completeLogin(
   await removeAuthSession(db, authSession.id);
   ev.sessionId = session.id;
   ev.detail('consent', 'no_consent_required');
+  const brokered = brokerSessionNotes(data.notes);
+  if (brokered)
+    ev.detail('identity_provider', brokered.identity_provider).detail('identity_provider_identity', brokered.identity_provider_identity);
   if (ctx.userSession) ev.detail('sso', 'true');
   await ev.success();
   const identity = await identityCookieValue(db, realm, session);
