@@ -1,6 +1,6 @@
 import { decodeJwt } from 'jose';
 import { exchange, formAction, pageError } from './browser-client';
-import { Browser, type BrokerWorld, brokeredLogin, brokerWorld, codeOf, providerLink, stepOf, viaProvider } from './broker-world';
+import { Browser, type BrokerWorld, brokeredLogin, brokerWorld, codeOf, providerLink, stepOf } from './broker-world';
 
 /**
  * Identity brokering over HTTP (issue 14): realm `rp` logs users in through realm `ext` of the same
@@ -210,7 +210,7 @@ test('review profile "on": the brokered profile is shown and may be corrected be
   await w.api.put(`/admin/realms/rp/authentication/config/${config.id}`, config).expect(204);
 });
 
-test('kc_idp_hint redirects at once; an unknown hint shows the form; a disabled or link-only provider refuses', async () => {
+test('kc_idp_hint redirects at once; an unknown hint shows the form; hideOnLogin only unlists; a disabled or link-only provider refuses', async () => {
   const b = new Browser();
   const hinted = await b.fetch(w.authUrl({ kc_idp_hint: 'ext' }));
   expect(hinted.status).toBe(302);
@@ -220,6 +220,11 @@ test('kc_idp_hint redirects at once; an unknown hint shows the form; a disabled 
   expect(await unknown.text()).toContain('id="kc-form-login"');
 
   const rep = (await w.api.get('/admin/realms/rp/identity-provider/instances/ext').expect(200)).body;
+  // hideOnLogin: not listed, but a hint still goes to it.
+  await w.api.put('/admin/realms/rp/identity-provider/instances/ext', { ...rep, hideOnLogin: true, config: w.idpConfig }).expect(204);
+  expect(providerLink(await (await b.fetch(w.authUrl())).text(), 'ext')).toBeUndefined();
+  expect((await b.fetch(w.authUrl({ kc_idp_hint: 'ext' }))).status).toBe(302);
+  await w.api.put('/admin/realms/rp/identity-provider/instances/ext', { ...rep, config: w.idpConfig }).expect(204);
   const page = await (await b.fetch(w.authUrl())).text();
   const link = providerLink(page, 'ext') as string;
   for (const change of [{ enabled: false }, { linkOnly: true }]) {
@@ -266,5 +271,4 @@ test('a disabled linked account is refused with IDENTITY_PROVIDER_LOGIN_ERROR us
   expect(pageError(refused.html)).toBe('Account is disabled, contact your administrator.');
   expect((await events('IDENTITY_PROVIDER_LOGIN_ERROR')).some((e) => e.error === 'user_disabled' && e.userId === bob.id)).toBe(true);
   await w.api.put(`/admin/realms/rp/users/${bob.id}`, { ...bob, enabled: true }).expect(204);
-  void viaProvider;
 });
