@@ -247,6 +247,9 @@ test('a forged state or a cancelled provider login: an error page with IDENTITY_
   const forged = await b.fetch(`${endpoint}?code=x&state=${encodeURIComponent(`zzz${state}`)}`);
   expect(forged.status).toBe(400);
   expect(pageError(await forged.text())).toBe('Invalid response from identity provider.');
+  // An unknown provider: its callback is a 404 page, a link to it cannot send the request.
+  expect((await b.fetch(`${w.base}/realms/rp/broker/nope/endpoint?code=x&state=${encodeURIComponent(state)}`)).status).toBe(404);
+  expect((await b.fetch(new URL(link.replace('/broker/ext/', '/broker/nope/'), w.base).toString())).status).toBe(502);
   const missing = await b.fetch(`${endpoint}?code=x`);
   expect(missing.status).toBe(502);
   const badCode = await b.fetch(`${endpoint}?code=not-a-code&state=${encodeURIComponent(state)}`);
