@@ -1,3 +1,4 @@
+import { startSmtp } from '../helpers/smtp';
 import { exchange, formAction, pageError } from './browser-client';
 import { Browser, type BrokerWorld, brokeredLogin, brokerWorld, codeOf, stepOf, viaProvider } from './broker-world';
 
@@ -123,6 +124,40 @@ describe('flows of a provider', () => {
     expect((await exchange(w, codeOf(done))).status).toBe(200);
     await w.api.delete(`/admin/realms/rp/authentication/config/${String(created.headers.location).split('/').pop()}`).expect(204);
     expect((await new Browser().fetch(w.authUrl())).status).toBe(200);
+  });
+
+  test('idp-email-verification: a mailed link confirms the link in the browser of the login (SEND_IDENTITY_PROVIDER_LINK, IDENTITY_PROVIDER_LINK_ACCOUNT)', async () => {
+    const smtp = await startSmtp();
+    try {
+      await w.api
+        .put('/admin/realms/rp', { smtpServer: { host: '127.0.0.1', port: String(smtp.port), from: 'noreply@idserver.test' } })
+        .expect(204);
+      await w.api
+        .post('/admin/realms/rp/users', { username: 'hank', enabled: true, email: 'hank@example.org', firstName: 'Hank', lastName: 'Hill' })
+        .expect(201);
+      await extUser(w.api, 'hank-ext', 'hank@example.org');
+      const b = new Browser();
+      const confirm = await brokeredLogin(w, b, { username: 'hank-ext' });
+      const sent = await stepOf(await b.post(formAction(confirm.html), { submitAction: 'linkAccount' }));
+      expect(sent.status).toBe(200);
+      expect(sent.html).toContain('An email with instructions to link ext account hank-ext with your rp account has been sent to you.');
+      const [mail] = await smtp.waitFor(1);
+      expect(mail.recipients).toContain('hank@example.org');
+      const link = (/https?:\/\/\S+action-token\S+/.exec(mail.text) as RegExpExecArray)[0];
+      // In another browser the link does not link anything.
+      expect((await new Browser().fetch(link)).status).toBe(400);
+      const done = await stepOf(await b.follow(await b.fetch(link)));
+      expect((await exchange(w, codeOf(done))).status).toBe(200);
+      const hank = (await w.api.get('/admin/realms/rp/users?username=hank&exact=true').expect(200)).body[0];
+      expect(await links(hank.id)).toEqual([expect.objectContaining({ identityProvider: 'ext', userName: 'hank-ext' })]);
+      const linked = (await w.api.get('/admin/realms/rp/events?type=IDENTITY_PROVIDER_LINK_ACCOUNT').expect(200)).body;
+      expect(linked[0]).toMatchObject({ userId: hank.id, details: { identity_provider: 'ext', identity_provider_identity: 'hank-ext' } });
+      expect((await w.api.get('/admin/realms/rp/events?type=SEND_IDENTITY_PROVIDER_LINK').expect(200)).body).toHaveLength(1);
+      expect((await b.fetch(link)).status).toBe(400);
+    } finally {
+      await w.api.put('/admin/realms/rp', { smtpServer: {} }).expect(204);
+      await smtp.close();
+    }
   });
 });
 

@@ -28,6 +28,8 @@ export const ENGLISH: Record<string, string> = {
   federatedIdentityConfirmLinkMessage: 'User with {0} {1} already exists. How do you want to continue?',
   federatedIdentityExistsMessage: 'User with {0} {1} already exists. Please login to account management to link the account.',
   federatedIdentityConfirmReauthenticateMessage: 'Authenticate to link your account with {0}',
+  emailLinkIdpTitle: 'Link {0}',
+  emailLinkIdp1: 'An email with instructions to link {0} account {1} with your {2} account has been sent to you.',
   couldNotSendAuthenticationRequestMessage: 'Could not send authentication request to identity provider.',
   identityProviderUnexpectedErrorMessage: 'Unexpected error when authenticating with identity provider',
   identityProviderMissingStateMessage: 'Missing state parameter in response from identity provider.',

@@ -6,6 +6,7 @@ import { emailConstraintOf } from '../../users/users';
 import { ATTEMPTED_USERNAME, BROWSER_REGISTRY, checkPassword } from '../authenticators';
 import type { Authenticator, LoginContext, Outcome, Page, ProfileField, Registry } from '../flow-engine';
 import { BROKER_NOTES, type BrokeredIdentity, identityOf } from './brokered-identity';
+import { idpEmailVerification } from './idp-email-verification';
 
 /**
  * The authenticators of the first broker login flow (Keycloak's idp-* authenticators): the login has
@@ -18,7 +19,7 @@ import { BROKER_NOTES, type BrokeredIdentity, identityOf } from './brokered-iden
  *  - idp-confirm-link: asks whether to link to that account or review the profile again;
  *  - idp-auto-link: links to that account without asking;
  *  - idp-username-password-form: the existing account's password (re-authentication) before linking;
- *  - idp-email-verification: no e-mail link yet, so never applicable (the re-authentication follows);
+ *  - idp-email-verification: a mailed link confirms the link (idp-email-verification.ts);
  *  - idp-add-organization-member: a provider of an organization makes the user a managed member.
  */
 const flag = (v: unknown) => v === true || v === 'true';
@@ -230,12 +231,6 @@ const usernamePasswordForm: Authenticator = {
   },
 };
 
-const notApplicable: Authenticator = {
-  async authenticate() {
-    return { kind: 'attempted' };
-  },
-};
-
 const addOrganizationMember: Authenticator = {
   async authenticate(ctx) {
     const { db, realm } = ctx;
@@ -261,7 +256,7 @@ export const BROKER_REGISTRY: Registry = {
     'idp-confirm-link': confirmLink,
     'idp-auto-link': autoLink,
     'idp-username-password-form': usernamePasswordForm,
-    'idp-email-verification': notApplicable,
+    'idp-email-verification': idpEmailVerification,
     'idp-add-organization-member': addOrganizationMember,
   },
   conditions: BROWSER_REGISTRY.conditions,
