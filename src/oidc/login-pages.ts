@@ -67,7 +67,23 @@ eta.loadTemplate(
 <% } %>
 <button type="submit" id="kc-login" name="login"><%= it.t(it.variant === 'username' ? 'doContinue' : 'doLogIn') %></button>
 </form>
-<% if (it.resetUrl) { %><p><a id="kc-forgot-password" href="<%= it.resetUrl %>"><%= it.t('doForgotPassword') %></a></p><% } %>`,
+<% if (it.resetUrl) { %><p><a id="kc-forgot-password" href="<%= it.resetUrl %>"><%= it.t('doForgotPassword') %></a></p><% } %>
+<% if (it.providers && it.providers.length) { %>
+<section id="kc-social-providers"><h2><%= it.t('identity-provider-login-label') %></h2>
+<ul><% for (const p of it.providers) { %><li><a id="social-<%= p.alias %>" href="<%= p.url %>"><%= p.displayName %></a></li><% } %></ul>
+</section>
+<% } %>`,
+);
+
+eta.loadTemplate(
+  '@confirm-link',
+  `<% layout('@layout') %>
+<h1 id="kc-page-title"><%= it.t('confirmLinkIdpTitle') %></h1>
+<div class="alert info" role="status"><p id="kc-info-message"><%= it.message %></p></div>
+<form id="kc-register-form" method="post" action="<%= it.formAction %>">
+<button type="submit" id="updateProfile" name="submitAction" value="updateProfile"><%= it.t('confirmLinkIdpReviewProfile') %></button>
+<button type="submit" id="linkAccount" name="submitAction" value="linkAccount"><%= it.t('confirmLinkIdpContinue', it.existing) %></button>
+</form>`,
 );
 
 eta.loadTemplate(
@@ -327,6 +343,7 @@ export function renderPage(
           message: p.message ? t(p.message.key, ...(p.message.params ?? [])) : undefined,
           formAction: out.formAction,
           resetUrl: resetLink(out),
+          providers: out.providers,
         }),
       };
     case 'error':
@@ -423,6 +440,19 @@ export function renderPage(
         status: p.status,
         html: eta.render('@frontchannel-logout', { ...base, title: t('frontchannel-logout.title'), apps: p.apps, redirect: p.redirect }),
       };
+    case 'confirm-link':
+      return {
+        status: p.status ?? 200,
+        html: eta.render('@confirm-link', {
+          ...base,
+          title: t('confirmLinkIdpTitle'),
+          message: t(p.message.key, ...(p.message.params ?? [])),
+          existing: p.message.params?.[0] ?? '',
+          formAction: out.formAction,
+        }),
+      };
+    case 'redirect':
+      return { status: 500, html: eta.render('@error', { ...base, title: t('errorTitle'), message: t('internalServerErrorMessage') }) };
     case 'logout-confirm':
       return {
         status: p.status,

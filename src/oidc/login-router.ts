@@ -9,6 +9,7 @@ import { getLogger } from '../logging';
 import { type BrowserRequest, type BrowserResponse, authorize, loginAction } from '../services/login/login';
 import { logout } from '../services/login/logout';
 import { actionToken, resetCredentials } from '../services/login/action-tokens';
+import { brokerEndpoint, brokerLogin } from '../services/login/broker/broker-endpoints';
 import { renderBareError, renderFormPost, renderPage } from './login-pages';
 
 const log = getLogger('idserver.oidc.login');
@@ -190,6 +191,14 @@ export function loginRouter(db: Db, baseUrlOf: (req: express.Request) => string)
     '/:realm/login-actions/reset-credentials',
     browser((input) => resetCredentials(db, input)),
   );
+
+  // Identity brokering: the login page's links to a provider, and the provider's callback.
+  const brokerStart = browser((input, req) => brokerLogin(db, input, String(req.params.alias)));
+  r.get('/:realm/broker/:alias/login', brokerStart);
+  r.post('/:realm/broker/:alias/login', form, brokerStart);
+  const callback = browser((input, req) => brokerEndpoint(db, input, String(req.params.alias)));
+  r.get('/:realm/broker/:alias/endpoint', callback);
+  r.post('/:realm/broker/:alias/endpoint', form, callback);
 
   const end = browser((input) => logout(db, input, false));
   r.get('/:realm/protocol/openid-connect/logout', end);

@@ -13,7 +13,7 @@ import type { RequestContext } from '../../core/context';
  * (redirect URI), `eml` (e-mail) and `asid` (the login a link sent during a login continues). The link
  * points at the realm's login-actions endpoint, which src/services/login/action-tokens.ts serves.
  */
-export type ActionTokenType = 'execute-actions' | 'verify-email' | 'reset-credentials';
+export type ActionTokenType = 'execute-actions' | 'verify-email' | 'reset-credentials' | 'idp-verify-account-via-email';
 
 export interface ActionTokenInput {
   typ: ActionTokenType;
@@ -26,10 +26,22 @@ export interface ActionTokenInput {
   redirectUri?: string;
   /** The login (authentication session id) a link sent during that login continues (`asid`). */
   authSessionId?: string;
+  /** idp-verify-account-via-email: the provider and the provider's username the link confirms. */
+  idpAlias?: string;
+  idpUsername?: string;
 }
 
 /** The claims of an action token besides the registered ones jose sets (jti, iat, exp, iss, aud, sub). */
-type ActionTokenClaims = { typ: ActionTokenType; azp: string; eml: string; rqac?: string[]; reduri?: string; asid?: string };
+type ActionTokenClaims = {
+  typ: ActionTokenType;
+  azp: string;
+  eml: string;
+  rqac?: string[];
+  reduri?: string;
+  asid?: string;
+  idpalias?: string;
+  idpu?: string;
+};
 
 /** Signs an action token; returns the compact JWT and its expiry (epoch seconds). */
 export async function createActionToken(
@@ -46,6 +58,8 @@ export async function createActionToken(
   if (t.actions) claims.rqac = t.actions;
   if (t.redirectUri) claims.reduri = t.redirectUri;
   if (t.authSessionId) claims.asid = t.authSessionId;
+  if (t.idpAlias) claims.idpalias = t.idpAlias;
+  if (t.idpUsername) claims.idpu = t.idpUsername;
   const token = await new SignJWT(claims)
     .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: key.kid })
     .setJti(randomUUID())

@@ -14,6 +14,7 @@ import { type BrowserRequest, type BrowserResponse, type CookieOp, realmPage, re
 import { isResetLogin, LINK_USER, RESET_NOTES, RESET_PATH, resetAllowed } from './reset-credentials';
 import { markEmailVerified } from './verify-email';
 import { organizationInvitationLink } from './org-invitation-token';
+import { confirmAccountLink, IDP_LINK_TYP } from './broker/idp-email-verification';
 
 /**
  * GET /realms/{realm}/login-actions/action-token?key=... (Keycloak's LoginActionsService
@@ -30,12 +31,18 @@ import { organizationInvitationLink } from './org-invitation-token';
  * admin-given redirect URI; the token is recorded as used then (src/services/login/action-token-store.ts).
  */
 
-type Typ = 'execute-actions' | 'verify-email' | 'reset-credentials' | 'ORGIVT';
+type Typ = 'execute-actions' | 'verify-email' | 'reset-credentials' | 'ORGIVT' | typeof IDP_LINK_TYP;
 
 /** Per type: the event, and the error and message of a failed check (Keycloak's handler defaults). */
 const HANDLERS: Record<Typ, { event: BaseEventTypeName; error: string; message: string; done: string }> = {
   'execute-actions': { event: 'EXECUTE_ACTIONS', error: 'not_allowed', message: 'invalidCodeMessage', done: 'accountUpdatedMessage' },
   'verify-email': { event: 'VERIFY_EMAIL', error: 'invalid_token', message: 'staleEmailVerificationLink', done: 'emailVerifiedMessage' },
+  [IDP_LINK_TYP]: {
+    event: 'IDENTITY_PROVIDER_LINK_ACCOUNT',
+    error: 'invalid_token',
+    message: 'staleCodeMessage',
+    done: 'accountUpdatedMessage',
+  },
   'reset-credentials': {
     event: 'RESET_PASSWORD',
     error: 'not_allowed',
@@ -116,6 +123,15 @@ export async function actionToken(db: Db, req: BrowserRequest): Promise<BrowserR
   if (typ === 'reset-credentials' && !resetAllowed(realm)) return fail(handler.error, handler.message);
   const exp = Number(claims.exp);
 
+  if (typ === IDP_LINK_TYP) {
+    // Only in the browser of the first broker login that mailed it (Keycloak also confirms in another one).
+    const asid = typeof claims.asid === 'string' ? claims.asid : undefined;
+    const origin = root && asid ? await findAuthSession(db, realm, root, asid) : null;
+    const resumed = await confirmAccountLink(db, realm, origin, user, claims, ev);
+    if (!resumed) return fail('invalid_token', handler.message);
+    await markActionTokenUsed(db, realm, claims.jti, exp);
+    return resumeLogin(db, realm, req, resumed);
+  }
   if (typ === 'verify-email') {
     if (!(await markActionTokenUsed(db, realm, claims.jti, exp))) return fail('expired_code', 'expiredActionMessage');
     await markEmailVerified(db, user);

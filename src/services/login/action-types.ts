@@ -1,5 +1,5 @@
 import type { Message } from './authorize';
-import type { LoginContext } from './flow-engine';
+import type { LoginContext, ProfileField } from './flow-engine';
 
 /**
  * What a required action is to the login (required-actions.ts runs them; each action may live in a
@@ -34,19 +34,7 @@ export type ActionPage = (
   cancelable?: boolean;
 };
 
-/** One attribute of the update-profile page, as the user may see and edit it. */
-export interface ProfileField {
-  name: string;
-  /** The label: a message key (firstName ...) or a display name as configured. */
-  label: Message;
-  value: string;
-  readOnly: boolean;
-  required: boolean;
-  /** The allowed values (an `options` validator): a select. */
-  options?: string[];
-  inputType?: string;
-  error?: Message;
-}
+export type { ProfileField };
 
 export type ActionOutcome =
   | { kind: 'success' }

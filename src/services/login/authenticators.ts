@@ -16,7 +16,7 @@ import { authTimeOf, ssoFromCookie } from './sso';
  */
 export const ATTEMPTED_USERNAME = 'ATTEMPTED_USERNAME';
 
-const loginPage = (
+export const loginPage = (
   ctx: LoginContext,
   exec: AuthExecutionModel,
   variant: 'username-password' | 'username' | 'password',
@@ -38,7 +38,7 @@ const invalidUser = (ctx: LoginContext, exec: AuthExecutionModel, variant: 'user
   } as Partial<Page>);
 
 /** The user a login form names: by username, or by email when the realm allows it and one user has that email. */
-async function findUserForLogin(ctx: LoginContext, username: string): Promise<UserModel | null> {
+export async function findUserForLogin(ctx: LoginContext, username: string): Promise<UserModel | null> {
   const lower = username.trim().toLowerCase();
   if (!lower) return null;
   const { db, realm } = ctx;
@@ -64,7 +64,7 @@ async function hasCredential(ctx: LoginContext, user: UserModel, type: string): 
  * then whether the account is enabled, with Keycloak's LOGIN_ERROR codes. Every failure but a disabled
  * account after a right password shows the same "Invalid username or password." (no enumeration).
  */
-async function checkPassword(
+export async function checkPassword(
   ctx: LoginContext,
   exec: AuthExecutionModel,
   variant: 'username-password' | 'password',
@@ -224,13 +224,6 @@ const otpForm: Authenticator = {
   },
 };
 
-/** identity-provider-redirector: no identity brokering yet, so never applicable. */
-const idpRedirector: Authenticator = {
-  async authenticate() {
-    return { kind: 'attempted' };
-  },
-};
-
 /** deny-access-authenticator: stops the login with its configured message (config denyErrorMessage) or "Access denied". */
 const denyAccess: Authenticator = {
   async authenticate(ctx, exec) {
@@ -264,13 +257,13 @@ const CREDENTIAL_OF: Record<string, string> = {
  * (all REQUIRED ones, or one of the ALTERNATIVE ones). Without a user, only executions that need none count.
  */
 const userConfigured: Condition = {
-  async matchCondition(ctx, exec, siblings) {
+  async matchCondition(ctx, exec, siblings, registry) {
     const others = siblings.filter(
       (e) => e.id !== exec.id && !e.authenticatorFlow && e.authenticator && !CONDITIONS[e.authenticator] && e.requirement !== 'DISABLED',
     );
     const configured = async (e: AuthExecutionModel): Promise<boolean> => {
       const provider = e.authenticator as string;
-      const impl = AUTHENTICATORS[provider];
+      const impl = registry.authenticators[provider];
       if (!ctx.user) return Boolean(impl && !impl.requiresUser && !impl.configuredFor);
       if (CREDENTIAL_OF[provider]) return hasCredential(ctx, ctx.user, CREDENTIAL_OF[provider]);
       if (!impl) return false;
@@ -289,7 +282,7 @@ const userConfigured: Condition = {
 };
 
 /** A role named as Keycloak's condUserRole does: `role` for a realm role, `clientId.role` for a client role. */
-async function roleIdOf(ctx: LoginContext, name: string): Promise<string | undefined> {
+export async function roleIdOf(ctx: Pick<LoginContext, 'db' | 'realm'>, name: string): Promise<string | undefined> {
   const { db, realm } = ctx;
   const realmRole = await db.models.Role.findOne({ where: { containerId: realm.id, clientId: null, name }, attributes: ['id'] });
   if (realmRole) return realmRole.id;
@@ -323,7 +316,6 @@ const AUTHENTICATORS: Record<string, Authenticator> = {
   'auth-username-form': usernameForm,
   'auth-password-form': passwordForm,
   'auth-otp-form': otpForm,
-  'identity-provider-redirector': idpRedirector,
   'deny-access-authenticator': denyAccess,
   'allow-access-authenticator': allowAccess,
 };
@@ -333,5 +325,5 @@ const CONDITIONS: Record<string, Condition> = {
   'conditional-user-role': userRole,
 };
 
-/** The browser flow's registry. */
+/** The browser flow's own authenticators (identity brokering adds its own, broker/idp-redirect.ts). */
 export const BROWSER_REGISTRY: Registry = { authenticators: AUTHENTICATORS, conditions: CONDITIONS };

@@ -44,6 +44,8 @@ export interface AuthRequest {
   kc_action?: string;
   /** RFC 9449 §10: the thumbprint of the DPoP key the code's tokens must be bound to. */
   dpop_jkt?: string;
+  /** The identity provider to redirect to at once (identity-provider-redirector). */
+  kc_idp_hint?: string;
   [key: string]: string | undefined;
 }
 
@@ -177,7 +179,18 @@ export async function checkRequestForClient(
     response_type: responseType,
     response_mode: mode,
   };
-  for (const k of ['state', 'nonce', 'scope', 'code_challenge', 'prompt', 'login_hint', 'ui_locales', 'kc_action', 'dpop_jkt'] as const) {
+  for (const k of [
+    'state',
+    'nonce',
+    'scope',
+    'code_challenge',
+    'prompt',
+    'login_hint',
+    'ui_locales',
+    'kc_action',
+    'kc_idp_hint',
+    'dpop_jkt',
+  ] as const) {
     if (params[k] !== undefined && params[k] !== '') request[k] = params[k];
   }
   if (params.code_challenge) request.code_challenge_method = params.code_challenge_method || 'plain';

@@ -20,6 +20,20 @@ import type { AuthRequest, Message } from './authorize';
  * (authenticators.ts), so new ones plug in without touching the engine.
  */
 
+/** One attribute of the update-profile page, as the user may see and edit it. */
+export interface ProfileField {
+  name: string;
+  /** The label: a message key (firstName ...) or a display name as configured. */
+  label: Message;
+  value: string;
+  readOnly: boolean;
+  required: boolean;
+  /** The allowed values (an `options` validator): a select. */
+  options?: string[];
+  inputType?: string;
+  error?: Message;
+}
+
 /** What the login shows: a form of an authenticator, an error page, or an information page. */
 export type Page =
   | {
@@ -35,13 +49,29 @@ export type Page =
   | { page: 'otp-reset'; executionId: string; credentials: Array<{ id: string; label: string }>; message?: Message; status?: number }
   | { page: 'reset-password'; executionId: string; username?: string; message?: Message; status?: number }
   | { page: 'info'; status: number; title: Message; message: Message; backUrl?: string }
-  | { page: 'error'; status: number; message: Message };
+  | { page: 'error'; status: number; message: Message }
+  /** The first broker login's review of the brokered profile (idp-review-profile). */
+  | {
+      page: 'update-profile';
+      executionId: string;
+      status?: number;
+      message?: Message;
+      verify: boolean;
+      fields: ProfileField[];
+      cancelable?: boolean;
+    }
+  /** An account with the brokered e-mail or username exists (idp-confirm-link). */
+  | { page: 'confirm-link'; executionId: string; message: Message; status?: number }
+  /** A redirect to an identity provider (identity-provider-redirector, organization, kc_idp_hint). */
+  | { page: 'redirect'; location: string };
 
 /** The result of one authenticator call. */
 export type Outcome =
   | { kind: 'success' }
   | { kind: 'attempted' }
   | { kind: 'challenge'; page: Page }
+  /** The flow starts again from its first execution (idp-confirm-link's "review profile"). */
+  | { kind: 'reset' }
   /** A failure; with a page, the form is shown again (a wrong password), without one, the login stops. */
   | { kind: 'failure'; error: string; page?: Page };
 
@@ -79,7 +109,7 @@ export interface Authenticator {
 }
 
 export interface Condition {
-  matchCondition(ctx: LoginContext, exec: AuthExecutionModel, siblings: AuthExecutionModel[]): Promise<boolean>;
+  matchCondition(ctx: LoginContext, exec: AuthExecutionModel, siblings: AuthExecutionModel[], registry: Registry): Promise<boolean>;
 }
 
 /** The registry: provider id → authenticator or condition. */
@@ -187,7 +217,7 @@ export class FlowRun {
       const known = this.status(c);
       if (known === 'EVALUATED_TRUE' || known === 'EVALUATED_FALSE') holds = known === 'EVALUATED_TRUE';
       else {
-        holds = await this.registry.conditions[c.authenticator as string].matchCondition(this.ctx, c, siblings);
+        holds = await this.registry.conditions[c.authenticator as string].matchCondition(this.ctx, c, siblings, this.registry);
         this.setStatus(c, holds ? 'EVALUATED_TRUE' : 'EVALUATED_FALSE');
       }
       if (!holds) return true;
@@ -242,6 +272,9 @@ export class FlowRun {
         return undefined;
       case 'attempted':
         this.setStatus(e, 'ATTEMPTED');
+        return undefined;
+      case 'reset':
+        for (const k of Object.keys(this.ctx.data.statuses)) delete this.ctx.data.statuses[k];
         return undefined;
       case 'challenge':
         this.setStatus(e, 'CHALLENGED');

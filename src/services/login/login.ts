@@ -17,18 +17,16 @@ import {
   saveAuthSession,
   userActionLifespan,
 } from './auth-sessions';
-import { type AuthRequest, checkAuthorizationRequest, type Message } from './authorize';
-import { authorizationResponse, rootOf, signRoot } from './browser-session';
-
-export { authorizationResponse, rootOf, signRoot } from './browser-session';
-import { BROWSER_REGISTRY } from './authenticators';
+import { type AuthRequest, checkAuthorizationRequest } from './authorize';
 import { FlowError, type FlowResult, FlowRun, type LoginContext, type Page } from './flow-engine';
-import { chooseLocale, REQUIRED_ACTION_TEXTS, supportedLocales, textsFor } from './messages';
-import { type ActionPage, completeRequiredAction, nextRequiredAction } from './required-actions';
+import { REQUIRED_ACTION_TEXTS } from './messages';
+import { completeRequiredAction, nextRequiredAction } from './required-actions';
 import { authTimeOf, identityCookieValue, sessionCookieValue, ssoFromCookie } from './sso';
 import { ACTION_NOTES, finishActionTokenLogin } from './action-token-store';
 import { isResetLogin, RESET_REGISTRY, resetFlowId } from './reset-credentials';
 import { consentStep, OAUTH_GRANT } from './consent';
+import { afterBrokerFlow, brokerFlowOf, brokerSessionNotes } from './broker/broker-flows';
+import { LOGIN_REGISTRY, providerLinks } from './broker/idp-redirect';
 import { KC_NOTES, kcActionOf, kcActionResponse, requireRecentAuthentication, setKcActionStatus } from './kc-action';
 
 /**
@@ -38,77 +36,21 @@ import { KC_NOTES, kcActionOf, kcActionResponse, requireRecentAuthentication, se
  * redirect URI. The HTTP front (src/oidc/login-router.ts) only parses, sets cookies and renders.
  */
 
-/** A cookie the front sets (maxAge 0 clears it). */
-export interface CookieOp {
-  name: 'AUTH_SESSION_ID' | 'KEYCLOAK_IDENTITY' | 'KEYCLOAK_SESSION' | 'KEYCLOAK_LOCALE';
-  value: string;
-  maxAge: number;
-  httpOnly: boolean;
-}
-
-/** What the browser gets: a page, a redirect, or an auto-submitted form (response_mode=form_post). */
-export type BrowserResponse = (
-  | {
-      kind: 'page';
-      page: Page | InfoPage;
-      formAction?: string;
-      locale: string;
-      locales: string[];
-      texts: Record<string, string>;
-      /** Origins the page may frame besides its own (the CSP's frame-src, front-channel logout). */
-      frameSrc?: string[];
-    }
-  | { kind: 'redirect'; location: string }
-  | { kind: 'form_post'; action: string; fields: Record<string, string> }
-) & { realm?: RealmModel; cookies: CookieOp[] };
-
-/** A page that only informs (required actions pending, logged out, logout confirmation). */
-export type InfoPage =
-  | { page: 'info'; status: number; title: Message; message: Message; backUrl?: string; actionUrl?: string }
-  | { page: 'logout-confirm'; status: number; action: string; fields: Record<string, string> }
-  /** The logout page of front-channel logout: a hidden iframe per client URL, then on to the post-logout redirect. */
-  | { page: 'frontchannel-logout'; status: number; apps: Array<{ name: string; url: string }>; redirect?: string }
-  | ActionPage;
-
 /** Note of an authentication session whose flow succeeded and that now runs the user's required actions. */
-const FLOW_DONE = 'FLOW_DONE';
+export const FLOW_DONE = 'FLOW_DONE';
 
-/** The parts of a browser request the login reads. */
-export interface BrowserRequest {
-  realm: string;
-  baseUrl: string;
-  params: Record<string, string | undefined>;
-  cookies: Record<string, string | undefined>;
-  ipAddress?: string;
-  acceptLanguage?: string;
-  /** The HTTP method (GET or POST). */
-  method?: string;
-}
-
-/** Locale and texts of a page of the realm, and the cookie that remembers a language picked with kc_locale. */
-async function pageTexts(db: Db, realm: RealmModel, req: BrowserRequest, uiLocales?: string) {
-  const locale = chooseLocale(realm, {
-    kcLocale: req.params.kc_locale,
-    cookie: req.cookies.KEYCLOAK_LOCALE,
-    uiLocales,
-    acceptLanguage: req.acceptLanguage,
-  });
-  const cookies: CookieOp[] =
-    req.params.kc_locale && locale === req.params.kc_locale ? [{ name: 'KEYCLOAK_LOCALE', value: locale, maxAge: -1, httpOnly: true }] : [];
-  return { locale, locales: supportedLocales(realm), texts: await textsFor(db, realm, locale), cookies };
-}
-
-/** A page of the realm (an error, information), in the request's locale. */
-export async function realmPage(
-  db: Db,
-  realm: RealmModel,
-  req: BrowserRequest,
-  page: Page | InfoPage,
-  uiLocales?: string,
-): Promise<BrowserResponse> {
-  const t = await pageTexts(db, realm, req, uiLocales);
-  return { kind: 'page', page, locale: t.locale, locales: t.locales, texts: t.texts, realm, cookies: t.cookies };
-}
+import {
+  authorizationResponse,
+  type BrowserRequest,
+  type BrowserResponse,
+  type CookieOp,
+  type InfoPage,
+  realmPage,
+  rootOf,
+  signRoot,
+} from './browser-response';
+export type { BrowserRequest, BrowserResponse, CookieOp, InfoPage };
+export { authorizationResponse, realmPage, rootOf, signRoot };
 
 const loginEvent = (db: Db, realm: RealmModel, req: BrowserRequest, request?: AuthRequest) => {
   const ev = new TokenEvent(db, realm, 'LOGIN', req.ipAddress);
@@ -239,7 +181,8 @@ async function runLogin(
   };
   // "Forgot password?" runs the realm's reset-credentials flow in the same login.
   const reset = isResetLogin(ctx);
-  const flowId = reset ? await resetFlowId(db, realm) : await browserFlowId(db, realm, client.settings);
+  const broker = reset ? undefined : await brokerFlowOf(ctx);
+  const flowId = reset ? await resetFlowId(db, realm) : broker ? broker.flowId : await browserFlowId(db, realm, client.settings);
   if (!flowId) {
     await ev.error('invalid_flow');
     return page({ page: 'error', status: 500, message: { key: 'internalServerErrorMessage' } });
@@ -252,7 +195,7 @@ async function runLogin(
   }
   let result: FlowResult;
   try {
-    const run = await FlowRun.load(ctx, reset ? RESET_REGISTRY : BROWSER_REGISTRY);
+    const run = await FlowRun.load(ctx, reset ? RESET_REGISTRY : (broker?.registry ?? LOGIN_REGISTRY));
     result = action ? await run.action(flowId, action.executionId) : await run.process(flowId);
   } catch (e) {
     if (!(e instanceof FlowError)) throw e;
@@ -268,6 +211,7 @@ async function runLogin(
     }
     authSession.userId = ctx.user?.id ?? null;
     await saveAuthSession(db, authSession, loginLifespan(realm), data);
+    if (result.page.page === 'redirect') return { kind: 'redirect', location: result.page.location, realm, cookies: [] };
     const q = new URLSearchParams({
       session_code: authSession.sessionCode,
       execution: 'executionId' in result.page ? result.page.executionId : '',
@@ -275,13 +219,27 @@ async function runLogin(
       tab_id: authSession.id,
     });
     const out = await page(result.page);
-    return { ...out, formAction: `${issuerOf(req.baseUrl, realm.name)}/login-actions/authenticate?${q}` } as BrowserResponse;
+    const issuer = issuerOf(req.baseUrl, realm.name);
+    const providers = result.page.page === 'login' && !reset && !broker ? await providerLinks(db, realm, issuer, ctx) : undefined;
+    return { ...out, formAction: `${issuer}/login-actions/authenticate?${q}`, providers } as BrowserResponse;
   }
   if (!result.successful || !ctx.user) {
     await ev.error('invalid_user_credentials');
     await removeAuthSession(db, authSession.id);
     if (passive) return toClient('login_required');
     return page({ page: 'error', status: 401, message: { key: 'invalidUserMessage' } });
+  }
+  if (broker) {
+    const next = await afterBrokerFlow(ctx);
+    if (next.kind === 'page') {
+      await removeAuthSession(db, authSession.id);
+      return page(next.page);
+    }
+    if (next.kind === 'again') {
+      authSession.userId = ctx.user.id;
+      await saveAuthSession(db, authSession, loginLifespan(realm), data);
+      return runLogin(db, realm, req, authSession, undefined);
+    }
   }
   return completeLogin(ctx, req, passive, toClient, page, undefined);
 }
@@ -317,6 +275,7 @@ async function completeLogin(
 ): Promise<BrowserResponse> {
   const { db, realm, client, request, ev, authSession, data } = ctx;
   const user = ctx.user as NonNullable<LoginContext['user']>;
+  ev.type = 'LOGIN';
   ev.userId = user.id;
   ev.detail('username', user.username);
   let posted = action;
@@ -399,7 +358,15 @@ async function completeLogin(
       await db.models.UserSession.update({ notes: session.notes }, { where: { id: session.id } });
       await touchSession(db, session, client.id);
     } else {
-      session = await createSession(db, realm, { user, client, ipAddress: req.ipAddress, offline: false, authMethod: 'openid-connect' });
+      const notes = brokerSessionNotes(data.notes);
+      session = await createSession(db, realm, {
+        user,
+        client,
+        ipAddress: req.ipAddress,
+        offline: false,
+        authMethod: 'openid-connect',
+        notes,
+      });
     }
   }
   const code = await issueCode(db, realm, client.id, session.id, {
@@ -414,6 +381,9 @@ async function completeLogin(
   await removeAuthSession(db, authSession.id);
   ev.sessionId = session.id;
   ev.detail('consent', consent.detail);
+  const brokered = brokerSessionNotes(data.notes);
+  if (brokered)
+    ev.detail('identity_provider', brokered.identity_provider).detail('identity_provider_identity', brokered.identity_provider_identity);
   if (ctx.userSession) ev.detail('sso', 'true');
   await ev.success();
   const identity = await identityCookieValue(db, realm, session);

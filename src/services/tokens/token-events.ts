@@ -25,7 +25,7 @@ export class TokenEvent {
   constructor(
     private readonly db: Db,
     private readonly realm: RealmModel,
-    readonly type: BaseEventTypeName,
+    public type: BaseEventTypeName,
     private readonly ipAddress?: string,
   ) {}
 
