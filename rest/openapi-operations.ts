@@ -913,6 +913,16 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     res: json('AdminEventRepresentation[]'),
   },
   'DELETE /admin/realms/:realm/admin-events': { res: 'none' },
+  'POST /admin/realms/:realm/testLDAPConnection': {
+    body: json(
+      'TestLdapConnectionRepresentation: action (testConnection or testAuthentication), connectionUrl, bindDn, bindCredential, startTls, connectionTimeout, authType, componentId',
+    ),
+    res: 'none',
+  },
+  'POST /admin/realms/:realm/ldap-server-capabilities': {
+    body: json('TestLdapConnectionRepresentation with action queryServerCapabilities'),
+    res: json('LDAPCapabilityRepresentation[]: { oid, type: CONTROL | EXTENSION | FEATURE }'),
+  },
   'POST /admin/realms/:realm/testSMTPConnection': { body: 'SmtpServerRepresentation', res: 'none' },
   'GET /admin/realms/:realm/authentication/authenticator-providers': {
     res: json('Provider descriptions: `id`, `displayName`, `description`'),
