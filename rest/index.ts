@@ -43,6 +43,7 @@ import { consoleRouter, realmExtrasRouter } from './realms/realm-extras';
 import { componentsRouter } from './components/components';
 import { keysRouter } from './components/keys';
 import { ldapCapabilitiesRouter, testLdapRouter } from './components/ldap';
+import { userStorageRouter } from './components/user-storage';
 import { serverInfoRouter } from './realms/server-info';
 
 type Handler = express.RequestHandler;
@@ -176,6 +177,7 @@ export function adminRouter(db: Db, baseUrlOf: (req: Request) => string): Router
   perRealm.use('/components', componentsRouter);
   perRealm.use('/keys', keysRouter);
   perRealm.use('/testLDAPConnection', testLdapRouter);
+  perRealm.use('/user-storage', userStorageRouter);
   perRealm.use('/ldap-server-capabilities', ldapCapabilitiesRouter);
   perRealm.use('/events', eventsRouter);
   perRealm.use('/admin-events', adminEventsRouter);
