@@ -21,6 +21,9 @@ const grant = (username: string, password: string) =>
     body: new URLSearchParams({ grant_type: 'password', client_id: 'admin-cli', username, password }).toString(),
   });
 
+// A first test server on MariaDB migrates its template database, and each realm is many statements there.
+jest.setTimeout(120_000);
+
 describeWithSlapd('LDAP login', () => {
   beforeAll(async () => {
     slapd = await startSlapd();

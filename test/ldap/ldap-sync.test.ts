@@ -33,6 +33,9 @@ async function realmServerRealm(R: string) {
 const sync = (R: string, id: string, action?: string) =>
   api.post(`/admin/realms/${R}/user-storage/${id}/sync${action ? `?action=${action}` : ''}`);
 
+// A first test server on MariaDB migrates its template database, and each realm is many statements there.
+jest.setTimeout(120_000);
+
 describeWithSlapd('user-storage sync', () => {
   beforeAll(async () => {
     slapd = await startSlapd();

@@ -10,6 +10,9 @@ let api: AdminApi;
 let realmId: string;
 let slapd: TestSlapd;
 
+// A first test server on MariaDB migrates its template database, and each realm is many statements there.
+jest.setTimeout(120_000);
+
 describeWithSlapd('testLDAPConnection', () => {
   beforeAll(async () => {
     slapd = await startSlapd();

@@ -41,6 +41,7 @@ export interface LdapConfig {
   /** Seconds since the epoch of the last sync (Keycloak keeps it in the config, `lastSync`). */
   lastSync: number;
   trustEmail: boolean;
+  usePasswordModifyExtendedOp: boolean;
 }
 
 const first = (c: Record<string, string[]>, k: string) => c[k]?.[0];
@@ -90,5 +91,6 @@ export function ldapConfigOf(c: Pick<ComponentModel, 'id' | 'name' | 'realmId' |
     changedSyncPeriod: int(first(cfg, 'changedSyncPeriod'), -1),
     lastSync: int(first(cfg, 'lastSync'), 0),
     trustEmail: bool(first(cfg, 'trustEmail'), false),
+    usePasswordModifyExtendedOp: bool(first(cfg, 'usePasswordModifyExtendedOp'), false),
   };
 }

@@ -1,5 +1,7 @@
 import { Filter } from 'ldapts';
 import { Op } from 'sequelize';
+import type { RequestContext } from '../../core/context';
+import { realmStamp, sharedMemo } from '../../core/shared-cache';
 import type { Db } from '../../db';
 import type { ComponentModel } from '../../db/models/component';
 import type { RealmModel } from '../../db/models/realm';
@@ -109,4 +111,9 @@ export async function usersChangedSince(p: Provider, since: number): Promise<Lda
     .replace(/[-:T]/g, '')
     .replace(/\.\d+Z$/, 'Z');
   return searchUsers(p, `(|(createTimestamp>=${t})(modifyTimestamp>=${t}))`, 0);
+}
+
+/** The realm's enabled LDAP providers, shared between requests until the realm's components change (ADR 23 version). */
+export function cachedProviders(ctx: RequestContext, realm: RealmModel): Promise<Provider[]> {
+  return sharedMemo(ctx, `ldap-providers:${realm.id}`, realmStamp(ctx, realm.id), () => ldapProviders(ctx.db, realm));
 }
