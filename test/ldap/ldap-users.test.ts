@@ -85,6 +85,33 @@ describeWithSlapd('LDAP users through the admin API', () => {
     expect(JSON.stringify(events)).toContain('**********');
   });
 
+  test('hardcoded attribute, role and group mappers apply to a user as it is imported', async () => {
+    const { R, id } = await world();
+    await api.post(`/admin/realms/${R}/roles`, { name: 'ldap-user' }).expect(201);
+    await api.post(`/admin/realms/${R}/groups`, { name: 'from-ldap' }).expect(201);
+    const mapper = (name: string, providerId: string, config: Record<string, string>) =>
+      api
+        .post(`/admin/realms/${R}/components`, {
+          name,
+          providerId,
+          providerType: 'org.keycloak.storage.ldap.mappers.LDAPStorageMapper',
+          parentId: id,
+          config: Object.fromEntries(Object.entries(config).map(([k, v]) => [k, [v]])),
+        })
+        .expect(201);
+    await mapper('dept', 'hardcoded-attribute-mapper', { 'user.model.attribute': 'emailVerified', 'attribute.value': 'true' });
+    await mapper('role', 'hardcoded-ldap-role-mapper', { role: 'ldap-user' });
+    await mapper('group', 'hardcoded-ldap-group-mapper', { group: '/from-ldap' });
+    const u = await find(R, 'bwilson');
+    expect(u.emailVerified).toBe(true);
+    const roles = (await api.get(`/admin/realms/${R}/users/${u.id}/role-mappings/realm`).expect(200)).body.map(
+      (r: { name: string }) => r.name,
+    );
+    expect(roles).toContain('ldap-user');
+    const groups = (await api.get(`/admin/realms/${R}/users/${u.id}/groups`).expect(200)).body.map((g: { path: string }) => g.path);
+    expect(groups).toEqual(['/from-ldap']);
+  });
+
   test('READ_ONLY: a change of a mapped field and a password reset are refused, nothing changes', async () => {
     const { R } = await world({ editMode: 'READ_ONLY' });
     const u = await find(R, 'jbrown');
@@ -113,6 +140,8 @@ describeWithSlapd('LDAP users through the admin API', () => {
       .expect(204);
     expect(await canBind('writer', 'writer-new')).toBe(true);
     expect((await api.get(`/admin/realms/${R}/users/${u.id}/credentials`).expect(200)).body).toEqual([]);
+    const types = await api.get(`/admin/realms/${R}/users/${u.id}/configured-user-storage-credential-types`).expect(200);
+    expect(types.body).toEqual(['password']);
     expect((await grant(R, 'writer', 'writer-new')).status).toBe(200);
     expect((await grant(R, 'writer', 'writer-pw')).status).toBe(400);
   });

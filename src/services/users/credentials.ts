@@ -141,10 +141,10 @@ export async function disableCredentialTypes(ctx: RequestContext, realm: RealmMo
   invalidate.user(ctx.loaders, user.id);
 }
 
-/** GET /admin/realms/{realm}/users/{id}/configured-user-storage-credential-types: `[]` for local users (view-users). */
+/** GET /admin/realms/{realm}/users/{id}/configured-user-storage-credential-types: `[]` for local users, `["password"]` for LDAP ones (view-users). */
 export async function configuredUserStorageCredentialTypes(ctx: RequestContext, realm: RealmModel, user: UserModel): Promise<string[]> {
   await requireViewUser(ctx, realm, user.id);
-  return [];
+  return user.federationLink ? ['password'] : [];
 }
 
 /**
