@@ -42,6 +42,8 @@ import { partialImportExportRouter } from './import-export/partial-import-export
 import { consoleRouter, realmExtrasRouter } from './realms/realm-extras';
 import { componentsRouter } from './components/components';
 import { keysRouter } from './components/keys';
+import { ldapCapabilitiesRouter, testLdapRouter } from './components/ldap';
+import { userStorageRouter } from './components/user-storage';
 import { serverInfoRouter } from './realms/server-info';
 
 type Handler = express.RequestHandler;
@@ -174,6 +176,9 @@ export function adminRouter(db: Db, baseUrlOf: (req: Request) => string): Router
   perRealm.use('/organizations', organizationsRouter);
   perRealm.use('/components', componentsRouter);
   perRealm.use('/keys', keysRouter);
+  perRealm.use('/testLDAPConnection', testLdapRouter);
+  perRealm.use('/user-storage', userStorageRouter);
+  perRealm.use('/ldap-server-capabilities', ldapCapabilitiesRouter);
   perRealm.use('/events', eventsRouter);
   perRealm.use('/admin-events', adminEventsRouter);
   perRealm.use('/testSMTPConnection', smtpRouter);

@@ -77,6 +77,7 @@ export const QUERY_PARAMS = {
   audience: { type: 'string', description: 'Audience of the example token.' },
   authClient: { type: 'string', description: 'Client id of the admin who acted.' },
   authIpAddress: { type: 'string', description: 'IP address of the admin who acted.' },
+  action: { type: 'string', description: 'User-storage sync: `triggerFullSync` or `triggerChangedUsersSync`.' },
   authRealm: { type: 'string', description: 'Realm id of the admin who acted.' },
   authUser: { type: 'string', description: 'User id of the admin who acted.' },
   briefRepresentation: { type: 'boolean', description: 'Only the basic fields of each object (no attributes).' },
@@ -86,7 +87,7 @@ export const QUERY_PARAMS = {
   currentRealm: { type: 'string', description: 'Realm the admin console is looking at.' },
   dateFrom: { type: 'string', description: 'Earliest date, yyyy-MM-dd or epoch milliseconds.' },
   dateTo: { type: 'string', description: 'Latest date, yyyy-MM-dd or epoch milliseconds.' },
-  direction: { type: 'string', description: '`asc` or `desc` (default) by time.' },
+  direction: { type: 'string', description: '`asc` or `desc` (default) by time; for a mapper sync `fedToKeycloak` or `keycloakToFed`.' },
   email: { type: 'string', description: 'Filter by e-mail.' },
   emailVerified: { type: 'boolean', description: 'Filter by e-mail verification.' },
   enabled: { type: 'boolean', description: 'Filter by enabled state.' },
@@ -913,6 +914,27 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     res: json('AdminEventRepresentation[]'),
   },
   'DELETE /admin/realms/:realm/admin-events': { res: 'none' },
+  'POST /admin/realms/:realm/testLDAPConnection': {
+    body: json(
+      'TestLdapConnectionRepresentation: action (testConnection or testAuthentication), connectionUrl, bindDn, bindCredential, startTls, connectionTimeout, authType, componentId',
+    ),
+    res: 'none',
+  },
+  'POST /admin/realms/:realm/ldap-server-capabilities': {
+    body: json('TestLdapConnectionRepresentation with action queryServerCapabilities'),
+    res: json('LDAPCapabilityRepresentation[]: { oid, type: CONTROL | EXTENSION | FEATURE }'),
+  },
+  'GET /admin/realms/:realm/user-storage/:id/name': { res: json('{ id, name } of the user-storage provider') },
+  'POST /admin/realms/:realm/user-storage/:id/sync': {
+    query: ['action'],
+    res: json('SynchronizationResultRepresentation: ignored, added, updated, removed, failed, status'),
+  },
+  'POST /admin/realms/:realm/user-storage/:id/remove-imported-users': { res: 'none' },
+  'POST /admin/realms/:realm/user-storage/:id/unlink-users': { res: 'none' },
+  'POST /admin/realms/:realm/user-storage/:parentId/mappers/:id/sync': {
+    query: ['direction'],
+    res: json('SynchronizationResultRepresentation: ignored, added, updated, removed, failed, status'),
+  },
   'POST /admin/realms/:realm/testSMTPConnection': { body: 'SmtpServerRepresentation', res: 'none' },
   'GET /admin/realms/:realm/authentication/authenticator-providers': {
     res: json('Provider descriptions: `id`, `displayName`, `description`'),

@@ -21,6 +21,7 @@ import type { X509LookupConfig } from './config/x509-options';
 import { oidcRouter } from './oidc/router';
 import { themeResourcesRouter } from './oidc/theme-resources-router';
 import { startEventExpiration } from './services/events/events';
+import { startPeriodicSync } from './services/user-storage/periodic-sync';
 import { installEventListeners } from './services/events/listeners';
 import { type BootstrapOptions, bootstrap } from './services/realms/realms';
 
@@ -159,6 +160,8 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   }
   // Expired events are purged in small batches every 15 minutes (the timer never keeps the process alive).
   const stopExpiration = startEventExpiration(db);
+  // LDAP providers with a fullSyncPeriod or changedSyncPeriod are synced by a timer of their own.
+  const stopLdapSync = startPeriodicSync(db);
   // Requests in flight, so that a graceful stop can wait for them. A request counts until its handler has
   // answered (`res.end`) and the response is done with ('close'). A client that goes away first closes the
   // response while the handler still runs (and may still write): the request counts on until the answer.
@@ -241,6 +244,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       const deadline = Date.now() + timeoutMs;
       stopping = true;
       stopExpiration();
+      const ldapStopped = stopLdapSync();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       if (inFlight > 0) {
@@ -264,6 +268,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       if (subscriptions) await (await subscriptions.catch(() => undefined))?.close();
       if (management) await new Promise<void>((resolve) => management.close(() => resolve()));
       // Database work a handler left running after its answer (an unawaited purge) ends before the pool closes.
+      await ldapStopped;
       while (databaseBusy(db) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
       if (databaseBusy(db)) log.warn('Shutdown timeout: closing the database pool while it is still in use');
       await db.close();

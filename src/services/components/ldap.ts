@@ -4,8 +4,8 @@ import { type ChildComponent, type ComponentDraft, type ComponentFactory, LDAP_M
 /**
  * User federation components (config reference §6.4): the `ldap` and `kerberos` user storage
  * providers with Keycloak's config validation and messages, the LDAP default mappers created with
- * an `ldap` component, and the LDAPStorageMapper factories listed as its sub-component types. The
- * server stores and serves these configurations; it does not connect to LDAP or Kerberos.
+ * an `ldap` component, and the LDAPStorageMapper factories listed as its sub-component types. LDAP
+ * providers connect through src/services/user-storage/ (ADR 33); Kerberos is stored only.
  */
 const S = 'String';
 const B = 'boolean';

@@ -6,6 +6,7 @@ import type { RealmModel } from '../../db/models/realm';
 import type { UserModel } from '../../db/models/user';
 import { lockoutOf, recordLoginFailure, recordLoginSuccess } from '../sessions/brute-force';
 import { hashSettings } from '../users/password-policy';
+import { federatedPasswordValid, findLoginUser } from '../user-storage/federation';
 import type { Authenticator, Condition, LoginContext, Outcome, Page, Registry } from './flow-engine';
 import { verifyUserOtp } from './otp';
 import { authTimeOf, ssoFromCookie } from './sso';
@@ -37,16 +38,9 @@ const invalidUser = (ctx: LoginContext, exec: AuthExecutionModel, variant: 'user
     ...(username !== undefined ? { username } : {}),
   } as Partial<Page>);
 
-/** The user a login form names: by username, or by email when the realm allows it and one user has that email. */
-export async function findUserForLogin(ctx: LoginContext, username: string): Promise<UserModel | null> {
-  const lower = username.trim().toLowerCase();
-  if (!lower) return null;
-  const { db, realm } = ctx;
-  const byName = await db.models.User.findOne({ where: { realmId: realm.id, username: lower } });
-  if (byName || realm.settings.loginWithEmailAllowed === false) return byName;
-  const byEmail = await db.models.User.findAll({ where: { realmId: realm.id, email: lower }, limit: 2 });
-  return byEmail.length === 1 ? byEmail[0] : null;
-}
+/** The user a login form names: by username, or by email when the realm allows it and one user has that email; else from LDAP. */
+export const findUserForLogin = (ctx: LoginContext, username: string): Promise<UserModel | null> =>
+  findLoginUser(ctx.db, ctx.realm, username);
 
 /** A password check against a dummy hash: an unknown or locked user costs what a wrong password costs. */
 async function equalHashWork(realm: RealmModel, password: string | undefined): Promise<void> {
@@ -87,12 +81,14 @@ export async function checkPassword(
     await ev.error(code);
     return { kind: 'failure', error: code, page: invalidUser(ctx, exec, variant, username) };
   }
-  const creds = password
-    ? await db.models.Credential.findAll({ where: { userId: user.id, type: 'password' }, order: [['priority', 'ASC']] })
-    : [];
-  let matched = false;
+  const federated = await federatedPasswordValid(db, realm, user, password);
+  const creds =
+    password && federated === undefined
+      ? await db.models.Credential.findAll({ where: { userId: user.id, type: 'password' }, order: [['priority', 'ASC']] })
+      : [];
+  let matched = federated === true;
   for (const c of creds) if (!matched && password && (await verifyPassword(password, c))) matched = true;
-  if (!creds.length) await equalHashWork(realm, password);
+  if (!creds.length && federated === undefined) await equalHashWork(realm, password);
   if (!matched) {
     await recordLoginFailure(db, realm, user, ctx.ipAddress, ctx.client.clientId);
     await ev.error('invalid_user_credentials');
@@ -168,7 +164,7 @@ const usernameForm: Authenticator = {
 /** auth-password-form: the password of the user an earlier step named. */
 const passwordForm: Authenticator = {
   async configuredFor(ctx, user) {
-    return hasCredential(ctx, user, 'password');
+    return Boolean(user.federationLink) || hasCredential(ctx, user, 'password');
   },
   async authenticate(ctx, exec) {
     if (!ctx.user && !ctx.data.notes[ATTEMPTED_USERNAME]) {

@@ -16,6 +16,7 @@ import { hashSettings, passwordExpired } from '../users/password-policy';
 import { refreshBindingError } from './token-binding';
 import { consentStillCovers } from '../login/consent';
 import { verifyProfilePending } from '../login/update-profile';
+import { federatedPasswordValid, findLoginUser } from '../user-storage/federation';
 import type { TokenEvent } from './token-events';
 import { grantedScope, issue, oauth, setting, type TokenRequest, type TokenResponse } from './tokens';
 
@@ -30,14 +31,6 @@ const ids = (res: TokenResponse) => ({
   refresh_token_id: res.refresh_token ? String(decodeJwt(res.refresh_token).jti ?? '') : undefined,
   refresh_token_type: res.refresh_token ? String(decodeJwt(res.refresh_token).typ ?? '') : undefined,
 });
-
-async function findUserForLogin(db: Db, realm: RealmModel, username: string): Promise<UserModel | null> {
-  const lower = username.toLowerCase();
-  const byName = await db.models.User.findOne({ where: { realmId: realm.id, username: lower } });
-  if (byName || realm.settings.loginWithEmailAllowed === false) return byName;
-  const byEmail = await db.models.User.findAll({ where: { realmId: realm.id, email: lower }, limit: 2 });
-  return byEmail.length === 1 ? byEmail[0] : null;
-}
 
 /** True when the user holds the realm's `offline_access` role (directly, by composite or by group). */
 async function mayGoOffline(db: Db, realm: RealmModel, user: UserModel): Promise<boolean> {
@@ -114,7 +107,7 @@ export async function passwordGrant(g: GrantCall): Promise<TokenResponse> {
   const { username, password } = req.form;
   ev.detail('username', username);
   if (!username) throw await ev.fail('user_not_found', invalid());
-  const user = await findUserForLogin(db, realm, username);
+  const user = await findLoginUser(db, realm, username);
   if (!user) {
     await equalHashWork(realm, password);
     throw await ev.fail('user_not_found', invalid());
@@ -125,11 +118,13 @@ export async function passwordGrant(g: GrantCall): Promise<TokenResponse> {
     await equalHashWork(realm, password);
     throw await ev.fail(locked === 'temporary' ? 'user_temporarily_disabled' : 'user_disabled', invalid());
   }
-  const creds = password
-    ? await db.models.Credential.findAll({ where: { userId: user.id, type: 'password' }, order: [['priority', 'ASC']] })
-    : [];
-  if (!creds.length) await equalHashWork(realm, password);
-  let matched: (typeof creds)[number] | undefined;
+  const federated = await federatedPasswordValid(db, realm, user, password);
+  const creds =
+    password && federated === undefined
+      ? await db.models.Credential.findAll({ where: { userId: user.id, type: 'password' }, order: [['priority', 'ASC']] })
+      : [];
+  if (!creds.length && federated === undefined) await equalHashWork(realm, password);
+  let matched: { createdDate: number } | undefined = federated ? { createdDate: Date.now() } : undefined;
   for (const c of creds) if (!matched && password && (await verifyPassword(password, c))) matched = c;
   if (!matched) {
     await recordLoginFailure(db, realm, user, req.ipAddress, client.clientId);

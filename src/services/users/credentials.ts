@@ -13,6 +13,7 @@ import { type CredentialRep, toCredentialRepresentation } from '../../representa
 import { storeCredentialRows } from './password-history';
 import { checkPasswordPolicy, hashSettings } from './password-policy';
 import { orderedUuid } from './users-input';
+import { federatedPasswordReset } from '../user-storage/edit-modes';
 
 /**
  * Credentials of a user (reference §4.7–4.8): metadata listing (never secrets), removal, priority
@@ -140,10 +141,10 @@ export async function disableCredentialTypes(ctx: RequestContext, realm: RealmMo
   invalidate.user(ctx.loaders, user.id);
 }
 
-/** GET /admin/realms/{realm}/users/{id}/configured-user-storage-credential-types: `[]` for local users (view-users). */
+/** GET /admin/realms/{realm}/users/{id}/configured-user-storage-credential-types: `[]` for local users, `["password"]` for LDAP ones (view-users). */
 export async function configuredUserStorageCredentialTypes(ctx: RequestContext, realm: RealmModel, user: UserModel): Promise<string[]> {
   await requireViewUser(ctx, realm, user.id);
-  return [];
+  return user.federationLink ? ['password'] : [];
 }
 
 /**
@@ -160,14 +161,16 @@ export async function resetPassword(ctx: RequestContext, realm: RealmModel, user
   if (!password.trim()) throw errorC(400, 'Empty password not allowed');
   const violation = await checkPasswordPolicy(ctx.db, realm, { userId: user.id, username: user.username, email: user.email }, password);
   if (violation) throw violation;
+  // WRITABLE LDAP users get the password in the directory (nothing stored here); READ_ONLY ones are refused.
+  const inDirectory = await federatedPasswordReset(ctx, realm, user, password);
   const { algorithm, iterations } = hashSettings(realm);
-  const secret = await hashPassword(password, algorithm, iterations);
+  const secret = inDirectory ? undefined : await hashPassword(password, algorithm, iterations);
   const flag: unknown = rep?.temporary;
   const temporary = flag === true || flag === 'true';
   const m = ctx.db.models;
   await ctx.db.transaction(async () => {
-    const row = { id: orderedUuid(), type: 'password', userLabel: null, priority: 10, createdDate: Date.now(), ...secret };
-    await storeCredentialRows(ctx.db, realm, user.id, [row]);
+    const row = secret && { id: orderedUuid(), type: 'password', userLabel: null, priority: 10, createdDate: Date.now(), ...secret };
+    if (row) await storeCredentialRows(ctx.db, realm, user.id, [row]);
     if (temporary) {
       await m.UserRequiredAction.bulkCreate([{ userId: user.id, requiredAction: 'UPDATE_PASSWORD' }], { ignoreDuplicates: true });
     } else {

@@ -194,6 +194,12 @@ export interface AttributeRules {
   managed: Map<string, UPAttribute>;
 }
 
+/**
+ * The attributes an LDAP provider keeps on its users (LDAPStorageProvider's user profile decorator):
+ * shown to admins, never written through the API.
+ */
+const FEDERATION_ATTRIBUTES = new Set(['LDAP_ID', 'LDAP_ENTRY_DN', 'createTimestamp', 'modifyTimestamp']);
+
 /** What an admin may read and write, from the managed attributes and `unmanagedAttributePolicy`. */
 export function attributeRules(config: UPConfig): AttributeRules {
   const managed = new Map((config.attributes ?? []).map((a) => [a.name, a]));
@@ -202,6 +208,7 @@ export function attributeRules(config: UPConfig): AttributeRules {
     managed,
     canWrite(name) {
       if (name === TEMPORARY_ADMIN_ATTRIBUTE || ROOT_USER_ATTRIBUTES.has(name)) return false;
+      if (FEDERATION_ATTRIBUTES.has(name) && !managed.has(name)) return false;
       const a = managed.get(name);
       if (a) return adminMay(a, 'edit');
       return policy === 'ENABLED' || policy === 'ADMIN_EDIT';
@@ -209,6 +216,7 @@ export function attributeRules(config: UPConfig): AttributeRules {
     canRead(name) {
       if (name === TEMPORARY_ADMIN_ATTRIBUTE) return true;
       if (ROOT_USER_ATTRIBUTES.has(name)) return false;
+      if (FEDERATION_ATTRIBUTES.has(name) && !managed.has(name)) return true;
       const a = managed.get(name);
       if (a) return adminMay(a, 'view');
       return policy === 'ENABLED' || policy === 'ADMIN_EDIT' || policy === 'ADMIN_VIEW';

@@ -19,6 +19,7 @@ import {
   nameEquals,
   termBranches,
 } from './users-search-index';
+import { importMatchingDirectoryUsers } from '../user-storage/directory-search';
 
 /**
  * GET /users and /users/count (reference §4.3–4.4): the filtering is done in SQL (LIKE with an
@@ -296,6 +297,7 @@ export async function listUsers(ctx: RequestContext, realm: RealmModel, p: UserQ
   // A caller who may not view all users sees the direct members of the groups whose members he may view.
   const viewable = (await canViewUsers(ctx, realm)) ? null : await groupsWithViewMembers(ctx, realm);
   if (viewable && !viewable.length) return [];
+  await importMatchingDirectoryUsers(ctx, realm, p);
   const mode = plan(ctx, realm, p, false);
   let users: UserModel[];
   if (mode.kind === 'none') return [];

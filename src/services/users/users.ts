@@ -16,6 +16,7 @@ import { deleteUserRows } from '../../core/cascade';
 import { insertChunked } from '../../db/bulk-insert';
 import { federatedIdentitiesOf } from './federated-links';
 import { storeCredentialRows } from './password-history';
+import { federatedUserUpdate } from '../user-storage/edit-modes';
 import { attributeRules, profileErrorResponse, readableAttributes, userProfileConfig, validateProfile } from './user-profile';
 import {
   type CredentialRow,
@@ -338,6 +339,7 @@ export async function updateUser(ctx: RequestContext, realm: RealmModel, user: U
     user.id,
   );
   if (errors.length) throw profileErrorResponse(errors);
+  await federatedUserUpdate(ctx, realm, user, next);
 
   const actionSets = await requiredActionSets(ctx, realm);
   const actions = Array.isArray(rep.requiredActions) ? knownActions(actionSets, rep.requiredActions) : undefined;

@@ -1,0 +1,69 @@
+import { Op } from 'sequelize';
+import type { RequestContext } from '../../core/context';
+import type { RealmModel } from '../../db/models/realm';
+import { ImportConflict, importUser } from './imported-users';
+import { ldapErrorCode } from './ldap-connection';
+import type { LdapUser } from './ldap-mapping';
+import { cachedProviders, type Provider, userByEmail, userByUsername, usersBySearch } from './ldap-store';
+
+/**
+ * The admin user search falling through to LDAP (UserStorageManager#searchForUserStream of
+ * Keycloak): before the local query runs, the realm's import-enabled LDAP providers are searched
+ * with the same term (at most the page's end), and the directory users not yet imported are
+ * imported, so the local query then lists them. A realm without LDAP providers costs nothing (the
+ * provider list is shared until its components change); a directory that fails is skipped with a
+ * warning and the local users are listed.
+ */
+export interface DirectoryQuery {
+  search?: string;
+  username?: string;
+  email?: string;
+  exact?: boolean;
+  first?: number;
+  max?: number;
+}
+
+async function found(p: Provider, q: DirectoryQuery, limit: number): Promise<LdapUser[]> {
+  if (q.search !== undefined) {
+    const term = q.search.trim().replace(/^"(.*)"$/, '$1');
+    if (term.startsWith('id:')) return [];
+    return usersBySearch(p, term === '' ? '*' : term, limit);
+  }
+  if (q.username !== undefined) {
+    if (q.exact) return [await userByUsername(p, q.username.toLowerCase())].filter((u): u is LdapUser => u !== null);
+    return (await usersBySearch(p, q.username, limit)).filter((u) => u.username.includes(q.username?.toLowerCase() ?? ''));
+  }
+  if (q.email !== undefined && q.exact) return [await userByEmail(p, q.email.toLowerCase())].filter((u): u is LdapUser => u !== null);
+  return [];
+}
+
+/** Imports the directory users a user search would list (GET /users?search|username|email). */
+export async function importMatchingDirectoryUsers(ctx: RequestContext, realm: RealmModel, q: DirectoryQuery): Promise<void> {
+  if (q.search === undefined && q.username === undefined && q.email === undefined) return;
+  const providers = (await cachedProviders(ctx, realm)).filter((p) => p.cfg.importEnabled);
+  if (!providers.length) return;
+  const limit = Math.min(1000, Math.max(1, (q.first ?? 0) + (q.max ?? 100)));
+  for (const p of providers) {
+    let users: LdapUser[];
+    try {
+      users = await found(p, q, limit);
+    } catch (e) {
+      ctx.log.warn(`LDAP provider ${p.cfg.name}: user search failed: ${ldapErrorCode(e)}`);
+      continue;
+    }
+    if (!users.length) continue;
+    const existing = await ctx.db.models.User.findAll({
+      where: { realmId: realm.id, username: { [Op.in]: users.map((u) => u.username) } },
+      attributes: ['username'],
+    });
+    const have = new Set(existing.map((u) => u.username));
+    for (const u of users.filter((x) => !have.has(x.username))) {
+      try {
+        await ctx.db.transaction(() => importUser(ctx.db, realm, p, u));
+      } catch (e) {
+        if (!(e instanceof ImportConflict)) throw e;
+        ctx.log.warn(`LDAP provider ${p.cfg.name}: ${e.message}`);
+      }
+    }
+  }
+}

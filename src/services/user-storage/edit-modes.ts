@@ -1,0 +1,96 @@
+import { Attribute, Change } from 'ldapts';
+import type { RequestContext } from '../../core/context';
+import { errorA } from '../../core/errors';
+import type { RealmModel } from '../../db/models/realm';
+import type { UserModel } from '../../db/models/user';
+import { profileErrorResponse } from '../users/user-profile';
+import { providerOfUser } from './federation';
+import { ldapLinkOf } from './imported-users';
+import { withAdmin } from './ldap-connection';
+import { ldapChangesOf } from './ldap-mapping';
+import type { Provider } from './ldap-store';
+
+/**
+ * The edit modes of an LDAP provider for its users' admin updates and password resets
+ * (LDAPStorageProvider#proxy of Keycloak): READ_ONLY refuses a change of a mapped field
+ * (`error-user-attribute-read-only`) and a password reset; WRITABLE writes the change to the
+ * directory first (a failure there leaves the local copy unchanged) and sets the password in LDAP
+ * instead of storing it; UNSYNCED keeps both in the local copy only.
+ */
+type Fields = { username: string; email: string | null; firstName: string | null; lastName: string | null };
+
+const readOnly = (p: Provider | null) => p !== null && (p.cfg.editMode === 'READ_ONLY' || !p.cfg.enabled);
+
+async function entryDn(ctx: RequestContext, user: UserModel): Promise<string> {
+  const { dn } = await ldapLinkOf(ctx.db, user.id);
+  if (!dn) throw errorA(400, 'Could not find the LDAP entry of the user');
+  return dn;
+}
+
+/** Before an admin update of a federated user: refuses (READ_ONLY) or writes to LDAP (WRITABLE). */
+export async function federatedUserUpdate(ctx: RequestContext, realm: RealmModel, user: UserModel, next: Fields): Promise<void> {
+  if (!user.federationLink) return;
+  const p = await providerOfUser(ctx.db, realm, user);
+  if (!p) return;
+  const changed = (['username', 'email', 'firstName', 'lastName'] as const).filter((k) => (next[k] ?? null) !== (user[k] ?? null));
+  if (!changed.length || p.cfg.editMode === 'UNSYNCED') return;
+  if (readOnly(p))
+    throw profileErrorResponse(changed.map((field) => ({ field, errorMessage: 'error-user-attribute-read-only', params: [field] })));
+  const changes = ldapChangesOf(p.mappers, { email: next.email, firstName: next.firstName, lastName: next.lastName });
+  const wanted = Object.entries(changes);
+  if (!wanted.length) return;
+  const dn = await entryDn(ctx, user);
+  try {
+    await withAdmin(p.cfg, (c) =>
+      c.modify(
+        dn,
+        wanted.map(([type, values]) => new Change({ operation: 'replace', modification: new Attribute({ type, values }) })),
+      ),
+    );
+  } catch (e) {
+    ctx.log.warn(`LDAP provider ${p.cfg.name}: update of ${user.username} failed: ${(e as Error).message}`);
+    throw errorA(400, 'Could not modify attribute for DN');
+  }
+}
+
+/**
+ * A password reset of a federated user: true when it was set in LDAP (WRITABLE), false when it is
+ * to be stored locally (not federated, UNSYNCED); READ_ONLY refuses it.
+ */
+export async function federatedPasswordReset(ctx: RequestContext, realm: RealmModel, user: UserModel, password: string): Promise<boolean> {
+  if (!user.federationLink) return false;
+  const p = await providerOfUser(ctx.db, realm, user);
+  if (!p || p.cfg.editMode === 'UNSYNCED') return false;
+  if (readOnly(p)) throw errorA(400, "Can't reset password as account is read only");
+  const dn = await entryDn(ctx, user);
+  try {
+    await withAdmin(p.cfg, async (c) => {
+      if (p.cfg.usePasswordModifyExtendedOp) await c.exop('1.3.6.1.4.1.4203.1.11.1', passwordModifyValue(dn, password));
+      else
+        await c.modify(dn, new Change({ operation: 'replace', modification: new Attribute({ type: 'userPassword', values: [password] }) }));
+    });
+  } catch (e) {
+    ctx.log.warn(
+      `LDAP provider ${p.cfg.name}: password update of ${user.username} failed: ${(e as Error).message?.replace(password, '***')}`,
+    );
+    throw errorA(400, 'Could not update the password in LDAP');
+  }
+  return true;
+}
+
+/** The BER value of a Password Modify request (RFC 3062): userIdentity [0] and newPasswd [2]. */
+function passwordModifyValue(dn: string, password: string): Buffer {
+  const field = (tag: number, v: string) => {
+    const b = Buffer.from(v, 'utf8');
+    return Buffer.concat([Buffer.from([tag]), berLength(b.length), b]);
+  };
+  const body = Buffer.concat([field(0x80, dn), field(0x82, password)]);
+  return Buffer.concat([Buffer.from([0x30]), berLength(body.length), body]);
+}
+
+function berLength(n: number): Buffer {
+  if (n < 0x80) return Buffer.from([n]);
+  const bytes: number[] = [];
+  for (let v = n; v > 0; v >>= 8) bytes.unshift(v & 0xff);
+  return Buffer.from([0x80 | bytes.length, ...bytes]);
+}

@@ -1,0 +1,161 @@
+import request from 'supertest';
+import { createdId, createUser, realmServer } from '../helpers/fixtures';
+import type { AdminApi, TestServer } from '../helpers/server';
+import { describeWithSlapd, ldapComponent, PEOPLE_DN, ROOT_PW, startSlapd, type TestSlapd } from '../helpers/slapd';
+import { closeLdapPools } from '../../src/services/user-storage/ldap-connection';
+
+/**
+ * Directory users through the admin API against a real slapd: the user search falling through to
+ * LDAP (and importing what it finds), and the edit modes READ_ONLY, WRITABLE and UNSYNCED for an
+ * admin update and a password reset; the bind credential is masked wherever it is shown.
+ */
+let ts: TestServer;
+let api: AdminApi;
+let slapd: TestSlapd;
+let n = 0;
+
+async function world(config: Record<string, string> = {}) {
+  const R = `ldapusers${++n}`;
+  await api.post('/admin/realms', { realm: R, enabled: true, adminEventsEnabled: true, adminEventsDetailsEnabled: true }).expect(201);
+  const realmId = (await api.get(`/admin/realms/${R}`).expect(200)).body.id;
+  const id = createdId(await api.post(`/admin/realms/${R}/components`, ldapComponent(slapd, realmId, config)), 'ldap provider');
+  return { R, id };
+}
+const grant = (R: string, username: string, password: string) =>
+  request(ts.app)
+    .post(`/realms/${R}/protocol/openid-connect/token`)
+    .type('form')
+    .send({ grant_type: 'password', client_id: 'admin-cli', username, password });
+const find = async (R: string, username: string) =>
+  (await api.get(`/admin/realms/${R}/users?username=${username}&exact=true`).expect(200)).body[0];
+async function ldapEntry(uid: string) {
+  const c = await slapd.admin();
+  try {
+    return (await c.search(`uid=${uid},${PEOPLE_DN}`, { scope: 'base', attributes: ['sn', 'cn', 'mail'] })).searchEntries[0];
+  } finally {
+    await c.unbind();
+  }
+}
+async function canBind(uid: string, password: string) {
+  const c = await slapd.admin();
+  await c.unbind();
+  const { Client } = await import('ldapts');
+  const u = new Client({ url: slapd.url });
+  try {
+    await u.bind(`uid=${uid},${PEOPLE_DN}`, password);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await u.unbind();
+  }
+}
+
+// A first test server on MariaDB migrates its template database, and each realm is many statements there.
+jest.setTimeout(120_000);
+
+describeWithSlapd('LDAP users through the admin API', () => {
+  beforeAll(async () => {
+    slapd = await startSlapd();
+    ({ ts, api } = await realmServer('ldapusers0'));
+  });
+  afterAll(async () => {
+    await closeLdapPools();
+    await ts.close();
+    await slapd.close();
+  });
+
+  test('a user search falls through to LDAP and lists the directory users it imports', async () => {
+    const { R, id } = await world();
+    await createUser(ts, R, 'bwilocal');
+    const found = (await api.get(`/admin/realms/${R}/users?search=bwil`).expect(200)).body;
+    expect(found.map((u: { username: string }) => u.username).sort()).toEqual(['bwilocal', 'bwilson']);
+    expect(found.find((u: { username: string }) => u.username === 'bwilson').federationLink).toBe(id);
+    expect((await find(R, 'rsmith')).federationLink).toBe(id);
+    expect((await api.get(`/admin/realms/${R}/users?search=nobody-like-this`).expect(200)).body).toEqual([]);
+    expect((await api.get(`/admin/realms/${R}/users/count`).expect(200)).body).toBe(3);
+  });
+
+  test('the bind credential is masked in the component and in the admin event', async () => {
+    const { R, id } = await world();
+    const c = (await api.get(`/admin/realms/${R}/components/${id}`).expect(200)).body;
+    expect(c.config.bindCredential).toEqual(['**********']);
+    const events = (await api.get(`/admin/realms/${R}/admin-events?resourceTypes=COMPONENT`).expect(200)).body;
+    expect(JSON.stringify(events)).not.toContain(ROOT_PW);
+    expect(JSON.stringify(events)).toContain('**********');
+  });
+
+  test('hardcoded attribute, role and group mappers apply to a user as it is imported', async () => {
+    const { R, id } = await world();
+    await api.post(`/admin/realms/${R}/roles`, { name: 'ldap-user' }).expect(201);
+    await api.post(`/admin/realms/${R}/groups`, { name: 'from-ldap' }).expect(201);
+    const mapper = (name: string, providerId: string, config: Record<string, string>) =>
+      api
+        .post(`/admin/realms/${R}/components`, {
+          name,
+          providerId,
+          providerType: 'org.keycloak.storage.ldap.mappers.LDAPStorageMapper',
+          parentId: id,
+          config: Object.fromEntries(Object.entries(config).map(([k, v]) => [k, [v]])),
+        })
+        .expect(201);
+    await mapper('dept', 'hardcoded-attribute-mapper', { 'user.model.attribute': 'emailVerified', 'attribute.value': 'true' });
+    await mapper('role', 'hardcoded-ldap-role-mapper', { role: 'ldap-user' });
+    await mapper('group', 'hardcoded-ldap-group-mapper', { group: '/from-ldap' });
+    const u = await find(R, 'bwilson');
+    expect(u.emailVerified).toBe(true);
+    const roles = (await api.get(`/admin/realms/${R}/users/${u.id}/role-mappings/realm`).expect(200)).body.map(
+      (r: { name: string }) => r.name,
+    );
+    expect(roles).toContain('ldap-user');
+    const groups = (await api.get(`/admin/realms/${R}/users/${u.id}/groups`).expect(200)).body.map((g: { path: string }) => g.path);
+    expect(groups).toEqual(['/from-ldap']);
+  });
+
+  test('READ_ONLY: a change of a mapped field and a password reset are refused, nothing changes', async () => {
+    const { R } = await world({ editMode: 'READ_ONLY' });
+    const u = await find(R, 'jbrown');
+    const bad = await api.put(`/admin/realms/${R}/users/${u.id}`, { ...u, lastName: 'Other' }).expect(400);
+    expect(bad.body).toEqual({ field: 'lastName', errorMessage: 'error-user-attribute-read-only', params: ['lastName'] });
+    const reset = await api.put(`/admin/realms/${R}/users/${u.id}/reset-password`, {
+      type: 'password',
+      value: 'x-new-1',
+      temporary: false,
+    });
+    expect(reset.status).toBe(400);
+    expect(reset.body).toEqual({ errorMessage: "Can't reset password as account is read only" });
+    expect((await find(R, 'jbrown')).lastName).toBe('Brown');
+    await api.put(`/admin/realms/${R}/users/${u.id}`, { ...u, enabled: true }).expect(204);
+  });
+
+  test('WRITABLE: an update and a password reset go to the directory', async () => {
+    await slapd.addUser('writer', 'Wri', 'Ter', 'writer@example.org', 'writer-pw');
+    const { R } = await world({ editMode: 'WRITABLE' });
+    const u = await find(R, 'writer');
+    await api.put(`/admin/realms/${R}/users/${u.id}`, { ...u, lastName: 'Written', email: 'w2@example.org' }).expect(204);
+    expect(await ldapEntry('writer')).toMatchObject({ sn: 'Written', mail: 'w2@example.org' });
+    expect((await find(R, 'writer')).lastName).toBe('Written');
+    await api
+      .put(`/admin/realms/${R}/users/${u.id}/reset-password`, { type: 'password', value: 'writer-new', temporary: false })
+      .expect(204);
+    expect(await canBind('writer', 'writer-new')).toBe(true);
+    expect((await api.get(`/admin/realms/${R}/users/${u.id}/credentials`).expect(200)).body).toEqual([]);
+    const types = await api.get(`/admin/realms/${R}/users/${u.id}/configured-user-storage-credential-types`).expect(200);
+    expect(types.body).toEqual(['password']);
+    expect((await grant(R, 'writer', 'writer-new')).status).toBe(200);
+    expect((await grant(R, 'writer', 'writer-pw')).status).toBe(400);
+  });
+
+  test('UNSYNCED: an update and a password reset stay in the local copy', async () => {
+    await slapd.addUser('unsynced', 'Un', 'Synced', 'unsynced@example.org', 'unsynced-pw');
+    const { R } = await world({ editMode: 'UNSYNCED' });
+    const u = await find(R, 'unsynced');
+    await api.put(`/admin/realms/${R}/users/${u.id}`, { ...u, lastName: 'LocalOnly' }).expect(204);
+    expect((await find(R, 'unsynced')).lastName).toBe('LocalOnly');
+    expect((await ldapEntry('unsynced')).sn).toBe('Synced');
+    await api.put(`/admin/realms/${R}/users/${u.id}/reset-password`, { type: 'password', value: 'local-pw', temporary: false }).expect(204);
+    expect(await canBind('unsynced', 'unsynced-pw')).toBe(true);
+    expect((await grant(R, 'unsynced', 'local-pw')).status).toBe(200);
+    expect((await grant(R, 'unsynced', 'unsynced-pw')).status).toBe(400);
+  });
+});
