@@ -36,6 +36,7 @@ import { authenticationRouter } from './authentication/authentication';
 import { requiredActionsRouter } from './authentication/required-actions';
 import { identityProvidersRouter } from './identity-providers/identity-providers';
 import { organizationsRouter } from './organizations/organizations';
+import { organizationGroupsRouter } from './organizations/organization-groups';
 import { clientPoliciesRouter } from './clients/client-policies';
 import { localizationRouter } from './realms/localization';
 import { partialImportExportRouter } from './import-export/partial-import-export';
@@ -173,6 +174,7 @@ export function adminRouter(db: Db, baseUrlOf: (req: Request) => string): Router
   perRealm.use('/attack-detection/brute-force', attackDetectionRouter);
   perRealm.use('/client-description-converter', clientDescriptionRouter);
   perRealm.use('/identity-provider', identityProvidersRouter);
+  perRealm.use('/organizations', organizationGroupsRouter);
   perRealm.use('/organizations', organizationsRouter);
   perRealm.use('/components', componentsRouter);
   perRealm.use('/keys', keysRouter);

@@ -872,6 +872,37 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     query: ['briefRepresentation'],
     res: 'OrganizationRepresentation[]',
   },
+  'GET /admin/realms/:realm/organizations/:id/members/:userId/groups': {
+    query: ['search', 'first', 'max', 'briefRepresentation'],
+    res: json("GroupRepresentation[]: the member's groups of the organization (any depth); not a member → 404"),
+  },
+  'GET /admin/realms/:realm/organizations/:id/groups': {
+    query: ['search', 'q', 'exact', 'first', 'max'],
+    res: json(
+      'GroupRepresentation[] (brief): top-level groups of the organization, or name (`search`, `exact`) or attribute (`q`) matches',
+    ),
+  },
+  'POST /admin/realms/:realm/organizations/:id/groups': { body: 'GroupRepresentation', res: 'created' },
+  'GET /admin/realms/:realm/organizations/:id/groups/group-by-path/*path': {
+    res: json('Not implemented (as Keycloak 26.7): 501 `Not implemented yet`'),
+  },
+  'GET /admin/realms/:realm/organizations/:id/groups/:groupId': { res: 'GroupRepresentation' },
+  'PUT /admin/realms/:realm/organizations/:id/groups/:groupId': { body: 'GroupRepresentation', res: 'none' },
+  'DELETE /admin/realms/:realm/organizations/:id/groups/:groupId': { res: 'none' },
+  'GET /admin/realms/:realm/organizations/:id/groups/:groupId/children': {
+    query: ['search', 'exact', 'first', 'max'],
+    res: 'GroupRepresentation[]',
+  },
+  'POST /admin/realms/:realm/organizations/:id/groups/:groupId/children': {
+    body: 'GroupRepresentation',
+    res: json('201 with the new subgroup (GroupRepresentation), or 204 when `id` named a group of the organization that moved here'),
+  },
+  'GET /admin/realms/:realm/organizations/:id/groups/:groupId/members': {
+    query: ['first', 'max'],
+    res: json('MemberRepresentation[]: members of the group (UserRepresentation) with `membershipType`'),
+  },
+  'PUT /admin/realms/:realm/organizations/:id/groups/:groupId/members/:userId': { res: 'none' },
+  'DELETE /admin/realms/:realm/organizations/:id/groups/:groupId/members/:userId': { res: 'none' },
   'POST /admin/realms/:realm/organizations/:id/identity-providers': {
     body: json('The alias or internal id of the identity provider, as a JSON string'),
     res: 'none',

@@ -81,7 +81,7 @@ export function pageLoaders(db: Db) {
     groupIdsPageByUser: pagedIds(db, {
       parent: 'm.user_id',
       child: 'm.group_id',
-      from: 'user_group_membership m JOIN keycloak_group g ON g.id = m.group_id',
+      from: 'user_group_membership m JOIN keycloak_group g ON g.id = m.group_id AND g.organization_id IS NULL',
       order: 'g.name',
       name: 'g.name',
     }),

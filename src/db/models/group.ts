@@ -12,6 +12,8 @@ export class GroupModel extends Model {
   declare name: string;
   declare description: string | null;
   declare attributes: Record<string, string[]>;
+  /** The organization of an organization group (migration 0029); null for the realm's own groups. */
+  declare organizationId: string | null;
 }
 
 export function initGroup(sequelize: Sequelize) {
@@ -23,6 +25,7 @@ export function initGroup(sequelize: Sequelize) {
       name: str(255, false),
       description: str(255),
       attributes: jsonColumn('attributes', {}),
+      organizationId: { type: DataTypes.STRING(36), allowNull: true },
     },
     {
       sequelize,
@@ -32,6 +35,7 @@ export function initGroup(sequelize: Sequelize) {
       indexes: [
         { name: 'uq_group_sibling_name', unique: true, fields: ['realm_id', 'parent_id', 'name'] },
         { name: 'ix_group_parent', fields: ['parent_id'] },
+        { name: 'ix_group_organization', fields: ['organization_id'] },
       ],
     },
   );

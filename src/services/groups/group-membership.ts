@@ -68,7 +68,7 @@ export async function listMembers(
 }
 
 /**
- * GET /{realm}/users/{id}/groups, and GraphQL `User.groups`: the user's direct groups by name, brief
+ * GET /{realm}/users/{id}/groups, and GraphQL `User.groups`: the user's direct realm groups (no organization groups) by name, brief
  * by default, no access map. One statement per page for any number of users. The page keeps only the
  * groups the caller may view (Keycloak 26 filters it by GroupPermissions#canView after paging).
  */
@@ -98,7 +98,8 @@ export async function listUserGroups(
 }
 
 /**
- * GET /{realm}/users/{id}/groups/count: `{count}` of the user's direct groups (name filter optional).
+ * GET /{realm}/users/{id}/groups/count: `{count}` of the user's direct groups (name filter optional),
+ * organization groups included (as Keycloak counts them, while the listing leaves them out; ADR 39).
  * The users of one request tick are counted together (GraphQL `User.groupCount` of a list).
  */
 export async function countUserGroups(

@@ -33,7 +33,8 @@ export async function findGroup(
   message = 'Could not find group by id',
 ): Promise<GroupModel> {
   const g = await ctx.loaders.groupById.load(id);
-  if (!g || g.realmId !== realm.id) throw notFound(message);
+  // An organization's groups are reached under /organizations/{id}/groups only (ADR 39).
+  if (!g || g.realmId !== realm.id || g.organizationId) throw notFound(message);
   return g;
 }
 
@@ -171,7 +172,10 @@ async function groupsByAttributes(
   const pre = Object.entries(attrs).flatMap(([k, v]) =>
     [k, v].map((s) => where(fn('INSTR', col('attributes'), JSON.stringify(s)), Op.gt, 0)),
   );
-  const rows = await ctx.db.models.Group.findAll({ where: { realmId: realm.id, [Op.and]: pre }, order: [['name', 'ASC']] });
+  const rows = await ctx.db.models.Group.findAll({
+    where: { realmId: realm.id, organizationId: null, [Op.and]: pre },
+    order: [['name', 'ASC']],
+  });
   const hits = rows.filter((g) => Object.entries(attrs).every(([k, v]) => (g.attributes[k] ?? []).includes(v)));
   return slicePage(hits, page);
 }
@@ -200,7 +204,11 @@ export async function listGroups(ctx: RequestContext, realm: RealmModel, query: 
     const page = pageOf(query);
     if (isEmptyPage(page)) return [];
     const cond = query.search !== undefined ? nameCondition(query.search.trim(), query.exact) : [{ parentId: TOP_LEVEL }];
-    groups = await Group.findAll({ where: { realmId: realm.id, [Op.and]: cond }, order: [['name', 'ASC']], ...sqlPage(page) });
+    groups = await Group.findAll({
+      where: { realmId: realm.id, organizationId: null, [Op.and]: cond },
+      order: [['name', 'ASC']],
+      ...sqlPage(page),
+    });
   }
   const opts = { brief: query.briefRepresentation ?? true, subGroupCount: query.subGroupsCount ?? true, access: true };
   if (query.populateHierarchy ?? true) return withAncestors(ctx, realm, groups, opts);
@@ -229,7 +237,7 @@ export async function countGroups(
 ): Promise<{ count: number }> {
   await requireCap(ctx, realm, 'queryGroups');
   const cond = query.search !== undefined ? nameCondition(query.search.trim()) : query.top ? [{ parentId: TOP_LEVEL }] : [];
-  const count = await ctx.db.models.Group.count({ where: { realmId: realm.id, [Op.and]: cond } });
+  const count = await ctx.db.models.Group.count({ where: { realmId: realm.id, organizationId: null, [Op.and]: cond } });
   return { count };
 }
 

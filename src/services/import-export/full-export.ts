@@ -89,7 +89,7 @@ async function realmIndex(db: Db, realm: RealmModel): Promise<RealmIndex> {
       { name: r.name, clientId: r.clientId ? (clientIds.get(r.clientId) ?? null) : null },
     ]),
   );
-  const groups = await m.Group.findAll({ where: { realmId: realm.id }, attributes: ['id', 'parentId', 'name'] });
+  const groups = await m.Group.findAll({ where: { realmId: realm.id, organizationId: null }, attributes: ['id', 'parentId', 'name'] });
   const byId = new Map(groups.map((g) => [g.id, g]));
   const groupPaths = new Map<string, string>();
   const pathOf = (id: string): string => {

@@ -95,7 +95,7 @@ async function roleReps(ctx: RequestContext, roles: RoleModel[], clientIds: Map<
 
 /** The group tree with attributes and role mappings (top-level groups sorted by name, children nested). */
 async function groupTree(ctx: RequestContext, realm: RealmModel): Promise<GroupRep[]> {
-  const groups = await ctx.db.models.Group.findAll({ where: { realmId: realm.id }, order: [['name', 'ASC']] });
+  const groups = await ctx.db.models.Group.findAll({ where: { realmId: realm.id, organizationId: null }, order: [['name', 'ASC']] });
   const reps = await groupRepresentations(ctx, realm, groups, { brief: false });
   const byId = new Map(reps.map((r, i) => [groups[i].id, { ...r, subGroups: [] as GroupRep[] }]));
   const top: GroupRep[] = [];

@@ -28,7 +28,7 @@ const httpNotFound = () => errorC(404, 'HTTP 404 Not Found');
 /** A user id of a request body as Keycloak reads it: trimmed, surrounding double quotes dropped. */
 export const bodyId = (raw: string) => raw.trim().replace(/^"|"$/g, '');
 
-async function userInRealm(ctx: RequestContext, realm: RealmModel, id: string): Promise<UserModel | null> {
+export async function userInRealm(ctx: RequestContext, realm: RealmModel, id: string): Promise<UserModel | null> {
   if (!id) return null;
   const user = await ctx.loaders.userById.load(id);
   return user && user.realmId === realm.id ? user : null;
@@ -84,7 +84,7 @@ function membershipTypeOf(v: string | undefined): MembershipType | undefined {
 }
 
 /** Members as MemberRepresentations: the full user representation plus `membershipType`. */
-async function memberRepresentations(
+export async function memberRepresentations(
   ctx: RequestContext,
   realm: RealmModel,
   org: OrganizationModel,

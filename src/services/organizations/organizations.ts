@@ -10,7 +10,8 @@ import { batchLoad } from '../../loaders/batch';
 import type { OrganizationModel } from '../../db/models/organization';
 import type { RealmModel } from '../../db/models/realm';
 import { type OrganizationRep, toOrganizationRepresentation } from '../../representations/organization';
-import { removeMemberRows } from './organization-rows';
+import { removeGroupRows, removeMemberRows } from './organization-rows';
+import { invalidate } from '../../loaders/invalidate';
 
 /**
  * Organizations of a realm (Keycloak 26's OrganizationsResource and OrganizationResource): list and
@@ -388,9 +389,15 @@ export async function deleteOrganization(ctx: RequestContext, realm: RealmModel,
     for (const idp of await m.IdentityProvider.findAll({ where: { organizationId: org.id } })) {
       await unlinkIdentityProviderRow(idp);
     }
+    const groups = await m.Group.findAll({ where: { organizationId: org.id, parentId: org.id }, attributes: ['id'] });
+    await removeGroupRows(
+      ctx,
+      groups.map((g) => g.id),
+    );
     await m.Organization.destroy({ where: { id: org.id } });
     await recordAdminEvent(ctx, realm, { operationType: 'DELETE', resourceType: 'ORGANIZATION', resourcePath: `organizations/${org.id}` });
   });
+  invalidate.groups(ctx.loaders);
 }
 
 /** Unlinks a provider from its organization: no organization, no `kc.org.domain` (Keycloak's removeIdentityProvider). */
