@@ -62,6 +62,7 @@ import { AuthzMutationsResolver } from './authz/mutations';
 import { ManagementPermissionsResolver } from './authz/management-permissions';
 import { OrganizationResolver, RealmOrganizationsResolver } from './organizations/organizations';
 import { OrganizationInvitationResolver } from './organizations/organization-invitations';
+import { OrganizationGroupResolver, OrganizationGroupsFieldResolver } from './organizations/organization-groups';
 import { mutationPayloads } from './payloads';
 import { argumentDescription, OUTPUT_FIELD_DESCRIPTIONS, ROOT_TYPE_DESCRIPTIONS } from './descriptions';
 
@@ -149,6 +150,8 @@ export const RESOLVERS = [
   RealmOrganizationsResolver,
   OrganizationResolver,
   OrganizationInvitationResolver,
+  OrganizationGroupResolver,
+  OrganizationGroupsFieldResolver,
 ] as const;
 
 let built: Promise<GraphQLSchema> | undefined;

@@ -210,7 +210,9 @@ const BY_STATUS: Array<[string, number]> = [
   beforeAll(async () => {
     ts = await startTestServer();
     api = await ts.api();
-    expectStatus(await api.post('/admin/realms', { realm: REALM, enabled: true }), 201, 'realm');
+    expectStatus(await api.post('/admin/realms', { realm: REALM, enabled: true, organizationsEnabled: true }), 201, 'realm');
+    const org = expectStatus(await api.post(`/admin/realms/${REALM}/organizations`, { name: 'coverage-org' }), 201, 'organization');
+    values['organizations/:id'] = String(org.headers.location).split('/').pop() as string;
     values['clients/:clientUuid'] = await createClient(api, REALM, { clientId: 'coverage-client' });
     values['groups/:id'] = await createGroup(api, REALM, 'coverage-group');
     const role = await createRole(api, REALM, 'coverage-role');

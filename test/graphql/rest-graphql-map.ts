@@ -372,6 +372,21 @@ export const MAPPED: Record<string, Twin> = {
     note: 'listOrganizationIdentityProviders instead of getOrganizationIdentityProvider: the provider is an item of the list',
   },
   [`DELETE ${R}/organizations/:id/identity-providers/:alias`]: ['Mutation.unlinkOrganizationIdentityProvider'],
+  [`GET ${R}/organizations/:id/groups`]: ['Query.organization', 'Organization.groups'],
+  [`POST ${R}/organizations/:id/groups`]: ['Mutation.createOrganizationGroup'],
+  [`GET ${R}/organizations/:id/groups/:groupId`]: ['Query.organizationGroup'],
+  [`PUT ${R}/organizations/:id/groups/:groupId`]: ['Mutation.updateOrganizationGroup'],
+  [`DELETE ${R}/organizations/:id/groups/:groupId`]: ['Mutation.deleteOrganizationGroup'],
+  [`GET ${R}/organizations/:id/groups/:groupId/children`]: ['Query.organizationGroup', 'OrganizationGroup.subGroups'],
+  [`POST ${R}/organizations/:id/groups/:groupId/children`]: {
+    path: ['Mutation.createOrganizationSubGroup'],
+    also: [['Mutation.moveOrganizationGroup']],
+    note: 'addOrganizationSubGroup: a new subgroup, or (moveOrganizationGroup) the body with `id` that moves a group',
+  },
+  [`GET ${R}/organizations/:id/groups/:groupId/members`]: ['Query.organizationGroup', 'OrganizationGroup.members'],
+  [`PUT ${R}/organizations/:id/groups/:groupId/members/:userId`]: ['Mutation.joinOrganizationGroup'],
+  [`DELETE ${R}/organizations/:id/groups/:groupId/members/:userId`]: ['Mutation.leaveOrganizationGroup'],
+  [`GET ${R}/organizations/:id/members/:userId/groups`]: ['Query.organizationMemberGroups'],
 
   // identity providers
   [`GET ${R}/identity-provider/instances`]: realmField('identityProviders'),
@@ -526,7 +541,7 @@ export const ALIASES: Record<string, Alias> = {
 };
 
 export const NOT_IMPLEMENTED: Record<string, string> = {
-  // None: every route that answers 501 today is a management-permissions route (OWN_ISSUE).
+  [`GET ${R}/organizations/:id/groups/group-by-path/*path`]: "Keycloak 26.7's organization group-by-path: 'Not implemented yet'",
 };
 
 /** FGAP v1 management permissions (issue 13 items 3 and 6): one query and one mutation, by `kind`. */
