@@ -898,7 +898,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     res: json('201 with the new subgroup (GroupRepresentation), or 204 when `id` named a group of the organization that moved here'),
   },
   'GET /admin/realms/:realm/organizations/:id/groups/:groupId/members': {
-    query: ['first', 'max'],
+    query: ['first', 'max', 'briefRepresentation'],
     res: json('MemberRepresentation[]: members of the group (UserRepresentation) with `membershipType`'),
   },
   'PUT /admin/realms/:realm/organizations/:id/groups/:groupId/members/:userId': { res: 'none' },

@@ -109,11 +109,12 @@ export class OrganizationGroupResolver {
     @Ctx() ctx: RequestContext,
     @Arg('first', () => GraphQLInt, { nullable: true }) first?: number,
     @Arg('max', () => GraphQLInt, opt('Largest number of results (default 100).')) max?: number,
+    @Arg('briefRepresentation', () => GraphQLBoolean, opt('Only the basic user fields (default false).')) briefRepresentation?: boolean,
   ) {
     const r = realmOf(root);
     const org = await resolveOrganization(ctx, r, root.organizationId);
     const group = await resolveOrganizationGroup(ctx, r, org, String(root.id));
-    const reps = await listOrganizationGroupMembers(ctx, r, org, group, { first, max });
+    const reps = await listOrganizationGroupMembers(ctx, r, org, group, { first, max, briefRepresentation });
     return reps.map(({ membershipType, ...user }) => ({ user: inRealm(r, user), membershipType }));
   }
 

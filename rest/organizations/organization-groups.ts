@@ -117,10 +117,8 @@ organizationGroupsRouter.get(
   '/:id/groups/:groupId/members',
   route(async (req, res) => {
     const [org, group] = [await orgOf(req, res), await groupOf(req, res)];
-    json(
-      res,
-      await listOrganizationGroupMembers(ctxOf(res), realmOf(res), org, group, { first: qInt(req, 'first'), max: qInt(req, 'max') }),
-    );
+    const q = { first: qInt(req, 'first'), max: qInt(req, 'max'), briefRepresentation: qBool(req, 'briefRepresentation') };
+    json(res, await listOrganizationGroupMembers(ctxOf(res), realmOf(res), org, group, q));
   }),
 );
 organizationGroupsRouter.put(

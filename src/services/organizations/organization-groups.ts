@@ -251,13 +251,13 @@ export async function deleteOrganizationGroup(ctx: RequestContext, realm: RealmM
   invalidate.groups(ctx.loaders);
 }
 
-/** GET /organizations/{id}/groups/{groupId}/members: direct members by username with `membershipType`, `max` 100 by default. */
+/** GET /organizations/{id}/groups/{groupId}/members: direct members by username with `membershipType`, `max` 100, full unless `briefRepresentation`. */
 export async function listOrganizationGroupMembers(
   ctx: RequestContext,
   realm: RealmModel,
   org: OrganizationModel,
   group: GroupModel,
-  query: { first?: number; max?: number } = {},
+  query: { first?: number; max?: number; briefRepresentation?: boolean } = {},
 ): Promise<MemberRep[]> {
   const page = pageOf(query, { defaultMax: 100 });
   if (isEmptyPage(page)) return [];
@@ -265,7 +265,7 @@ export async function listOrganizationGroupMembers(
   const users = (await ctx.loaders.userById.loadMany(ids)).filter(
     (u): u is NonNullable<typeof u> & { realmId: string } => !!u && !(u instanceof Error) && u.realmId === realm.id,
   );
-  return memberRepresentations(ctx, realm, org, users as never);
+  return memberRepresentations(ctx, realm, org, users as never, query.briefRepresentation === true);
 }
 
 /** The event of a user joining or leaving an organization group (ORGANIZATION_GROUP_MEMBERSHIP). */

@@ -83,17 +83,18 @@ function membershipTypeOf(v: string | undefined): MembershipType | undefined {
   return t;
 }
 
-/** Members as MemberRepresentations: the full user representation plus `membershipType`. */
+/** Members as MemberRepresentations: the full (or brief) user representation plus `membershipType`. */
 export async function memberRepresentations(
   ctx: RequestContext,
   realm: RealmModel,
   org: OrganizationModel,
   users: UserModel[],
+  brief = false,
 ): Promise<MemberRep[]> {
   if (!users.length) return [];
   const rows = await ctx.db.models.OrganizationMember.findAll({ where: { organizationId: org.id, userId: users.map((u) => u.id) } });
   const types = new Map(rows.map((r) => [r.userId, r.membershipType]));
-  const reps = await renderUsers(ctx, realm, users, { mode: 'full' });
+  const reps = await renderUsers(ctx, realm, users, { mode: brief ? 'brief' : 'full' });
   return reps.map((rep, i) => {
     const membershipType = types.get(users[i].id) ?? 'UNMANAGED';
     // A managed member of a disabled organization cannot log in: Keycloak shows it disabled.

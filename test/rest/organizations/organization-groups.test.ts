@@ -157,6 +157,10 @@ describe('organization groups', () => {
     expect(ghost.body).toEqual({ errorMessage: 'User does not exist' });
     const list = (await api.get(members)).body;
     expect(list).toEqual([expect.objectContaining({ id: users.alice, username: 'alice', membershipType: 'UNMANAGED' })]);
+    const brief = (await api.get(`${members}?briefRepresentation=true`)).body;
+    expect(brief).toEqual([expect.objectContaining({ id: users.alice, membershipType: 'UNMANAGED' })]);
+    expect(list[0].disableableCredentialTypes).toBeDefined();
+    expect(brief[0].disableableCredentialTypes).toBeUndefined();
 
     // The member's organization groups; the realm's user groups leave them out, the count has them.
     const mine = (await api.get(`${base}/${orgId}/members/${users.alice}/groups`)).body as G[];
