@@ -28,16 +28,17 @@ import { Organization, OrganizationMember } from './organizations';
 /** A group of an organization (Keycloak 26.7's organization groups: a GroupRepresentation). */
 @ObjectType({ description: 'A group of an organization (Keycloak 26.7 organization group, a GroupRepresentation).' })
 export class OrganizationGroup {
-  @Field(() => GraphQLID) id!: string;
-  @Field(() => GraphQLString) name!: string;
-  @Field(() => GraphQLString, { nullable: true }) description?: string;
+  @Field(() => GraphQLID, { description: 'Id of the group.' }) id!: string;
+  @Field(() => GraphQLString, { description: 'Name, unique among its siblings.' }) name!: string;
+  @Field(() => GraphQLString, { nullable: true, description: 'Description of the group.' }) description?: string;
   @Field(() => GraphQLString, {
     description: 'As Keycloak 26.7 gives it: `/{organizationId}/a/b` in listings, empty for one group and its subgroups.',
   })
   path!: string;
   @Field(() => GraphQLString, { nullable: true, description: 'The parent group, or the organization for a top-level group.' })
   parentId?: string;
-  @Field(() => JSONObject, { nullable: true }) attributes?: Record<string, string[]>;
+  @Field(() => JSONObject, { nullable: true, description: 'Attributes (absent from the brief representations).' })
+  attributes?: Record<string, string[]>;
   @Field(() => GraphQLID, { description: 'Id of the organization.' }) organizationId!: string;
 }
 
