@@ -120,4 +120,21 @@ describe('organization groups over GraphQL', () => {
     expect((await api.get(`${base}/${orgId}/groups`)).body).toEqual([]);
     expect(await ts.db.models.Group.count({ where: { organizationId: orgId } })).toBe(0);
   });
+
+  test('Organization.groups under a list of organizations: statements do not grow with the organizations', async () => {
+    for (const i of [1, 2, 3]) {
+      const id = idOf((await api.post(base, { name: `gsweep-${i}`, domains: [{ name: `gsweep${i}.example.org` }] })).headers.location);
+      for (const g of ['a', 'b']) expect((await api.post(`${base}/${id}/groups`, { name: `gs-${i}-${g}` })).status).toBe(201);
+    }
+    const q = (max: number) => `{ realm(name: "${R}") { organizations(search: "gsweep", max: ${max}) { name groups { id name path } } } }`;
+    const one = await ts.countSql(() => gql(q(1)));
+    const three = await ts.countSql(() => gql(q(3)));
+    const orgs = (ok(three.result) as Json).realm.organizations as Json[];
+    expect(orgs.map((o) => o.groups.map((g: Json) => g.name))).toEqual([
+      ['gs-1-a', 'gs-1-b'],
+      ['gs-2-a', 'gs-2-b'],
+      ['gs-3-a', 'gs-3-b'],
+    ]);
+    expect(three.count).toBe(one.count);
+  });
 });

@@ -8,6 +8,7 @@ import { isEmptyPage, pageOf, sqlPage } from '../../core/paging';
 import type { GroupModel } from '../../db/models/group';
 import type { OrganizationModel } from '../../db/models/organization';
 import type { RealmModel } from '../../db/models/realm';
+import { batchLoad } from '../../loaders/batch';
 import { invalidate } from '../../loaders/invalidate';
 import type { GroupRep } from '../../representations/group';
 import { ancestorIds } from '../groups/group-paths';
@@ -81,9 +82,23 @@ export async function listOrganizationGroups(
     const rows = await m.Group.findAll({ where: base, order: [['name', 'ASC']] });
     const hits = rows.filter((g) => Object.entries(attrs).every(([k, v]) => (g.attributes[k] ?? []).includes(v)));
     groups = hits.slice(page.offset, page.limit === undefined ? undefined : page.offset + page.limit);
-  } else {
-    const cond: WhereOptions[] = query.search !== undefined ? nameCondition(query.search.trim(), query.exact) : [{ parentId: org.id }];
+  } else if (query.search !== undefined) {
+    const cond: WhereOptions[] = nameCondition(query.search.trim(), query.exact);
     groups = await m.Group.findAll({ where: { ...base, [Op.and]: cond }, order: [['name', 'ASC']], ...sqlPage(page) });
+  } else {
+    // Top-level groups: the organizations of one tick (GraphQL `Organization.groups` of a list) in one statement.
+    const name = `org-top-groups:${realm.id}:${JSON.stringify(page)}`;
+    groups = await batchLoad(
+      ctx.memo,
+      name,
+      async (orgIds: readonly string[]) => {
+        const ids = [...new Set(orgIds)];
+        const rows = await m.Group.findAll({ where: { realmId: realm.id, organizationId: ids, parentId: ids }, order: [['name', 'ASC']] });
+        const end = page.limit === undefined ? undefined : page.offset + page.limit;
+        return orgIds.map((id) => rows.filter((r) => r.parentId === id).slice(page.offset, end));
+      },
+      org.id,
+    );
   }
   return reps(ctx, realm, groups, true, 'listed');
 }
