@@ -65,6 +65,18 @@ describe('organization groups', () => {
     expect(await ts.db.models.Group.count({ where: { name: 'engineering' } })).toBe(3);
   });
 
+  test('bad bodies are 400 with nothing written: not JSON, wrong types, too long', async () => {
+    const before = await ts.db.models.Group.count();
+    const notJson = await api.post(groups(orgId), '{oops').set('Content-Type', 'application/json');
+    expect(notJson.status).toBe(400);
+    expect((await api.post(groups(orgId), { name: 'bad-attrs', attributes: { a: 'x' } })).status).toBe(400);
+    expect((await api.post(groups(orgId), { name: ['x'] })).status).toBe(400);
+    const long = await api.post(groups(orgId), { name: 'n'.repeat(256) });
+    expect(long.status).toBe(400);
+    expect(long.body).toEqual({ errorMessage: 'Group name exceeds 255 characters' });
+    expect(await ts.db.models.Group.count()).toBe(before);
+  });
+
   test('list: top-level by name, brief, path through the organization; search, exact, q, paging', async () => {
     const eng = (await api.get(`${groups(orgId)}?search=engineering&exact=true`)).body[0] as G;
     await orgGroup(orgId, 'sales', undefined, { attributes: { region: ['emea'] } });
