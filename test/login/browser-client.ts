@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createClient, createRealm } from '../helpers/fixtures';
+import type { AppOptions } from '../../src/server';
 import { type AdminApi, startTestServer, type TestServer } from '../helpers/server';
 
 /**
@@ -92,12 +93,16 @@ export interface LoginWorld {
   tokenUrl: string;
 }
 
-/** A server listening on a port (issuer from the request), realm `realm` with client `app` and user `alice`/`pw`. */
-export async function loginWorld(realm: string, realmExtra: Record<string, unknown> = {}): Promise<LoginWorld> {
+/** A server listening on a port (issuer from the request), realm `realm` with client `app` and user `alice`/`pw`; `serverOptions` e.g. `x509`. */
+export async function loginWorld(
+  realm: string,
+  realmExtra: Record<string, unknown> = {},
+  serverOptions: Omit<AppOptions, 'hostname'> = {},
+): Promise<LoginWorld> {
   // The issuer must be the address clients use: a free port is picked first and the app told its URL.
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const ts = await startTestServer({ hostname: base });
+  const ts = await startTestServer({ ...serverOptions, hostname: base });
   const server = createServer(ts.app);
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const close = ts.close;

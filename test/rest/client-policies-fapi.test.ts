@@ -1,8 +1,9 @@
 import { randomUUID, type webcrypto } from 'node:crypto';
 
 type CryptoKeyPair = webcrypto.CryptoKeyPair;
-import { exportJWK, SignJWT } from 'jose';
-import { Jar, type LoginWorld, loginWorld, pageError, pkcePair, redirectParams, signIn } from '../login/browser-client';
+import { decodeJwt, exportJWK, SignJWT } from 'jose';
+import { clientCertificate } from '../helpers/dpop';
+import { formAction, Jar, type LoginWorld, loginWorld, pageError, pkcePair, redirectParams, signIn } from '../login/browser-client';
 
 type OidcClient = typeof import('openid-client', { with: { 'resolution-mode': 'import' }});
 
@@ -10,6 +11,9 @@ type OidcClient = typeof import('openid-client', { with: { 'resolution-mode': 'i
  * Keycloak's global FAPI client profiles named by a realm policy (issue 16, ADR 0037): for each, a
  * conforming client passes (created through the admin API, logging in over HTTP, getting tokens) and
  * a non-conforming one gets Keycloak's error. Clients authenticate with signed JWTs (client-jwt).
+ * The profiles with `holder-of-key-enforcer` (fapi-1-advanced, both FAPI 2 ones) bind tokens to the
+ * client's TLS certificate, which the reverse proxy forwards in `ssl-client-cert` (ADR 0038); every
+ * profile has `consent-required`, so the user grants consent after signing in.
  */
 type Json = Record<string, unknown>;
 const R = 'fapi';
@@ -21,10 +25,13 @@ let issuer: string;
 let ps: CryptoKeyPair;
 let rs: CryptoKeyPair;
 let jwks: string;
+const CERT_HEADER = 'ssl-client-cert';
+const cert = clientCertificate('fapi-client');
+const forwarded = encodeURIComponent(cert.pem);
 
 beforeAll(async () => {
   oidc = (await import('openid-client')) as OidcClient;
-  w = await loginWorld(R);
+  w = await loginWorld(R, {}, { x509: { provider: 'nginx', header: CERT_HEADER } });
   issuer = `${w.base}/realms/${R}`;
   ps = await rsaKeys('RSA-PSS');
   rs = await rsaKeys('RSASSA-PKCS1-v1_5');
@@ -71,10 +78,11 @@ const assertion = (clientId: string, alg = 'PS256') =>
     .setIssuedAt()
     .setExpirationTime('1m')
     .sign(alg === 'PS256' ? ps.privateKey : rs.privateKey);
-const post = async (path: string, fields: Record<string, string>) => {
+/** POSTs a form to an endpoint, through the proxy with the client certificate when `withCert`. */
+const post = async (path: string, fields: Record<string, string>, withCert = false) => {
   const res = await fetch(`${issuer}/protocol/openid-connect/${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(withCert ? { [CERT_HEADER]: forwarded } : {}) },
     body: new URLSearchParams(fields).toString(),
   });
   return { status: res.status, body: (await res.json()) as Json };
@@ -85,6 +93,13 @@ const authed = async (clientId: string, alg = 'PS256') => ({
   client_assertion: await assertion(clientId, alg),
 });
 const authUrl = (params: Record<string, string>) => `${issuer}/protocol/openid-connect/auth?${new URLSearchParams(params)}`;
+/** Signs in and grants the consent the profile requires; returns the redirect back to the client. */
+const signInAndConsent = async (url: string) => {
+  const jar = new Jar();
+  const page = await signIn(jar, url);
+  expect(page.status).toBe(200);
+  return jar.post(formAction(await page.text()), { accept: 'yes' });
+};
 const backWith = (res: Response) => {
   const q = redirectParams(res);
   return [q.get('error'), q.get('error_description')];
@@ -107,7 +122,7 @@ test('fapi-1-baseline: a conforming client is auto-configured and logs in; http 
   const params = { client_id: 'b1', response_type: 'code', redirect_uri: HTTPS, scope: 'openid', state: 's', code_challenge: challenge };
   const noNonce = await new Jar().fetch(authUrl({ ...params, code_challenge_method: 'S256' }));
   expect(backWith(noNonce)).toEqual(['invalid_request', 'Missing parameter: nonce']);
-  const back = await signIn(new Jar(), authUrl({ ...params, code_challenge_method: 'S256', nonce: 'n' }));
+  const back = await signInAndConsent(authUrl({ ...params, code_challenge_method: 'S256', nonce: 'n' }));
   const code = redirectParams(back).get('code') as string;
   const tokens = await post('token', {
     grant_type: 'authorization_code',
@@ -128,11 +143,12 @@ test('fapi-1-advanced: PS256 and detached ID token auto-configured; insecure alg
   });
   expect((await create(fapiClient('a1'))).status).toBe(201);
   const a = (await stored('a1')).attributes;
-  expect([a['id.token.signed.response.alg'], a['request.object.signature.alg'], a['id.token.as.detached.signature']]).toEqual([
-    'PS256',
-    'PS256',
-    'true',
-  ]);
+  expect([
+    a['id.token.signed.response.alg'],
+    a['request.object.signature.alg'],
+    a['id.token.as.detached.signature'],
+    a['tls.client.certificate.bound.access.tokens'],
+  ]).toEqual(['PS256', 'PS256', 'true', 'true']);
   const { challenge } = pkcePair();
   const params = { client_id: 'a1', response_type: 'code', redirect_uri: HTTPS, scope: 'openid', nonce: 'n', code_challenge: challenge };
   expect(backWith(await new Jar().fetch(authUrl({ ...params, code_challenge_method: 'S256' })))).toEqual([
@@ -155,7 +171,7 @@ test('fapi-1-advanced: PS256 and detached ID token auto-configured; insecure alg
   ]);
 });
 
-test('fapi-2-security-profile: a client-jwt client pushes, logs in and gets tokens; plain requests and RS256 assertions are refused', async () => {
+test('fapi-2-security-profile: a client-jwt client pushes, logs in and gets certificate-bound tokens; plain requests, RS256 assertions and missing certificates are refused', async () => {
   await usePolicy('fapi-2-security-profile');
   expect((await create(fapiClient('f2', { attributes: { 'token.endpoint.auth.signing.alg': 'RS256' } }))).body).toEqual({
     error: 'invalid_request',
@@ -174,19 +190,30 @@ test('fapi-2-security-profile: a client-jwt client pushes, logs in and gets toke
   const added = await new Jar().fetch(authUrl({ client_id: 'f2', request_uri: requestUri, prompt: 'login' }));
   expect(pageError(await added.text())).toBe('PAR request did not include necessary parameters');
   const again = await post('ext/par/request', { ...request, code_challenge_method: 'S256', ...(await authed('f2')) });
-  const back = await signIn(new Jar(), authUrl({ client_id: 'f2', request_uri: again.body.request_uri as string }));
+  const back = await signInAndConsent(authUrl({ client_id: 'f2', request_uri: again.body.request_uri as string }));
   const code = redirectParams(back).get('code') as string;
-  const exchange = async (alg: string) =>
-    post('token', { grant_type: 'authorization_code', code, redirect_uri: HTTPS, code_verifier: verifier, ...(await authed('f2', alg)) });
-  expect(await exchange('RS256')).toEqual({
+  const exchange = async (alg: string, withCert: boolean) =>
+    post(
+      'token',
+      { grant_type: 'authorization_code', code, redirect_uri: HTTPS, code_verifier: verifier, ...(await authed('f2', alg)) },
+      withCert,
+    );
+  // Keycloak's profile order: secure-signature-algorithm-signed-jwt judges before holder-of-key-enforcer.
+  for (const withCert of [false, true])
+    expect(await exchange('RS256', withCert)).toEqual({
+      status: 400,
+      body: { error: 'invalid_request', error_description: 'not allowed signature algorithm.' },
+    });
+  expect(await exchange('PS256', false)).toEqual({
     status: 400,
-    body: { error: 'invalid_request', error_description: 'not allowed signature algorithm.' },
+    body: { error: 'invalid_request', error_description: 'Client Certification missing for MTLS HoK Token Binding' },
   });
-  const tokens = await exchange('PS256');
+  const tokens = await exchange('PS256', true);
   expect(tokens.status).toBe(200);
+  expect(decodeJwt(tokens.body.access_token as string).cnf).toEqual({ 'x5t#S256': cert.x5t });
 });
 
-test('fapi-2-message-signing: openid-client pushes a signed request object (PAR + JAR, private_key_jwt); without one it is refused', async () => {
+test('fapi-2-message-signing: openid-client pushes a signed request object (PAR + JAR, private_key_jwt) and gets certificate-bound tokens; without one it is refused', async () => {
   await usePolicy('fapi-2-message-signing');
   expect((await create(fapiClient('ms'))).status).toBe(201);
   const key = { key: ps.privateKey, kid: 'ps' };
@@ -207,12 +234,15 @@ test('fapi-2-message-signing: openid-client pushes a signed request object (PAR 
   const jar = await oidc.buildAuthorizationUrlWithJAR(config, params, key);
   const url = await oidc.buildAuthorizationUrlWithPAR(config, jar.searchParams);
   expect(url.searchParams.get('request_uri')).toMatch(/^urn:ietf:params:oauth:request_uri:/);
-  const back = await signIn(new Jar(), url.href);
+  const back = await signInAndConsent(url.href);
+  // The code exchange goes through the proxy that forwards the client's certificate.
+  config[oidc.customFetch] = (input, init) =>
+    fetch(input, { ...init, headers: { ...(init.headers as Record<string, string>), [CERT_HEADER]: forwarded } });
   const tokens = await oidc.authorizationCodeGrant(config, new URL(back.headers.get('location') as string), {
     pkceCodeVerifier: verifier,
     expectedState: 'ms-state',
   });
-  expect(tokens.access_token).toBeTruthy();
+  expect(decodeJwt(tokens.access_token).cnf).toEqual({ 'x5t#S256': cert.x5t });
   expect(tokens.claims()?.preferred_username).toBe('alice');
 });
 

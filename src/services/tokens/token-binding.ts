@@ -45,10 +45,10 @@ const attr = (client: ClientModel, key: string) => (client.settings?.attributes 
 export const requiresCertificateBinding = (client: ClientModel) => attr(client, 'tls.client.certificate.bound.access.tokens') === 'true';
 
 /**
- * Keycloak's handleDPoPHeader and MtlsHoKTokenUtil.bindTokenWithClientCertificate for a token
- * request: verifies the `DPoP` header when sent or required (400 `invalid_request` with the reason,
- * event error `invalid_dpop_proof`), and takes the client certificate's thumbprint when the client
- * binds to it (400 when no certificate came). Sets `req.binding`.
+ * Keycloak's handleDPoPHeader for a token request: verifies the `DPoP` header when sent or required
+ * (400 `invalid_request` with the reason, event error `invalid_dpop_proof`). Sets `req.binding`.
+ * Runs before the client policies, as in Keycloak; the certificate is taken after them
+ * (bindClientCertificate).
  */
 export async function bindTokenRequest(db: Db, client: ClientModel, req: BindingRequest, ev: TokenEvent): Promise<void> {
   const binding: TokenBinding = {};
@@ -62,11 +62,19 @@ export async function bindTokenRequest(db: Db, client: ClientModel, req: Binding
       throw await ev.fail('invalid_dpop_proof', oauth(400, 'invalid_request', e.message));
     }
   }
-  if (requiresCertificateBinding(client) && req.form.grant_type !== 'refresh_token') {
-    if (!req.clientCert)
-      throw await ev.fail('invalid_request', oauth(400, 'invalid_request', 'Client Certification missing for MTLS HoK Token Binding'));
-    binding.x5t = req.clientCert.x5t;
-  }
+}
+
+/**
+ * Keycloak's MtlsHoKTokenUtil.bindTokenWithClientCertificate when building the token response:
+ * takes the client certificate's thumbprint when the client binds to it (400 when no certificate
+ * came). Runs after the client policies, so their executors (e.g. secure-signature-algorithm-signed-jwt
+ * before holder-of-key-enforcer) refuse first, as in Keycloak.
+ */
+export async function bindClientCertificate(client: ClientModel, req: BindingRequest, ev: TokenEvent): Promise<void> {
+  if (!requiresCertificateBinding(client) || req.form.grant_type === 'refresh_token') return;
+  if (!req.clientCert)
+    throw await ev.fail('invalid_request', oauth(400, 'invalid_request', 'Client Certification missing for MTLS HoK Token Binding'));
+  req.binding = Object.assign(req.binding ?? {}, { x5t: req.clientCert.x5t });
 }
 
 /** The `cnf` of the access token and of the refresh token of a grant (public clients' refresh tokens carry the DPoP key too). */

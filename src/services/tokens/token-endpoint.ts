@@ -8,7 +8,7 @@ import { clientByClientId } from './client-auth';
 import { authorizationCodeGrant } from './code-grant';
 import { clientCredentialsGrant, passwordGrant, refreshGrant } from './grants';
 import { publicRealm } from './oidc-metadata';
-import { bindTokenRequest, x509Authenticates } from './token-binding';
+import { bindClientCertificate, bindTokenRequest, x509Authenticates } from './token-binding';
 import { EVENT_OF_GRANT, TokenEvent, clientErrorCode } from './token-events';
 import { type TokenRequest, type TokenResponse, oauth } from './tokens';
 import { UMA_GRANT_TYPE, umaGrant } from './uma-grant';
@@ -51,6 +51,7 @@ export async function tokenEndpoint(db: Db, req: TokenRequest): Promise<TokenRes
   const call = { db, realm, client, req, ev };
   await bindTokenRequest(db, client, req, ev);
   await clientPoliciesOnToken({ db, realm, client, grant, form: req.form, ev, binding: req.binding, clientCert: req.clientCert });
+  await bindClientCertificate(client, req, ev);
   switch (grant) {
     case 'password':
       return passwordGrant(call);
