@@ -30,6 +30,8 @@ const INPUT_STATUSES = new Set([400, 409, 413, 415, 422]);
 const INPUT_ARGUMENTS = ['input', 'rep', 'representation'];
 
 const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
+/** English plural of a type name: `roles`, `ldapServerCapabilities`. */
+const plural = (s: string) => (/[^aeiou]y$/.test(s) ? `${s.slice(0, -1)}ies` : `${s}s`);
 const upperFirst = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 /**
@@ -39,7 +41,7 @@ const upperFirst = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 export function resultFieldName(type: GraphQLOutputType): string {
   const inner = isNonNullType(type) ? type.ofType : type;
   const named = getNamedType(inner);
-  if (isObjectType(named)) return isListType(inner) ? `${lowerFirst(named.name)}s` : lowerFirst(named.name);
+  if (isObjectType(named)) return isListType(inner) ? plural(lowerFirst(named.name)) : lowerFirst(named.name);
   if (named === GraphQLBoolean) return 'ok';
   if (named.name === 'ID') return 'id';
   return 'result';

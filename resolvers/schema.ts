@@ -33,6 +33,7 @@ import { RealmEventsResolver } from './events/events';
 import { ProtocolMapperResolver } from './client-scopes/protocol-mappers';
 import { RealmResolver } from './realms/realms';
 import { ComponentResolver, RealmComponentsResolver } from './components/components';
+import { UserStorageResolver } from './components/user-storage';
 import { ServerInfoResolver } from './realms/server-info';
 import { GroupMappingReadsResolver, RoleMappingsResolver, UserMappingReadsResolver } from './roles/role-mappings';
 import {
@@ -132,6 +133,7 @@ export const RESOLVERS = [
   IdentityProviderMapperResolver,
   RealmComponentsResolver,
   ComponentResolver,
+  UserStorageResolver,
   ServerInfoResolver,
   RealmAuthenticationResolver,
   AuthenticationResolver,

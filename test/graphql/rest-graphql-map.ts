@@ -419,6 +419,14 @@ export const MAPPED: Record<string, Twin> = {
   [`PUT ${R}/components/:id`]: ['Mutation.updateComponent'],
   [`DELETE ${R}/components/:id`]: ['Mutation.deleteComponent'],
   [`GET ${R}/components/:id/sub-component-types`]: ['Query.component', 'Component.subComponentTypes'],
+  // user storage (LDAP federation)
+  [`GET ${R}/user-storage/:id/name`]: ['Query.userStorageProviderName'],
+  [`POST ${R}/user-storage/:id/sync`]: ['Mutation.syncUserStorage'],
+  [`POST ${R}/user-storage/:id/remove-imported-users`]: ['Mutation.removeImportedUsers'],
+  [`POST ${R}/user-storage/:id/unlink-users`]: ['Mutation.unlinkUsers'],
+  [`POST ${R}/user-storage/:parentId/mappers/:id/sync`]: ['Mutation.syncUserStorageMapper'],
+  [`POST ${R}/testLDAPConnection`]: ['Mutation.testLdapConnection'],
+  [`POST ${R}/ldap-server-capabilities`]: ['Mutation.ldapServerCapabilities'],
 
   // authentication: flows, executions, configs, required actions
   [`GET ${R}/authentication/flows`]: realmField('authenticationFlows'),
