@@ -239,9 +239,7 @@ export function createSequelize(opts: DbOptions, onSql?: (sql: string) => void):
     logging,
     benchmark,
     pool: { max: opts.poolMax ?? 10, min: 0, acquire: 30000, idle: 10000 },
-    // maxPreparedStatements: fastSelect's statements kept per connection (mysql2 closes the least recently
-    // used one past it), well inside the server's max_prepared_stmt_count across pools and nodes.
-    dialectOptions: { charset: 'utf8mb4', supportBigNumbers: true, bigNumberStrings: false, maxPreparedStatements: 256 },
+    dialectOptions: { charset: 'utf8mb4', supportBigNumbers: true, bigNumberStrings: false },
     define: { charset: 'utf8mb4', collate: 'utf8mb4_bin' },
   });
 }

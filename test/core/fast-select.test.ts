@@ -67,7 +67,7 @@ test('values come back as Sequelize returns them: numbers, counts, 0/1 flags, nu
   expect(expected).toHaveLength(1);
 });
 
-describe('kept statements (prepared once per connection: SQLite by the server, MariaDB by mysql2)', () => {
+describe('kept statements (SQLite: prepared once per connection)', () => {
   const sqlite = () => ts.db.sequelize.getDialect() === 'sqlite';
 
   test("a kept statement binds each call's values, lists of any length, and booleans and nulls as inlined ones would", async () => {
