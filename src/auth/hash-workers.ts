@@ -53,14 +53,16 @@ parentPort.on('message', ({ id, job }) => {
 });
 `;
 
-interface Pending {
-  resolve(hash: Buffer): void;
-  reject(e: Error): void;
-}
-
 interface Slot {
   worker: Worker;
   busy: number;
+}
+
+/** A job sent to a worker: how to answer it, and the worker that has it. */
+interface Pending {
+  resolve(hash: Buffer): void;
+  reject(e: Error): void;
+  slot: Slot;
 }
 
 const slots: Slot[] = [];
@@ -90,7 +92,7 @@ function fail(slot: Slot, e: Error): void {
   if (i < 0) return;
   slots.splice(i, 1);
   for (const [id, p] of pending) {
-    if ((p as Pending & { slot?: Slot }).slot === slot) {
+    if (p.slot === slot) {
       pending.delete(id);
       p.reject(e);
     }
@@ -109,7 +111,7 @@ export function rawHash(job: HashJob): Promise<Buffer> {
   const id = nextId++;
   slot.busy++;
   return new Promise<Buffer>((resolve, reject) => {
-    pending.set(id, Object.assign({ resolve, reject }, { slot }));
+    pending.set(id, { resolve, reject, slot });
     slot.worker.postMessage({ id, job });
   });
 }
