@@ -183,6 +183,17 @@ test("a client's protocol mapper and secret changed through node A are in node B
   const fresh = (await call(a, 'POST', `/admin/realms/${R}/clients/${id}/client-secret`, admin)).body as { value: string };
   expect(await grant('worker-secret')).toBe(401);
   expect(await grant(fresh.value)).toHaveProperty('tier', 'gold');
+  // The service account's roles are kept by B under its own counter: a role granted and revoked
+  // through A is in and out of B's next token.
+  const roles = async () => ((await grant(fresh.value)) as { realm_access?: { roles: string[] } }).realm_access?.roles ?? [];
+  expectStatus(await call(a, 'POST', `/admin/realms/${R}/roles`, admin, { name: 'batch' }), 201);
+  const role = (await call(a, 'GET', `/admin/realms/${R}/roles/batch`, admin)).body;
+  const account = (await call(a, 'GET', `/admin/realms/${R}/clients/${id}/service-account-user`, admin)).body as { id: string };
+  for (let i = 0; i < 2; i++) expect(await roles()).not.toContain('batch');
+  expectStatus(await call(a, 'POST', `/admin/realms/${R}/users/${account.id}/role-mappings/realm`, admin, [role]), 204);
+  expect(await roles()).toContain('batch');
+  expectStatus(await call(a, 'DELETE', `/admin/realms/${R}/users/${account.id}/role-mappings/realm`, admin, [role]), 204);
+  expect(await roles()).not.toContain('batch');
 });
 
 test('realm settings, the user profile and identity providers changed through node A are what node B uses next', async () => {

@@ -1,7 +1,9 @@
 import { LRUCache } from 'lru-cache';
 import type { Db } from '../../db';
 import type { ClientModel } from '../../db/models/client';
+import type { UserModel } from '../../db/models/user';
 import { deepFreeze } from '../../core/shared-cache';
+import { fastRows } from '../../loaders';
 
 /**
  * A client's token configuration as one node keeps it between token requests (ADR 23): the client
@@ -60,4 +62,55 @@ function frozen<T>(value: T): T {
   if (value instanceof Set || value instanceof Map) return value;
   for (const v of Object.values(value)) frozen(v);
   return Object.freeze(value);
+}
+
+/**
+ * What a token computes from one user's role mappings and group memberships (effective roles, the
+ * groups and their ancestors) is kept too, stamped with the client's realm version and the user's
+ * own counter (user_cache_version, raised by the database on that user's role mappings and group
+ * memberships; ADR 23). The user's row and attributes are read by every request: only what both
+ * counters cover is kept. A separate LRU, so that many users do not push clients' configurations out.
+ */
+const userCaches = new WeakMap<Db, LRUCache<string, { stamp: string; value: unknown }>>();
+
+/** A user read with its cache version: `USER_VERSION` as an extra column of the read (fastRows). */
+export type VersionedUser = UserModel & { cacheVersion?: number };
+
+/** The extra column of a user read that carries its cache version (`fastRows(..., USER_VERSION)`). */
+export const USER_VERSION = { cacheVersion: '(SELECT v.version FROM user_cache_version v WHERE v.user_id = t.id)' };
+
+/** A user read with `USER_VERSION`, carrying it as a property (undefined when the row has none). */
+export function versionedUser<T extends UserModel>(user: T): T & VersionedUser {
+  const v = (user as { dataValues?: Record<string, unknown> }).dataValues?.cacheVersion;
+  const version = v === null || v === undefined ? undefined : Number(v);
+  Object.defineProperty(user, 'cacheVersion', { value: version, enumerable: false, configurable: true });
+  return user as T & VersionedUser;
+}
+
+/** A user by id with its cache version (one kept statement), or null. */
+export async function userWithVersion(db: Db, id: string): Promise<VersionedUser | null> {
+  const [row] = await fastRows<UserModel>(db, db.models.User, 't.id = :id', { id }, '', USER_VERSION);
+  return row ? versionedUser(row) : null;
+}
+
+/** The stamp of what depends on the user and the client's realm, or undefined (compute afresh). */
+export function userStamp(client: ClientModel, user: UserModel): string | undefined {
+  const realm = clientStamp(client);
+  const v = (user as VersionedUser).cacheVersion;
+  return realm === undefined || v === undefined || !Number.isFinite(v) ? undefined : `${realm}|${user.id}:${v}`;
+}
+
+/** `compute()`, kept under `stamp` (a `userStamp`) for later requests about the same user. */
+export async function keptForUser<T>(db: Db, key: string, stamp: string | undefined, compute: () => Promise<T>): Promise<T> {
+  if (stamp === undefined) return compute();
+  let cache = userCaches.get(db);
+  if (!cache) {
+    cache = new LRUCache({ max: 20_000 });
+    userCaches.set(db, cache);
+  }
+  const hit = cache.get(key);
+  if (hit && hit.stamp === stamp) return hit.value as T;
+  const value = await compute();
+  cache.set(key, { stamp, value: frozen(value) });
+  return value;
 }

@@ -10,6 +10,7 @@ import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
 import type { UserModel } from '../../db/models/user';
 import { fastRows } from '../../loaders';
+import { USER_VERSION, userWithVersion, versionedUser } from './client-config-cache';
 import { lockoutOf, recordLoginFailure, recordLoginSuccess } from '../sessions/brute-force';
 import { createSession, findActiveSession, type NewSession, touchSession } from '../sessions/session-store';
 import { hashSettings, passwordExpired } from '../users/password-policy';
@@ -151,10 +152,16 @@ export async function clientCredentialsGrant(g: GrantCall): Promise<TokenRespons
     throw await ev.fail('invalid_client', oauth(400, 'unauthorized_client', 'Public client not allowed to retrieve service account'));
   if (!client.serviceAccountsEnabled)
     throw await ev.fail('invalid_client', oauth(400, 'unauthorized_client', 'Client not enabled to retrieve service account'));
-  const [user] = await fastRows<UserModel>(db, db.models.User, 't.realm_id = :realm AND t.service_account_client_link = :client', {
-    realm: realm.id,
-    client: client.id,
-  });
+  const [row] = await fastRows<UserModel>(
+    db,
+    db.models.User,
+    't.realm_id = :realm AND t.service_account_client_link = :client',
+    { realm: realm.id, client: client.id },
+    '',
+    USER_VERSION,
+  );
+  // With its cache version: the roles and groups of its tokens are kept under it (client-config-cache.ts).
+  const user = row ? versionedUser(row) : undefined;
   if (user) ev.userId = user.id;
   if (!user?.enabled) throw await ev.fail('user_disabled', oauth(400, 'invalid_request', 'User for this service account is disabled'));
   ev.detail('username', user.username);
@@ -214,7 +221,7 @@ export async function refreshGrant(g: GrantCall): Promise<TokenResponse> {
     const text = offline ? 'Offline user session not found' : 'Session not active';
     throw await ev.fail(offline ? 'invalid_token' : 'session_expired', oauth(400, 'invalid_grant', text));
   }
-  const user = await db.models.User.findByPk(session.userId);
+  const user = await userWithVersion(db, session.userId);
   if (!user?.enabled || user.id !== String(claims.sub ?? user.id))
     throw await ev.fail('user_disabled', oauth(400, 'invalid_grant', 'Session not active'));
   if (Number(claims.iat ?? 0) < Math.max(user.notBefore, setting(realm, 'notBefore', 0)))
