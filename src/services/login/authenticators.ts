@@ -221,7 +221,10 @@ const otpForm: Authenticator = {
 };
 
 /** The config of an execution: from the run's configs when it has them, else read by id; undefined without one. */
-export async function authenticatorConfig(ctx: LoginContext, exec: AuthExecutionModel): Promise<Readonly<Record<string, string>> | undefined> {
+export async function authenticatorConfig(
+  ctx: LoginContext,
+  exec: AuthExecutionModel,
+): Promise<Readonly<Record<string, string>> | undefined> {
   if (!exec.configId) return undefined;
   if (ctx.authConfigs) return ctx.authConfigs[exec.configId];
   return (await ctx.db.models.AuthenticatorConfig.findByPk(exec.configId))?.config ?? undefined;
@@ -262,7 +265,11 @@ const userConfigured: Condition = {
   async matchCondition(ctx, exec, siblings, registry) {
     const others = siblings.filter(
       (e) =>
-        e.id !== exec.id && !e.authenticatorFlow && e.authenticator && !registry.conditions[e.authenticator] && e.requirement !== 'DISABLED',
+        e.id !== exec.id &&
+        !e.authenticatorFlow &&
+        e.authenticator &&
+        !registry.conditions[e.authenticator] &&
+        e.requirement !== 'DISABLED',
     );
     const configured = async (e: AuthExecutionModel): Promise<boolean> => {
       const provider = e.authenticator as string;

@@ -13,7 +13,16 @@ import { hashSettings } from '../users/password-policy';
 import { federatedPasswordValid, findLoginUser } from '../user-storage/federation';
 import type { AuthRequest } from './authorize';
 import { ATTEMPTED_USERNAME, authenticatorConfig, BROWSER_REGISTRY } from './authenticators';
-import { type Authenticator, type Condition, FlowError, FlowRun, type LoginContext, type OAuthReply, type Outcome, type Registry } from './flow-engine';
+import {
+  type Authenticator,
+  type Condition,
+  FlowError,
+  FlowRun,
+  type LoginContext,
+  type OAuthReply,
+  type Outcome,
+  type Registry,
+} from './flow-engine';
 import { realmFlowDefinitions } from './flow-definitions';
 import { ENGLISH } from './messages';
 import { verifyUserOtp } from './otp';
@@ -70,7 +79,11 @@ const validateUsername: Authenticator = {
     const { db, realm, ev } = ctx;
     const username = ctx.form.username;
     if (username === undefined)
-      return { kind: 'failure', error: 'user_not_found', reply: { status: 401, error: 'invalid_request', description: 'Missing parameter: username' } };
+      return {
+        kind: 'failure',
+        error: 'user_not_found',
+        reply: { status: 401, error: 'invalid_request', description: 'Missing parameter: username' },
+      };
     ev.detail('username', username);
     ctx.data.notes[ATTEMPTED_USERNAME] = username;
     const user = await findLoginUser(db, realm, username);
@@ -89,7 +102,8 @@ const validateUsername: Authenticator = {
       await equalHashWork(realm, ctx.form.password);
       return invalidGrant(locked === 'temporary' ? 'user_temporarily_disabled' : 'user_disabled');
     }
-    if (!user.enabled) return { kind: 'failure', error: 'user_disabled', reply: { status: 400, error: 'invalid_grant', description: 'Account disabled' } };
+    if (!user.enabled)
+      return { kind: 'failure', error: 'user_disabled', reply: { status: 400, error: 'invalid_grant', description: 'Account disabled' } };
     ctx.user = user;
     return { kind: 'success' };
   },
@@ -205,7 +219,11 @@ export type DirectGrantResult =
 const INVALID: OAuthReply = { status: 400, error: 'invalid_grant', description: 'Invalid user credentials' };
 
 /** The flow a password grant runs: the client's `direct_grant` override when it names a flow of the realm, else the realm's directGrantFlow. */
-function directGrantFlowId(realm: RealmModel, client: ClientModel, flows: ReadonlyArray<{ id: string; alias: string }>): string | undefined {
+function directGrantFlowId(
+  realm: RealmModel,
+  client: ClientModel,
+  flows: ReadonlyArray<{ id: string; alias: string }>,
+): string | undefined {
   const override = (client.settings.authenticationFlowBindingOverrides as Record<string, string> | undefined)?.direct_grant;
   if (override) {
     const flow = flows.find((f) => f.id === override);

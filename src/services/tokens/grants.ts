@@ -98,7 +98,10 @@ export async function passwordGrant(g: GrantCall): Promise<TokenResponse> {
   const run = await runDirectGrant({ db, realm, client, form: req.form, ev, ipAddress: req.ipAddress });
   if (run.kind === 'failure') {
     const { status, error, description } = run.reply;
-    throw await ev.fail(run.event, new HttpError(status, description === undefined ? { error } : { error, error_description: description }));
+    throw await ev.fail(
+      run.event,
+      new HttpError(status, description === undefined ? { error } : { error, error_description: description }),
+    );
   }
   const { user } = run;
   ev.userId = user.id;
