@@ -1,5 +1,14 @@
 import { createHash, generateKeyPairSync } from 'node:crypto';
-import { compactDecrypt, createLocalJWKSet, decodeJwt, decodeProtectedHeader, exportJWK, type JWTPayload, jwtVerify } from 'jose';
+import {
+  compactDecrypt,
+  createLocalJWKSet,
+  decodeJwt,
+  decodeProtectedHeader,
+  exportJWK,
+  type JSONWebKeySet,
+  type JWTPayload,
+  jwtVerify,
+} from 'jose';
 import { exchange, formAction, Jar, type LoginWorld, loginWorld, pkcePair, REDIRECT, signIn } from './browser-client';
 
 /**
@@ -57,7 +66,7 @@ beforeAll(async () => {
       'authorization.encrypted.response.enc': 'A256GCM',
     },
   });
-  jwks = createLocalJWKSet(await (await fetch(`${issuer}/protocol/openid-connect/certs`)).json());
+  jwks = createLocalJWKSet((await (await fetch(`${issuer}/protocol/openid-connect/certs`)).json()) as JSONWebKeySet);
 });
 afterAll(() => w?.ts.close());
 
