@@ -169,6 +169,20 @@ describe('response types', () => {
     expect((await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier })).status).toBe(400);
   });
 
+  test('exclude.issuer.from.auth.response and exclude.session.state.from.auth.response leave those out (JARM keeps its iss claim)', async () => {
+    await client('quiet', {
+      attributes: { 'exclude.issuer.from.auth.response': 'true', 'exclude.session.state.from.auth.response': 'true' },
+    });
+    const p = (await responseOf(await signIn(new Jar(), authUrl({ client_id: 'quiet', response_type: 'code id_token' })))).params;
+    expect([p.has('iss'), p.has('session_state'), p.has('code'), p.get('state')]).toEqual([false, false, true, 'st-1']);
+    const err = (await responseOf(await new Jar().fetch(authUrl({ client_id: 'quiet', response_type: 'nope' })))).params;
+    expect([err.get('error'), err.has('iss')]).toEqual(['unsupported_response_type', false]);
+    const jwt = (await responseOf(await signIn(new Jar(), authUrl({ client_id: 'quiet', response_type: 'code', response_mode: 'jwt' }))))
+      .params;
+    const claims = await verify(jwt.get('response') as string);
+    expect([claims.iss, claims.session_state]).toEqual([issuer, undefined]);
+  });
+
   test('id.token.as.detached.signature: the ID token carries no user claims, only its own and the hashes', async () => {
     const p = (await responseOf(await signIn(new Jar(), authUrl({ client_id: 'detached', response_type: 'code id_token' })))).params;
     const id = await verify(p.get('id_token') as string);

@@ -45,8 +45,13 @@ export async function responseToClient(
   baseUrl: string,
   redirectUri: string,
   mode: ResponseMode,
-  params: Record<string, string | undefined>,
+  sent: Record<string, string | undefined>,
 ): Promise<ClientResponse> {
+  // OIDCAdvancedConfigWrapper: a client may leave `iss` and `session_state` out of its responses.
+  const a = attrsOf(client);
+  const params = { ...sent };
+  if (a['exclude.issuer.from.auth.response'] === 'true') delete params.iss;
+  if (a['exclude.session.state.from.auth.response'] === 'true') delete params.session_state;
   if (!isJwtMode(mode)) return authorizationResponse(redirectUri, mode as 'query' | 'fragment' | 'form_post', params);
   const claims: Record<string, unknown> = {
     iss: issuerOf(baseUrl, realm.name),
