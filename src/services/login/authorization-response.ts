@@ -8,7 +8,7 @@ import type { RealmModel } from '../../db/models/realm';
 import { getLogger } from '../../logging';
 import { clientJwks } from '../tokens/client-keys';
 import { codeLifespan } from './auth-sessions';
-import { authorizationResponse } from './browser-response';
+import { authorizationResponse, type BrowserRequest, type BrowserResponse, type CookieOp, realmPage } from './browser-response';
 import { isJwtMode, type ResponseMode } from './response-types';
 
 /**
@@ -100,5 +100,31 @@ async function encryptForClient(client: ClientModel, jws: string): Promise<strin
   } catch (e) {
     log.warn(`Client ${client.clientId}: the authorization response could not be encrypted: ${(e as Error).message}`);
     throw new ResponseSigningError('can not encrypt the authorization response');
+  }
+}
+
+/**
+ * The authorization response (or error) to the client's redirect URI in the request's response mode;
+ * a JWT mode whose algorithm has no active realm key (or whose encryption key is missing) shows
+ * Keycloak's internal-error page instead.
+ */
+export async function sendBack(
+  db: Db,
+  realm: RealmModel,
+  req: BrowserRequest,
+  client: ClientModel,
+  redirectUri: string,
+  mode: ResponseMode,
+  params: Record<string, string | undefined>,
+  cookies: CookieOp[] = [],
+): Promise<BrowserResponse> {
+  try {
+    return { ...(await responseToClient(db, realm, client, req.baseUrl, redirectUri, mode, params)), realm, cookies };
+  } catch (e) {
+    if (!(e instanceof ResponseSigningError)) throw e;
+    return {
+      ...(await realmPage(db, realm, req, { page: 'error', status: 500, message: { key: 'internalServerErrorMessage' } })),
+      cookies,
+    };
   }
 }

@@ -28,10 +28,9 @@ import { consentStep, OAUTH_GRANT } from './consent';
 import { afterBrokerFlow, brokerFlowOf, brokerSessionNotes } from './broker/broker-flows';
 import { LOGIN_REGISTRY, providerLinks } from './broker/idp-redirect';
 import { KC_NOTES, kcActionOf, kcActionResponse, requireRecentAuthentication, setKcActionStatus } from './kc-action';
-import { ResponseSigningError, responseToClient } from './authorization-response';
+import { sendBack } from './authorization-response';
 import { frontChannelTokens } from './implicit-tokens';
-import { type ResponseMode, ResponseType } from './response-types';
-import type { ClientModel } from '../../db/models/client';
+import { ResponseType } from './response-types';
 
 /**
  * Browser login (issue 14): the authorization endpoint starts a login (an authentication session
@@ -132,32 +131,6 @@ async function browserFlowId(db: Db, realm: RealmModel, clientSettings: Record<s
   }
   const alias = typeof realm.settings.browserFlow === 'string' ? realm.settings.browserFlow : 'browser';
   return (await db.models.AuthFlow.findOne({ where: { realmId: realm.id, alias }, attributes: ['id'] }))?.id;
-}
-
-/**
- * The authorization response (or error) to the client's redirect URI in the request's response mode;
- * a JWT mode whose algorithm has no active realm key (or whose encryption key is missing) shows
- * Keycloak's internal-error page instead.
- */
-async function sendBack(
-  db: Db,
-  realm: RealmModel,
-  req: BrowserRequest,
-  client: ClientModel,
-  redirectUri: string,
-  mode: ResponseMode,
-  params: Record<string, string | undefined>,
-  cookies: CookieOp[] = [],
-): Promise<BrowserResponse> {
-  try {
-    return { ...(await responseToClient(db, realm, client, req.baseUrl, redirectUri, mode, params)), realm, cookies };
-  } catch (e) {
-    if (!(e instanceof ResponseSigningError)) throw e;
-    return {
-      ...(await realmPage(db, realm, req, { page: 'error', status: 500, message: { key: 'internalServerErrorMessage' } })),
-      cookies,
-    };
-  }
 }
 
 /** Continues a login (an e-mail link's session, or one a verification link resumes) where it stands. */
