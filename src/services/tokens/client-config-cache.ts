@@ -21,7 +21,7 @@ import { fastRows } from '../../loaders';
  * request that tried to change one would throw instead of changing it for the others. Kept per
  * database (several test servers share one process).
  */
-const caches = new WeakMap<Db, LRUCache<string, { stamp: string; value: unknown }>>();
+const caches = new WeakMap<Db, Kept>();
 
 /** A client read by the token endpoint with the version its realm had then. */
 export type VersionedClient = ClientModel & { realmVersion?: number };
@@ -32,12 +32,14 @@ export function clientStamp(client: ClientModel): string | undefined {
   return v === undefined || v < 0 ? undefined : `${client.realmId}:${v}`;
 }
 
-/** `compute()`, kept for later requests under `stamp` (undefined: not kept). */
-export async function keptForRealm<T>(db: Db, key: string, stamp: string | undefined, compute: () => Promise<T>): Promise<T> {
+type Kept = LRUCache<string, { stamp: string; value: unknown }>;
+
+/** `compute()`, kept in `caches` (per database, at most `max` entries) under `stamp` (undefined: not kept). */
+async function kept<T>(caches: WeakMap<Db, Kept>, max: number, db: Db, key: string, stamp: string | undefined, compute: () => Promise<T>) {
   if (stamp === undefined) return compute();
   let cache = caches.get(db);
   if (!cache) {
-    cache = new LRUCache({ max: 5_000 });
+    cache = new LRUCache({ max });
     caches.set(db, cache);
   }
   const hit = cache.get(key);
@@ -45,6 +47,11 @@ export async function keptForRealm<T>(db: Db, key: string, stamp: string | undef
   const value = await compute();
   cache.set(key, { stamp, value: frozen(value) });
   return value;
+}
+
+/** `compute()`, kept for later requests under `stamp` (undefined: not kept). */
+export function keptForRealm<T>(db: Db, key: string, stamp: string | undefined, compute: () => Promise<T>): Promise<T> {
+  return kept(caches, 5_000, db, key, stamp, compute);
 }
 
 /** Freezes the values of model instances, and the arrays and plain objects holding them (sets and maps are left as they are: read them only). */
@@ -71,7 +78,7 @@ function frozen<T>(value: T): T {
  * memberships; ADR 23). The user's row and attributes are read by every request: only what both
  * counters cover is kept. A separate LRU, so that many users do not push clients' configurations out.
  */
-const userCaches = new WeakMap<Db, LRUCache<string, { stamp: string; value: unknown }>>();
+const userCaches = new WeakMap<Db, Kept>();
 
 /** A user read with its cache version: `USER_VERSION` as an extra column of the read (fastRows). */
 export type VersionedUser = UserModel & { cacheVersion?: number };
@@ -101,16 +108,6 @@ export function userStamp(client: ClientModel, user: UserModel): string | undefi
 }
 
 /** `compute()`, kept under `stamp` (a `userStamp`) for later requests about the same user. */
-export async function keptForUser<T>(db: Db, key: string, stamp: string | undefined, compute: () => Promise<T>): Promise<T> {
-  if (stamp === undefined) return compute();
-  let cache = userCaches.get(db);
-  if (!cache) {
-    cache = new LRUCache({ max: 20_000 });
-    userCaches.set(db, cache);
-  }
-  const hit = cache.get(key);
-  if (hit && hit.stamp === stamp) return hit.value as T;
-  const value = await compute();
-  cache.set(key, { stamp, value: frozen(value) });
-  return value;
+export function keptForUser<T>(db: Db, key: string, stamp: string | undefined, compute: () => Promise<T>): Promise<T> {
+  return kept(userCaches, 20_000, db, key, stamp, compute);
 }
