@@ -377,19 +377,8 @@ describe('response modes', () => {
   });
 });
 
-test('discovery lists the response types, modes and JARM algorithms served', async () => {
+test('discovery lists the JARM algorithms served (the response types and modes are pinned with the whole document in tokens.test.ts)', async () => {
   const doc = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
-  expect(doc.response_types_supported).toEqual([
-    'code',
-    'none',
-    'id_token',
-    'token',
-    'id_token token',
-    'code id_token',
-    'code token',
-    'code id_token token',
-  ]);
-  expect(doc.response_modes_supported).toEqual(['query', 'fragment', 'form_post', 'query.jwt', 'fragment.jwt', 'form_post.jwt', 'jwt']);
   expect(doc.grant_types_supported).toContain('implicit');
   // The realm's active signing keys: RS256, the PS256 key added above, and its HMAC key.
   expect(doc.authorization_signing_alg_values_supported).toEqual(['HS512', 'PS256', 'RS256']);
