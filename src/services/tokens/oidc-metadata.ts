@@ -1,4 +1,4 @@
-import type { KeyObject } from 'node:crypto';
+import { createHash, type KeyObject } from 'node:crypto';
 import type { JSONWebKeySet } from 'jose';
 import type { Db } from '../../db';
 import type { RealmModel } from '../../db/models/realm';
@@ -38,6 +38,14 @@ export async function publicRealm(db: Db, name: string): Promise<RealmModel> {
 }
 
 /** GET /realms/{realm}/protocol/openid-connect/certs: every public key a client may need (RSA, EC, OKP; secrets never). */
+const thumbprints = (certificate: string) => {
+  const der = Buffer.from(certificate, 'base64');
+  return {
+    x5t: createHash('sha1').update(der).digest('base64url'),
+    'x5t#S256': createHash('sha256').update(der).digest('base64url'),
+  };
+};
+
 export async function realmJwks(db: Db, name: string): Promise<JSONWebKeySet> {
   const realm = await publicRealm(db, name);
   const keys = (await realmKeys(db, realm)).filter((k) => k.type !== 'OCT' && k.status !== 'DISABLED' && k.publicKey);
@@ -49,7 +57,8 @@ export async function realmJwks(db: Db, name: string): Promise<JSONWebKeySet> {
         kty,
         alg: k.algorithm,
         use: k.use === 'SIG' ? 'sig' : 'enc',
-        ...(k.certificate ? { x5c: [k.certificate] } : {}),
+        // Keycloak's JWKBuilder: the certificate chain and its SHA-1 / SHA-256 thumbprints.
+        ...(k.certificate ? { x5c: [k.certificate], ...thumbprints(k.certificate) } : {}),
         ...(kty === 'RSA' ? { n, e } : { crv, x, ...(y ? { y } : {}) }),
       };
     }),
