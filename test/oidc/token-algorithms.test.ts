@@ -233,6 +233,7 @@ describe('encrypted ID tokens and userinfo (JWE to the client’s key)', () => {
     ['RSA-OAEP', undefined, 'A128CBC-HS256'],
     ['RSA-OAEP-256', 'A256GCM', 'A256GCM'],
     ['RSA-OAEP-256', 'A128CBC-HS256', 'A128CBC-HS256'],
+    ['ECDH-ES+A256KW', 'A256GCM', 'A256GCM'],
   ])('%s with %s', async (alg, enc, expectedEnc) => {
     const { publicKey, privateKey } = await generateKeyPair(alg, { extractable: true });
     const jwk = { ...(await exportJWK(publicKey)), kid: `enc-${alg}-${expectedEnc}`, use: 'enc', alg };
@@ -250,7 +251,8 @@ describe('encrypted ID tokens and userinfo (JWE to the client’s key)', () => {
       expect(res.status).toBe(200);
       expect(res.body.id_token.split('.')).toHaveLength(5);
       const { plaintext, protectedHeader } = await compactDecrypt(res.body.id_token, privateKey);
-      expect(protectedHeader).toEqual({ alg, enc: expectedEnc, kid: jwk.kid, cty: 'JWT' });
+      // (ECDH-ES adds its ephemeral public key, `epk`.)
+      expect(protectedHeader).toMatchObject({ alg, enc: expectedEnc, kid: jwk.kid, cty: 'JWT' });
       const inner = new TextDecoder().decode(plaintext);
       const { payload } = await jwtVerify(inner, createLocalJWKSet(await jwks()), { algorithms: ['RS256'] });
       expect(payload).toMatchObject({ typ: 'ID', azp: 'web', sub: rp.alice });
@@ -296,4 +298,9 @@ test('the JWKS lists every enabled public key with its alg, use and certificate 
     expect(k['x5t#S256']).toMatch(/^[A-Za-z0-9_-]{43}$/);
   }
   expect(payloadOf((await login()).body.access_token).iss).toBe(`http://localhost:8080/realms/${R}`);
+  const discovery = (await request(ts.app).get(`/realms/${R}/.well-known/openid-configuration`).expect(200)).body;
+  expect(discovery.id_token_encryption_alg_values_supported).toEqual(
+    expect.arrayContaining(['RSA-OAEP', 'RSA-OAEP-256', 'ECDH-ES+A256KW']),
+  );
+  expect(discovery.userinfo_encryption_enc_values_supported).toEqual(expect.arrayContaining(['A128CBC-HS256', 'A256GCM']));
 });

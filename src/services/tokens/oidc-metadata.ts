@@ -30,6 +30,10 @@ const REQUEST_OBJECT_ALGS = [
   'none',
 ];
 
+/** Key management and content encryption of the JWE an ID token or userinfo answer is sent in (signing.ts encryptForClient). */
+const JWE_ALGS = ['ECDH-ES', 'ECDH-ES+A128KW', 'ECDH-ES+A192KW', 'ECDH-ES+A256KW', 'RSA-OAEP', 'RSA-OAEP-256', 'RSA1_5'];
+const JWE_ENCS = ['A128CBC-HS256', 'A128GCM', 'A192CBC-HS384', 'A192GCM', 'A256CBC-HS512', 'A256GCM'];
+
 /** The realm of a public endpoint (`/realms/{realm}/...`): 404 `Realm does not exist`. */
 export async function publicRealm(db: Db, name: string): Promise<RealmModel> {
   const realm = await realmWithVersion(db, name);
@@ -108,6 +112,10 @@ export async function discoveryDocument(db: Db, name: string, baseUrl: string): 
     id_token_signing_alg_values_supported: algorithms,
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'client_secret_jwt'],
     userinfo_signing_alg_values_supported: [...algorithms, 'none'],
+    id_token_encryption_alg_values_supported: JWE_ALGS,
+    id_token_encryption_enc_values_supported: JWE_ENCS,
+    userinfo_encryption_alg_values_supported: JWE_ALGS,
+    userinfo_encryption_enc_values_supported: JWE_ENCS,
     introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'client_secret_jwt'],
     revocation_endpoint: `${oidc}/revoke`,
     revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'client_secret_jwt'],
