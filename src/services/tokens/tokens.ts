@@ -88,6 +88,8 @@ export interface Issuance {
   session?: UserSessionModel;
   scope: string;
   req: TokenRequest;
+  /** Claims of the login the ID token carries besides the mapped ones (the code grant's nonce and auth_time). */
+  idExtra?: JWTPayload;
 }
 
 /**
@@ -175,6 +177,7 @@ export async function issue(t: Issuance, withRefresh: boolean): Promise<TokenRes
       ...(sessionId ? { sid: sessionId } : {}),
       at_hash: oidcHash(key, access_token),
       ...idClaims.id,
+      ...t.idExtra,
     });
     // Keycloak's encodeAndEncrypt: the signed ID token in a JWE to the client's key when it asks for one.
     const encryption = encryptionFor(client, 'id');
