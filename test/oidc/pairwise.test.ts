@@ -113,17 +113,14 @@ test('the mapper gets a salt; clients of one sector see one sub, another sector 
 });
 
 test('pairwise sub in every token kind; every endpoint that takes the token back finds the session user', async () => {
-  const res = await request(ts.app)
-    .post(TOKEN)
-    .type('form')
-    .send({
-      grant_type: 'password',
-      client_id: 'pw-b',
-      client_secret: 'pw-b-secret',
-      username: 'alice',
-      password: 'alice-pw',
-      scope: 'openid',
-    });
+  const res = await request(ts.app).post(TOKEN).type('form').send({
+    grant_type: 'password',
+    client_id: 'pw-b',
+    client_secret: 'pw-b-secret',
+    username: 'alice',
+    password: 'alice-pw',
+    scope: 'openid',
+  });
   expect(res.status).toBe(200);
   const sub = payloadOf(res.body.id_token).sub;
   expect(sub).not.toBe(rp.alice);
