@@ -1,4 +1,14 @@
-import { compactDecrypt, createLocalJWKSet, decodeProtectedHeader, exportJWK, generateKeyPair, type JSONWebKeySet, jwtVerify } from 'jose';
+import { randomUUID } from 'node:crypto';
+import {
+  compactDecrypt,
+  createLocalJWKSet,
+  decodeProtectedHeader,
+  exportJWK,
+  generateKeyPair,
+  type JSONWebKeySet,
+  jwtVerify,
+  SignJWT,
+} from 'jose';
 import request from 'supertest';
 import { createClient, createdId } from '../helpers/fixtures';
 import { payloadOf } from '../helpers/dpop';
@@ -303,4 +313,44 @@ test('the JWKS lists every enabled public key with its alg, use and certificate 
     expect.arrayContaining(['RSA-OAEP', 'RSA-OAEP-256', 'ECDH-ES+A256KW']),
   );
   expect(discovery.userinfo_encryption_enc_values_supported).toEqual(expect.arrayContaining(['A128CBC-HS256', 'A256GCM']));
+});
+
+test("a client assertion must use the client's token.endpoint.auth.signing.alg (Keycloak's JWTClientValidator)", async () => {
+  const es = await generateKeyPair('ES256');
+  const ps = await generateKeyPair('PS256');
+  const keysOf = async (pair: { publicKey: KeyLike }, kid: string, alg: string) => ({
+    ...(await exportJWK(pair.publicKey)),
+    kid,
+    alg,
+    use: 'sig',
+  });
+  await createClient(rp.admin, R, {
+    clientId: 'assert',
+    publicClient: false,
+    serviceAccountsEnabled: true,
+    clientAuthenticatorType: 'client-jwt',
+    attributes: {
+      'use.jwks.string': 'true',
+      'jwks.string': JSON.stringify({ keys: [await keysOf(es, 'es', 'ES256'), await keysOf(ps, 'ps', 'PS256')] }),
+      'token.endpoint.auth.signing.alg': 'PS256',
+    },
+  });
+  const assertion = (alg: string, key: KeyLike, kid: string) =>
+    new SignJWT({ jti: randomUUID() })
+      .setProtectedHeader({ alg, kid })
+      .setIssuer('assert')
+      .setSubject('assert')
+      .setAudience(`http://localhost:8080/realms/${R}`)
+      .setIssuedAt()
+      .setExpirationTime('1m')
+      .sign(key);
+  const grant = async (jwt: string) =>
+    request(ts.app).post(rp.endpoint('token')).type('form').send({
+      grant_type: 'client_credentials',
+      client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+      client_assertion: jwt,
+    });
+  const wrong = await grant(await assertion('ES256', es.privateKey, 'es'));
+  expect([wrong.status, wrong.body]).toEqual([400, { error: 'invalid_client', error_description: 'invalid signature algorithm' }]);
+  expect((await grant(await assertion('PS256', ps.privateKey, 'ps'))).status).toBe(200);
 });
