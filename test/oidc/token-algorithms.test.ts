@@ -7,6 +7,7 @@ import {
   generateKeyPair,
   type JSONWebKeySet,
   jwtVerify,
+  type KeyLike,
   SignJWT,
 } from 'jose';
 import request from 'supertest';
