@@ -240,12 +240,13 @@ test('a passive key still verifies the tokens it signed; a disabled one no longe
 });
 
 describe('encrypted ID tokens and userinfo (JWE to the client’s key)', () => {
+  // The last column: the client's userinfo signature algorithm (none: the encrypted answer holds the JSON claims).
   test.each([
-    ['RSA-OAEP', undefined, 'A128CBC-HS256'],
-    ['RSA-OAEP-256', 'A256GCM', 'A256GCM'],
-    ['RSA-OAEP-256', 'A128CBC-HS256', 'A128CBC-HS256'],
-    ['ECDH-ES+A256KW', 'A256GCM', 'A256GCM'],
-  ])('%s with %s', async (alg, enc, expectedEnc) => {
+    ['RSA-OAEP', undefined, 'A128CBC-HS256', undefined],
+    ['RSA-OAEP-256', 'A256GCM', 'A256GCM', 'ES256'],
+    ['RSA-OAEP-256', 'A128CBC-HS256', 'A128CBC-HS256', undefined],
+    ['ECDH-ES+A256KW', 'A256GCM', 'A256GCM', 'PS256'],
+  ])('%s with %s (%s), userinfo signed with %s', async (alg, enc, expectedEnc, userinfoAlg) => {
     const { publicKey, privateKey } = await generateKeyPair(alg, { extractable: true });
     const jwk = { ...(await exportJWK(publicKey)), kid: `enc-${alg}-${expectedEnc}`, use: 'enc', alg };
     const signingOnly = { ...(await exportJWK((await generateKeyPair('RS256', { extractable: true })).publicKey)), kid: 'sig', use: 'sig' };
@@ -256,6 +257,7 @@ describe('encrypted ID tokens and userinfo (JWE to the client’s key)', () => {
       'id.token.encrypted.response.enc': enc ?? null,
       'user.info.encrypted.response.alg': alg,
       'user.info.encrypted.response.enc': enc ?? null,
+      'user.info.response.signature.alg': userinfoAlg ?? null,
     });
     try {
       const res = await login();
@@ -272,8 +274,17 @@ describe('encrypted ID tokens and userinfo (JWE to the client’s key)', () => {
       const userinfo = await request(ts.app).get(rp.endpoint('userinfo')).set('Authorization', `Bearer ${res.body.access_token}`);
       expect([userinfo.status, userinfo.headers['content-type']]).toEqual([200, 'application/jwt; charset=utf-8']);
       const decrypted = await compactDecrypt(userinfo.text, privateKey);
-      const claims = await jwtVerify(new TextDecoder().decode(decrypted.plaintext), createLocalJWKSet(await jwks()));
-      expect(claims.payload).toMatchObject({ sub: rp.alice, aud: 'web', preferred_username: 'alice' });
+      const content = new TextDecoder().decode(decrypted.plaintext);
+      if (userinfoAlg) {
+        expect(decrypted.protectedHeader.cty).toBe('JWT');
+        const claims = await jwtVerify(content, createLocalJWKSet(await jwks()), { algorithms: [userinfoAlg] });
+        expect(claims.payload).toMatchObject({ sub: rp.alice, aud: 'web', preferred_username: 'alice' });
+      } else {
+        // Keycloak's UserInfoEndpoint: encryption without a signature wraps the JSON claims (no iss, aud, cty).
+        expect(decrypted.protectedHeader.cty).toBeUndefined();
+        expect(JSON.parse(content)).toMatchObject({ sub: rp.alice, preferred_username: 'alice' });
+        expect(JSON.parse(content).aud).toBeUndefined();
+      }
     } finally {
       await setAttributes('web', {
         'use.jwks.string': null,
@@ -282,6 +293,7 @@ describe('encrypted ID tokens and userinfo (JWE to the client’s key)', () => {
         'id.token.encrypted.response.enc': null,
         'user.info.encrypted.response.alg': null,
         'user.info.encrypted.response.enc': null,
+        'user.info.response.signature.alg': null,
       });
     }
   });

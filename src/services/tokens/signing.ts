@@ -168,10 +168,16 @@ export function encryptionFor(client: Pick<ClientModel, 'settings'>, purpose: 'i
 /**
  * Encrypts a signed JWT to the client (Keycloak's DefaultTokenManager.encodeAndEncrypt): with the
  * first key of the client's JWKS meant for encryption with that algorithm (`use` enc or none, `alg`
- * that one or none), header `alg`, `enc`, the key's `kid` and `cty: JWT`. A client without such a
- * key gets a 400, not a token it cannot read.
+ * that one or none), header `alg`, `enc`, the key's `kid` and `cty: JWT` for a nested JWT (none for
+ * plain JSON content: an encrypted, unsigned userinfo answer). A client without such a key gets a
+ * 400 `can not get encryption KEK` (Keycloak's UserInfoEndpoint answers so), not a token it cannot read.
  */
-export async function encryptForClient(client: ClientModel, jwt: string, choice: { alg: string; enc: string }): Promise<string> {
+export async function encryptForClient(
+  client: ClientModel,
+  content: string,
+  choice: { alg: string; enc: string },
+  cty: string | null = 'JWT',
+): Promise<string> {
   const noKey = () => errorB(400, 'invalid_request', 'can not get encryption KEK');
   let jwks: JSONWebKeySet | undefined;
   try {
@@ -190,9 +196,9 @@ export async function encryptForClient(client: ClientModel, jwt: string, choice:
   } catch {
     throw noKey();
   }
-  const header = { alg: choice.alg, enc: choice.enc, cty: 'JWT', ...(jwk.kid ? { kid: jwk.kid } : {}) };
+  const header = { alg: choice.alg, enc: choice.enc, ...(cty ? { cty } : {}), ...(jwk.kid ? { kid: jwk.kid } : {}) };
   try {
-    return await new CompactEncrypt(new TextEncoder().encode(jwt)).setProtectedHeader(header).encrypt(key);
+    return await new CompactEncrypt(new TextEncoder().encode(content)).setProtectedHeader(header).encrypt(key);
   } catch (e) {
     throw errorB(400, 'invalid_request', `Failed to encrypt token: ${(e as Error).message}`);
   }

@@ -194,9 +194,10 @@ async function answer(db: Db, realm: RealmModel, req: UserinfoRequest, claims: J
   const attributes = (client.settings.attributes ?? {}) as Record<string, string>;
   const alg = attributes['user.info.response.signature.alg'];
   const encryption = encryptionFor(client, 'userinfo');
-  // Keycloak's UserInfoEndpoint: a JWT (application/jwt) when the client asks for a signed or an
-  // encrypted answer; signed with its algorithm (else the realm's default), then encrypted to its key.
-  if ((alg && alg !== 'unsigned') || encryption) {
+  // Keycloak's UserInfoEndpoint: with a signature algorithm, a JWT (iss, aud) signed so and, when the
+  // client asks for encryption too, in a JWE to its key; with encryption alone, the JSON claims in a
+  // JWE; both answered as application/jwt.
+  if (alg && alg !== 'unsigned') {
     const signed = await signForClient(db, realm, client, 'userinfo', {
       ...out,
       iss: issuerOf(req.baseUrl, realm.name),
@@ -208,6 +209,11 @@ async function answer(db: Db, realm: RealmModel, req: UserinfoRequest, claims: J
     return { jwt, origins };
   }
   ev.detail('signature_required', 'false');
+  if (encryption) {
+    const jwt = await encryptForClient(client, JSON.stringify(out), encryption, null);
+    await ev.success();
+    return { jwt, origins };
+  }
   await ev.success();
   return { claims: out, origins };
 }
