@@ -23,6 +23,11 @@ export interface OidcDiscoveryDocument {
   authorization_encryption_enc_values_supported: string[];
   token_endpoint_auth_methods_supported: string[];
   userinfo_signing_alg_values_supported: string[];
+  /** JWE of ID tokens and userinfo answers to the client's key (`*.encrypted.response.alg` / `.enc`). */
+  id_token_encryption_alg_values_supported: string[];
+  id_token_encryption_enc_values_supported: string[];
+  userinfo_encryption_alg_values_supported: string[];
+  userinfo_encryption_enc_values_supported: string[];
   introspection_endpoint_auth_methods_supported: string[];
   revocation_endpoint: string;
   revocation_endpoint_auth_methods_supported: string[];

@@ -247,11 +247,12 @@ test('fapi-2-security-profile: a client-jwt client pushes, logs in and gets cert
       { grant_type: 'authorization_code', code, redirect_uri: HTTPS, code_verifier: verifier, ...(await authed('f2', alg)) },
       withCert,
     );
-  // Keycloak's profile order: secure-signature-algorithm-signed-jwt judges before holder-of-key-enforcer.
+  // The profile auto-configured token.endpoint.auth.signing.alg=PS256: Keycloak's JWTClientValidator
+  // (validateSignatureAlgorithm) refuses an RS256 assertion while authenticating the client, before any policy runs.
   for (const withCert of [false, true])
     expect(await exchange('RS256', withCert)).toEqual({
       status: 400,
-      body: { error: 'invalid_request', error_description: 'not allowed signature algorithm.' },
+      body: { error: 'invalid_client', error_description: 'invalid signature algorithm' },
     });
   expect(await exchange('PS256', false)).toEqual({
     status: 400,
@@ -266,7 +267,9 @@ test('fapi-2-message-signing: openid-client pushes a signed request object (PAR 
   await usePolicy('fapi-2-message-signing');
   expect((await create(fapiClient('ms'))).status).toBe(201);
   const key = { key: ps.privateKey, kid: 'ps' };
-  const config = await oidc.discovery(new URL(issuer), 'ms', { token_endpoint_auth_signing_alg: 'PS256' }, oidc.PrivateKeyJwt(key), {
+  // The profile auto-configured id.token.signed.response.alg=PS256: the ID token comes signed so (issue 16).
+  const metadata = { token_endpoint_auth_signing_alg: 'PS256', id_token_signed_response_alg: 'PS256' };
+  const config = await oidc.discovery(new URL(issuer), 'ms', metadata, oidc.PrivateKeyJwt(key), {
     execute: [oidc.allowInsecureRequests],
   });
   const verifier = oidc.randomPKCECodeVerifier();

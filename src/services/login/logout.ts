@@ -96,7 +96,8 @@ export async function logout(db: Db, req: BrowserRequest, confirmed: boolean): P
   let session = sso?.session ?? null;
   if (!session && hint?.sid) {
     const named = await findActiveSession(db, realm, String(hint.sid));
-    if (named && named.userId === hint.sub) session = named;
+    // As Keycloak's LogoutEndpoint: the session the hint names (its `sub` may be a pairwise one).
+    if (named) session = named;
   }
   let front: Array<{ name: string; url: string }> = [];
   if (session) {

@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { SignJWT } from 'jose';
 import { Op } from 'sequelize';
-import { activeKey, realmKeys } from '../../auth/realm-keys';
 import { nowSeconds } from '../../core/clock';
 import { systemContext } from '../../core/context';
 import { issuerOf } from '../../core/issuer';
@@ -11,6 +9,7 @@ import type { UserSessionModel } from '../../db/models/component';
 import type { RealmModel } from '../../db/models/realm';
 import { getLogger } from '../../logging';
 import { notifyClients } from './revocation';
+import { signForClient } from '../tokens/signing';
 
 const log = getLogger('idserver.services.sessions.logout');
 
@@ -115,11 +114,8 @@ export async function logoutToken(
     ...(a['backchannel.logout.session.required'] !== 'false' ? { sid: session.id } : {}),
     events,
   };
-  const keys = await realmKeys(db, realm);
-  const alg = a['id.token.signed.response.alg'] || String(realm.settings.defaultSignatureAlgorithm ?? 'RS256');
-  const key = activeKey(keys, alg) ?? activeKey(keys, 'RS256');
-  if (!key?.privateKey) throw new Error('The realm has no active signing key');
-  return new SignJWT(claims).setProtectedHeader({ alg: key.algorithm, typ: 'logout+jwt', kid: key.kid }).sign(key.privateKey);
+  // Keycloak's TokenCategory.LOGOUT: the client's ID token algorithm, else the realm's default.
+  return signForClient(db, realm, client, 'logout', claims, 'logout+jwt');
 }
 
 async function postLogoutToken(url: string, token: string): Promise<void> {

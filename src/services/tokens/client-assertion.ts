@@ -56,6 +56,9 @@ export async function authenticateByAssertion(
   }
   const alg = String(verified.header.alg);
   if ((type === 'client-jwt') === alg.startsWith('HS')) throw failed('Invalid signature algorithm');
+  // Keycloak's JWTClientValidator.validateSignatureAlgorithm: the client's `token.endpoint.auth.signing.alg`, when set, is the only one.
+  const expected = (client.settings?.attributes as Record<string, string> | undefined)?.['token.endpoint.auth.signing.alg'];
+  if (expected && expected !== alg) throw oauth(400, 'invalid_client', 'invalid signature algorithm');
   if (claims.iss !== clientId) throw failed('Issuer mismatch');
   const issuer = issuerOf(baseUrl, realm.name);
   const aud = Array.isArray(claims.aud) ? claims.aud.map(String) : claims.aud == null ? [] : [String(claims.aud)];

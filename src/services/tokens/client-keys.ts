@@ -28,7 +28,7 @@ export async function fetchSmallDocument(url: string): Promise<string> {
   return text;
 }
 
-/** The client's JWKS (`jwks.string`, or `jwks.url` fetched now), if it has one. */
+/** The client's JWKS (`jwks.string` or `jwks.url`), or undefined when it keeps none; ClientJwtError when unreadable. */
 export async function clientJwks(client: ClientModel): Promise<JSONWebKeySet | undefined> {
   const a = attrs(client);
   try {

@@ -1,8 +1,5 @@
 import { createHash } from 'node:crypto';
-import { decodeJwt, decodeProtectedHeader, type JWTPayload, SignJWT } from 'jose';
-import { realmKeys } from '../../auth/realm-keys';
-import type { Db } from '../../db';
-import type { RealmModel } from '../../db/models/realm';
+import { decodeJwt } from 'jose';
 import { type CodeData, consumeCode } from '../login/auth-sessions';
 import { findActiveSession, removeSessions, touchSession } from '../sessions/session-store';
 import { userWithVersion } from './client-config-cache';
@@ -16,16 +13,6 @@ import { grantedScope, issue, oauth, type TokenResponse } from './tokens';
  * ends, so the tokens of the first exchange no longer refresh (RFC 6749 §4.1.2).
  */
 const VERIFIER = /^[0-9a-zA-Z\-._~]{43,128}$/;
-
-/** The ID token signed again by the same key with `extra` claims (nonce, auth_time). */
-async function withIdClaims(db: Db, realm: RealmModel, token: string, extra: JWTPayload): Promise<string> {
-  const header = decodeProtectedHeader(token);
-  const key = (await realmKeys(db, realm)).find((k) => k.kid === header.kid && k.algorithm === header.alg);
-  if (!key?.privateKey) return token;
-  return new SignJWT({ ...decodeJwt(token), ...extra })
-    .setProtectedHeader({ alg: String(header.alg), typ: 'JWT', kid: key.kid })
-    .sign(key.privateKey);
-}
 
 /** PKCE (RFC 7636 §4.6): the error description, or undefined when the verifier fits the challenge. */
 function pkceError(data: CodeData, verifier: string | undefined): { code: string; text: string } | undefined {
@@ -73,13 +60,10 @@ export async function authorizationCodeGrant(g: GrantCall): Promise<TokenRespons
   if (!user?.enabled) throw await ev.fail('user_disabled', oauth(400, 'invalid_grant', 'User disabled'));
   await touchSession(db, session, client.id);
   const scope = await grantedScope(db, client, data.scope);
-  const res = await issue({ db, realm, client, user, session, scope, req: { ...req, form: { ...req.form, scope: data.scope } } }, true);
-  if (res.id_token) {
-    res.id_token = await withIdClaims(db, realm, res.id_token, {
-      auth_time: data.authTime,
-      ...(data.nonce ? { nonce: data.nonce } : {}),
-    });
-  }
+  // The login's auth_time and nonce go into the ID token before it is signed (and encrypted, when the client asks).
+  const idExtra = { auth_time: data.authTime, ...(data.nonce ? { nonce: data.nonce } : {}) };
+  const form = { ...req.form, scope: data.scope };
+  const res = await issue({ db, realm, client, user, session, scope, req: { ...req, form }, idExtra }, true);
   ev.detail('token_id', String(decodeJwt(res.access_token).jti ?? ''))
     .detail('refresh_token_id', res.refresh_token ? String(decodeJwt(res.refresh_token).jti ?? '') : undefined)
     .detail('refresh_token_type', 'Refresh')

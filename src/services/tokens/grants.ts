@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader, type JWTPayload, jwtVerify, SignJWT } from 'jose';
 import { Op } from 'sequelize';
-import { activeKey, realmKeys } from '../../auth/realm-keys';
+import { realmKeys, verificationKeys } from '../../auth/realm-keys';
 import { clock } from '../../core/clock';
 import { effectiveRoleIdsForUsers } from '../../core/effective-roles';
 import type { Db } from '../../db';
@@ -171,14 +171,24 @@ export async function refreshGrant(g: GrantCall): Promise<TokenResponse> {
   const invalid = () => oauth(400, 'invalid_grant', 'Invalid refresh token');
   const token = req.form.refresh_token;
   if (!token) throw await ev.fail('invalid_request', oauth(400, 'invalid_request', 'Missing form parameter: refresh_token'));
-  const key = activeKey(await realmKeys(db, realm), 'HS512');
-  if (!key?.secret) throw await ev.fail('invalid_token', invalid());
-  let claims: JWTPayload;
+  // Signed with one of the realm's enabled HS512 keys (a rotated, now passive key still verifies), by its kid.
+  let kid: string | undefined;
   try {
-    claims = (await jwtVerify(token, key.secret, { algorithms: ['HS512'] })).payload;
+    kid = decodeProtectedHeader(token).kid;
   } catch {
     throw await ev.fail('invalid_token', invalid());
   }
+  let claims: JWTPayload | undefined;
+  for (const key of verificationKeys(await realmKeys(db, realm), 'HS512', kid)) {
+    if (!key.secret) continue;
+    try {
+      claims = (await jwtVerify(token, key.secret, { algorithms: ['HS512'] })).payload;
+      break;
+    } catch {
+      /* the next key */
+    }
+  }
+  if (!claims) throw await ev.fail('invalid_token', invalid());
   const offline = claims.typ === 'Offline';
   if (claims.typ !== 'Refresh' && !offline) throw await ev.fail('invalid_token', invalid());
   ev.userId = claims.sub ? String(claims.sub) : null;
@@ -197,8 +207,9 @@ export async function refreshGrant(g: GrantCall): Promise<TokenResponse> {
     throw await ev.fail(offline ? 'invalid_token' : 'session_expired', oauth(400, 'invalid_grant', text));
   }
   const user = await userWithVersion(db, session.userId);
-  if (!user?.enabled || user.id !== String(claims.sub ?? user.id))
-    throw await ev.fail('user_disabled', oauth(400, 'invalid_grant', 'Session not active'));
+  // The session's user, as Keycloak's validateToken (a pairwise client's refresh token carries its pairwise sub).
+  if (!user?.enabled) throw await ev.fail('user_disabled', oauth(400, 'invalid_grant', 'Session not active'));
+  ev.userId = user.id;
   if (Number(claims.iat ?? 0) < Math.max(user.notBefore, setting(realm, 'notBefore', 0)))
     throw await ev.fail('invalid_token', oauth(400, 'invalid_grant', 'Stale token'));
   const scope = String(claims.scope ?? '');

@@ -1,4 +1,4 @@
-import type { KeyObject } from 'node:crypto';
+import { createHash, type KeyObject } from 'node:crypto';
 import type { JSONWebKeySet } from 'jose';
 import type { Db } from '../../db';
 import type { RealmModel } from '../../db/models/realm';
@@ -36,6 +36,10 @@ const REQUEST_OBJECT_ALGS = [
   'none',
 ];
 
+/** Key management and content encryption of the JWE an ID token or userinfo answer is sent in (signing.ts encryptForClient). */
+const JWE_ALGS = ['ECDH-ES', 'ECDH-ES+A128KW', 'ECDH-ES+A192KW', 'ECDH-ES+A256KW', 'RSA-OAEP', 'RSA-OAEP-256', 'RSA1_5'];
+const JWE_ENCS = ['A128CBC-HS256', 'A128GCM', 'A192CBC-HS384', 'A192GCM', 'A256CBC-HS512', 'A256GCM'];
+
 /** The realm of a public endpoint (`/realms/{realm}/...`): 404 `Realm does not exist`. */
 export async function publicRealm(db: Db, name: string): Promise<RealmModel> {
   const realm = await realmWithVersion(db, name);
@@ -44,6 +48,14 @@ export async function publicRealm(db: Db, name: string): Promise<RealmModel> {
 }
 
 /** GET /realms/{realm}/protocol/openid-connect/certs: every public key a client may need (RSA, EC, OKP; secrets never). */
+const thumbprints = (certificate: string) => {
+  const der = Buffer.from(certificate, 'base64');
+  return {
+    x5t: createHash('sha1').update(der).digest('base64url'),
+    'x5t#S256': createHash('sha256').update(der).digest('base64url'),
+  };
+};
+
 export async function realmJwks(db: Db, name: string): Promise<JSONWebKeySet> {
   const realm = await publicRealm(db, name);
   const keys = (await realmKeys(db, realm)).filter((k) => k.type !== 'OCT' && k.status !== 'DISABLED' && k.publicKey);
@@ -55,7 +67,8 @@ export async function realmJwks(db: Db, name: string): Promise<JSONWebKeySet> {
         kty,
         alg: k.algorithm,
         use: k.use === 'SIG' ? 'sig' : 'enc',
-        ...(k.certificate ? { x5c: [k.certificate] } : {}),
+        // Keycloak's JWKBuilder: the certificate chain and its SHA-1 / SHA-256 thumbprints.
+        ...(k.certificate ? { x5c: [k.certificate], ...thumbprints(k.certificate) } : {}),
         ...(kty === 'RSA' ? { n, e } : { crv, x, ...(y ? { y } : {}) }),
       };
     }),
@@ -114,6 +127,10 @@ export async function discoveryDocument(db: Db, name: string, baseUrl: string): 
     authorization_encryption_enc_values_supported: AUTHORIZATION_ENCRYPTION_ENCS,
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'client_secret_jwt'],
     userinfo_signing_alg_values_supported: [...algorithms, 'none'],
+    id_token_encryption_alg_values_supported: JWE_ALGS,
+    id_token_encryption_enc_values_supported: JWE_ENCS,
+    userinfo_encryption_alg_values_supported: JWE_ALGS,
+    userinfo_encryption_enc_values_supported: JWE_ENCS,
     introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'client_secret_jwt'],
     revocation_endpoint: `${oidc}/revoke`,
     revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'client_secret_jwt'],

@@ -50,6 +50,8 @@ export interface ClaimSet {
   accessAud: string[];
   idAud: string[];
   introspectionAud: string[];
+  /** The pairwise `sub` a pairwise subject mapper gave (it is the refresh token's `sub` too), if any. */
+  pairwiseSub?: string;
 }
 
 /** The client's effective scopes for a scope parameter: requested optional scopes first, then the default ones. */
@@ -636,9 +638,10 @@ function claimSet(mappers: ProtocolMapperModel[], facts: Facts): ClaimSet {
   const set: ClaimSet = { access: {}, id: {}, userinfo: {}, introspection: {}, accessAud: [], idAud: [], introspectionAud: [] };
   for (const pm of mappers) {
     if (pm.protocolMapper === PAIRWISE_MAPPER) {
-      // The ID token's and userinfo's `sub` (the access token keeps the user id: the session checks read it).
+      // Keycloak's AbstractPairwiseSubMapper: the access, ID, userinfo and refresh tokens' `sub` (not the
+      // introspection answer's: the `sub` mapper, an introspection mapper, puts the user id there).
       const sub = pairwiseSub(pm.config ?? {}, facts.input.client, facts.input.user.id);
-      if (sub) set.id.sub = set.userinfo.sub = sub;
+      if (sub) set.access.sub = set.id.sub = set.userinfo.sub = set.pairwiseSub = sub;
       continue;
     }
     if (pm.protocolMapper === 'oidc-hardcoded-role-mapper' || pm.protocolMapper === 'oidc-role-name-mapper') {

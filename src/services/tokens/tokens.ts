@@ -1,9 +1,9 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { decodeJwt, decodeProtectedHeader, type JWTPayload, SignJWT } from 'jose';
-import { activeKey, lastKnownRealm, realmKeys, realmWithVersion, type VersionedRealm, verificationKeys } from '../../auth/realm-keys';
+import { randomUUID } from 'node:crypto';
+import { decodeJwt, decodeProtectedHeader, type JWTPayload } from 'jose';
+import { lastKnownRealm, realmKeys, realmWithVersion, type VersionedRealm, verificationKeys } from '../../auth/realm-keys';
 import { nowSeconds } from '../../core/clock';
 import type { CacheVersions } from '../../core/context';
-import { errorB, errorC } from '../../core/errors';
+import { errorB } from '../../core/errors';
 import { issuerOf } from '../../core/issuer';
 import type { Db } from '../../db';
 import { fastSelect } from '../../db/fast-select';
@@ -17,6 +17,7 @@ import { isSessionActive, secondsLeft } from '../sessions/session-store';
 import { audClaim, clientLinkedScopes, computeClaims } from './token-claims';
 import { checkPresentedToken, DPoPProofError } from './dpop';
 import { type ClientCertificate, confirmations, type TokenBinding } from './token-binding';
+import { encryptForClient, encryptionFor, oidcHash, signatureAlgorithm, signForClient, signingKey, signToken } from './signing';
 
 const log = getLogger('idserver.oidc');
 
@@ -75,19 +76,8 @@ export async function grantedScope(db: Db, client: ClientModel, requested: strin
   return [...(want.has('openid') ? ['openid'] : []), ...out].join(' ');
 }
 
-async function signAccess(db: Db, realm: RealmModel, claims: JWTPayload): Promise<string> {
-  const alg = String(realm.settings.defaultSignatureAlgorithm ?? 'RS256');
-  const keys = await realmKeys(db, realm);
-  const key = activeKey(keys, alg) ?? activeKey(keys, 'RS256');
-  if (!key?.privateKey) throw errorC(500, 'No active signing key');
-  return new SignJWT(claims).setProtectedHeader({ alg: key.algorithm, typ: 'JWT', kid: key.kid }).sign(key.privateKey);
-}
-
-async function signRefresh(db: Db, realm: RealmModel, claims: JWTPayload): Promise<string> {
-  const key = activeKey(await realmKeys(db, realm), 'HS512');
-  if (!key?.secret) throw errorC(500, 'No active HMAC key');
-  return new SignJWT(claims).setProtectedHeader({ alg: 'HS512', typ: 'JWT', kid: key.kid }).sign(key.secret);
-}
+/** Refresh tokens are internal: HS512 with the realm's active HMAC key (Keycloak's TokenCategory.INTERNAL). */
+const signRefresh = (db: Db, realm: RealmModel, claims: JWTPayload) => signForClient(db, realm, undefined, 'internal', claims);
 
 /** What the tokens of one grant are issued for: the client, the user, the session (if any) and the granted scope. */
 export interface Issuance {
@@ -98,6 +88,8 @@ export interface Issuance {
   session?: UserSessionModel;
   scope: string;
   req: TokenRequest;
+  /** Claims of the login the ID token carries besides the mapped ones (the code grant's nonce and auth_time). */
+  idExtra?: JWTPayload;
 }
 
 /**
@@ -115,9 +107,6 @@ async function mappedClaims({ db, realm, client, user, session, scope, req }: Is
   const requested = [scope, req.form.scope ?? ''].join(' ');
   return computeClaims(db, { realm, client, user, scope: requested, sessionId: session?.id, notes });
 }
-
-/** OIDC `at_hash`: left half of the SHA-256 of the access token, base64url. */
-const atHash = (token: string) => createHash('sha256').update(token).digest().subarray(0, 16).toString('base64url');
 
 /** Signs the tokens of a grant; the refresh token's type and lifetime follow the session (online, offline). */
 export async function issue(t: Issuance, withRefresh: boolean): Promise<TokenResponse> {
@@ -143,7 +132,7 @@ export async function issue(t: Issuance, withRefresh: boolean): Promise<TokenRes
   const mapped = lightweight && !scope.split(' ').includes('openid') ? undefined : await mappedClaims(t);
   const claims = lightweight || !mapped ? base : { ...base, ...audClaim(mapped.accessAud), ...mapped.access, scope };
   if (cnf.access) claims.cnf = cnf.access;
-  const access_token = await signAccess(db, realm, claims);
+  const access_token = await signForClient(db, realm, client, 'access', claims);
   const offline = Boolean(session?.offline);
   const refreshLife = withRefresh && session && !offline ? secondsLeft(realm, session, iat) : 0;
   const res: TokenResponse = {
@@ -162,7 +151,8 @@ export async function issue(t: Issuance, withRefresh: boolean): Promise<TokenRes
       jti: randomUUID(),
       iss,
       aud: iss,
-      sub: user.id,
+      // Keycloak's AbstractPairwiseSubMapper is an OIDCRefreshTokenMapper too: the refresh token carries the pairwise sub.
+      sub: mapped?.pairwiseSub ?? user.id,
       typ: offline ? 'Offline' : 'Refresh',
       azp: client.clientId,
       sid: sessionId,
@@ -173,7 +163,9 @@ export async function issue(t: Issuance, withRefresh: boolean): Promise<TokenRes
   if (scope.split(' ').includes('openid')) {
     const idClaims = mapped ?? (await mappedClaims(t));
     const aud = audClaim([client.clientId, ...idClaims.idAud.filter((a) => a !== client.clientId)]);
-    res.id_token = await signAccess(db, realm, {
+    const alg = signatureAlgorithm(realm, client, 'id');
+    const key = await signingKey(db, realm, alg);
+    const { jwt } = await signToken(db, realm, client, 'id', {
       exp: iat + lifespan,
       iat,
       jti: randomUUID(),
@@ -183,9 +175,13 @@ export async function issue(t: Issuance, withRefresh: boolean): Promise<TokenRes
       typ: 'ID',
       azp: client.clientId,
       ...(sessionId ? { sid: sessionId } : {}),
-      at_hash: atHash(access_token),
+      at_hash: oidcHash(key, access_token),
       ...idClaims.id,
+      ...t.idExtra,
     });
+    // Keycloak's encodeAndEncrypt: the signed ID token in a JWE to the client's key when it asks for one.
+    const encryption = encryptionFor(client, 'id');
+    res.id_token = encryption ? await encryptForClient(client, jwt, encryption) : jwt;
   }
   if (sessionId) res.session_state = sessionId;
   return res;
@@ -253,7 +249,7 @@ FROM realm r
 LEFT JOIN realm_cache_version rv ON rv.realm_id = r.id
 LEFT JOIN client c ON c.realm_id = r.id AND c.client_id = :azp
 LEFT JOIN user_session s ON s.id = :sid
-LEFT JOIN user_entity u ON u.id = COALESCE(:sub, s.user_id)
+LEFT JOIN user_entity u ON u.id = COALESCE(s.user_id, :sub)
 LEFT JOIN user_cache_version uv ON uv.user_id = u.id
 LEFT JOIN realm tr ON tr.name = :target
 LEFT JOIN realm_cache_version tv ON tv.realm_id = tr.id

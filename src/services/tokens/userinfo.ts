@@ -1,5 +1,4 @@
-import { type JWTPayload, SignJWT } from 'jose';
-import { activeKey, realmKeys } from '../../auth/realm-keys';
+import type { JWTPayload } from 'jose';
 import { HttpError } from '../../core/errors';
 import { issuerOf } from '../../core/issuer';
 import type { Db } from '../../db';
@@ -20,6 +19,7 @@ import {
 import { checkPresentedToken, DPoPProofError } from './dpop';
 import { type ClientCertificate, requiresCertificateBinding } from './token-binding';
 import { TokenEvent } from './token-events';
+import { encryptForClient, encryptionFor, signatureAlgorithm, signForClient } from './signing';
 
 /**
  * The OpenID Connect userinfo endpoint (issue 14; Keycloak's UserInfoEndpoint): the claims the
@@ -193,23 +193,27 @@ async function answer(db: Db, realm: RealmModel, req: UserinfoRequest, claims: J
   const out: Claims = { sub: user.id, ...mapped.userinfo };
   const attributes = (client.settings.attributes ?? {}) as Record<string, string>;
   const alg = attributes['user.info.response.signature.alg'];
+  const encryption = encryptionFor(client, 'userinfo');
+  // Keycloak's UserInfoEndpoint: with a signature algorithm, a JWT (iss, aud) signed so and, when the
+  // client asks for encryption too, in a JWE to its key; with encryption alone, the JSON claims in a
+  // JWE; both answered as application/jwt.
   if (alg && alg !== 'unsigned') {
-    const jwt = await signUserinfo(db, realm, { ...out, iss: issuerOf(req.baseUrl, realm.name), aud: client.clientId }, alg);
-    ev.detail('signature_required', 'true').detail('signature_algorithm', alg);
+    const signed = await signForClient(db, realm, client, 'userinfo', {
+      ...out,
+      iss: issuerOf(req.baseUrl, realm.name),
+      aud: client.clientId,
+    } as JWTPayload);
+    const jwt = encryption ? await encryptForClient(client, signed, encryption) : signed;
+    ev.detail('signature_required', 'true').detail('signature_algorithm', signatureAlgorithm(realm, client, 'userinfo'));
     await ev.success();
     return { jwt, origins };
   }
   ev.detail('signature_required', 'false');
+  if (encryption) {
+    const jwt = await encryptForClient(client, JSON.stringify(out), encryption, null);
+    await ev.success();
+    return { jwt, origins };
+  }
   await ev.success();
   return { claims: out, origins };
-}
-
-/** Signs the userinfo claims with the realm's active key of `alg` (the realm's default algorithm when it has none). */
-async function signUserinfo(db: Db, realm: RealmModel, claims: Claims, alg: string): Promise<string> {
-  const keys = await realmKeys(db, realm);
-  const key =
-    activeKey(keys, alg) ?? activeKey(keys, String(realm.settings.defaultSignatureAlgorithm ?? 'RS256')) ?? activeKey(keys, 'RS256');
-  const secret = key?.privateKey ?? key?.secret;
-  if (!key || !secret) throw new HttpError(500, { error: 'unknown_error', error_description: 'No active signing key' });
-  return new SignJWT(claims as JWTPayload).setProtectedHeader({ alg: key.algorithm, typ: 'JWT', kid: key.kid }).sign(secret);
 }
