@@ -1,7 +1,7 @@
 import { createHash, randomUUID, type webcrypto } from 'node:crypto';
 
 type CryptoKeyPair = webcrypto.CryptoKeyPair;
-import { createLocalJWKSet, decodeJwt, exportJWK, type JSONWebKeySet, jwtVerify, SignJWT } from 'jose';
+import { createRemoteJWKSet, decodeJwt, exportJWK, jwtVerify, SignJWT } from 'jose';
 import { clientCertificate } from '../helpers/dpop';
 import { formAction, Jar, type LoginWorld, loginWorld, pageError, pkcePair, redirectParams, signIn } from '../login/browser-client';
 
@@ -180,7 +180,8 @@ test('fapi-1-advanced: code id_token and JARM authorizations complete with certi
   await usePolicy('fapi-1-advanced');
   // The hybrid flow needs the implicit flow enabled on the client (AuthorizationEndpointChecker).
   expect((await create(fapiClient('a2', { implicitFlowEnabled: true }))).status).toBe(201);
-  const keys = createLocalJWKSet((await (await fetch(`${issuer}/protocol/openid-connect/certs`)).json()) as JSONWebKeySet);
+  // Remote: the profile signs ID tokens with PS256, whose fallback key the realm makes on first use.
+  const keys = createRemoteJWKSet(new URL(`${issuer}/protocol/openid-connect/certs`), { cooldownDuration: 0 });
   const object = async (extra: Record<string, string>) =>
     new SignJWT({ client_id: 'a2', redirect_uri: HTTPS, scope: 'openid', nonce: 'n-a2', state: 'st-a2', aud: issuer, ...extra })
       .setProtectedHeader({ alg: 'PS256', kid: 'ps' })

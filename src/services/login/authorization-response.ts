@@ -1,5 +1,4 @@
-import { CompactEncrypt, importJWK, type JWK, SignJWT } from 'jose';
-import { activeKey, realmKeys } from '../../auth/realm-keys';
+import { CompactEncrypt, importJWK, type JWK } from 'jose';
 import { nowSeconds } from '../../core/clock';
 import { issuerOf } from '../../core/issuer';
 import type { Db } from '../../db';
@@ -7,6 +6,7 @@ import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
 import { getLogger } from '../../logging';
 import { clientJwks } from '../tokens/client-keys';
+import { signToken } from '../tokens/signing';
 import { codeLifespan } from './auth-sessions';
 import { authorizationResponse, type BrowserRequest, type BrowserResponse, type CookieOp, realmPage } from './browser-response';
 import { isJwtMode, type ResponseMode } from './response-types';
@@ -17,25 +17,17 @@ import { isJwtMode, type ResponseMode } from './response-types';
  * JARM (query.jwt, fragment.jwt, form_post.jwt) as one `response` parameter: a JWT with `iss`, `aud`
  * (the client), `exp` (now + the realm's accessCodeLifespan) and the response's parameters, signed
  * with the client's `authorization.signed.response.alg` (else the realm's default algorithm, else
- * RS256) by the realm's active key of that algorithm, and encrypted to the client's key when
+ * RS256) by the realm's active key of that algorithm (or Keycloak's fallback key), and encrypted to the client's key when
  * `authorization.encrypted.response.alg` and `.enc` are set.
  */
 const log = getLogger('idserver.services.login');
 
-/** The realm has no active key for the algorithm the client's responses must be signed with (Keycloak: an internal error). */
+/** The client's authorization response cannot be encrypted to its key (Keycloak: an internal error). */
 export class ResponseSigningError extends Error {}
 
 export type ClientResponse = { kind: 'redirect'; location: string } | { kind: 'form_post'; action: string; fields: Record<string, string> };
 
 const attrsOf = (client: ClientModel) => (client.settings.attributes ?? {}) as Record<string, string>;
-
-/** The algorithm a client's authorization responses are signed with. */
-export function responseSigningAlg(realm: RealmModel, client: ClientModel): string {
-  const own = attrsOf(client)['authorization.signed.response.alg'];
-  if (own) return own;
-  const realmDefault = realm.settings.defaultSignatureAlgorithm;
-  return typeof realmDefault === 'string' && realmDefault ? realmDefault : 'RS256';
-}
 
 /** The response a client's redirect URI gets. */
 export async function responseToClient(
@@ -64,15 +56,9 @@ export async function responseToClient(
   return authorizationResponse(redirectUri, plain, { response });
 }
 
+/** The response claims signed as the client's tokens are (signing.ts: its algorithm, the realm's key, Keycloak's fallback key). */
 async function signResponse(db: Db, realm: RealmModel, client: ClientModel, claims: Record<string, unknown>): Promise<string> {
-  const alg = responseSigningAlg(realm, client);
-  const key = activeKey(await realmKeys(db, realm), alg);
-  const signing = key?.privateKey ?? key?.secret;
-  if (!key || !signing) {
-    log.warn(`Client ${client.clientId}: no active realm key for the authorization response algorithm ${alg}`);
-    throw new ResponseSigningError(`Active key for ${alg} not found`);
-  }
-  return new SignJWT(claims).setProtectedHeader({ alg, typ: 'JWT', kid: key.kid }).sign(signing);
+  return (await signToken(db, realm, client, 'authorization', claims)).jwt;
 }
 
 /** JWE of the signed response to the client's encryption key, when the client asks for it. */

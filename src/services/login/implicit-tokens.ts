@@ -1,11 +1,11 @@
-import { createHash } from 'node:crypto';
-import { decodeJwt, decodeProtectedHeader, type JWTPayload, SignJWT } from 'jose';
-import { realmKeys } from '../../auth/realm-keys';
+import type { JWTPayload } from 'jose';
+import type { RealmKey } from '../../auth/keys';
 import type { Db } from '../../db';
 import type { ClientModel } from '../../db/models/client';
 import type { UserSessionModel } from '../../db/models/component';
 import type { RealmModel } from '../../db/models/realm';
 import type { UserModel } from '../../db/models/user';
+import { oidcHash } from '../tokens/signing';
 import { grantedScope, issue } from '../tokens/tokens';
 import type { ResponseType } from './response-types';
 
@@ -18,26 +18,6 @@ import type { ResponseType } from './response-types';
  * of the state (when there is one). A client with `id.token.as.detached.signature` gets an ID token
  * without the user's claims (FAPI 1 Advanced's detached signature).
  */
-
-/**
- * The left half of the hash of `value` with the hash of the signing algorithm, base64url (OIDC Core
- * 3.3.2.11; Keycloak's HashUtils: SHA-256/384/512 by the algorithm's size, SHA-512 for Ed25519).
- */
-export function halfHash(alg: string, value: string, curve?: string): string {
-  let digest: Buffer;
-  if (alg === 'EdDSA' || alg === 'Ed25519' || alg === 'Ed448') {
-    digest =
-      curve === 'Ed448' || alg === 'Ed448'
-        ? createHash('shake256', { outputLength: 114 }).update(value).digest()
-        : createHash('sha512').update(value).digest();
-  } else {
-    const bits = alg.slice(-3);
-    digest = createHash(bits === '384' ? 'sha384' : bits === '512' ? 'sha512' : 'sha256')
-      .update(value)
-      .digest();
-  }
-  return digest.subarray(0, digest.length / 2).toString('base64url');
-}
 
 /** Claims an ID token keeps as a detached signature (IDToken's own fields, no mapper's claims). */
 const DETACHED_CLAIMS = ['exp', 'iat', 'auth_time', 'jti', 'iss', 'aud', 'sub', 'typ', 'azp', 'nonce', 'sid', 'acr'];
@@ -65,17 +45,22 @@ export async function frontChannelTokens(t: FrontChannelTokenRequest): Promise<R
   const { db, realm, client, user, session, type } = t;
   const scope = await grantedScope(db, client, t.scope);
   const req = { realm: realm.name, form: { scope: t.scope }, baseUrl: t.baseUrl, ipAddress: t.ipAddress };
-  const res = await issue({ db, realm, client, user, session, scope, req }, false);
+  const idExtra: JWTPayload = { auth_time: t.authTime, ...(t.nonce !== undefined ? { nonce: t.nonce } : {}) };
+  const idFinish = (claims: JWTPayload, key: RealmKey) => finishIdToken(t, claims, key);
+  const res = await issue({ db, realm, client, user, session, scope, req, idExtra, idFinish }, false);
   const out: Record<string, string> = {};
   if (type.has('id_token')) {
     // Keycloak makes an ID token for `id_token` even when the scope lacks openid.
     let idToken = res.id_token;
     if (!idToken) {
       const withOpenid = `openid ${t.scope ?? ''}`.trim();
-      const again = await issue({ db, realm, client, user, session, scope: await grantedScope(db, client, withOpenid), req }, false);
+      const again = await issue(
+        { db, realm, client, user, session, scope: await grantedScope(db, client, withOpenid), req, idExtra, idFinish },
+        false,
+      );
       idToken = again.id_token as string;
     }
-    out.id_token = await completeIdToken(t, idToken, type.has('token') ? res.access_token : undefined);
+    out.id_token = idToken;
   }
   if (type.has('token')) {
     out.access_token = res.access_token;
@@ -85,20 +70,17 @@ export async function frontChannelTokens(t: FrontChannelTokenRequest): Promise<R
   return out;
 }
 
-/** The ID token signed again by its key, with nonce, auth_time and the hashes of what the response carries. */
-async function completeIdToken(t: FrontChannelTokenRequest, token: string, accessToken: string | undefined): Promise<string> {
-  const header = decodeProtectedHeader(token);
-  const alg = String(header.alg);
-  const key = (await realmKeys(t.db, t.realm)).find((k) => k.kid === header.kid && k.algorithm === alg);
-  const signing = key?.privateKey ?? key?.secret;
-  if (!key || !signing) return token;
+/**
+ * The ID token's claims before signing: the hashes of what the response carries, by the signing
+ * key's hash (at_hash only with `token`: the token endpoint's at_hash is of an access token the
+ * browser does not get otherwise), and only the detached signature's claims when the client asks for it.
+ */
+function finishIdToken(t: FrontChannelTokenRequest, claims: JWTPayload, key: RealmKey): JWTPayload {
   const detached = (t.client.settings.attributes as Record<string, string> | undefined)?.['id.token.as.detached.signature'] === 'true';
-  const { at_hash: _ignored, ...issued } = decodeJwt(token);
-  const claims: JWTPayload = { ...issued, auth_time: t.authTime, ...(t.nonce !== undefined ? { nonce: t.nonce } : {}) };
-  const kept: JWTPayload = detached ? Object.fromEntries(Object.entries(claims).filter(([k]) => DETACHED_CLAIMS.includes(k))) : claims;
-  const curve = key.publicKey?.asymmetricKeyType === 'ed448' ? 'Ed448' : undefined;
-  if (accessToken) kept.at_hash = halfHash(alg, accessToken, curve);
-  if (t.code) kept.c_hash = halfHash(alg, t.code, curve);
-  if (t.state) kept.s_hash = halfHash(alg, t.state, curve);
-  return new SignJWT(kept).setProtectedHeader({ alg, typ: 'JWT', kid: key.kid }).sign(signing);
+  const { at_hash, ...rest } = claims;
+  const kept: JWTPayload = detached ? Object.fromEntries(Object.entries(rest).filter(([k]) => DETACHED_CLAIMS.includes(k))) : rest;
+  if (t.type.has('token') && at_hash) kept.at_hash = at_hash;
+  if (t.code) kept.c_hash = oidcHash(key, t.code);
+  if (t.state) kept.s_hash = oidcHash(key, t.state);
+  return kept;
 }

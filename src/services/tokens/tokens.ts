@@ -17,6 +17,7 @@ import { isSessionActive, secondsLeft } from '../sessions/session-store';
 import { audClaim, clientLinkedScopes, computeClaims } from './token-claims';
 import { checkPresentedToken, DPoPProofError } from './dpop';
 import { type ClientCertificate, confirmations, type TokenBinding } from './token-binding';
+import type { RealmKey } from '../../auth/keys';
 import { encryptForClient, encryptionFor, oidcHash, signatureAlgorithm, signForClient, signingKey, signToken } from './signing';
 
 const log = getLogger('idserver.oidc');
@@ -90,6 +91,11 @@ export interface Issuance {
   req: TokenRequest;
   /** Claims of the login the ID token carries besides the mapped ones (the code grant's nonce and auth_time). */
   idExtra?: JWTPayload;
+  /**
+   * The ID token's last change before it is signed, given its claims and the signing key (the front
+   * channel's hashes of what travels with it and the detached signature's claims).
+   */
+  idFinish?: (claims: JWTPayload, key: RealmKey) => JWTPayload;
 }
 
 /**
@@ -165,7 +171,7 @@ export async function issue(t: Issuance, withRefresh: boolean): Promise<TokenRes
     const aud = audClaim([client.clientId, ...idClaims.idAud.filter((a) => a !== client.clientId)]);
     const alg = signatureAlgorithm(realm, client, 'id');
     const key = await signingKey(db, realm, alg);
-    const { jwt } = await signToken(db, realm, client, 'id', {
+    const idPayload: JWTPayload = {
       exp: iat + lifespan,
       iat,
       jti: randomUUID(),
@@ -178,7 +184,8 @@ export async function issue(t: Issuance, withRefresh: boolean): Promise<TokenRes
       at_hash: oidcHash(key, access_token),
       ...idClaims.id,
       ...t.idExtra,
-    });
+    };
+    const { jwt } = await signToken(db, realm, client, 'id', t.idFinish ? t.idFinish(idPayload, key) : idPayload);
     // Keycloak's encodeAndEncrypt: the signed ID token in a JWE to the client's key when it asks for one.
     const encryption = encryptionFor(client, 'id');
     res.id_token = encryption ? await encryptForClient(client, jwt, encryption) : jwt;
