@@ -1,5 +1,6 @@
+import { createClient } from '../helpers/fixtures';
 import { startSmtp, type TestSmtp } from '../helpers/smtp';
-import { exchange, formAction, Jar, type LoginWorld, loginWorld, REDIRECT, redirectParams } from './browser-client';
+import { exchange, formAction, Jar, type LoginWorld, loginWorld, REDIRECT, redirectParams, signIn } from './browser-client';
 
 /**
  * Self-registration through the realm's registration flow, as Keycloak 26 runs it: the login page's
@@ -28,12 +29,17 @@ const setRequirement = async (provider: string, requirement: string) => {
   await w.api.put(`${R}/authentication/flows/registration/executions`, { ...exec, requirement }).expect(204);
 };
 type Ev = { type: string; error?: string; userId?: string; details?: Record<string, string> };
-const events = async (type: string) =>
-  ((await w.api.get(`${R}/events?max=500`).expect(200)).body as Ev[]).filter((e) => e.type === type);
+const events = async (type: string) => ((await w.api.get(`${R}/events?max=500`).expect(200)).body as Ev[]).filter((e) => e.type === type);
 const userByName = async (username: string) =>
-  ((await w.api.get(`${R}/users?username=${encodeURIComponent(username)}&exact=true`).expect(200)).body as Array<Record<string, unknown>>)[0];
+  (
+    (await w.api.get(`${R}/users?username=${encodeURIComponent(username)}&exact=true`).expect(200)).body as Array<Record<string, unknown>>
+  )[0];
 
-const htmlText = (s: string) => s.replace(/&amp;/g, '&').replace(/&#39;/g, "'").replace(/&quot;/g, '"');
+const htmlText = (s: string) =>
+  s
+    .replace(/&amp;/g, '&')
+    .replace(/&#39;/g, "'")
+    .replace(/&quot;/g, '"');
 const fieldError = (html: string, name: string) => {
   const m = new RegExp(`id="input-error-${name}"[^>]*>([^<]*)<`).exec(html);
   return m ? htmlText(m[1]) : undefined;
@@ -351,4 +357,35 @@ test('brute-force detection is not involved: registering is no login failure', a
   } finally {
     await setRealm({ bruteForceProtected: false });
   }
+});
+
+// Keycloak's login-oauth-grant.ftl: the client itself as a line (display.on.consent.screen, its consent.screen.text), its tosUri / policyUri links.
+test("the consent page shows the client's own line and its terms and policy links", async () => {
+  await createClient(w.api, REALM, {
+    clientId: 'shop',
+    name: 'The Shop',
+    publicClient: true,
+    consentRequired: true,
+    redirectUris: [REDIRECT],
+    attributes: {
+      'display.on.consent.screen': 'true',
+      'consent.screen.text': 'Your shop account',
+      tosUri: 'https://shop.example/tos',
+      policyUri: 'https://shop.example/privacy',
+    },
+  });
+  const jar = new Jar();
+  const res = await signIn(jar, w.authUrl({ client_id: 'shop' }));
+  expect(res.status).toBe(200);
+  const html = await res.text();
+  expect(html).toContain('<h1 id="kc-page-title">Grant Access to The Shop</h1>');
+  expect(html).toContain('<li><span>Your shop account</span></li>');
+  expect(html).toContain('Make sure you trust The Shop by learning how The Shop will handle your data.');
+  expect(html).toContain('<a id="kc-client-tos" href="https://shop.example/tos"');
+  expect(html).toContain('<a id="kc-client-policy" href="https://shop.example/privacy"');
+  // Without those attributes: the title only, no client line, no links.
+  await createClient(w.api, REALM, { clientId: 'plain', publicClient: true, consentRequired: true, redirectUris: [REDIRECT] });
+  const other = await (await signIn(new Jar(), w.authUrl({ client_id: 'plain' }))).text();
+  expect(other).toContain('<h1 id="kc-page-title">Grant Access to plain</h1>');
+  expect(other).not.toContain('kc-oauth-client-info');
 });
