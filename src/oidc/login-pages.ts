@@ -427,6 +427,8 @@ export function renderPage(
           password: p.password,
           terms: p.terms,
           errors: registerErrors(p, t),
+          recaptcha: p.recaptcha,
+          message: p.message ? t(p.message.key, ...(p.message.params ?? [])) : undefined,
           formAction: out.formAction,
           loginUrl: sameLoginLink(out.formAction, 'authenticate'),
         }),

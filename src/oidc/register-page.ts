@@ -3,10 +3,12 @@ import type { Page } from '../services/login/flow-engine';
 /**
  * The registration page (Keycloak's register.ftl, in this server's plain layout): the realm's
  * user-profile fields, the password pair and the terms checkbox when their form actions are enabled,
- * each error next to its field (aria-describedby), and "Back to Login". No script needed.
+ * each error next to its field (aria-describedby), and "Back to Login". No script needed, unless
+ * the realm enables reCAPTCHA (Google's widget is a script).
  */
 export const REGISTER_TEMPLATE = `<% layout('@layout') %>
 <h1 id="kc-page-title"><%= it.t('registerTitle') %></h1>
+<% if (it.message) { %><div class="alert" role="alert" id="input-error"><%= it.message %></div><% } %>
 <form id="kc-register-form" method="post" action="<%= it.formAction %>">
 <% for (const f of it.fields) { %>
 <label for="<%= f.name %>"><%= f.label %><%= f.required ? ' *' : '' %></label>
@@ -34,7 +36,12 @@ export const REGISTER_TEMPLATE = `<% layout('@layout') %>
 <label for="termsAccepted" style="display:inline"><%= it.t('acceptTerms') %></label></p>
 <% if (it.errors.termsAccepted) { %><span class="field-error" id="input-error-terms-accepted" role="alert"><%= it.errors.termsAccepted %></span><% } %>
 <% } %>
-<button type="submit" id="kc-register"><%= it.t('doRegister') %></button>
+<% if (it.recaptcha && !it.recaptcha.v3) { %><div class="g-recaptcha" data-size="normal" data-sitekey="<%= it.recaptcha.siteKey %>" data-action="<%= it.recaptcha.action %>"></div>
+<script src="<%= it.recaptcha.scriptUrl %>?hl=<%= it.locale %>" async defer></script><% } %>
+<% if (it.recaptcha && it.recaptcha.v3) { %><script src="<%= it.recaptcha.scriptUrl %>?hl=<%= it.locale %>" async defer></script>
+<script>function onSubmitRecaptcha(){document.getElementById('kc-register-form').requestSubmit();}</script>
+<button type="submit" id="kc-register" class="g-recaptcha" data-sitekey="<%= it.recaptcha.siteKey %>" data-callback="onSubmitRecaptcha" data-action="<%= it.recaptcha.action %>"><%= it.t('doRegister') %></button>
+<% } else { %><button type="submit" id="kc-register"><%= it.t('doRegister') %></button><% } %>
 </form>
 <% if (it.loginUrl) { %><p id="kc-form-options"><a id="kc-back-to-login" href="<%= it.loginUrl %>"><%= it.t('backToLogin') %></a></p><% } %>`;
 

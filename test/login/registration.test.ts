@@ -296,15 +296,62 @@ test('terms and conditions enabled: the box must be ticked, the acceptance time 
   }
 });
 
-test('reCAPTCHA enabled: the registration stops with a page naming the step (never passed over)', async () => {
+test('reCAPTCHA (RegistrationRecaptcha): not configured refuses; configured, the widget and a check at Google siteverify', async () => {
   await setRequirement('registration-recaptcha-action', 'REQUIRED');
+  const realFetch = globalThis.fetch;
+  const verified: URLSearchParams[] = [];
   try {
     const jar = new Jar();
-    const login = await jar.fetch(w.authUrl());
-    const res = await jar.fetch(linkOf(await login.text(), 'kc-register-link'));
-    expect(res.status).toBe(501);
-    expect(await res.text()).toContain('registration-recaptcha-action');
+    let html = await registerForm(jar);
+    expect(html).toContain('Recaptcha is required, but not configured');
+    let res = await jar.post(formAction(html), fields('captcha'));
+    html = await res.text();
+    expect(html).toContain('Recaptcha is required, but not configured');
+    expect(await userByName('captcha')).toBeUndefined();
+    const list = (await w.api.get(`${R}/authentication/flows/registration/executions`).expect(200)).body as Array<{
+      id: string;
+      providerId?: string;
+    }>;
+    const exec = list.find((e) => e.providerId === 'registration-recaptcha-action') as { id: string };
+    await w.api
+      .post(`${R}/authentication/executions/${exec.id}/config`, {
+        alias: 'captcha',
+        config: { 'site.key': 'site-123', 'secret.key': 'secret-456', action: 'signup' },
+      })
+      .expect(201);
+    // Google's siteverify, answered here: the response "good" passes.
+    globalThis.fetch = (async (input: string | URL | Request, init?: RequestInit) => {
+      if (String(input) === 'https://www.google.com/recaptcha/api/siteverify') {
+        const body = new URLSearchParams(String(init?.body));
+        verified.push(body);
+        return new Response(JSON.stringify({ success: body.get('response') === 'good' }), {
+          headers: { 'content-type': 'application/json' },
+        });
+      }
+      return realFetch(input, init);
+    }) as typeof fetch;
+    html = await registerForm(new Jar());
+    expect(html).toContain('<div class="g-recaptcha" data-size="normal" data-sitekey="site-123" data-action="signup"></div>');
+    expect(html).toContain('<script src="https://www.google.com/recaptcha/api.js?hl=en" async defer></script>');
+    const jar2 = new Jar();
+    html = await registerForm(jar2);
+    res = await jar2.post(formAction(html), fields('captcha'));
+    html = await res.text();
+    expect(html).toContain('<div class="alert" role="alert" id="input-error">Invalid Recaptcha</div>');
+    res = await jar2.post(formAction(html), fields('captcha', { 'g-recaptcha-response': 'bad' }));
+    html = await res.text();
+    expect(html).toContain('Invalid Recaptcha');
+    expect(await userByName('captcha')).toBeUndefined();
+    res = await jar2.post(formAction(html), fields('captcha', { 'g-recaptcha-response': 'good' }));
+    expect(res.status).toBe(302);
+    expect(await userByName('captcha')).toBeDefined();
+    expect(verified.map((b) => [b.get('secret'), b.get('response')])).toEqual([
+      ['secret-456', 'bad'],
+      ['secret-456', 'good'],
+    ]);
+    expect(verified[0].get('remoteip')).toBeTruthy();
   } finally {
+    globalThis.fetch = realFetch;
     await setRequirement('registration-recaptcha-action', 'DISABLED');
   }
 });

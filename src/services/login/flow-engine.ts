@@ -68,6 +68,9 @@ export type Page =
       password: boolean;
       terms: boolean;
       errors: Record<string, Message>;
+      /** reCAPTCHA's widget (registration-recaptcha-action) and a message for the whole form. */
+      recaptcha?: { siteKey: string; action: string; v3: boolean; scriptUrl: string };
+      message?: Message;
       status?: number;
     }
   /** An account with the brokered e-mail or username exists (idp-confirm-link). */

@@ -108,6 +108,8 @@ export const ENGLISH: Record<string, string> = {
   invalidPasswordConfirmMessage: "Password confirmation doesn't match.",
   termsAcceptanceRequired: 'You must agree to our terms and conditions.',
   acceptTerms: 'I agree to the terms and conditions',
+  recaptchaFailed: 'Invalid Recaptcha',
+  recaptchaNotConfigured: 'Recaptcha is required, but not configured',
   invitationEmailMismatch: 'Email does not match the invitation',
   requiredFields: 'Required fields',
   oauthGrantInformation: 'Make sure you trust {0} by learning how {0} will handle your data.',

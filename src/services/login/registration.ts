@@ -12,6 +12,7 @@ import { attributeRows } from '../users/users-input';
 import { ATTEMPTED_USERNAME, BROWSER_REGISTRY } from './authenticators';
 import type { Message } from './authorize';
 import type { FormAuthenticator, LoginContext, Outcome, Page, Registry } from './flow-engine';
+import { RECAPTCHA, recaptchaWidget, validateRecaptcha } from './registration-recaptcha';
 import { duplicateErrors, profileErrors, profileFields, type Shown, shownAttributes } from './update-profile';
 
 /**
@@ -26,7 +27,8 @@ import { duplicateErrors, profileErrors, profileFields, type Shown, shownAttribu
  *  - registration-password-action (RegistrationPassword): `password` / `password-confirm`, the policy;
  *  - registration-terms-and-conditions (RegistrationTermsAndConditions): `termsAccepted`, stored as the
  *    user's terms_and_conditions attribute.
- * Another enabled action (registration-recaptcha-action ...) stops the registration with a page
+ *  - registration-recaptcha-action (RegistrationRecaptcha): registration-recaptcha.ts.
+ * Another enabled action (registration-recaptcha-enterprise ...) stops the registration with a page
  * naming it, never passed over silently. Events: REGISTER (register_method=form) or REGISTER_ERROR
  * (invalid_registration, username_in_use, email_in_use); then the login completes as any other.
  */
@@ -63,7 +65,7 @@ export async function registrationFlowId(db: Db, realm: RealmModel): Promise<str
 const USER_CREATION = 'registration-user-creation';
 const PASSWORD = 'registration-password-action';
 const TERMS = 'registration-terms-and-conditions';
-const KNOWN = new Set([USER_CREATION, PASSWORD, TERMS]);
+const KNOWN = new Set([USER_CREATION, PASSWORD, TERMS, RECAPTCHA]);
 
 /** The field name of each of the page's own messages (the profile's are on its fields). */
 type FormErrors = Map<string, Message>;
@@ -89,22 +91,26 @@ async function profileOf(ctx: LoginContext) {
   return { config, shown, values, invitation };
 }
 
-function registerPage(
+async function registerPage(
+  ctx: LoginContext,
   exec: AuthExecutionModel,
   actions: AuthExecutionModel[],
   shown: Shown[],
   values: ProfileValues,
   errors: FormErrors = new Map(),
-): Page {
+): Promise<Page> {
   const has = (id: string) => actions.some((a) => a.authenticator === id);
   const own = (name: string) => errors.get(name);
+  const captchaExec = actions.find((a) => a.authenticator === RECAPTCHA);
+  const captcha = captchaExec ? await recaptchaWidget(ctx, captchaExec) : undefined;
+  const message = own('recaptcha') ?? (captcha === 'not-configured' ? { key: 'recaptchaNotConfigured' } : undefined);
   return {
+    ...(captcha && captcha !== 'not-configured' ? { recaptcha: captcha } : {}),
+    ...(message ? { message } : {}),
     page: 'register',
     executionId: exec.id,
-    // The profile's validators show their own messages; the fields keep what was typed (not the password).
-    fields: profileFields(shown, values, errors).map((f) =>
-      shown.find((s) => s.attr.name === f.name)?.editable ? f : { ...f, readOnly: true },
-    ),
+    // The fields keep what was typed (never the password); each error is shown next to its field.
+    fields: profileFields(shown, values, errors),
     password: has(PASSWORD),
     terms: has(TERMS),
     errors: Object.fromEntries(['password', 'password-confirm', 'termsAccepted'].filter((n) => own(n)).map((n) => [n, own(n) as Message])),
@@ -222,7 +228,7 @@ const registrationPage: FormAuthenticator = {
     const stop = unsupported(actions);
     if (stop) return stop;
     const p = await profileOf(ctx);
-    return { kind: 'challenge', page: registerPage(exec, actions, p.shown, p.values) };
+    return { kind: 'challenge', page: await registerPage(ctx, exec, actions, p.shown, p.values) };
   },
   async action(ctx, exec, actions) {
     const stop = unsupported(actions);
@@ -237,12 +243,14 @@ const registrationPage: FormAuthenticator = {
           ? await validateUser(ctx, p, errors)
           : a.authenticator === PASSWORD
             ? await validatePassword(ctx, p.values, errors)
-            : validateTerms(ctx, errors);
+            : a.authenticator === RECAPTCHA
+              ? await validateRecaptcha(ctx, a, errors)
+              : validateTerms(ctx, errors);
       error ??= found;
     }
     const again = async (code: string): Promise<Outcome> => {
       await ev.error(code);
-      return { kind: 'failure', error: code, page: registerPage(exec, actions, p.shown, p.values, errors) };
+      return { kind: 'failure', error: code, page: await registerPage(ctx, exec, actions, p.shown, p.values, errors) };
     };
     if (error) return again(error);
     let userId: string;
