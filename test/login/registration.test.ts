@@ -95,6 +95,11 @@ test('registrationAllowed off: no Register link, the registration paths say "Reg
     const entry = await jar.fetch(w.authUrl().replace('/auth?', '/registrations?'));
     expect(entry.status).toBe(400);
     expect(await entry.text()).toContain('Registration not allowed');
+    const create = await jar.fetch(w.authUrl({ prompt: 'create' }));
+    expect(create.status).toBe(400);
+    expect(await create.text()).toContain('Registration not allowed');
+    const discovery = await (await fetch(`${w.base}/realms/${REALM}/.well-known/openid-configuration`)).json();
+    expect(discovery.prompt_values_supported).toEqual(['none', 'login', 'consent']);
     expect((await events('REGISTER_ERROR')).some((e) => e.error === 'registration_disabled')).toBe(true);
   } finally {
     await setRealm({ registrationAllowed: true });
@@ -370,6 +375,20 @@ test('/protocol/openid-connect/registrations takes the authorization parameters 
   const bad = await jar.fetch(url.replace(encodeURIComponent(REDIRECT), encodeURIComponent('http://evil.example/cb')));
   expect(bad.status).toBe(400);
   expect(await bad.text()).toContain('Invalid parameter: redirect_uri');
+});
+
+test('prompt=create (OpenID Connect Prompt Create) opens the registration form; discovery lists it', async () => {
+  const discovery = await (await fetch(`${w.base}/realms/${REALM}/.well-known/openid-configuration`)).json();
+  expect(discovery.prompt_values_supported).toEqual(['none', 'login', 'consent', 'create']);
+  const jar = new Jar();
+  const page = await jar.fetch(w.authUrl({ prompt: 'create', state: 'create-1' }));
+  expect(page.status).toBe(200);
+  const html = await page.text();
+  expect(html).toContain('id="kc-register-form"');
+  const res = await jar.post(formAction(html), fields('prompted'));
+  expect(res.status).toBe(302);
+  expect(redirectParams(res).get('state')).toBe('create-1');
+  expect(await userByName('prompted')).toBeDefined();
 });
 
 test('verifyEmail: after registering, the VERIFY_EMAIL required action follows', async () => {

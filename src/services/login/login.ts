@@ -27,7 +27,7 @@ import { isResetLogin, RESET_REGISTRY, resetFlowId } from './reset-credentials';
 import { consentStep, OAUTH_GRANT } from './consent';
 import { afterBrokerFlow, brokerFlowOf, brokerSessionNotes } from './broker/broker-flows';
 import { LOGIN_REGISTRY, providerLinks } from './broker/idp-redirect';
-import { isRegistrationLogin, REGISTRATION_REGISTRY, registrationAllowed, registrationFlowId } from './registration';
+import { isRegistrationLogin, promptCreateStart, REGISTRATION_REGISTRY, registrationAllowed, registrationFlowId } from './registration';
 import { KC_NOTES, kcActionOf, kcActionResponse, requireRecentAuthentication, setKcActionStatus } from './kc-action';
 
 /**
@@ -95,7 +95,13 @@ export async function authorize(
     });
     return { ...out, realm, cookies: [] };
   }
-  const started = start ? await start(realm) : undefined;
+  // prompt=create (exactly that value, as Keycloak compares it) opens the registration form.
+  const create = !start && check.request.prompt === 'create';
+  const started = start
+    ? await start(realm)
+    : create
+      ? await promptCreateStart(db, realm, req.ipAddress, check.client.clientId)
+      : undefined;
   if (started && 'refused' in started) return realmPage(db, realm, req, started.refused, req.params.ui_locales);
   const root = await rootOf(db, realm, req.cookies.AUTH_SESSION_ID);
   await requireRecentAuthentication(db, realm, check.request, req.cookies.KEYCLOAK_IDENTITY);

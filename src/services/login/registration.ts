@@ -56,6 +56,23 @@ export const invitationOf = (notes: Record<string, string>): RegistrationInvitat
 export const registrationAllowed = (realm: RealmModel, notes: Record<string, string> = {}) =>
   flag(realm.settings.registrationAllowed) || Boolean(notes[INVITATION_NOTE]);
 
+/**
+ * `prompt=create` on the authorization endpoint (OpenID Connect Prompt Create, Keycloak's
+ * AuthorizationEndpoint): the login starts on the registration form, or is refused with a page.
+ */
+export async function promptCreateStart(
+  db: Db,
+  realm: RealmModel,
+  ipAddress: string | undefined,
+  clientId: string | undefined,
+): Promise<{ notes: Record<string, string> } | { refused: Page }> {
+  if (registrationAllowed(realm)) return { notes: { FLOW_PATH: REGISTRATION_PATH } };
+  const ev = new TokenEvent(db, realm, 'REGISTER', ipAddress);
+  ev.clientId = clientId ?? null;
+  await ev.error('registration_disabled');
+  return { refused: { page: 'error', status: 400, message: { key: 'registrationNotAllowedMessage' } } };
+}
+
 /** The realm's registration flow (registrationFlow, "registration" by default). */
 export async function registrationFlowId(db: Db, realm: RealmModel): Promise<string | undefined> {
   const alias = typeof realm.settings.registrationFlow === 'string' ? realm.settings.registrationFlow : 'registration';
