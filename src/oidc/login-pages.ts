@@ -292,7 +292,8 @@ eta.loadTemplate(
 <body onload="document.forms[0].submit()">
 <form method="post" action="<%= it.action %>">
 <% for (const [k, v] of Object.entries(it.fields)) { %><input type="hidden" name="<%= k %>" value="<%= v %>">
-<% } %><noscript><button type="submit">Continue</button></noscript>
+<% } %><noscript><p>JavaScript is disabled. Select Continue to go back to the application.</p></noscript>
+<button type="submit">Continue</button>
 </form>
 </body></html>`,
 );

@@ -18,6 +18,10 @@ export interface OidcDiscoveryDocument {
   backchannel_logout_session_supported: boolean;
   subject_types_supported: string[];
   id_token_signing_alg_values_supported: string[];
+  /** JARM (authorization responses as JWTs): signing algorithms of the realm's active keys, JWE algorithms. */
+  authorization_signing_alg_values_supported: string[];
+  authorization_encryption_alg_values_supported: string[];
+  authorization_encryption_enc_values_supported: string[];
   token_endpoint_auth_methods_supported: string[];
   userinfo_signing_alg_values_supported: string[];
   introspection_endpoint_auth_methods_supported: string[];

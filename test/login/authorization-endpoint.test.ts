@@ -55,7 +55,7 @@ describe('requests that cannot be answered to the client: an error page', () => 
 
 describe('errors sent back to the verified redirect URI', () => {
   test.each([
-    [{ response_type: 'token' }, 'unsupported_response_type', null],
+    [{ response_type: 'tokens' }, 'unsupported_response_type', null],
     [{ response_type: '' }, 'invalid_request', 'Missing parameter: response_type'],
     [{ response_mode: 'jwt-magic' }, 'invalid_request', 'Invalid parameter: response_mode'],
     [{ scope: 'openid not-a-scope' }, 'invalid_scope', 'Invalid scopes: openid not-a-scope'],

@@ -98,7 +98,9 @@ test('registrationAllowed off: no Register link, the registration paths say "Reg
     const create = await jar.fetch(w.authUrl({ prompt: 'create' }));
     expect(create.status).toBe(400);
     expect(await create.text()).toContain('Registration not allowed');
-    const discovery = await (await fetch(`${w.base}/realms/${REALM}/.well-known/openid-configuration`)).json();
+    const discovery = (await (await fetch(`${w.base}/realms/${REALM}/.well-known/openid-configuration`)).json()) as {
+      prompt_values_supported: string[];
+    };
     expect(discovery.prompt_values_supported).toEqual(['none', 'login', 'consent']);
     expect((await events('REGISTER_ERROR')).some((e) => e.error === 'registration_disabled')).toBe(true);
   } finally {
@@ -378,7 +380,9 @@ test('/protocol/openid-connect/registrations takes the authorization parameters 
 });
 
 test('prompt=create (OpenID Connect Prompt Create) opens the registration form; discovery lists it', async () => {
-  const discovery = await (await fetch(`${w.base}/realms/${REALM}/.well-known/openid-configuration`)).json();
+  const discovery = (await (await fetch(`${w.base}/realms/${REALM}/.well-known/openid-configuration`)).json()) as {
+    prompt_values_supported: string[];
+  };
   expect(discovery.prompt_values_supported).toEqual(['none', 'login', 'consent', 'create']);
   const jar = new Jar();
   const page = await jar.fetch(w.authUrl({ prompt: 'create', state: 'create-1' }));

@@ -183,6 +183,17 @@ test("a client's protocol mapper and secret changed through node A are in node B
   const fresh = (await call(a, 'POST', `/admin/realms/${R}/clients/${id}/client-secret`, admin)).body as { value: string };
   expect(await grant('worker-secret')).toBe(401);
   expect(await grant(fresh.value)).toHaveProperty('tier', 'gold');
+  // The service account's roles are kept by B under its own counter: a role granted and revoked
+  // through A is in and out of B's next token.
+  const roles = async () => ((await grant(fresh.value)) as { realm_access?: { roles: string[] } }).realm_access?.roles ?? [];
+  expectStatus(await call(a, 'POST', `/admin/realms/${R}/roles`, admin, { name: 'batch' }), 201);
+  const role = (await call(a, 'GET', `/admin/realms/${R}/roles/batch`, admin)).body;
+  const account = (await call(a, 'GET', `/admin/realms/${R}/clients/${id}/service-account-user`, admin)).body as { id: string };
+  for (let i = 0; i < 2; i++) expect(await roles()).not.toContain('batch');
+  expectStatus(await call(a, 'POST', `/admin/realms/${R}/users/${account.id}/role-mappings/realm`, admin, [role]), 204);
+  expect(await roles()).toContain('batch');
+  expectStatus(await call(a, 'DELETE', `/admin/realms/${R}/users/${account.id}/role-mappings/realm`, admin, [role]), 204);
+  expect(await roles()).not.toContain('batch');
 });
 
 test('realm settings, the user profile and identity providers changed through node A are what node B uses next', async () => {
@@ -276,4 +287,39 @@ test('a realm deleted and made again under the same name is never taken for the 
   const users = await call(b, 'GET', `/admin/realms/${name}/users`, admin);
   expectStatus(users, 200);
   expect((users.body as Array<{ username: string }>).map((u) => u.username)).toEqual(['fresh']);
+});
+
+test("the direct grant flow edited through node A is what node B's next password grant runs (ADR 40)", async () => {
+  const otp = {
+    type: 'otp',
+    secretData: JSON.stringify({ value: 'AbCdEfGhIjKlMnOpQrSt' }),
+    credentialData: JSON.stringify({ subType: 'totp', digits: 6, counter: 0, period: 30, algorithm: 'HmacSHA1' }),
+  };
+  const user = {
+    username: 'otp-node',
+    enabled: true,
+    email: 'otp-node@example.org',
+    firstName: 'O',
+    lastName: 'N',
+    credentials: [{ type: 'password', value: 'pw', temporary: false }, otp],
+  };
+  expectStatus(await call(a, 'POST', `/admin/realms/${R}/users`, admin, user), 201);
+  const grant = async () => {
+    const res = await fetch(`${b}/realms/${R}/protocol/openid-connect/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'password', client_id: 'admin-cli', username: 'otp-node', password: 'pw' }).toString(),
+    });
+    return res.status;
+  };
+  // Without a code, the OTP sub-flow of node B's (cached) flow refuses the user.
+  for (let i = 0; i < 2; i++) expect(await grant()).toBe(400);
+  const path = `/admin/realms/${R}/authentication/flows/${encodeURIComponent('direct grant')}/executions`;
+  const sub = ((await call(a, 'GET', path, admin)).body as Array<{ displayName: string }>).find(
+    (e) => e.displayName === 'Direct Grant - Conditional OTP',
+  ) as Record<string, unknown>;
+  expectStatus(await call(a, 'PUT', path, admin, { ...sub, requirement: 'DISABLED' }), 204);
+  expect(await grant()).toBe(200);
+  expectStatus(await call(a, 'PUT', path, admin, { ...sub, requirement: 'CONDITIONAL' }), 204);
+  expect(await grant()).toBe(400);
 });

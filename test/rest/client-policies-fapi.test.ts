@@ -1,7 +1,7 @@
-import { randomUUID, type webcrypto } from 'node:crypto';
+import { createHash, randomUUID, type webcrypto } from 'node:crypto';
 
 type CryptoKeyPair = webcrypto.CryptoKeyPair;
-import { decodeJwt, exportJWK, SignJWT } from 'jose';
+import { createLocalJWKSet, decodeJwt, exportJWK, type JSONWebKeySet, jwtVerify, SignJWT } from 'jose';
 import { clientCertificate } from '../helpers/dpop';
 import { formAction, Jar, type LoginWorld, loginWorld, pageError, pkcePair, redirectParams, signIn } from '../login/browser-client';
 
@@ -155,8 +155,8 @@ test('fapi-1-advanced: PS256 and detached ID token auto-configured; insecure alg
     'invalid_request',
     "Missing parameter: 'request' or 'request_uri'",
   ]);
-  const object = (exp: number) =>
-    new SignJWT({ ...params, code_challenge_method: 'S256', aud: issuer, nbf: exp - 60, exp })
+  const object = (exp: number, extra: Record<string, string> = {}) =>
+    new SignJWT({ ...params, code_challenge_method: 'S256', aud: issuer, nbf: exp - 60, exp, ...extra })
       .setProtectedHeader({ alg: 'PS256', kid: 'ps' })
       .sign(ps.privateKey);
   const now = Math.floor(Date.now() / 1000);
@@ -164,11 +164,60 @@ test('fapi-1-advanced: PS256 and detached ID token auto-configured; insecure alg
     'invalid_request_object',
     'Request Expired',
   ]);
-  // A valid request object passes; the profile then wants a hybrid or JWT-mode response, which idserver does not serve.
+  // A valid request object for `code` in the query: secure-response-type wants a hybrid or JWT-mode response.
   expect(backWith(await new Jar().fetch(authUrl({ client_id: 'a1', request: await object(now + 60) })))).toEqual([
     'invalid_request',
     'invalid response_type',
   ]);
+});
+
+/**
+ * fapi-1-advanced end to end (Keycloak's FAPI1 Advanced tests): a hybrid `code id_token` request
+ * object, or `code` with `response_mode=jwt`, signs in and gets certificate-bound tokens; the ID token
+ * of the front channel is a detached signature (c_hash, s_hash; no user claims).
+ */
+test('fapi-1-advanced: code id_token and JARM authorizations complete with certificate-bound tokens', async () => {
+  await usePolicy('fapi-1-advanced');
+  // The hybrid flow needs the implicit flow enabled on the client (AuthorizationEndpointChecker).
+  expect((await create(fapiClient('a2', { implicitFlowEnabled: true }))).status).toBe(201);
+  const keys = createLocalJWKSet((await (await fetch(`${issuer}/protocol/openid-connect/certs`)).json()) as JSONWebKeySet);
+  const object = async (extra: Record<string, string>) =>
+    new SignJWT({ client_id: 'a2', redirect_uri: HTTPS, scope: 'openid', nonce: 'n-a2', state: 'st-a2', aud: issuer, ...extra })
+      .setProtectedHeader({ alg: 'PS256', kid: 'ps' })
+      .setNotBefore('0s')
+      .setExpirationTime('1m')
+      .sign(ps.privateKey);
+  const exchange = async (code: string) =>
+    post('token', { grant_type: 'authorization_code', code, redirect_uri: HTTPS, ...(await authed('a2')) }, true);
+
+  const hybrid = await signInAndConsent(authUrl({ client_id: 'a2', request: await object({ response_type: 'code id_token' }) }));
+  const location = new URL(hybrid.headers.get('location') as string);
+  expect(`${location.origin}${location.pathname}`).toBe(HTTPS);
+  const front = new URLSearchParams(location.hash.slice(1));
+  const code = front.get('code') as string;
+  const id = (await jwtVerify(front.get('id_token') as string, keys, { issuer, audience: 'a2' })).payload;
+  const half = (v: string) => createHash('sha256').update(v).digest().subarray(0, 16).toString('base64url');
+  expect([id.nonce, id.c_hash, id.s_hash, id.preferred_username]).toEqual(['n-a2', half(code), half('st-a2'), undefined]);
+  const tokens = await exchange(code);
+  expect(tokens.status).toBe(200);
+  expect(decodeJwt(tokens.body.access_token as string).cnf).toEqual({ 'x5t#S256': cert.x5t });
+
+  // The consent is granted already: the sign-in goes straight back.
+  const jarm = await signIn(
+    new Jar(),
+    authUrl({ client_id: 'a2', request: await object({ response_type: 'code', response_mode: 'jwt' }) }),
+  );
+  const response = redirectParams(jarm).get('response') as string;
+  const claims = (await jwtVerify(response, keys, { issuer, audience: 'a2' })).payload;
+  expect(claims.state).toBe('st-a2');
+  expect((await exchange(String(claims.code))).status).toBe(200);
+
+  // `code token` without id_token, and `code id_token token` (allow-token-response-type is false), are refused.
+  for (const response_type of ['code token', 'code id_token token']) {
+    const refused = await new Jar().fetch(authUrl({ client_id: 'a2', request: await object({ response_type }) }));
+    const back = new URLSearchParams(new URL(refused.headers.get('location') as string).hash.slice(1));
+    expect([back.get('error'), back.get('error_description')]).toEqual(['invalid_request', 'invalid response_type']);
+  }
 });
 
 test('fapi-2-security-profile: a client-jwt client pushes, logs in and gets certificate-bound tokens; plain requests, RS256 assertions and missing certificates are refused', async () => {

@@ -123,10 +123,34 @@ describe('authorization and token requests', () => {
   });
 
   test('secure-response-type and reject-implicit-grant on the authorization request', async () => {
+    // Keycloak's SecureResponseTypeExecutor / RejectImplicitGrantExecutor; the client allows the implicit flow.
+    await createClient(w.api, R, { clientId: 'hyb', publicClient: true, implicitFlowEnabled: true, redirectUris: [REDIRECT] });
+    const fragment = (res: Response) => new URLSearchParams(new URL(res.headers.get('location') as string).hash.slice(1));
     await enforce([ex('secure-response-type')]);
     const q = redirectParams(await authorize());
     expect([q.get('error'), q.get('error_description')]).toEqual(['invalid_request', 'invalid response_type']);
+    // query.jwt is not `jwt`: refused, in its own (signed) mode.
+    expect((await authorize({ response_mode: 'query.jwt' })).headers.get('location')).toMatch(/\?response=/);
+    const hybrid = { client_id: 'hyb', response_type: 'code id_token', nonce: 'n' };
+    const tokenToo = fragment(await authorize({ ...hybrid, response_type: 'code id_token token' }));
+    expect([tokenToo.get('error'), tokenToo.get('error_description')]).toEqual(['invalid_request', 'invalid response_type']);
+    const passed = fragment(await signIn(new Jar(), w.authUrl(hybrid)));
+    expect([passed.get('code'), passed.get('id_token')].every(Boolean)).toBe(true);
+    expect(redirectParams(await signIn(new Jar(), w.authUrl({ response_mode: 'jwt' }))).get('response')).toBeTruthy();
+    await enforce([ex('secure-response-type', { 'allow-token-response-type': true })]);
+    expect(
+      fragment(await signIn(new Jar(), w.authUrl({ ...hybrid, response_type: 'code id_token token' }))).get('access_token'),
+    ).toBeTruthy();
+
     await enforce([ex('reject-implicit-grant')]);
+    for (const type of ['token', 'id_token', 'code id_token', 'code token']) {
+      const refusal = fragment(await authorize({ ...hybrid, response_type: type }));
+      expect([refusal.get('error'), refusal.get('error_description'), refusal.get('state')]).toEqual([
+        'invalid_request',
+        'Implicit/Hybrid flow is prohibited.',
+        'st-1',
+      ]);
+    }
     const jar = new Jar();
     expect(redirectParams(await signIn(jar, w.authUrl())).get('code')).toBeTruthy();
   });

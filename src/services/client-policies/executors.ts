@@ -139,8 +139,7 @@ const rejectRopcGrant: Executor = {
 /**
  * secure-response-type: the ID token as detached signature on the client (auto-configure sets it);
  * an authorization request must be hybrid (`code id_token`, with `token` only when allowed) or
- * `code` with `response_mode=jwt`. idserver serves `response_type=code` only, so an authorization
- * request of such a client is refused unless it asks for the JWT response mode.
+ * `code` with `response_mode=jwt` exactly (Keycloak's SecureResponseTypeExecutor; `query.jwt` does not pass).
  */
 const secureResponseType: Executor = {
   run(conf, c) {

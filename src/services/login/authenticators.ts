@@ -220,11 +220,20 @@ const otpForm: Authenticator = {
   },
 };
 
+/** The config of an execution: from the run's configs when it has them, else read by id; undefined without one. */
+export async function authenticatorConfig(
+  ctx: LoginContext,
+  exec: AuthExecutionModel,
+): Promise<Readonly<Record<string, string>> | undefined> {
+  if (!exec.configId) return undefined;
+  if (ctx.authConfigs) return ctx.authConfigs[exec.configId];
+  return (await ctx.db.models.AuthenticatorConfig.findByPk(exec.configId))?.config ?? undefined;
+}
+
 /** deny-access-authenticator: stops the login with its configured message (config denyErrorMessage) or "Access denied". */
 const denyAccess: Authenticator = {
   async authenticate(ctx, exec) {
-    const config = exec.configId ? await ctx.db.models.AuthenticatorConfig.findByPk(exec.configId) : null;
-    const text = config?.config?.denyErrorMessage;
+    const text = (await authenticatorConfig(ctx, exec))?.denyErrorMessage;
     return {
       kind: 'failure',
       error: 'access_denied',
@@ -255,7 +264,12 @@ const CREDENTIAL_OF: Record<string, string> = {
 const userConfigured: Condition = {
   async matchCondition(ctx, exec, siblings, registry) {
     const others = siblings.filter(
-      (e) => e.id !== exec.id && !e.authenticatorFlow && e.authenticator && !CONDITIONS[e.authenticator] && e.requirement !== 'DISABLED',
+      (e) =>
+        e.id !== exec.id &&
+        !e.authenticatorFlow &&
+        e.authenticator &&
+        !registry.conditions[e.authenticator] &&
+        e.requirement !== 'DISABLED',
     );
     const configured = async (e: AuthExecutionModel): Promise<boolean> => {
       const provider = e.authenticator as string;
@@ -295,7 +309,7 @@ export async function roleIdOf(ctx: Pick<LoginContext, 'db' | 'realm'>, name: st
 const userRole: Condition = {
   async matchCondition(ctx, exec) {
     if (!ctx.user || !exec.configId) return false;
-    const config = (await ctx.db.models.AuthenticatorConfig.findByPk(exec.configId))?.config ?? {};
+    const config = (await authenticatorConfig(ctx, exec)) ?? {};
     const name = config.condUserRole;
     if (!name) return false;
     const roleId = await roleIdOf(ctx, name);

@@ -6,6 +6,7 @@ import { clientPoliciesOnAuthorization } from '../client-policies';
 import { clientLinkedScopes } from '../tokens/token-claims';
 import { clientRedirectUris, verifyRedirectUri } from './redirect-uris';
 import { RequestProblem, resolveAuthorizationParams } from './request-object';
+import { modeForInvalidResponseType, parseResponseMode, type ResponseMode, ResponseType } from './response-types';
 
 /**
  * The checks of an authorization request (GET/POST /realms/{realm}/protocol/openid-connect/auth), in
@@ -20,7 +21,7 @@ export interface Message {
   params?: string[];
 }
 
-export type ResponseMode = 'query' | 'fragment' | 'form_post';
+export type { ResponseMode };
 
 /** The authorization request as the login keeps it (strings only: it is stored in the authentication session). */
 export interface AuthRequest {
@@ -64,7 +65,6 @@ export type AuthorizeCheck =
   | { kind: 'ok'; client: ClientModel; request: AuthRequest };
 
 const PKCE_CHALLENGE = /^[0-9a-zA-Z\-._~]{43,128}$/;
-const RESPONSE_MODES = new Set(['query', 'fragment', 'form_post']);
 
 /** Checks an authorization request's parameters against the realm and the client. */
 export async function checkAuthorizationRequest(
@@ -138,7 +138,7 @@ export async function checkRequestForClient(
 
   const state = params.state;
   const modeParam = params.response_mode;
-  const mode: ResponseMode = modeParam && RESPONSE_MODES.has(modeParam) ? (modeParam as ResponseMode) : 'query';
+  let mode: ResponseMode = 'query';
   const back = (error: string, description?: string, event = 'invalid_request', m: ResponseMode = mode) => ({
     kind: 'redirect' as const,
     client,
@@ -149,16 +149,34 @@ export async function checkRequestForClient(
     description,
     event,
   });
+  // AuthorizationEndpointChecker.checkResponseType: an error about the type itself goes back in the
+  // mode asked for when it is one (parseWhenInvalidResponseType), later ones in the parsed mode.
   const responseType = params.response_type;
-  if (!responseType) return back('invalid_request', 'Missing parameter: response_type', 'invalid_request', 'query');
-  // Only the authorization code flow is served (no implicit or hybrid response types yet).
-  if (responseType !== 'code') return back('unsupported_response_type', undefined, 'invalid_request', 'query');
-  if (modeParam && !RESPONSE_MODES.has(modeParam))
-    return back('invalid_request', 'Invalid parameter: response_mode', 'invalid_request', 'query');
-  if (client.settings.standardFlowEnabled === false)
+  if (!responseType)
+    return back('invalid_request', 'Missing parameter: response_type', 'invalid_request', modeForInvalidResponseType(modeParam));
+  const type = ResponseType.parse(responseType);
+  if (!type) return back('unsupported_response_type', undefined, 'invalid_request', modeForInvalidResponseType(modeParam));
+  const parsedMode = parseResponseMode(modeParam, type);
+  if (!parsedMode) return back('invalid_request', 'Invalid parameter: response_mode');
+  mode = parsedMode;
+  if (type.implicitOrHybrid && mode === 'query')
+    return back('invalid_request', "Response_mode 'query' not allowed for implicit or hybrid flow");
+  const attrs = (client.settings.attributes ?? {}) as Record<string, string>;
+  if (
+    type.implicitOrHybrid &&
+    mode === 'query.jwt' &&
+    !(attrs['authorization.encrypted.response.alg']?.trim() && attrs['authorization.encrypted.response.enc']?.trim())
+  )
+    return back('invalid_request', "Response_mode 'query.jwt' is allowed only when the authorization response token is encrypted");
+  const notAllowed = (why: string) =>
+    back('unauthorized_client', `Client is not allowed to initiate browser login with given response_type. ${why}`, 'not_allowed');
+  if ((type.has('code') || type.has('none')) && client.settings.standardFlowEnabled === false)
+    return notAllowed('Standard flow is disabled for the client.');
+  if (type.implicitOrHybrid && client.settings.implicitFlowEnabled !== true) return notAllowed('Implicit flow is disabled for the client.');
+  if (type.implicitOrHybrid && attrs['dpop.bound.access.tokens'] === 'true')
     return back(
       'unauthorized_client',
-      'Client is not allowed to initiate browser login with given response_type. Standard flow is disabled for the client.',
+      'DPoP is not supported for implicit and hybrid flows. Client requires DPoP bound access tokens.',
       'not_allowed',
     );
 
@@ -169,14 +187,17 @@ export async function checkRequestForClient(
     if (requested.some((s) => !linked.has(s))) return back('invalid_scope', `Invalid scopes: ${scope}`);
   }
 
-  const pkce = checkPkce(client, params.code_challenge, params.code_challenge_method);
+  // checkOIDCParams: an ID token needs a nonce (a plain OAuth2 `token` request needs none).
+  if (type.has('id_token') && params.nonce === undefined) return back('invalid_request', 'Missing parameter: nonce');
+  // PKCE binds codes: the implicit flow has none to bind.
+  const pkce = type.implicit ? undefined : checkPkce(client, params.code_challenge, params.code_challenge_method);
   if (pkce) return back('invalid_request', pkce);
 
   const request: AuthRequest = {
     client_id: client.clientId,
     redirect_uri: redirectUri,
     redirect_uri_param: params.redirect_uri ?? '',
-    response_type: responseType,
+    response_type: type.toString(),
     response_mode: mode,
   };
   for (const k of [

@@ -3,7 +3,7 @@ import { activeKey, realmKeys } from '../../auth/realm-keys';
 import type { Db } from '../../db';
 import type { RealmModel } from '../../db/models/realm';
 import type { ActionPage } from './required-actions';
-import type { Message, ResponseMode } from './authorize';
+import type { Message } from './authorize';
 import type { Page } from './flow-engine';
 import { chooseLocale, supportedLocales, textsFor } from './messages';
 
@@ -74,10 +74,10 @@ export async function rootOf(db: Db, realm: RealmModel, cookie: string | undefin
   return expected.length === got.length && timingSafeEqual(expected, got) ? root : undefined;
 }
 
-/** The response a client's redirect URI gets, in the request's response mode. */
+/** The response a client's redirect URI gets, in a plain response mode (the JWT modes: authorization-response.ts). */
 export function authorizationResponse(
   redirectUri: string,
-  mode: ResponseMode,
+  mode: 'query' | 'fragment' | 'form_post',
   params: Record<string, string | undefined>,
 ): { kind: 'redirect'; location: string } | { kind: 'form_post'; action: string; fields: Record<string, string> } {
   const fields: Record<string, string> = {};

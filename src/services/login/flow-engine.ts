@@ -78,6 +78,16 @@ export type Page =
   /** A redirect to an identity provider (identity-provider-redirector, organization, kc_idp_hint). */
   | { page: 'redirect'; location: string };
 
+/**
+ * The answer of a flow that runs without a browser (the password grant's direct grant flow): an
+ * OAuth error body and its status, as Keycloak's direct grant authenticators build them.
+ */
+export interface OAuthReply {
+  status: number;
+  error: string;
+  description?: string;
+}
+
 /** The result of one authenticator call. */
 export type Outcome =
   | { kind: 'success' }
@@ -85,8 +95,11 @@ export type Outcome =
   | { kind: 'challenge'; page: Page }
   /** The flow starts again from its first execution (idp-confirm-link's "review profile"). */
   | { kind: 'reset' }
-  /** A failure; with a page, the form is shown again (a wrong password), without one, the login stops. */
-  | { kind: 'failure'; error: string; page?: Page };
+  /**
+   * A failure; with a page, the form is shown again (a wrong password), without one, the login stops.
+   * `reply` is the answer of a flow run without a browser (the direct grant).
+   */
+  | { kind: 'failure'; error: string; page?: Page; reply?: OAuthReply };
 
 /** Everything an authenticator may read or change while one request runs the flow. */
 export interface LoginContext {
@@ -109,6 +122,8 @@ export interface LoginContext {
   form?: Record<string, string>;
   /** The server's base URL as the request reached it (links in e-mails). */
   baseUrl?: string;
+  /** Authenticator configs by id, when the run has them at hand (the direct grant's cached flows); else read by id. */
+  authConfigs?: Readonly<Record<string, Readonly<Record<string, string>>>>;
 }
 
 export interface Authenticator {
@@ -123,6 +138,8 @@ export interface Authenticator {
 
 export interface Condition {
   matchCondition(ctx: LoginContext, exec: AuthExecutionModel, siblings: AuthExecutionModel[], registry: Registry): Promise<boolean>;
+  /** Called when the flow holding this condition succeeded (Keycloak's AuthenticationFlowCallback.onParentFlowSuccess). */
+  onParentFlowSuccess?(ctx: LoginContext, exec: AuthExecutionModel): Promise<void>;
 }
 
 /**
@@ -147,6 +164,7 @@ export class FlowError extends Error {
   constructor(
     readonly error: string,
     readonly page?: Page,
+    readonly reply?: OAuthReply,
   ) {
     super(error);
   }
@@ -175,6 +193,11 @@ export class FlowRun {
     return new FlowRun(ctx, registry, executions);
   }
 
+  /** A run over executions already at hand (the direct grant's, kept per node under the realm's cache version); they are read, never changed. */
+  static over(ctx: LoginContext, registry: Registry, executions: readonly AuthExecutionModel[]): FlowRun {
+    return new FlowRun(ctx, registry, [...executions]);
+  }
+
   private status(e: AuthExecutionModel): string | undefined {
     return this.ctx.data.statuses[e.id];
   }
@@ -201,6 +224,17 @@ export class FlowRun {
 
   /** Runs the flow from its first execution, skipping what is already done. */
   async process(flowId: string): Promise<FlowResult> {
+    const result = await this.processFlow(flowId);
+    if (result.kind === 'done' && result.successful) {
+      for (const c of this.byParent.get(flowId) ?? []) {
+        const hook = c.requirement !== 'DISABLED' && this.isCondition(c) ? this.registry.conditions[c.authenticator as string] : undefined;
+        if (hook?.onParentFlowSuccess) await hook.onParentFlowSuccess(this.ctx, c);
+      }
+    }
+    return result;
+  }
+
+  private async processFlow(flowId: string): Promise<FlowResult> {
     const all = (this.byParent.get(flowId) ?? []).filter((e) => e.requirement !== 'DISABLED' && !this.isCondition(e));
     const required = all.filter((e) => e.requirement === 'REQUIRED' || e.requirement === 'CONDITIONAL');
     // As Keycloak: a flow with REQUIRED executions ignores its ALTERNATIVE ones.
@@ -312,7 +346,7 @@ export class FlowRun {
           return outcome.page;
         }
         this.setStatus(e, 'FAILED');
-        throw new FlowError(outcome.error, outcome.page);
+        throw new FlowError(outcome.error, outcome.page, outcome.reply);
     }
   }
 

@@ -29,6 +29,9 @@ import { afterBrokerFlow, brokerFlowOf, brokerSessionNotes } from './broker/brok
 import { LOGIN_REGISTRY, providerLinks } from './broker/idp-redirect';
 import { isRegistrationLogin, promptCreateStart, REGISTRATION_REGISTRY, registrationAllowed, registrationFlowId } from './registration';
 import { KC_NOTES, kcActionOf, kcActionResponse, requireRecentAuthentication, setKcActionStatus } from './kc-action';
+import { sendBack } from './authorization-response';
+import { frontChannelTokens } from './implicit-tokens';
+import { ResponseType } from './response-types';
 
 /**
  * Browser login (issue 14): the authorization endpoint starts a login (an authentication session
@@ -61,7 +64,8 @@ const loginEvent = (db: Db, realm: RealmModel, req: BrowserRequest, request?: Au
       .detail('auth_type', 'code')
       .detail('response_type', request.response_type)
       .detail('redirect_uri', request.redirect_uri)
-      .detail('response_mode', request.response_mode);
+      // Keycloak's detail is the mode's enum name in lower case (form_post_jwt).
+      .detail('response_mode', request.response_mode.replace('.', '_'));
   }
   return ev;
 };
@@ -86,14 +90,12 @@ export async function authorize(
   if (check.kind === 'redirect') {
     ev.detail('redirect_uri', check.redirectUri).detail('reason', check.description);
     await ev.error(check.event);
-    const iss = issuerOf(req.baseUrl, realm.name);
-    const out = authorizationResponse(check.redirectUri, check.mode, {
+    return sendBack(db, realm, req, check.client, check.redirectUri, check.mode, {
       error: check.error,
       error_description: check.description,
       state: check.state,
-      iss,
+      iss: issuerOf(req.baseUrl, realm.name),
     });
-    return { ...out, realm, cookies: [] };
   }
   // prompt=create (exactly that value, as Keycloak compares it) opens the registration form.
   const create = !start && check.request.prompt === 'create';
@@ -198,14 +200,12 @@ async function runLogin(
   const passive = (request.prompt ?? '').split(' ').includes('none');
   const toClient = async (error: string, description?: string) => {
     await removeAuthSession(db, authSession.id);
-    const iss = issuerOf(req.baseUrl, realm.name);
-    const out = authorizationResponse(request.redirect_uri, request.response_mode, {
+    return sendBack(db, realm, req, client, request.redirect_uri, request.response_mode, {
       error,
       error_description: description,
       state: request.state,
-      iss,
+      iss: issuerOf(req.baseUrl, realm.name),
     });
-    return { ...out, realm, cookies: [] } as BrowserResponse;
   };
   // "Forgot password?" runs the realm's reset-credentials flow in the same login.
   const reset = isResetLogin(ctx);
@@ -412,15 +412,37 @@ async function completeLogin(
       });
     }
   }
-  const code = await issueCode(db, realm, client.id, session.id, {
-    redirectUri: request.redirect_uri_param,
-    nonce: request.nonce,
-    scope: request.scope,
-    codeChallenge: request.code_challenge,
-    codeChallengeMethod: request.code_challenge_method,
-    ...(request.dpop_jkt ? { dpopJkt: request.dpop_jkt } : {}),
-    authTime: authTimeOf(session),
-  });
+  // Keycloak's OIDCLoginProtocol.authenticated: a code for `code`, tokens for `token` / `id_token`, nothing more for `none`.
+  const type = ResponseType.parse(request.response_type) ?? (ResponseType.parse('code') as ResponseType);
+  const authTime = authTimeOf(session);
+  const code = type.has('code')
+    ? await issueCode(db, realm, client.id, session.id, {
+        redirectUri: request.redirect_uri_param,
+        nonce: request.nonce,
+        scope: request.scope,
+        codeChallenge: request.code_challenge,
+        codeChallengeMethod: request.code_challenge_method,
+        ...(request.dpop_jkt ? { dpopJkt: request.dpop_jkt } : {}),
+        authTime,
+      })
+    : undefined;
+  const tokens = type.implicitOrHybrid
+    ? await frontChannelTokens({
+        db,
+        realm,
+        client,
+        user,
+        session,
+        type,
+        scope: request.scope,
+        nonce: request.nonce,
+        state: request.state,
+        code,
+        authTime,
+        baseUrl: req.baseUrl,
+        ipAddress: req.ipAddress,
+      })
+    : {};
   await removeAuthSession(db, authSession.id);
   ev.sessionId = session.id;
   ev.detail('consent', consent.detail);
@@ -431,19 +453,9 @@ async function completeLogin(
   await ev.success();
   const identity = await identityCookieValue(db, realm, session);
   const iss = issuerOf(req.baseUrl, realm.name);
-  const out = authorizationResponse(request.redirect_uri, request.response_mode, {
-    ...kcActionResponse(ctx),
-    code,
-    state: request.state,
-    session_state: session.id,
-    iss,
-  });
-  return {
-    ...out,
-    realm,
-    cookies: [
-      { name: 'KEYCLOAK_IDENTITY', value: identity.value, maxAge: identity.maxAge, httpOnly: true },
-      { name: 'KEYCLOAK_SESSION', value: sessionCookieValue(session), maxAge: identity.maxAge, httpOnly: false },
-    ],
-  };
+  const params = { ...kcActionResponse(ctx), code, state: request.state, session_state: session.id, iss, ...tokens };
+  return sendBack(db, realm, req, client, request.redirect_uri, request.response_mode, params, [
+    { name: 'KEYCLOAK_IDENTITY', value: identity.value, maxAge: identity.maxAge, httpOnly: true },
+    { name: 'KEYCLOAK_SESSION', value: sessionCookieValue(session), maxAge: identity.maxAge, httpOnly: false },
+  ]);
 }

@@ -1,7 +1,9 @@
 import { LRUCache } from 'lru-cache';
 import type { Db } from '../../db';
 import type { ClientModel } from '../../db/models/client';
+import type { UserModel } from '../../db/models/user';
 import { deepFreeze } from '../../core/shared-cache';
+import { fastRows } from '../../loaders';
 
 /**
  * A client's token configuration as one node keeps it between token requests (ADR 23): the client
@@ -19,7 +21,7 @@ import { deepFreeze } from '../../core/shared-cache';
  * request that tried to change one would throw instead of changing it for the others. Kept per
  * database (several test servers share one process).
  */
-const caches = new WeakMap<Db, LRUCache<string, { stamp: string; value: unknown }>>();
+const caches = new WeakMap<Db, Kept>();
 
 /** A client read by the token endpoint with the version its realm had then. */
 export type VersionedClient = ClientModel & { realmVersion?: number };
@@ -30,12 +32,14 @@ export function clientStamp(client: ClientModel): string | undefined {
   return v === undefined || v < 0 ? undefined : `${client.realmId}:${v}`;
 }
 
-/** `compute()`, kept for later requests under `stamp` (undefined: not kept). */
-export async function keptForRealm<T>(db: Db, key: string, stamp: string | undefined, compute: () => Promise<T>): Promise<T> {
+type Kept = LRUCache<string, { stamp: string; value: unknown }>;
+
+/** `compute()`, kept in `caches` (per database, at most `max` entries) under `stamp` (undefined: not kept). */
+async function kept<T>(caches: WeakMap<Db, Kept>, max: number, db: Db, key: string, stamp: string | undefined, compute: () => Promise<T>) {
   if (stamp === undefined) return compute();
   let cache = caches.get(db);
   if (!cache) {
-    cache = new LRUCache({ max: 5_000 });
+    cache = new LRUCache({ max });
     caches.set(db, cache);
   }
   const hit = cache.get(key);
@@ -43,6 +47,11 @@ export async function keptForRealm<T>(db: Db, key: string, stamp: string | undef
   const value = await compute();
   cache.set(key, { stamp, value: frozen(value) });
   return value;
+}
+
+/** `compute()`, kept for later requests under `stamp` (undefined: not kept). */
+export function keptForRealm<T>(db: Db, key: string, stamp: string | undefined, compute: () => Promise<T>): Promise<T> {
+  return kept(caches, 5_000, db, key, stamp, compute);
 }
 
 /** Freezes the values of model instances, and the arrays and plain objects holding them (sets and maps are left as they are: read them only). */
@@ -60,4 +69,45 @@ function frozen<T>(value: T): T {
   if (value instanceof Set || value instanceof Map) return value;
   for (const v of Object.values(value)) frozen(v);
   return Object.freeze(value);
+}
+
+/**
+ * What a token computes from one user's role mappings and group memberships (effective roles, the
+ * groups and their ancestors) is kept too, stamped with the client's realm version and the user's
+ * own counter (user_cache_version, raised by the database on that user's role mappings and group
+ * memberships; ADR 23). The user's row and attributes are read by every request: only what both
+ * counters cover is kept. A separate LRU, so that many users do not push clients' configurations out.
+ */
+const userCaches = new WeakMap<Db, Kept>();
+
+/** A user read with its cache version: `USER_VERSION` as an extra column of the read (fastRows). */
+export type VersionedUser = UserModel & { cacheVersion?: number };
+
+/** The extra column of a user read that carries its cache version (`fastRows(..., USER_VERSION)`). */
+export const USER_VERSION = { cacheVersion: '(SELECT v.version FROM user_cache_version v WHERE v.user_id = t.id)' };
+
+/** A user read with `USER_VERSION`, carrying it as a property (undefined when the row has none). */
+export function versionedUser<T extends UserModel>(user: T): T & VersionedUser {
+  const v = (user as { dataValues?: Record<string, unknown> }).dataValues?.cacheVersion;
+  const version = v === null || v === undefined ? undefined : Number(v);
+  Object.defineProperty(user, 'cacheVersion', { value: version, enumerable: false, configurable: true });
+  return user as T & VersionedUser;
+}
+
+/** A user by id with its cache version (one kept statement), or null. */
+export async function userWithVersion(db: Db, id: string): Promise<VersionedUser | null> {
+  const [row] = await fastRows<UserModel>(db, db.models.User, 't.id = :id', { id }, '', USER_VERSION);
+  return row ? versionedUser(row) : null;
+}
+
+/** The stamp of what depends on the user and the client's realm, or undefined (compute afresh). */
+export function userStamp(client: ClientModel, user: UserModel): string | undefined {
+  const realm = clientStamp(client);
+  const v = (user as VersionedUser).cacheVersion;
+  return realm === undefined || v === undefined || !Number.isFinite(v) ? undefined : `${realm}|${user.id}:${v}`;
+}
+
+/** `compute()`, kept under `stamp` (a `userStamp`) for later requests about the same user. */
+export function keptForUser<T>(db: Db, key: string, stamp: string | undefined, compute: () => Promise<T>): Promise<T> {
+  return kept(userCaches, 20_000, db, key, stamp, compute);
 }

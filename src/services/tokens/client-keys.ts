@@ -28,7 +28,8 @@ export async function fetchSmallDocument(url: string): Promise<string> {
   return text;
 }
 
-async function clientJwks(client: ClientModel): Promise<JSONWebKeySet | undefined> {
+/** The client's JWKS (`jwks.string`, or `jwks.url` fetched now), if it has one. */
+export async function clientJwks(client: ClientModel): Promise<JSONWebKeySet | undefined> {
   const a = attrs(client);
   try {
     if (a['use.jwks.string'] === 'true' && a['jwks.string']) return JSON.parse(a['jwks.string']) as JSONWebKeySet;

@@ -5,6 +5,7 @@ import type { Db } from '../../db';
 import type { RealmModel } from '../../db/models/realm';
 import { type CodeData, consumeCode } from '../login/auth-sessions';
 import { findActiveSession, removeSessions, touchSession } from '../sessions/session-store';
+import { userWithVersion } from './client-config-cache';
 import type { GrantCall } from './grants';
 import { grantedScope, issue, oauth, type TokenResponse } from './tokens';
 
@@ -67,7 +68,7 @@ export async function authorizationCodeGrant(g: GrantCall): Promise<TokenRespons
     throw await ev.fail('invalid_request', oauth(400, 'invalid_request', 'DPoP Proof public key thumbprint does not match dpop_jkt'));
   const session = await findActiveSession(db, realm, row.userSessionId);
   if (!session) throw await ev.fail('invalid_code', oauth(400, 'invalid_grant', 'Session not active'));
-  const user = await db.models.User.findByPk(session.userId);
+  const user = await userWithVersion(db, session.userId);
   ev.userId = session.userId;
   if (!user?.enabled) throw await ev.fail('user_disabled', oauth(400, 'invalid_grant', 'User disabled'));
   await touchSession(db, session, client.id);

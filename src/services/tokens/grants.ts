@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader, type JWTPayload, jwtVerify, SignJWT } from 'jose';
 import { Op } from 'sequelize';
-import { dummyPassword, verifyPassword } from '../../auth/passwords';
 import { activeKey, realmKeys } from '../../auth/realm-keys';
 import { clock } from '../../core/clock';
 import { effectiveRoleIdsForUsers } from '../../core/effective-roles';
@@ -10,13 +9,15 @@ import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
 import type { UserModel } from '../../db/models/user';
 import { fastRows } from '../../loaders';
-import { lockoutOf, recordLoginFailure, recordLoginSuccess } from '../sessions/brute-force';
+import { USER_VERSION, userWithVersion, versionedUser } from './client-config-cache';
+import { recordLoginSuccess } from '../sessions/brute-force';
 import { createSession, findActiveSession, type NewSession, touchSession } from '../sessions/session-store';
-import { hashSettings, passwordExpired } from '../users/password-policy';
+import { passwordExpired } from '../users/password-policy';
 import { refreshBindingError } from './token-binding';
 import { consentStillCovers } from '../login/consent';
 import { verifyProfilePending } from '../login/update-profile';
-import { federatedPasswordValid, findLoginUser } from '../user-storage/federation';
+import { runDirectGrant } from '../login/direct-grant';
+import { HttpError } from '../../core/errors';
 import type { TokenEvent } from './token-events';
 import { grantedScope, issue, oauth, setting, type TokenRequest, type TokenResponse } from './tokens';
 
@@ -54,18 +55,6 @@ async function updatePasswordEnabled(db: Db, realm: RealmModel): Promise<boolean
 
 const offlineRequested = (scope: string) => scope.split(' ').includes('offline_access');
 
-/**
- * Verifies the password against a dummy credential hashed as the realm's passwords are, when there is
- * no real one to check: an unknown or locked user then costs the same hash as a wrong password
- * (Keycloak's dummyHash), so response times do not reveal which usernames exist.
- */
-async function equalHashWork(realm: RealmModel, password: string | undefined): Promise<void> {
-  if (!password) return;
-  const { algorithm, iterations } = hashSettings(realm);
-  const dummy = await dummyPassword(algorithm, iterations).catch(() => dummyPassword());
-  await verifyPassword(password, dummy);
-}
-
 /** One grant of the token endpoint: the realm, the authenticated client, the request and its user event. */
 export interface GrantCall {
   db: Db;
@@ -95,7 +84,11 @@ async function succeeded(ev: TokenEvent, res: TokenResponse, scope: string): Pro
   return res;
 }
 
-/** grant_type=password: the user's credentials, brute-force detection, required actions, offline access. */
+/**
+ * grant_type=password: the realm's direct grant flow (or the client's override) through the flow
+ * engine (login/direct-grant.ts), then what Keycloak's ResourceOwnerPasswordCredentialsGrantType checks
+ * after it: pending required actions (an expired password, VERIFY_PROFILE), offline access.
+ */
 export async function passwordGrant(g: GrantCall): Promise<TokenResponse> {
   const { db, realm, client, req, ev } = g;
   ev.detail('auth_method', 'openid-connect').detail('grant_type', 'password').detail('client_auth_method', 'client-secret');
@@ -103,36 +96,19 @@ export async function passwordGrant(g: GrantCall): Promise<TokenResponse> {
     throw await ev.fail('not_allowed', oauth(400, 'unauthorized_client', 'Client not allowed for direct access grants'));
   if (client.settings.consentRequired === true)
     throw await ev.fail('consent_denied', oauth(400, 'invalid_client', 'Client requires user consent'));
-  const invalid = () => oauth(400, 'invalid_grant', 'Invalid user credentials');
-  const { username, password } = req.form;
-  ev.detail('username', username);
-  if (!username) throw await ev.fail('user_not_found', invalid());
-  const user = await findLoginUser(db, realm, username);
-  if (!user) {
-    await equalHashWork(realm, password);
-    throw await ev.fail('user_not_found', invalid());
+  const run = await runDirectGrant({ db, realm, client, form: req.form, ev, ipAddress: req.ipAddress });
+  if (run.kind === 'failure') {
+    const { status, error, description } = run.reply;
+    throw await ev.fail(
+      run.event,
+      new HttpError(status, description === undefined ? { error } : { error, error_description: description }),
+    );
   }
+  const { user } = run;
   ev.userId = user.id;
-  const locked = await lockoutOf(db, realm, user);
-  if (locked) {
-    await equalHashWork(realm, password);
-    throw await ev.fail(locked === 'temporary' ? 'user_temporarily_disabled' : 'user_disabled', invalid());
-  }
-  const federated = await federatedPasswordValid(db, realm, user, password);
-  const creds =
-    password && federated === undefined
-      ? await db.models.Credential.findAll({ where: { userId: user.id, type: 'password' }, order: [['priority', 'ASC']] })
-      : [];
-  if (!creds.length && federated === undefined) await equalHashWork(realm, password);
-  let matched: { createdDate: number } | undefined = federated ? { createdDate: Date.now() } : undefined;
-  for (const c of creds) if (!matched && password && (await verifyPassword(password, c))) matched = c;
-  if (!matched) {
-    await recordLoginFailure(db, realm, user, req.ipAddress, client.clientId);
-    throw await ev.fail('invalid_user_credentials', invalid());
-  }
-  if (!user.enabled) throw await ev.fail('user_disabled', oauth(400, 'invalid_grant', 'Account disabled'));
   const pending = await db.models.UserRequiredAction.count({ where: { userId: user.id } });
-  const expired = passwordExpired(realm, Number(matched.createdDate), clock.now()) && (await updatePasswordEnabled(db, realm));
+  const expired =
+    run.passwordDate !== undefined && passwordExpired(realm, run.passwordDate, clock.now()) && (await updatePasswordEnabled(db, realm));
   if (pending > 0 || expired || (await verifyProfilePending(db, realm, user, req.form.scope ?? '')))
     throw await ev.fail('resolve_required_actions', oauth(400, 'invalid_grant', 'Account is not fully set up'));
   const scope = await grantedScope(db, client, req.form.scope);
@@ -151,10 +127,16 @@ export async function clientCredentialsGrant(g: GrantCall): Promise<TokenRespons
     throw await ev.fail('invalid_client', oauth(400, 'unauthorized_client', 'Public client not allowed to retrieve service account'));
   if (!client.serviceAccountsEnabled)
     throw await ev.fail('invalid_client', oauth(400, 'unauthorized_client', 'Client not enabled to retrieve service account'));
-  const [user] = await fastRows<UserModel>(db, db.models.User, 't.realm_id = :realm AND t.service_account_client_link = :client', {
-    realm: realm.id,
-    client: client.id,
-  });
+  const [row] = await fastRows<UserModel>(
+    db,
+    db.models.User,
+    't.realm_id = :realm AND t.service_account_client_link = :client',
+    { realm: realm.id, client: client.id },
+    '',
+    USER_VERSION,
+  );
+  // With its cache version: the roles and groups of its tokens are kept under it (client-config-cache.ts).
+  const user = row ? versionedUser(row) : undefined;
   if (user) ev.userId = user.id;
   if (!user?.enabled) throw await ev.fail('user_disabled', oauth(400, 'invalid_request', 'User for this service account is disabled'));
   ev.detail('username', user.username);
@@ -214,7 +196,7 @@ export async function refreshGrant(g: GrantCall): Promise<TokenResponse> {
     const text = offline ? 'Offline user session not found' : 'Session not active';
     throw await ev.fail(offline ? 'invalid_token' : 'session_expired', oauth(400, 'invalid_grant', text));
   }
-  const user = await db.models.User.findByPk(session.userId);
+  const user = await userWithVersion(db, session.userId);
   if (!user?.enabled || user.id !== String(claims.sub ?? user.id))
     throw await ev.fail('user_disabled', oauth(400, 'invalid_grant', 'Session not active'));
   if (Number(claims.iat ?? 0) < Math.max(user.notBefore, setting(realm, 'notBefore', 0)))

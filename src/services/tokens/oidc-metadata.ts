@@ -7,6 +7,12 @@ import { realmKeys, realmWithVersion } from '../../auth/realm-keys';
 import { issuerOf } from '../../core/issuer';
 import type { OidcDiscoveryDocument } from '../../representations/oidc';
 import { DPOP_ALGORITHMS } from './dpop';
+import {
+  AUTHORIZATION_ENCRYPTION_ALGS,
+  AUTHORIZATION_ENCRYPTION_ENCS,
+  RESPONSE_MODES_SUPPORTED,
+  RESPONSE_TYPES_SUPPORTED,
+} from '../login/response-types';
 
 /**
  * What the public OIDC endpoints of a realm publish (reference §2): the realm by name, its JSON Web
@@ -60,8 +66,10 @@ export async function realmJwks(db: Db, name: string): Promise<JSONWebKeySet> {
  * GET /realms/{realm}/.well-known/openid-configuration: the OpenID discovery document, listing only
  * what this server serves: the token endpoint (password, client-credentials and refresh grants), the
  * userinfo, introspection and revocation endpoints (with their client authentication methods and
- * userinfo signing algorithms) and the key set, client secrets (basic or post), the browser login (authorization endpoint: response type
- * `code` in the query, fragment and form_post modes, PKCE S256 and plain; end-session endpoint), and as
+ * userinfo signing algorithms) and the key set, client secrets (basic or post), the browser login (authorization endpoint: the code,
+ * implicit and hybrid response types in the query, fragment, form_post and JWT (JARM) modes, responses
+ * signed with any algorithm of an active realm key and encrypted as JOSE allows, PKCE S256 and plain;
+ * end-session endpoint), and as
  * signing algorithms those of the realm's enabled signing keys (an ES256 realm says ES256), pushed
  * authorization requests and request objects.
  */
@@ -72,6 +80,9 @@ export async function discoveryDocument(db: Db, name: string, baseUrl: string): 
   // Tokens are signed with the realm's asymmetric keys (its HMAC key signs only internal tokens).
   const signing = (await realmKeys(db, realm)).filter((k) => k.use === 'SIG' && k.type !== 'OCT' && k.status !== 'DISABLED' && k.algorithm);
   const algorithms = [...new Set(signing.map((k) => k.algorithm as string))].sort();
+  // JARM responses are signed by the realm's active key of the client's algorithm, HMAC ones included.
+  const active = (await realmKeys(db, realm)).filter((k) => k.use === 'SIG' && k.status === 'ACTIVE' && k.algorithm);
+  const responseAlgorithms = [...new Set(active.map((k) => k.algorithm))].sort();
   return {
     issuer: iss,
     authorization_endpoint: `${oidc}/auth`,
@@ -81,13 +92,14 @@ export async function discoveryDocument(db: Db, name: string, baseUrl: string): 
     jwks_uri: `${oidc}/certs`,
     grant_types_supported: [
       'authorization_code',
+      'implicit',
       'password',
       'client_credentials',
       'refresh_token',
       'urn:ietf:params:oauth:grant-type:uma-ticket',
     ],
-    response_types_supported: ['code'],
-    response_modes_supported: ['query', 'fragment', 'form_post'],
+    response_types_supported: RESPONSE_TYPES_SUPPORTED,
+    response_modes_supported: RESPONSE_MODES_SUPPORTED,
     code_challenge_methods_supported: ['plain', 'S256'],
     // Keycloak's OIDCWellKnownProvider: `create` (prompt=create opens the registration form) only when the realm allows registration.
     prompt_values_supported: ['none', 'login', 'consent', ...(realm.settings.registrationAllowed === true ? ['create'] : [])],
@@ -99,6 +111,9 @@ export async function discoveryDocument(db: Db, name: string, baseUrl: string): 
     backchannel_logout_session_supported: true,
     subject_types_supported: ['public', 'pairwise'],
     id_token_signing_alg_values_supported: algorithms,
+    authorization_signing_alg_values_supported: responseAlgorithms,
+    authorization_encryption_alg_values_supported: AUTHORIZATION_ENCRYPTION_ALGS,
+    authorization_encryption_enc_values_supported: AUTHORIZATION_ENCRYPTION_ENCS,
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'client_secret_jwt'],
     userinfo_signing_alg_values_supported: [...algorithms, 'none'],
     introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'client_secret_jwt'],

@@ -6,8 +6,8 @@ import type { RealmModel } from '../../db/models/realm';
 import type { RoleModel } from '../../db/models/role';
 import type { UserAttributeModel, UserGroupMembershipModel, UserModel } from '../../db/models/user';
 import { fastRows } from '../../loaders';
-import { clientStamp, keptForRealm } from './client-config-cache';
-import { TOP_LEVEL } from '../../db/models/group';
+import { clientStamp, keptForRealm, keptForUser, userStamp } from './client-config-cache';
+import { type GroupModel, TOP_LEVEL } from '../../db/models/group';
 import { effectiveRoleIdsForUsers, expandComposites } from '../../core/effective-roles';
 import { claimValue, convert, setClaim } from './claim-values';
 import type { Claims } from '../../representations/token';
@@ -216,8 +216,30 @@ export async function grantedRoles(db: Db, user: UserModel, allowed: Set<string>
   return (await grantedRolesOf(db, [{ user, allowed }]))[0];
 }
 
-/** `grantedRoles` of many user/client pairs (in order): two statements for all. */
-async function grantedRolesOf(db: Db, list: ReadonlyArray<{ user: UserModel; allowed: Set<string> | null }>): Promise<RoleModel[][]> {
+/**
+ * `grantedRoles` of many user/client pairs (in order): two statements for all. One token's roles,
+ * for a user read with its cache version, are kept under the realm's and the user's counters
+ * (`keptForUser`): a warm grant reads none.
+ */
+async function grantedRolesOf(
+  db: Db,
+  list: ReadonlyArray<{ user: UserModel; allowed: Set<string> | null; client?: ClientModel }>,
+): Promise<RoleModel[][]> {
+  const [one] = list;
+  const stamp = list.length === 1 && one.client ? userStamp(one.client, one.user) : undefined;
+  if (stamp === undefined) return readGrantedRoles(db, list);
+  // Every effective role of the user (they depend on the user's and the realm's counters only); the
+  // client's scope (`allowed`, which the scope parameter changes) is applied to them per request.
+  const all = await keptForUser(
+    db,
+    `effective:${one.user.id}`,
+    stamp,
+    async () => (await readGrantedRoles(db, [{ user: one.user, allowed: null }]))[0],
+  );
+  return [one.allowed ? all.filter((r) => one.allowed?.has(r.id)) : all];
+}
+
+async function readGrantedRoles(db: Db, list: ReadonlyArray<{ user: UserModel; allowed: Set<string> | null }>): Promise<RoleModel[][]> {
   const effective = await effectiveRoleIdsForUsers(db, [...new Set(list.map((e) => e.user.id))]);
   const idsOf = list.map(({ user, allowed }) =>
     [...(effective.get(user.id) ?? new Set<string>())].filter((id) => !allowed || allowed.has(id)),
@@ -273,22 +295,10 @@ async function loadFactsOf(db: Db, list: readonly FactsInput[]): Promise<Facts[]
     ? await fastRows<UserAttributeModel>(db, db.models.UserAttribute, 't.user_id IN (:ids)', { ids: attrUsers }, 'ORDER BY t.id ASC')
     : [];
   const groupUsers = usersOf((e) => needs(e, 'oidc-group-membership-mapper', 'oidc-usermodel-attribute-mapper'));
-  const memberships = groupUsers.length
-    ? await fastRows<UserGroupMembershipModel>(db, db.models.UserGroupMembership, 't.user_id IN (:ids)', { ids: groupUsers })
-    : [];
-  const ids = memberships.length
-    ? (
-        await db.sequelize.query<{ id: string }>(
-          `WITH RECURSIVE anc(id) AS (
-             SELECT group_id FROM user_group_membership WHERE user_id IN (:users)
-             UNION
-             SELECT g.parent_id FROM anc JOIN keycloak_group g ON g.id = anc.id WHERE g.parent_id <> :top
-           ) SELECT id FROM anc`,
-          { replacements: { users: [...new Set(memberships.map((m) => m.userId))], top: TOP_LEVEL }, type: QueryTypes.SELECT },
-        )
-      ).map((r) => r.id)
-    : [];
-  const groups = ids.length ? await db.models.Group.findAll({ where: { id: { [Op.in]: ids } } }) : [];
+  // One token's groups: kept under the realm's and the user's counters (memberships raise the user's,
+  // group renames, moves and attribute changes the realm's).
+  const single = list.length === 1 && groupUsers.length === 1 ? userStamp(list[0].input.client, list[0].input.user) : undefined;
+  const { memberships, groups } = await keptForUser(db, `groups:${groupUsers[0]}`, single, () => groupsOfUsers(db, groupUsers));
   const byId = new Map(groups.map((g) => [g.id, g]));
   const chain = (id: string): string[] => {
     const out: string[] = [];
@@ -591,13 +601,34 @@ export async function computeClaimsOf(db: Db, inputs: readonly ClaimInput[]): Pr
   const [mappersOf, allowedOf] = await Promise.all([effectiveMappersOf(db, withScopes), scopeRoleIdsOf(db, withScopes)]);
   const rolesOf = await grantedRolesOf(
     db,
-    inputs.map((input, i) => ({ user: input.user, allowed: allowedOf[i] })),
+    inputs.map((input, i) => ({ user: input.user, allowed: allowedOf[i], client: input.client })),
   );
   const factsOf = await loadFactsOf(
     db,
     inputs.map((input, i) => ({ input, mappers: mappersOf[i], roles: rolesOf[i] })),
   );
   return inputs.map((_, i) => claimSet(mappersOf[i], factsOf[i]));
+}
+
+/** The users' group memberships, and every group they are in directly or through a subgroup. */
+async function groupsOfUsers(db: Db, users: string[]): Promise<{ memberships: UserGroupMembershipModel[]; groups: GroupModel[] }> {
+  const memberships = users.length
+    ? await fastRows<UserGroupMembershipModel>(db, db.models.UserGroupMembership, 't.user_id IN (:ids)', { ids: users })
+    : [];
+  const ids = memberships.length
+    ? (
+        await db.sequelize.query<{ id: string }>(
+          `WITH RECURSIVE anc(id) AS (
+             SELECT group_id FROM user_group_membership WHERE user_id IN (:users)
+             UNION
+             SELECT g.parent_id FROM anc JOIN keycloak_group g ON g.id = anc.id WHERE g.parent_id <> :top
+           ) SELECT id FROM anc`,
+          { replacements: { users: [...new Set(memberships.map((m) => m.userId))], top: TOP_LEVEL }, type: QueryTypes.SELECT },
+        )
+      ).map((r) => r.id)
+    : [];
+  const groups = ids.length ? await db.models.Group.findAll({ where: { id: { [Op.in]: ids } } }) : [];
+  return { memberships, groups };
 }
 
 /** Applies the mappers in priority order to the facts. */

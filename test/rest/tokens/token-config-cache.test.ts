@@ -1,6 +1,6 @@
 import { decodeJwt } from 'jose';
 import request from 'supertest';
-import { createClientScope, createRole, realmServer, serviceAccountClient } from '../../helpers/fixtures';
+import { createClientScope, createdId, createRole, createUser, realmServer, serviceAccountClient } from '../../helpers/fixtures';
 import type { AdminApi, TestServer } from '../../helpers/server';
 
 /**
@@ -118,4 +118,76 @@ test('a new secret and a disabled client take effect on the next request', async
   expect((await token()).status).toBe(401);
   ok(await api.put(`${C}/clients/${client.id}`, { clientId: 'svc', enabled: true }));
   expect((await token()).azp).toBe('svc');
+});
+
+test("the service account's roles and groups, kept under its own and the realm's counters: every change is in the next token", async () => {
+  const groupsMapper = {
+    name: 'groups',
+    protocol: 'openid-connect',
+    protocolMapper: 'oidc-group-membership-mapper',
+    config: { 'claim.name': 'groups', 'full.path': 'true', 'access.token.claim': 'true' },
+  };
+  ok(await api.post(`${C}/clients/${client.id}/protocol-mappers/models`, groupsMapper));
+  const claims = async () => {
+    const t = await token();
+    return { roles: ((t.realm_access as { roles?: string[] } | undefined)?.roles ?? []).sort(), groups: (t.groups as string[]) ?? [] };
+  };
+  const direct = await createRole(api, R, 'svc-direct');
+  const viaGroup = await createRole(api, R, 'svc-via-group');
+  const inner = await createRole(api, R, 'svc-inner');
+  await claims();
+  // The user's own counter: a role mapping added and removed.
+  ok(await api.post(`${C}/users/${client.userId}/role-mappings/realm`, [direct]));
+  expect((await claims()).roles).toContain('svc-direct');
+  ok(await api.delete(`${C}/users/${client.userId}/role-mappings/realm`, [direct]));
+  expect((await claims()).roles).not.toContain('svc-direct');
+  // Group membership (the user's counter), then the group's roles, its name and its parent (the realm's).
+  const parent = createdId(await api.post(`${C}/groups`, { name: 'ops' }), 'group');
+  const group = createdId(await api.post(`${C}/groups/${parent}/children`, { name: 'batch' }), 'group');
+  expect((await claims()).groups).toEqual([]);
+  ok(await api.put(`${C}/users/${client.userId}/groups/${group}`));
+  expect((await claims()).groups).toEqual(['/ops/batch']);
+  ok(await api.post(`${C}/groups/${group}/role-mappings/realm`, [viaGroup]));
+  expect((await claims()).roles).toContain('svc-via-group');
+  ok(await api.post(`${C}/roles-by-id/${viaGroup.id}/composites`, [inner]));
+  expect((await claims()).roles).toEqual(expect.arrayContaining(['svc-via-group', 'svc-inner']));
+  ok(await api.put(`${C}/groups/${parent}`, { name: 'operations' }));
+  expect((await claims()).groups).toEqual(['/operations/batch']);
+  ok(await api.delete(`${C}/users/${client.userId}/groups/${group}`));
+  expect(await claims()).toEqual({ roles: expect.not.arrayContaining(['svc-via-group', 'svc-inner']), groups: [] });
+  // A client role of another client, through the user's counter.
+  const other = createdId(await api.post(`${C}/clients`, { clientId: 'ledger' }), 'client');
+  ok(await api.post(`${C}/clients/${other}/roles`, { name: 'post' }));
+  const post = (await api.get(`${C}/clients/${other}/roles/post`)).body;
+  ok(await api.post(`${C}/users/${client.userId}/role-mappings/clients/${other}`, [post]));
+  expect(((await token()).resource_access as Record<string, { roles: string[] }>).ledger.roles).toEqual(['post']);
+  ok(await api.delete(`${C}/roles-by-id/${post.id}`));
+  expect(((await token()).resource_access as Record<string, unknown> | undefined)?.ledger).toBeUndefined();
+});
+
+test("a refreshed token has the user's roles as they are now: kept roles follow the user's counter", async () => {
+  const userId = await createUser(ts, R, 'refresher');
+  const role = await createRole(api, R, 'refresher-role');
+  ok(await api.post(`${C}/clients`, { clientId: 'app', publicClient: true, directAccessGrantsEnabled: true }));
+  const login = await request(ts.app)
+    .post(`/realms/${R}/protocol/openid-connect/token`)
+    .type('form')
+    .send({ grant_type: 'password', client_id: 'app', username: 'refresher', password: 'pw' });
+  expect(login.status).toBe(200);
+  let refreshToken = login.body.refresh_token as string;
+  const refreshedRoles = async () => {
+    const res = await request(ts.app)
+      .post(`/realms/${R}/protocol/openid-connect/token`)
+      .type('form')
+      .send({ grant_type: 'refresh_token', client_id: 'app', refresh_token: refreshToken });
+    expect(res.body).toHaveProperty('access_token');
+    refreshToken = res.body.refresh_token;
+    return (decodeJwt(res.body.access_token).realm_access as { roles?: string[] } | undefined)?.roles ?? [];
+  };
+  expect(await refreshedRoles()).not.toContain('refresher-role');
+  ok(await api.post(`${C}/users/${userId}/role-mappings/realm`, [role]));
+  expect(await refreshedRoles()).toContain('refresher-role');
+  expect(await refreshedRoles()).toContain('refresher-role');
+  ok(await api.delete(`${C}/users/${userId}/role-mappings/realm`, [role]));
+  expect(await refreshedRoles()).not.toContain('refresher-role');
 });

@@ -1,9 +1,10 @@
 import request from 'supertest';
-import { realmServer, serviceAccountClient } from '../../helpers/fixtures';
+import { createUser, realmServer, serviceAccountClient } from '../../helpers/fixtures';
 import type { TestServer } from '../../helpers/server';
 
 /**
- * SQL statements of a warm client_credentials grant (issue 12): the client's row, scope links, scopes,
+ * SQL statements of a warm password grant (its direct grant flow comes from the node's cache) and of a
+ * warm client_credentials grant (issue 12): the client's row, scope links, scopes,
  * protocol mappers, scope roles and the clients of role claims are kept by the node under the realm's
  * cache version (client-config-cache.ts, ADR 23), so a warm grant reads only the realm (with its
  * version) and what belongs to the service account. That a change through the admin API is in the
@@ -33,8 +34,26 @@ test('client_credentials: a warm grant reads the realm and the service account o
   expect(result.body.scope).toBe('profile email');
   for (const table of ['client', 'client_scope_client', 'client_scope', 'protocol_mapper', 'scope_mapping'])
     expect(statements.filter((s) => new RegExp(`FROM \`${table}\``).test(s))).toEqual([]);
-  // realm (with its cache version), service account, effective roles, roles, attributes, memberships.
-  // No session rows: the session is transient, as Keycloak's.
+  // realm (with its cache version), service account (with its own), attributes: its roles and groups
+  // are kept under the two counters. No session rows: the session is transient, as Keycloak's.
   expect(statements.filter((s) => /^(INSERT|UPDATE|DELETE|BEGIN)/i.test(s.replace(/^Executing \([^)]*\): /, '')))).toEqual([]);
-  expect(count).toBe(6);
+  expect(count).toBe(3);
+});
+
+test('password: a warm grant reads no flow, execution or authenticator config; the statement count is pinned', async () => {
+  await createUser(ts, R, 'pat');
+  const login = () =>
+    request(ts.app)
+      .post(`/realms/${R}/protocol/openid-connect/token`)
+      .type('form')
+      .send({ grant_type: 'password', client_id: 'admin-cli', username: 'pat', password: 'pw' })
+      .expect(200);
+  await login();
+  const { count, statements } = await ts.countSql(login);
+  for (const table of ['authentication_flow', 'authentication_execution', 'authenticator_config', 'client'])
+    expect(statements.filter((s) => new RegExp(`FROM \`${table}\``).test(s))).toEqual([]);
+  // realm (with its cache version), user, credentials (all types, for the password and the OTP condition),
+  // pending required actions, VERIFY_PROFILE's action row, the user profile, the user's attributes, then
+  // the session (BEGIN, two INSERTs, COMMIT). The direct grant flow itself is kept by the node (ADR 40).
+  expect(count).toBe(11);
 });
