@@ -1,7 +1,9 @@
 import { Eta } from 'eta';
 import type { RealmModel } from '../db/models/realm';
+import type { Page } from '../services/login/flow-engine';
 import type { BrowserResponse } from '../services/login/login';
 import { format } from '../services/login/messages';
+import { REGISTER_TEMPLATE, registerErrors, sameLoginLink } from './register-page';
 
 /**
  * The login pages, server-rendered with Eta (autoEscape on: every value is HTML-escaped unless a
@@ -68,6 +70,7 @@ eta.loadTemplate(
 <button type="submit" id="kc-login" name="login"><%= it.t(it.variant === 'username' ? 'doContinue' : 'doLogIn') %></button>
 </form>
 <% if (it.resetUrl) { %><p><a id="kc-forgot-password" href="<%= it.resetUrl %>"><%= it.t('doForgotPassword') %></a></p><% } %>
+<% if (it.registerUrl) { %><p id="kc-registration"><%= it.t('noAccount') %> <a id="kc-register-link" href="<%= it.registerUrl %>"><%= it.t('doRegister') %></a></p><% } %>
 <% if (it.providers && it.providers.length) { %>
 <section id="kc-social-providers"><h2><%= it.t('identity-provider-login-label') %></h2>
 <ul><% for (const p of it.providers) { %><li><a id="social-<%= p.alias %>" href="<%= p.url %>"><%= p.displayName %></a></li><% } %></ul>
@@ -85,6 +88,8 @@ eta.loadTemplate(
 <button type="submit" id="linkAccount" name="submitAction" value="linkAccount"><%= it.t('confirmLinkIdpContinue', it.existing) %></button>
 </form>`,
 );
+
+eta.loadTemplate('@register', REGISTER_TEMPLATE);
 
 eta.loadTemplate(
   '@error',
@@ -237,12 +242,16 @@ eta.loadTemplate(
 eta.loadTemplate(
   '@consent',
   `<% layout('@layout') %>
+<% if (it.logoUri) { %><img id="kc-client-logo" src="<%= it.logoUri %>" alt=""><% } %>
 <h1 id="kc-page-title"><%= it.title %></h1>
 <div id="kc-oauth-grant">
 <p><%= it.t('oauthGrantRequest') %></p>
 <ul id="kc-oauth-scopes">
 <% for (const line of it.lines) { %><li><span><%= line %></span></li>
 <% } %></ul>
+<% if (it.tosUri || it.policyUri) { %><p id="kc-oauth-client-info"><%= it.t('oauthGrantInformation', it.clientName) %>
+<% if (it.tosUri) { %> <%= it.t('oauthGrantReview') %><a id="kc-client-tos" href="<%= it.tosUri %>" target="_blank" rel="noopener noreferrer"><%= it.t('oauthGrantTos') %></a><% } %>
+<% if (it.policyUri) { %> <%= it.t('oauthGrantReview') %><a id="kc-client-policy" href="<%= it.policyUri %>" target="_blank" rel="noopener noreferrer"><%= it.t('oauthGrantPolicy') %></a><% } %></p><% } %>
 <form id="kc-oauth" method="post" action="<%= it.formAction %>">
 <button type="submit" id="kc-login" name="accept" value="yes"><%= it.t('doYes') %></button>
 <button type="submit" id="kc-cancel" name="cancel" value="no"><%= it.t('doNo') %></button>
@@ -305,14 +314,28 @@ export function realmDisplayName(realm: RealmModel | undefined): string {
   return realm.name;
 }
 
+const on = (v: unknown) => v === true || v === 'true';
+
 /** "Forgot password?" of a login form, when the realm allows resets: the same login (client and tab) starts the reset flow. */
 function resetLink(out: Extract<BrowserResponse, { kind: 'page' }>): string | undefined {
-  const s = out.realm?.settings.resetPasswordAllowed;
-  if ((s !== true && s !== 'true') || !out.formAction) return undefined;
-  const u = new URL(out.formAction);
-  const q = new URLSearchParams();
-  for (const k of ['client_id', 'tab_id']) if (u.searchParams.get(k)) q.set(k, u.searchParams.get(k) as string);
-  return `${u.pathname.replace(/\/login-actions\/[^/]+$/, '/login-actions/reset-credentials')}?${q}`;
+  return on(out.realm?.settings.resetPasswordAllowed) ? sameLoginLink(out.formAction, 'reset-credentials') : undefined;
+}
+
+/** "New user? Register" of the first login form, when the realm's registrationAllowed is on (Keycloak's login.ftl). */
+function registerLink(out: Extract<BrowserResponse, { kind: 'page' }>, variant: string): string | undefined {
+  return on(out.realm?.settings.registrationAllowed) && variant !== 'password' ? sameLoginLink(out.formAction, 'registration') : undefined;
+}
+
+type Text = (key: string, ...params: string[]) => string;
+
+/** Profile fields as text: labels, and validation messages naming the field by its label ({0}). */
+function fieldsView(fields: Extract<Page, { page: 'register' }>['fields'], t: Text) {
+  const msg = (m: { key: string; params?: string[] }) => t(m.key, ...(m.params ?? []));
+  return fields.map((f) => {
+    const label = msg(f.label);
+    const error = f.error ? t(f.error.key, label, ...(f.error.params ?? []).slice(1)) : undefined;
+    return { ...f, label, error, autocomplete: AUTOCOMPLETE[f.name] };
+  });
 }
 
 const AUTOCOMPLETE: Record<string, string> = { username: 'username', email: 'email', firstName: 'given-name', lastName: 'family-name' };
@@ -344,6 +367,7 @@ export function renderPage(
           message: p.message ? t(p.message.key, ...(p.message.params ?? [])) : undefined,
           formAction: out.formAction,
           resetUrl: resetLink(out),
+          registerUrl: registerLink(out, p.variant),
           providers: out.providers,
         }),
       };
@@ -394,14 +418,25 @@ export function renderPage(
         }),
       };
     }
+    case 'register':
+      return {
+        status: p.status ?? 200,
+        html: eta.render('@register', {
+          ...base,
+          title: t('registerTitle'),
+          fields: fieldsView(p.fields, t),
+          password: p.password,
+          terms: p.terms,
+          errors: registerErrors(p, t),
+          recaptcha: p.recaptcha,
+          message: p.message ? t(p.message.key, ...(p.message.params ?? [])) : undefined,
+          formAction: out.formAction,
+          loginUrl: sameLoginLink(out.formAction, 'authenticate'),
+        }),
+      };
     case 'update-profile': {
       const msg = (m: { key: string; params?: string[] }) => t(m.key, ...(m.params ?? []));
-      const fields = p.fields.map((f) => {
-        const label = msg(f.label);
-        // Validation messages name the field by its label ({0}).
-        const error = f.error ? t(f.error.key, label, ...(f.error.params ?? []).slice(1)) : undefined;
-        return { ...f, label, error, autocomplete: AUTOCOMPLETE[f.name] };
-      });
+      const fields = fieldsView(p.fields, t);
       return {
         status: p.status ?? 200,
         html: eta.render('@update-profile', {
@@ -430,10 +465,21 @@ export function renderPage(
         const m = /^\$\{(.+)\}$/.exec(text);
         return m ? t(m[1]) : text;
       };
-      const title = t('oauthGrantTitle', advanced(p.clientName));
+      // Keycloak's login-oauth-grant: "Grant Access to {name}", the scopes' lines (the client's own first), its logo, terms and policy links.
+      const clientName = advanced(p.clientName);
+      const title = t('oauthGrantTitle', clientName);
       return {
         status: p.status ?? 200,
-        html: eta.render('@consent', { ...base, title, lines: p.scopes.map((l) => advanced(l.text)), formAction: out.formAction }),
+        html: eta.render('@consent', {
+          ...base,
+          title,
+          clientName,
+          tosUri: p.client?.tosUri,
+          policyUri: p.client?.policyUri,
+          logoUri: p.client?.logoUri,
+          lines: p.scopes.map((l) => advanced(l.text)),
+          formAction: out.formAction,
+        }),
       };
     }
     case 'frontchannel-logout':

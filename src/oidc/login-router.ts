@@ -10,6 +10,7 @@ import { type BrowserRequest, type BrowserResponse, authorize, loginAction } fro
 import { logout } from '../services/login/logout';
 import { actionToken, resetCredentials } from '../services/login/action-tokens';
 import { brokerEndpoint, brokerLogin } from '../services/login/broker/broker-endpoints';
+import { registrationAction, registrations } from '../services/login/registration-entry';
 import { renderBareError, renderFormPost, renderPage } from './login-pages';
 
 const log = getLogger('idserver.oidc.login');
@@ -175,13 +176,23 @@ export function loginRouter(db: Db, baseUrlOf: (req: express.Request) => string)
   r.get('/:realm/protocol/openid-connect/auth', auth);
   r.post('/:realm/protocol/openid-connect/auth', form, auth);
 
-  const actions = browser((input, req) => loginAction(db, input, req.method === 'POST' ? flatten(req.body) : undefined));
+  const actions = browser((input, req) =>
+    loginAction(db, input, req.method === 'POST' ? flatten(req.body) : undefined, req.path.split('/').pop()),
+  );
   r.get('/:realm/login-actions/authenticate', actions);
   r.post('/:realm/login-actions/authenticate', form, actions);
   r.get('/:realm/login-actions/required-action', actions);
   r.post('/:realm/login-actions/required-action', form, actions);
   r.get('/:realm/login-actions/consent', actions);
   r.post('/:realm/login-actions/consent', form, actions);
+
+  // Self-registration: the login page's "Register" link and its form, and the registrations entry point (an invitation's link).
+  const register = browser((input, req) => registrationAction(db, input, req.method === 'POST' ? flatten(req.body) : undefined));
+  r.get('/:realm/login-actions/registration', register);
+  r.post('/:realm/login-actions/registration', form, register);
+  const registrationsEntry = browser((input) => registrations(db, input));
+  r.get('/:realm/protocol/openid-connect/registrations', registrationsEntry);
+  r.post('/:realm/protocol/openid-connect/registrations', form, registrationsEntry);
 
   // The links of the e-mails (execute-actions, verify-email): a GET from a mail client.
   const link = browser((input) => actionToken(db, input));

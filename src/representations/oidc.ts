@@ -10,6 +10,7 @@ export interface OidcDiscoveryDocument {
   response_types_supported: string[];
   response_modes_supported: string[];
   code_challenge_methods_supported: string[];
+  prompt_values_supported: string[];
   end_session_endpoint: string;
   frontchannel_logout_session_supported: boolean;
   frontchannel_logout_supported: boolean;

@@ -53,7 +53,7 @@ const HANDLERS: Record<Typ, { event: BaseEventTypeName; error: string; message: 
 };
 
 /** The token's claims when one of the realm's RS256 keys signed it (the time is checked by the caller). */
-async function signedBy(db: Db, realm: RealmModel, key: string): Promise<JWTPayload | undefined> {
+export async function signedBy(db: Db, realm: RealmModel, key: string): Promise<JWTPayload | undefined> {
   let kid: string | undefined;
   try {
     kid = decodeProtectedHeader(key).kid;

@@ -14,7 +14,15 @@ export type ActionPage = (
   | { page: 'delete-credential'; executionId: string; status?: number; credentialLabel: string }
   | { page: 'verify-email'; executionId: string; status?: number; message?: Message; email: string }
   /** The consent page (OAUTH_GRANT): the client's name and the scopes' consent texts (`${key}` or plain text). */
-  | { page: 'consent'; executionId: string; status?: number; clientName: string; scopes: Array<{ scope: string; text: string }> }
+  | {
+      page: 'consent';
+      executionId: string;
+      status?: number;
+      clientName: string;
+      /** The client's links (tosUri, policyUri, logoUri attributes; http(s) only). */
+      client?: { tosUri?: string; policyUri?: string; logoUri?: string };
+      scopes: Array<{ scope: string; text: string }>;
+    }
   | {
       page: 'totp-setup';
       executionId: string;

@@ -128,5 +128,16 @@ export async function consentStep(
     return { kind: 'pass', detail: 'consent_granted' };
   }
   const clientName = ctx.client.name || ctx.client.clientId;
-  return { kind: 'ask', page: { page: 'consent', executionId: OAUTH_GRANT, clientName, scopes: consentLines(decision.scopes) } };
+  const attrs = (ctx.client.settings.attributes ?? {}) as Record<string, string>;
+  // Keycloak requests the client itself as a scope: with display.on.consent.screen its line (consent.screen.text, else clientId) is shown.
+  const own =
+    attrs['display.on.consent.screen'] === 'true'
+      ? [{ scope: ctx.client.clientId, text: attrs['consent.screen.text'] || ctx.client.clientId }]
+      : [];
+  const link = (v: string | undefined) => (v && /^https?:\/\//i.test(v) ? v : undefined);
+  const client = { tosUri: link(attrs.tosUri), policyUri: link(attrs.policyUri), logoUri: link(attrs.logoUri) };
+  return {
+    kind: 'ask',
+    page: { page: 'consent', executionId: OAUTH_GRANT, clientName, client, scopes: [...own, ...consentLines(decision.scopes)] },
+  };
 }

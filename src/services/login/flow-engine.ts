@@ -60,6 +60,19 @@ export type Page =
       fields: ProfileField[];
       cancelable?: boolean;
     }
+  /** The registration form (registration-page-form): the profile's fields, the form actions' parts, their errors by field. */
+  | {
+      page: 'register';
+      executionId: string;
+      fields: ProfileField[];
+      password: boolean;
+      terms: boolean;
+      errors: Record<string, Message>;
+      /** reCAPTCHA's widget (registration-recaptcha-action) and a message for the whole form. */
+      recaptcha?: { siteKey: string; action: string; v3: boolean; scriptUrl: string };
+      message?: Message;
+      status?: number;
+    }
   /** An account with the brokered e-mail or username exists (idp-confirm-link). */
   | { page: 'confirm-link'; executionId: string; message: Message; status?: number }
   /** A redirect to an identity provider (identity-provider-redirector, organization, kc_idp_hint). */
@@ -129,10 +142,21 @@ export interface Condition {
   onParentFlowSuccess?(ctx: LoginContext, exec: AuthExecutionModel): Promise<void>;
 }
 
-/** The registry: provider id → authenticator or condition. */
+/**
+ * A form authenticator (Keycloak's FormAuthenticator, run by its FormAuthenticationFlow): the
+ * execution of a `form-flow` sub-flow whose form actions (the sub-flow's enabled executions, in
+ * priority order) it renders and runs itself (registration.ts: registration-page-form).
+ */
+export interface FormAuthenticator {
+  authenticate(ctx: LoginContext, exec: AuthExecutionModel, actions: AuthExecutionModel[]): Promise<Outcome>;
+  action(ctx: LoginContext, exec: AuthExecutionModel, actions: AuthExecutionModel[]): Promise<Outcome>;
+}
+
+/** The registry: provider id → authenticator or condition (and form authenticators, for a registry that has forms). */
 export interface Registry {
   authenticators: Record<string, Authenticator>;
   conditions: Record<string, Condition>;
+  forms?: Record<string, FormAuthenticator>;
 }
 
 /** A failure that stops the flow (or, in an ALTERNATIVE, moves on to the next alternative). */
@@ -262,6 +286,8 @@ export class FlowRun {
   /** Runs one execution (an authenticator or a sub-flow); returns the page to show, if any. */
   private async processOne(e: AuthExecutionModel): Promise<Page | undefined> {
     if (PROCESSED.has(this.status(e) ?? '')) return undefined;
+    const form = this.formOf(e);
+    if (form) return this.apply(e, await form.authenticate(this.ctx, e, this.formActions(e)));
     if (e.authenticatorFlow) {
       const result = await this.process(e.subFlowId ?? '');
       if (result.kind === 'challenge') {
@@ -331,6 +357,12 @@ export class FlowRun {
    */
   async action(flowId: string, executionId: string): Promise<FlowResult> {
     const e = this.find(flowId, executionId);
+    const form = e && this.formOf(e);
+    if (e && form && this.status(e) === 'CHALLENGED') {
+      const page = this.apply(e, await form.action(this.ctx, e, this.formActions(e)));
+      if (page) return { kind: 'challenge', page };
+      return this.process(flowId);
+    }
     const impl = e?.authenticator ? this.registry.authenticators[e.authenticator] : undefined;
     if (e && impl?.action && this.status(e) === 'CHALLENGED') {
       const page = this.apply(e, await impl.action(this.ctx, e));
@@ -338,6 +370,16 @@ export class FlowRun {
       this.clearChallenged(flowId);
     }
     return this.process(flowId);
+  }
+
+  /** The form authenticator of a sub-flow execution (registration-page-form), when the registry has one. */
+  private formOf(e: AuthExecutionModel): FormAuthenticator | undefined {
+    return e.authenticatorFlow && e.authenticator ? this.registry.forms?.[e.authenticator] : undefined;
+  }
+
+  /** A form's actions: the enabled executions of its sub-flow, in priority order. */
+  private formActions(e: AuthExecutionModel): AuthExecutionModel[] {
+    return (this.byParent.get(e.subFlowId ?? '') ?? []).filter((a) => a.requirement !== 'DISABLED');
   }
 
   /** Sub-flows marked CHALLENGED run again after an action, so they see its outcome. */

@@ -27,6 +27,7 @@ import { isResetLogin, RESET_REGISTRY, resetFlowId } from './reset-credentials';
 import { consentStep, OAUTH_GRANT } from './consent';
 import { afterBrokerFlow, brokerFlowOf, brokerSessionNotes } from './broker/broker-flows';
 import { LOGIN_REGISTRY, providerLinks } from './broker/idp-redirect';
+import { isRegistrationLogin, promptCreateStart, REGISTRATION_REGISTRY, registrationAllowed, registrationFlowId } from './registration';
 import { KC_NOTES, kcActionOf, kcActionResponse, requireRecentAuthentication, setKcActionStatus } from './kc-action';
 import { sendBack } from './authorization-response';
 import { frontChannelTokens } from './implicit-tokens';
@@ -69,8 +70,15 @@ const loginEvent = (db: Db, realm: RealmModel, req: BrowserRequest, request?: Au
   return ev;
 };
 
-/** GET/POST /realms/{realm}/protocol/openid-connect/auth: checks the request and starts (or, with SSO, completes) a login. */
-export async function authorize(db: Db, req: BrowserRequest): Promise<BrowserResponse> {
+/**
+ * GET/POST /realms/{realm}/protocol/openid-connect/auth: checks the request and starts (or, with SSO, completes) a login.
+ * `start` (the registrations endpoint, registration-entry.ts) gives the new login its first notes and may refuse it with a page.
+ */
+export async function authorize(
+  db: Db,
+  req: BrowserRequest,
+  start?: (realm: RealmModel) => Promise<{ notes: Record<string, string> } | { refused: Page }>,
+): Promise<BrowserResponse> {
   const realm = await publicRealm(db, req.realm);
   const check = await checkAuthorizationRequest(db, realm, req.params, req.baseUrl);
   const ev = loginEvent(db, realm, req);
@@ -89,9 +97,18 @@ export async function authorize(db: Db, req: BrowserRequest): Promise<BrowserRes
       iss: issuerOf(req.baseUrl, realm.name),
     });
   }
+  // prompt=create (exactly that value, as Keycloak compares it) opens the registration form.
+  const create = !start && check.request.prompt === 'create';
+  const started = start
+    ? await start(realm)
+    : create
+      ? await promptCreateStart(db, realm, req.ipAddress, check.client.clientId)
+      : undefined;
+  if (started && 'refused' in started) return realmPage(db, realm, req, started.refused, req.params.ui_locales);
   const root = await rootOf(db, realm, req.cookies.AUTH_SESSION_ID);
   await requireRecentAuthentication(db, realm, check.request, req.cookies.KEYCLOAK_IDENTITY);
   const authSession = await createAuthSession(db, realm, root, check.client.id, check.request as Record<string, string>);
+  if (started) await saveAuthSession(db, authSession, loginLifespan(realm), { ...dataOf(authSession), notes: started.notes });
   const cookies: CookieOp[] = root
     ? []
     : [{ name: 'AUTH_SESSION_ID', value: await signRoot(db, realm, authSession.rootId), maxAge: -1, httpOnly: true }];
@@ -104,7 +121,12 @@ export async function authorize(db: Db, req: BrowserRequest): Promise<BrowserRes
  * form's `session_code` must be the one of the page the session last showed: a stale or forged POST
  * only shows the login's current page again.
  */
-export async function loginAction(db: Db, req: BrowserRequest, form: Record<string, string> | undefined): Promise<BrowserResponse> {
+export async function loginAction(
+  db: Db,
+  req: BrowserRequest,
+  form: Record<string, string> | undefined,
+  path = 'authenticate',
+): Promise<BrowserResponse> {
   const realm = await publicRealm(db, req.realm);
   const root = await rootOf(db, realm, req.cookies.AUTH_SESSION_ID);
   const ev = loginEvent(db, realm, req);
@@ -117,6 +139,12 @@ export async function loginAction(db: Db, req: BrowserRequest, form: Record<stri
   if (!authSession) {
     await ev.error('expired_code');
     return realmPage(db, realm, req, { page: 'error', status: 400, message: { key: 'expiredCodeMessage' } });
+  }
+  // "Back to login" (a GET of /authenticate) leaves the registration form for the browser flow, as Keycloak's flow-path check.
+  if (!form && path === 'authenticate') {
+    const data = dataOf(authSession);
+    if (isRegistrationLogin({ data }) && !data.notes[FLOW_DONE])
+      await saveAuthSession(db, authSession, loginLifespan(realm), { ...data, statuses: {}, notes: {} });
   }
   const fresh = req.params.session_code === authSession.sessionCode && typeof req.params.execution === 'string';
   return runLogin(db, realm, req, authSession, form && fresh ? { executionId: req.params.execution as string, form } : undefined);
@@ -181,8 +209,21 @@ async function runLogin(
   };
   // "Forgot password?" runs the realm's reset-credentials flow in the same login.
   const reset = isResetLogin(ctx);
-  const broker = reset ? undefined : await brokerFlowOf(ctx);
-  const flowId = reset ? await resetFlowId(db, realm) : broker ? broker.flowId : await browserFlowId(db, realm, client.settings);
+  // Self-registration runs the realm's registration flow in the same login (registration.ts).
+  const registration = !reset && isRegistrationLogin(ctx);
+  if (registration && !data.notes[FLOW_DONE] && !registrationAllowed(realm, data.notes)) {
+    await new TokenEvent(db, realm, 'REGISTER', req.ipAddress).error('registration_disabled');
+    await removeAuthSession(db, authSession.id);
+    return page({ page: 'error', status: 400, message: { key: 'registrationNotAllowedMessage' } });
+  }
+  const broker = reset || registration ? undefined : await brokerFlowOf(ctx);
+  const flowId = reset
+    ? await resetFlowId(db, realm)
+    : registration
+      ? await registrationFlowId(db, realm)
+      : broker
+        ? broker.flowId
+        : await browserFlowId(db, realm, client.settings);
   if (!flowId) {
     await ev.error('invalid_flow');
     return page({ page: 'error', status: 500, message: { key: 'internalServerErrorMessage' } });
@@ -195,7 +236,8 @@ async function runLogin(
   }
   let result: FlowResult;
   try {
-    const run = await FlowRun.load(ctx, reset ? RESET_REGISTRY : (broker?.registry ?? LOGIN_REGISTRY));
+    const registry = reset ? RESET_REGISTRY : registration ? REGISTRATION_REGISTRY : (broker?.registry ?? LOGIN_REGISTRY);
+    const run = await FlowRun.load(ctx, registry);
     result = action ? await run.action(flowId, action.executionId) : await run.process(flowId);
   } catch (e) {
     if (!(e instanceof FlowError)) throw e;
@@ -221,7 +263,8 @@ async function runLogin(
     const out = await page(result.page);
     const issuer = issuerOf(req.baseUrl, realm.name);
     const providers = result.page.page === 'login' && !reset && !broker ? await providerLinks(db, realm, issuer, ctx) : undefined;
-    return { ...out, formAction: `${issuer}/login-actions/authenticate?${q}`, providers } as BrowserResponse;
+    const path = registration ? 'registration' : 'authenticate';
+    return { ...out, formAction: `${issuer}/login-actions/${path}?${q}`, providers } as BrowserResponse;
   }
   if (!result.successful || !ctx.user) {
     await ev.error('invalid_user_credentials');

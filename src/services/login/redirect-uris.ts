@@ -12,7 +12,9 @@ const list = (v: unknown): string[] => (Array.isArray(v) ? v.map(String).filter(
 
 /** The client's redirect URIs, relative ones resolved. */
 export function clientRedirectUris(client: ClientModel, serverBase: string): string[] {
-  const root = typeof client.settings.rootUrl === 'string' && client.settings.rootUrl ? client.settings.rootUrl : serverBase;
+  const configured = typeof client.settings.rootUrl === 'string' && client.settings.rootUrl ? client.settings.rootUrl : serverBase;
+  // Keycloak's ResolveRelative: `${authBaseUrl}` / `${authAdminUrl}` (the built-in account clients' rootUrl) are this server.
+  const root = configured.replace(/^\$\{auth(?:Base|Admin)Url\}/, serverBase.replace(/\/+$/, ''));
   return list(client.settings.redirectUris).map((u) => (u.startsWith('/') ? `${root.replace(/\/+$/, '')}${u}` : u));
 }
 

@@ -58,14 +58,17 @@ function requiredForUser(a: UPAttribute, scopes: Set<string>): boolean {
   return !need.length || need.some((s) => scopes.has(s));
 }
 
-interface Shown {
+export interface Shown {
   attr: UPAttribute;
   editable: boolean;
   required: boolean;
 }
 
-/** The attributes of the page, in the configuration's order. */
-function shownAttributes(ctx: LoginContext, config: UPConfig): Shown[] {
+/**
+ * The attributes of the page, in the configuration's order. `registration` (Keycloak's REGISTRATION
+ * context): only what the user may edit, the username always editable (there is nothing to keep).
+ */
+export function shownAttributes(ctx: LoginContext, config: UPConfig, registration = false): Shown[] {
   const scopes = requestedScopes(ctx);
   const emailAsUsername = flag(ctx.realm.settings.registrationEmailAsUsername);
   const out: Shown[] = [];
@@ -74,7 +77,8 @@ function shownAttributes(ctx: LoginContext, config: UPConfig): Shown[] {
     if (attr.name === 'username' && emailAsUsername) continue;
     // Multi-valued attributes are shown, not edited, here (one field per attribute).
     let editable = userMay(attr, 'edit') && !attr.multivalued;
-    if (attr.name === 'username' && !flag(ctx.realm.settings.editUsernameAllowed)) editable = false;
+    if (attr.name === 'username' && !registration && !flag(ctx.realm.settings.editUsernameAllowed)) editable = false;
+    if (registration && !editable) continue;
     out.push({ attr, editable, required: editable && requiredForUser(attr, scopes) });
   }
   return out;
@@ -98,7 +102,7 @@ const valuesOf = (user: UserModel, attributes: Record<string, string[]>): Profil
   attributes,
 });
 
-const listOf = (values: ProfileValues, name: string): string[] => {
+export const listOf = (values: ProfileValues, name: string): string[] => {
   const raw = ROOT.has(name) ? values[name as 'email'] : values.attributes[name];
   return (Array.isArray(raw) ? raw : raw == null ? [] : [raw]).filter((v) => v !== '' && v != null) as string[];
 };
@@ -113,7 +117,7 @@ function labelOf(a: UPAttribute): Message {
 }
 
 /** The errors of `values` for the attributes the user edits (validators of the admin API, `required` for users). */
-function profileErrors(ctx: LoginContext, config: UPConfig, shown: Shown[], values: ProfileValues): Map<string, Message> {
+export function profileErrors(ctx: LoginContext, config: UPConfig, shown: Shown[], values: ProfileValues): Map<string, Message> {
   const editable = shown.filter((s) => s.editable);
   const fields = new Set(editable.map((s) => s.attr.name));
   const errors = new Map<string, Message>();
@@ -148,7 +152,18 @@ function page(
   errors: Map<string, Message>,
   status?: number,
 ): ActionPage {
-  const fields: ProfileField[] = shown.map((s) => {
+  return {
+    page: 'update-profile',
+    executionId: alias,
+    verify,
+    fields: profileFields(shown, values, errors),
+    ...(status ? { status } : {}),
+  };
+}
+
+/** The fields of a profile form (update-profile, register): label, value, options, input type, error. */
+export function profileFields(shown: Shown[], values: ProfileValues, errors: Map<string, Message>): ProfileField[] {
+  return shown.map((s) => {
     const options = s.attr.validations?.options?.options;
     return {
       name: s.attr.name,
@@ -161,7 +176,6 @@ function page(
       ...(errors.has(s.attr.name) ? { error: errors.get(s.attr.name) } : {}),
     };
   });
-  return { page: 'update-profile', executionId: alias, verify, fields, ...(status ? { status } : {}) };
 }
 
 /** Whether the stored profile passes the check of the update-profile form (VERIFY_PROFILE's trigger). */
@@ -225,16 +239,7 @@ function profileAction(verify: boolean): RequiredActionImpl {
       fail.userId = s.user.id;
       fail.detail('username', s.user.username).detail('context', 'UPDATE_PROFILE');
       const errors = profileErrors(ctx, s.config, s.shown, next);
-      const { User } = ctx.db.models;
-      if (!errors.has('username') && next.username && next.username !== s.user.username) {
-        const taken = await User.findOne({ where: { realmId: ctx.realm.id, username: next.username, id: { [Op.ne]: s.user.id } } });
-        if (taken)
-          errors.set(emailAsUsername ? 'email' : 'username', { key: emailAsUsername ? 'emailExistsMessage' : 'usernameExistsMessage' });
-      }
-      if (!errors.has('email') && next.email && next.email !== s.user.email && !flag(ctx.realm.settings.duplicateEmailsAllowed)) {
-        const taken = await User.findOne({ where: { realmId: ctx.realm.id, email: next.email, id: { [Op.ne]: s.user.id } } });
-        if (taken) errors.set('email', { key: 'emailExistsMessage' });
-      }
+      await duplicateErrors(ctx, next, s.user, errors);
       if (errors.size) {
         await fail.detail('fields_to_update', [...errors.keys()].join(',')).error('invalid_input');
         return again(errors);
@@ -253,6 +258,33 @@ function profileAction(verify: boolean): RequiredActionImpl {
       return { kind: 'success' };
     },
   };
+}
+
+/**
+ * Keycloak's duplicate checks of a profile (DuplicateUsernameValidator, DuplicateEmailValidator): a
+ * username or e-mail another user of the realm has (`self`: the user being edited, unchanged values
+ * pass), the e-mail only unless `duplicateEmailsAllowed`; with `registrationEmailAsUsername` the taken
+ * username is reported on the e-mail field. Adds to `errors`.
+ */
+export async function duplicateErrors(
+  ctx: Pick<LoginContext, 'db' | 'realm'>,
+  next: ProfileValues,
+  self: UserModel | null,
+  errors: Map<string, Message>,
+): Promise<void> {
+  const { User } = ctx.db.models;
+  const emailAsUsername = flag(ctx.realm.settings.registrationEmailAsUsername);
+  const others = self ? { id: { [Op.ne]: self.id } } : {};
+  if (!errors.has('username') && next.username && next.username !== self?.username) {
+    const taken = await User.findOne({ where: { realmId: ctx.realm.id, username: next.username, ...others }, attributes: ['id'] });
+    if (taken)
+      errors.set(emailAsUsername ? 'email' : 'username', { key: emailAsUsername ? 'emailExistsMessage' : 'usernameExistsMessage' });
+  }
+  const duplicatesAllowed = flag(ctx.realm.settings.duplicateEmailsAllowed) && !emailAsUsername;
+  if (!errors.has('email') && next.email && next.email !== self?.email && !duplicatesAllowed) {
+    const taken = await User.findOne({ where: { realmId: ctx.realm.id, email: next.email, ...others }, attributes: ['id'] });
+    if (taken) errors.set('email', { key: 'emailExistsMessage' });
+  }
 }
 
 /** Keycloak's event detail names of a changed attribute. */

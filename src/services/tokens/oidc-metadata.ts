@@ -114,6 +114,8 @@ export async function discoveryDocument(db: Db, name: string, baseUrl: string): 
     response_types_supported: RESPONSE_TYPES_SUPPORTED,
     response_modes_supported: RESPONSE_MODES_SUPPORTED,
     code_challenge_methods_supported: ['plain', 'S256'],
+    // Keycloak's OIDCWellKnownProvider: `create` (prompt=create opens the registration form) only when the realm allows registration.
+    prompt_values_supported: ['none', 'login', 'consent', ...(realm.settings.registrationAllowed === true ? ['create'] : [])],
     end_session_endpoint: `${oidc}/logout`,
     // Served: the logout page's iframes (iss, sid) and logout tokens POSTed to backchannel.logout.url (with sid).
     frontchannel_logout_session_supported: true,

@@ -182,6 +182,8 @@ export async function newUserRows(
     keepIds?: boolean;
     unique?: (username: string, email: string | null) => Promise<void> | void;
     groupIds?: (paths: unknown) => Promise<string[]> | string[];
+    /** The caller checked the profile in its own context (the registration form, src/services/login/registration.ts). */
+    profileChecked?: boolean;
   } = {},
 ): Promise<NewUserRows> {
   const config = await userProfileConfig(ctx, realm);
@@ -194,7 +196,7 @@ export async function newUserRows(
   // A full import (keepIds) stores every attribute as exported, as Keycloak's import does; others follow the profile.
   const given = normalizeAttributes(rep.attributes) ?? {};
   const attributes = opts.keepIds ? given : writableAttributes(rules, given);
-  const errors = validateProfile(config, realm, { username, email, firstName, lastName, attributes });
+  const errors = opts.profileChecked ? [] : validateProfile(config, realm, { username, email, firstName, lastName, attributes });
   await opts.unique?.(username.toLowerCase(), email);
   if (errors.length) throw profileErrorResponse(errors);
 
@@ -261,6 +263,35 @@ export async function insertUserRows(ctx: RequestContext, users: NewUserRows[]):
   );
 }
 
+/** Writes one new user with the realm's default groups and default role (none for an import); call inside a write. */
+async function insertNewUser(ctx: RequestContext, realm: RealmModel, rows: NewUserRows, imported = false): Promise<void> {
+  const m = ctx.db.models;
+  const defaultRoleId = imported ? undefined : (realm.settings.defaultRoleId as string | undefined);
+  const defaults = imported ? [] : await m.RealmDefaultGroup.findAll({ where: { realmId: realm.id }, attributes: ['groupId'] });
+  await insertUserRows(ctx, [{ ...rows, groupIds: [...new Set([...defaults.map((d) => d.groupId), ...rows.groupIds])] }]);
+  if (defaultRoleId) await m.UserRoleMapping.create({ userId: rows.id, roleId: defaultRoleId });
+}
+
+/**
+ * A user who registered on the login's registration page (src/services/login/registration.ts): the
+ * rows of {@link newUserRows} (`more` may add to them) written as POST /users writes them, with the
+ * default role, default groups and default required actions, in one transaction; `after` runs in it
+ * too (an organization membership). No admin event: Keycloak records REGISTER, a user event. A taken
+ * username or e-mail is the 409 HttpError of {@link duplicateError}.
+ */
+export async function registerUser(
+  ctx: RequestContext,
+  realm: RealmModel,
+  rows: NewUserRows,
+  after?: (userId: string) => Promise<void>,
+): Promise<void> {
+  await writeUser(ctx, async () => {
+    await insertNewUser(ctx, realm, rows);
+    await after?.(rows.id);
+  });
+  invalidate.user(ctx.loaders, rows.id);
+}
+
 /**
  * POST /admin/realms/{realm}/users: creates a user (manage-users). Returns the new id.
  * `imported` (realm import): no default role, default groups or default required actions, as Keycloak imports.
@@ -278,12 +309,8 @@ export async function createUser(
     unique: (username, email) => assertUnique(ctx, realm, username, email),
   });
   const { id } = rows;
-  const m = ctx.db.models;
   await writeUser(ctx, async () => {
-    const defaultRoleId = opts.imported ? undefined : (realm.settings.defaultRoleId as string | undefined);
-    const defaults = opts.imported ? [] : await m.RealmDefaultGroup.findAll({ where: { realmId: realm.id }, attributes: ['groupId'] });
-    await insertUserRows(ctx, [{ ...rows, groupIds: [...new Set([...defaults.map((d) => d.groupId), ...rows.groupIds])] }]);
-    if (defaultRoleId) await m.UserRoleMapping.create({ userId: id, roleId: defaultRoleId });
+    await insertNewUser(ctx, realm, rows, opts.imported);
     if (!opts.imported) {
       await recordAdminEvent(ctx, realm, {
         operationType: 'CREATE',

@@ -1,0 +1,74 @@
+// @browser-once: Chromium drives these pages in the SQLite pass only (jest.config.js); their database behaviour is pinned over HTTP in both passes (registration.test.ts).
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type Browser, chromium } from 'playwright-core';
+import { BROWSER, browserMissing } from '../browser/browser';
+import { exchange, type LoginWorld, loginWorld } from './browser-client';
+
+/**
+ * Self-registration in a real browser (Keycloak's registration flow): the login page's "Register"
+ * link, the form filled by its labels with JavaScript disabled (no script needed), a field error
+ * announced next to its field, then the new user is signed in and the application receives a code.
+ */
+const run = existsSync(BROWSER) ? describe : describe.skip;
+if (!existsSync(BROWSER)) browserMissing();
+
+run('registration in Chromium', () => {
+  let w: LoginWorld;
+  let browser: Browser;
+  let app: Server;
+  let appUrl: string;
+  const received: URLSearchParams[] = [];
+
+  beforeAll(async () => {
+    app = createServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      if (url.pathname === '/cb') received.push(url.searchParams);
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<h1 id="app">Signed in</h1>');
+    });
+    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+    appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}/cb`;
+    w = await loginWorld('login-register-ui', { registrationAllowed: true });
+    const client = (await w.api.get('/admin/realms/login-register-ui/clients?clientId=app').expect(200)).body[0];
+    await w.api.put(`/admin/realms/login-register-ui/clients/${client.id}`, { ...client, redirectUris: [appUrl] }).expect(204);
+    browser = await chromium.launch({ executablePath: BROWSER, args: ['--headless', '--no-sandbox'] });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await w?.ts.close();
+    await new Promise<void>((resolve) => (app ? app.close(() => resolve()) : resolve()));
+  });
+
+  test('Register link, the form by its labels without JavaScript, a field error, then signed in', async () => {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(w.authUrl({ redirect_uri: appUrl, state: 'reg-ui' }));
+    await page.getByRole('link', { name: 'Register' }).click();
+    expect(await page.locator('#kc-page-title').textContent()).toBe('Register');
+    await page.getByLabel('Username').fill('alice');
+    await page.getByLabel('Email').fill('carol@example.org');
+    await page.getByLabel('First name').fill('Carol');
+    await page.getByLabel('Last name').fill('Danvers');
+    await page.getByLabel(/^Password/).fill('Secret123');
+    await page.getByLabel('Confirm password').fill('Secret123');
+    await page.getByRole('button', { name: 'Register' }).click();
+    // alice exists: the error is announced next to the username, the other values are kept.
+    const username = page.getByLabel('Username');
+    expect(await username.getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator('#input-error-username').textContent()).toBe('Username already exists.');
+    expect(await page.getByLabel('Email').inputValue()).toBe('carol@example.org');
+    await username.fill('carol');
+    await page.getByLabel(/^Password/).fill('Secret123');
+    await page.getByLabel('Confirm password').fill('Secret123');
+    await page.getByRole('button', { name: 'Register' }).click();
+    await page.locator('#app').waitFor();
+    const params = received.at(-1) as URLSearchParams;
+    expect(params.get('state')).toBe('reg-ui');
+    const tokens = await exchange(w, params.get('code') as string, { redirect_uri: appUrl });
+    expect(tokens.status).toBe(200);
+    const [user] = (await w.api.get('/admin/realms/login-register-ui/users?username=carol&exact=true').expect(200)).body;
+    expect(user).toMatchObject({ email: 'carol@example.org', firstName: 'Carol', lastName: 'Danvers' });
+    await context.close();
+  }, 60_000);
+});
