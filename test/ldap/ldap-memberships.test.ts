@@ -1,3 +1,4 @@
+import request from 'supertest';
 import { createdId, realmServer } from '../helpers/fixtures';
 import type { AdminApi, TestServer } from '../helpers/server';
 import { describeWithSlapd, GROUPS_DN, ldapComponent, PEOPLE_DN, startSlapd, type TestSlapd } from '../helpers/slapd';
@@ -20,12 +21,12 @@ const dnOf = (uid: string) => `uid=${uid},${PEOPLE_DN}`;
 const list = (v: unknown) => (Array.isArray(v) ? v : v === undefined ? [] : [v]).map(String);
 
 /** A fresh realm with a provider whose users are all imported. */
-async function world() {
+async function world(opts: { sync?: boolean } = {}) {
   const R = `ldapmem${++n}`;
   await api.post('/admin/realms', { realm: R, enabled: true }).expect(201);
   const realmId = (await api.get(`/admin/realms/${R}`).expect(200)).body.id;
   const id = createdId(await api.post(`/admin/realms/${R}/components`, ldapComponent(slapd, realmId)), 'ldap provider');
-  await api.post(`/admin/realms/${R}/user-storage/${id}/sync?action=triggerFullSync`).expect(200);
+  if (opts.sync !== false) await api.post(`/admin/realms/${R}/user-storage/${id}/sync?action=triggerFullSync`).expect(200);
   const user = async (u: string) => (await api.get(`/admin/realms/${R}/users?username=${u}&exact=true`).expect(200)).body[0].id as string;
   const mapper = async (name: string, providerId: string, config: Record<string, string>) =>
     createdId(
@@ -60,6 +61,27 @@ describeWithSlapd('LDAP group and role mappers', () => {
     await closeLdapPools();
     await ts.close();
     await slapd.close();
+  });
+
+  test('a user imported at login or by a search gets the groups and roles LDAP gives it', async () => {
+    const w = await world({ sync: false });
+    await w.mapper('groups', 'group-ldap-mapper', { 'groups.dn': GROUPS_DN, 'groups.ldap.filter': '(cn=developers)' });
+    await w.mapper('roles', 'role-ldap-mapper', { 'roles.dn': GROUPS_DN, 'roles.ldap.filter': '(cn=admins)' });
+    const grant = await request(ts.app)
+      .post(`/realms/${w.R}/protocol/openid-connect/token`)
+      .type('form')
+      .send({ grant_type: 'password', client_id: 'admin-cli', username: 'jbrown', password: 'jbrown-pw' });
+    expect(grant.status).toBe(200);
+    const jbrown = await w.user('jbrown');
+    const groups = (await api.get(`/admin/realms/${w.R}/users/${jbrown}/groups`).expect(200)).body.map((g: { path: string }) => g.path);
+    expect(groups).toEqual(['/developers']);
+    // rsmith comes in through the user search: the role mapper's LDAP group becomes its realm role.
+    const rsmith = await w.user('rsmith');
+    const roles = (await api.get(`/admin/realms/${w.R}/users/${rsmith}/role-mappings/realm`).expect(200)).body.map(
+      (r: { name: string }) => r.name,
+    );
+    expect(roles).toContain('admins');
+    expect((await api.get(`/admin/realms/${w.R}/users/${rsmith}/groups`).expect(200)).body).toEqual([]);
   });
 
   test('LDAP nesting becomes subgroups under the groups path; keycloakToFed writes subgroups as members', async () => {
