@@ -59,14 +59,25 @@ async function groupIdFor(db: Db, realm: RealmModel, s: MembershipSettings, name
 async function roleIdFor(db: Db, realm: RealmModel, m: Mapper, name: string): Promise<string | undefined> {
   let clientId: string | null = null;
   if (m.config['use.realm.roles.mapping'] === 'false') {
-    const client = await db.models.Client.findOne({ where: { realmId: realm.id, clientId: m.config['client.id'] ?? '' }, attributes: ['id'] });
+    const client = await db.models.Client.findOne({
+      where: { realmId: realm.id, clientId: m.config['client.id'] ?? '' },
+      attributes: ['id'],
+    });
     if (!client) return undefined;
     clientId = client.id;
   }
   const role = await db.models.Role.findOne({ where: { realmId: realm.id, clientId, name }, attributes: ['id'] });
   if (role) return role.id;
   const id = randomUUID();
-  await db.models.Role.create({ id, realmId: realm.id, clientId, containerId: clientId ?? realm.id, name, description: null, attributes: {} });
+  await db.models.Role.create({
+    id,
+    realmId: realm.id,
+    clientId,
+    containerId: clientId ?? realm.id,
+    name,
+    description: null,
+    attributes: {},
+  });
   return id;
 }
 
