@@ -153,7 +153,7 @@ describeWithSlapd('LDAP users through the admin API', () => {
     const u = await find(R, 'unsynced');
     await api.put(`/admin/realms/${R}/users/${u.id}`, { ...u, lastName: 'LocalOnly' }).expect(204);
     expect((await find(R, 'unsynced')).lastName).toBe('LocalOnly');
-    expect((await ldapEntry('unsynced')).sn).toBe('Synced');
+    expect((await ldapEntry('unsynced'))?.sn).toBe('Synced');
     await api.put(`/admin/realms/${R}/users/${u.id}/reset-password`, { type: 'password', value: 'local-pw', temporary: false }).expect(204);
     expect(await canBind('unsynced', 'unsynced-pw')).toBe(true);
     expect((await grant(R, 'unsynced', 'local-pw')).status).toBe(200);
@@ -210,7 +210,8 @@ describeWithSlapd('LDAP registrations and deletes', () => {
   });
 
   test('without syncRegistrations, or READ_ONLY, a new user stays local', async () => {
-    for (const config of [{ editMode: 'WRITABLE' }, { editMode: 'READ_ONLY', syncRegistrations: 'true' }]) {
+    const configs: Array<Record<string, string>> = [{ editMode: 'WRITABLE' }, { editMode: 'READ_ONLY', syncRegistrations: 'true' }];
+    for (const config of configs) {
       const { R } = await world(config);
       const uid = `local${n}`;
       await api.post(`/admin/realms/${R}/users`, { username: uid, enabled: true }).expect(201);
