@@ -23,8 +23,9 @@ import { EMPTY_MEMBER, groupDn, type MembershipSettings, membershipSettings } fr
  */
 type Target = { kind: 'group'; group: GroupModel } | { kind: 'role'; role: RoleModel };
 
-/** Whether the group lies under the mapper's groups path (any group for the top level). */
+/** Whether the group lies under the mapper's groups path (any realm group for the top level; never an organization's). */
 async function inGroupsPath(ctx: RequestContext, realm: RealmModel, s: MembershipSettings, group: GroupModel): Promise<boolean> {
+  if (group.organizationId) return false;
   const names = s.groupsPath.split('/').filter(Boolean);
   if (!names.length) return true;
   const chain: string[] = [];
