@@ -72,7 +72,6 @@ let nextId = 0;
 function spawn(): Slot {
   const worker = new Worker(SOURCE, { eval: true, workerData: { argon2: require.resolve('@node-rs/argon2') } });
   const slot: Slot = { worker, busy: 0 };
-  worker.unref();
   worker.on('message', (m: { id: number; hash?: Uint8Array; error?: string }) => {
     const p = pending.get(m.id);
     pending.delete(m.id);
@@ -83,6 +82,9 @@ function spawn(): Slot {
   });
   worker.on('error', (e) => fail(slot, e));
   worker.on('exit', (code) => fail(slot, new Error(`hash worker exited with code ${code}`)));
+  // After the listeners: a 'message' listener added to an unref'd worker refs its port again, and the
+  // process (a jest worker too: "failed to exit gracefully") would then wait for the thread.
+  worker.unref();
   return slot;
 }
 

@@ -3,12 +3,12 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'ldapts';
+import { Client, NoSuchObjectError } from 'ldapts';
 
 /**
  * A private OpenLDAP server for tests (Debian's `slapd`, installed by `.ci/run`): its own temp dir,
  * an mdb database under `dc=example,dc=org` seeded with slapadd (ou=People with a few inetOrgPerson
- * users, ou=Groups with groupOfNames), a self-signed certificate for StartTLS, listening on its
+ * users, ou=Groups with groupOfNames; the memberof overlay keeps the users' memberOf), a self-signed certificate for StartTLS, listening on its
  * own port on 127.0.0.1. `stop()` / `start()` take the directory down and up again on the same port.
  */
 export const BASE_DN = 'dc=example,dc=org';
@@ -37,6 +37,13 @@ export interface TestSlapd {
   admin(): Promise<Client>;
   /** Adds an inetOrgPerson under ou=People. */
   addUser(uid: string, given: string, sn: string, mail: string, password: string): Promise<void>;
+  /**
+   * Adds `cn={cn},ou=Groups` over LDAP (so the memberof overlay sets the members' `memberOf`, which
+   * slapadd does not): a groupOfNames with these member DNs, or the attributes given (e.g. a posixGroup).
+   */
+  addGroup(cn: string, members: string[] | Record<string, string | string[]>): Promise<string>;
+  /** An entry's attributes (undefined when it does not exist). */
+  entry(dn: string, attributes: string[]): Promise<Record<string, unknown> | undefined>;
   close(): Promise<void>;
 }
 
@@ -97,6 +104,7 @@ function slapdConf(dir: string): string {
 pidfile ${dir}/slapd.pid
 modulepath /usr/lib/ldap
 moduleload back_mdb
+moduleload memberof
 TLSCertificateFile ${dir}/cert.pem
 TLSCertificateKeyFile ${dir}/key.pem
 access to attrs=userPassword by self write by anonymous auth by * none
@@ -109,6 +117,10 @@ rootpw ${ROOT_PW}
 directory ${dir}/db
 index objectClass eq
 index uid,mail,cn eq,sub
+overlay memberof
+memberof-group-oc groupOfNames
+memberof-member-ad member
+memberof-memberof-ad memberOf
 `;
 }
 
@@ -214,6 +226,28 @@ export async function startSlapd(): Promise<TestSlapd> {
           mail,
           userPassword: password,
         });
+      } finally {
+        await c.unbind();
+      }
+    },
+    async addGroup(cn, members) {
+      const dn = `cn=${cn},${GROUPS_DN}`;
+      const attrs = Array.isArray(members) ? { objectClass: 'groupOfNames', member: members } : members;
+      const c = await admin();
+      try {
+        await c.add(dn, { cn, ...attrs });
+      } finally {
+        await c.unbind();
+      }
+      return dn;
+    },
+    async entry(dn, attributes) {
+      const c = await admin();
+      try {
+        return (await c.search(dn, { scope: 'base', attributes })).searchEntries[0];
+      } catch (e) {
+        if (e instanceof NoSuchObjectError) return undefined;
+        throw e;
       } finally {
         await c.unbind();
       }

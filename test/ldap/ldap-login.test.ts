@@ -1,3 +1,4 @@
+import { type AddressInfo, createServer } from 'node:net';
 import { Jar, type LoginWorld, loginWorld, pageError, redirectParams, signIn } from '../login/browser-client';
 import { createdId } from '../helpers/fixtures';
 import { describeWithSlapd, ldapComponent, PEOPLE_DN, startSlapd, type TestSlapd } from '../helpers/slapd';
@@ -101,5 +102,36 @@ describeWithSlapd('LDAP login', () => {
       await slapd.start();
     }
     expect((await grant('downer', 'downer-pw')).status).toBe(200);
+  });
+
+  test('a directory that accepts connections and never answers costs the read timeout, not a hang', async () => {
+    // A listener that takes the connection and stays silent: only the provider's readTimeout ends the bind.
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as AddressInfo).port;
+    const realmId = (await w.api.get(`/admin/realms/${R}`).expect(200)).body.id;
+    const url = { url: `ldap://127.0.0.1:${port}` };
+    const mute = createdId(
+      await w.api.post(`/admin/realms/${R}/components`, {
+        ...ldapComponent(url, realmId, { readTimeout: '700', connectionTimeout: '700', priority: '-1' }),
+        name: 'mute',
+      }),
+      'mute provider',
+    );
+    try {
+      const t0 = Date.now();
+      expect((await grant('nobody-here', 'x')).status).toBe(400);
+      const took = Date.now() - t0;
+      expect(took).toBeGreaterThanOrEqual(600);
+      expect(took).toBeLessThan(5000);
+      expect((await grant('alice', 'pw')).status).toBe(200);
+      // The other provider is still asked after the silent one gave up.
+      await slapd.addUser('aftermute', 'After', 'Mute', 'aftermute@example.org', 'aftermute-pw');
+      expect((await grant('aftermute', 'aftermute-pw')).status).toBe(200);
+    } finally {
+      await w.api.delete(`/admin/realms/${R}/components/${mute}`).expect(204);
+      await closeLdapPools();
+      silent.close();
+    }
   });
 });

@@ -137,6 +137,32 @@ describeWithSlapd('user-storage sync', () => {
     expect((await sync(off.R, off.id, 'triggerFullSync').expect(200)).body).toMatchObject({ ignored: true });
   });
 
+  test('a sync another node holds the lease of is ignored; a lease that has ended is taken over', async () => {
+    const { R, id } = await world();
+    const lease = (until: number) =>
+      ts.db.sequelize.query('INSERT INTO user_storage_sync_lease (component_id, holder, expires_at) VALUES (:id, :holder, :until)', {
+        replacements: { id, holder: 'other-node', until },
+      });
+    await lease(Date.now() + 60_000);
+    expect((await sync(R, id, 'triggerFullSync').expect(200)).body).toEqual({
+      ignored: true,
+      added: 0,
+      updated: 0,
+      removed: 0,
+      failed: 0,
+      status: "Synchronization ignored as it's already in progress",
+    });
+    expect(await usersOf(R)).toEqual([]);
+    await ts.db.sequelize.query('UPDATE user_storage_sync_lease SET expires_at = :past WHERE component_id = :id', {
+      replacements: { id, past: Date.now() - 1 },
+    });
+    const taken = (await sync(R, id, 'triggerFullSync').expect(200)).body;
+    expect(taken).toMatchObject({ ignored: false, failed: 0 });
+    expect(taken.added).toBeGreaterThanOrEqual(3);
+    // Released at the end of the sync: the next one runs at once.
+    expect((await sync(R, id, 'triggerFullSync').expect(200)).body).toMatchObject({ ignored: false, updated: taken.added });
+  });
+
   test('group mapper: LDAP groups and memberships into Keycloak, Keycloak groups into LDAP', async () => {
     const { R, id, realmId } = await world();
     await sync(R, id, 'triggerFullSync').expect(200);

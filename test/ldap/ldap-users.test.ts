@@ -1,3 +1,4 @@
+import { Client, NoSuchObjectError } from 'ldapts';
 import request from 'supertest';
 import { createdId, createUser, realmServer } from '../helpers/fixtures';
 import type { AdminApi, TestServer } from '../helpers/server';
@@ -32,14 +33,14 @@ async function ldapEntry(uid: string) {
   const c = await slapd.admin();
   try {
     return (await c.search(`uid=${uid},${PEOPLE_DN}`, { scope: 'base', attributes: ['sn', 'cn', 'mail'] })).searchEntries[0];
+  } catch (e) {
+    if (e instanceof NoSuchObjectError) return undefined;
+    throw e;
   } finally {
     await c.unbind();
   }
 }
 async function canBind(uid: string, password: string) {
-  const c = await slapd.admin();
-  await c.unbind();
-  const { Client } = await import('ldapts');
   const u = new Client({ url: slapd.url });
   try {
     await u.bind(`uid=${uid},${PEOPLE_DN}`, password);
@@ -152,10 +153,95 @@ describeWithSlapd('LDAP users through the admin API', () => {
     const u = await find(R, 'unsynced');
     await api.put(`/admin/realms/${R}/users/${u.id}`, { ...u, lastName: 'LocalOnly' }).expect(204);
     expect((await find(R, 'unsynced')).lastName).toBe('LocalOnly');
-    expect((await ldapEntry('unsynced')).sn).toBe('Synced');
+    expect((await ldapEntry('unsynced'))?.sn).toBe('Synced');
     await api.put(`/admin/realms/${R}/users/${u.id}/reset-password`, { type: 'password', value: 'local-pw', temporary: false }).expect(204);
     expect(await canBind('unsynced', 'unsynced-pw')).toBe(true);
     expect((await grant(R, 'unsynced', 'local-pw')).status).toBe(200);
     expect((await grant(R, 'unsynced', 'unsynced-pw')).status).toBe(400);
+  });
+});
+
+// LDAPStorageProvider#addUser and #removeUser of Keycloak: syncRegistrations with WRITABLE.
+describeWithSlapd('LDAP registrations and deletes', () => {
+  beforeAll(async () => {
+    slapd = await startSlapd();
+    ({ ts, api } = await realmServer('ldapreg0'));
+  });
+  afterAll(async () => {
+    await closeLdapPools();
+    await ts.close();
+    await slapd.close();
+  });
+
+  test('syncRegistrations + WRITABLE: a user created through the admin API is created in LDAP with its password', async () => {
+    const { R, id } = await world({ editMode: 'WRITABLE', syncRegistrations: 'true' });
+    const created = await api
+      .post(`/admin/realms/${R}/users`, {
+        username: 'newbie',
+        email: 'newbie@example.org',
+        firstName: 'New',
+        lastName: 'Bie',
+        enabled: true,
+        credentials: [{ type: 'password', value: 'newbie-pw', temporary: false }],
+      })
+      .expect(201);
+    const userId = created.headers.location.split('/').pop() as string;
+    expect(await ldapEntry('newbie')).toMatchObject({ sn: 'Bie', cn: 'New', mail: 'newbie@example.org' });
+    const u = (await api.get(`/admin/realms/${R}/users/${userId}`).expect(200)).body;
+    expect(u).toMatchObject({ username: 'newbie', federationLink: id });
+    expect(u.attributes.LDAP_ENTRY_DN).toEqual([`uid=newbie,${PEOPLE_DN}`]);
+    expect(u.attributes.LDAP_ID[0]).toMatch(/^[0-9a-f-]{36}$/);
+    // The password lives in the directory only.
+    expect((await api.get(`/admin/realms/${R}/users/${userId}/credentials`).expect(200)).body).toEqual([]);
+    expect(await canBind('newbie', 'newbie-pw')).toBe(true);
+    expect((await grant(R, 'newbie', 'newbie-pw')).status).toBe(200);
+    // A user without first or last name: the mandatory attributes get Keycloak's placeholder.
+    await api.post(`/admin/realms/${R}/users`, { username: 'bare', enabled: true }).expect(201);
+    expect(await ldapEntry('bare')).toMatchObject({ sn: ' ', cn: ' ' });
+  });
+
+  test('a username or email already in the directory is 409, and nothing is created', async () => {
+    const { R } = await world({ editMode: 'WRITABLE', syncRegistrations: 'true' });
+    const dup = await api.post(`/admin/realms/${R}/users`, { username: 'rsmith', enabled: true }).expect(409);
+    expect(dup.body).toEqual({ errorMessage: 'User exists with same username' });
+    const mail = await api.post(`/admin/realms/${R}/users`, { username: 'other', email: 'rsmith@example.org' }).expect(409);
+    expect(mail.body).toEqual({ errorMessage: 'User exists with same email' });
+    expect(await ldapEntry('other')).toBeUndefined();
+  });
+
+  test('without syncRegistrations, or READ_ONLY, a new user stays local', async () => {
+    const configs: Array<Record<string, string>> = [{ editMode: 'WRITABLE' }, { editMode: 'READ_ONLY', syncRegistrations: 'true' }];
+    for (const config of configs) {
+      const { R } = await world(config);
+      const uid = `local${n}`;
+      await api.post(`/admin/realms/${R}/users`, { username: uid, enabled: true }).expect(201);
+      expect((await find(R, uid)).federationLink).toBeUndefined();
+      expect(await ldapEntry(uid)).toBeUndefined();
+    }
+  });
+
+  test('a delete removes the entry in WRITABLE mode and only the local copy in READ_ONLY mode', async () => {
+    await slapd.addUser('doomed', 'Doo', 'Med', 'doomed@example.org', 'doomed-pw');
+    const ro = await world({ editMode: 'READ_ONLY' });
+    const copy = await find(ro.R, 'doomed');
+    await api.delete(`/admin/realms/${ro.R}/users/${copy.id}`).expect(204);
+    expect(await ldapEntry('doomed')).toBeDefined();
+    const rw = await world({ editMode: 'WRITABLE' });
+    const u = await find(rw.R, 'doomed');
+    await api.delete(`/admin/realms/${rw.R}/users/${u.id}`).expect(204);
+    expect(await ldapEntry('doomed')).toBeUndefined();
+    expect(await find(rw.R, 'doomed')).toBeUndefined();
+  });
+
+  test('with the directory down a registration is 400 and nothing is written', async () => {
+    const { R } = await world({ editMode: 'WRITABLE', syncRegistrations: 'true' });
+    await slapd.stop();
+    try {
+      const r = await api.post(`/admin/realms/${R}/users`, { username: 'offline', enabled: true }).expect(400);
+      expect(r.body).toEqual({ errorMessage: 'Could not create user' });
+    } finally {
+      await slapd.start();
+    }
+    expect(await find(R, 'offline')).toBeUndefined();
   });
 });

@@ -15,6 +15,7 @@ import { invalidate } from '../../loaders/invalidate';
 import { findClient } from '../clients/clients';
 import { findGroup } from '../groups/group-queries';
 import { resolveUser } from '../users/users';
+import { federatedMembershipAdd, federatedMembershipRemove } from '../user-storage/membership-writes';
 import { canMapRole, lockLinkedRoles, requireMapRoles, roleReps } from './role-access';
 
 /**
@@ -224,6 +225,7 @@ export async function addRoleMappingsTo(
   const { containerId } = await prepare(ctx, realm, owner, clientUuid, 'manage');
   const roles = await rolesOfBody(ctx, realm, containerId, reps);
   if (!roles.length) return;
+  if (owner.type === 'users') for (const role of roles) await federatedMembershipAdd(ctx, realm, owner.model, { kind: 'role', role });
   await ctx.db.transaction(async () => {
     await lockLinkedRoles(
       ctx,
@@ -261,6 +263,7 @@ export async function removeRoleMappings(
     await requireMapRoles(ctx, realm, roles);
   } else roles = await rolesOfBody(ctx, realm, containerId, reps);
   if (!roles.length) return;
+  if (owner.type === 'users') for (const role of roles) await federatedMembershipRemove(ctx, realm, owner.model, { kind: 'role', role });
   const roleId = { [Op.in]: roles.map((r) => r.id) };
   await ctx.db.transaction(async () => {
     if (owner.type === 'users') await ctx.db.models.UserRoleMapping.destroy({ where: { userId: owner.model.id, roleId } });

@@ -3,6 +3,7 @@ import type { RequestContext } from '../../core/context';
 import type { RealmModel } from '../../db/models/realm';
 import { ImportConflict, importUser } from './imported-users';
 import { ldapErrorCode } from './ldap-connection';
+import { importMemberships } from './membership-import';
 import type { LdapUser } from './ldap-mapping';
 import { cachedProviders, type Provider, userByEmail, userByUsername, usersBySearch } from './ldap-store';
 
@@ -59,7 +60,10 @@ export async function importMatchingDirectoryUsers(ctx: RequestContext, realm: R
     const have = new Set(existing.map((u) => u.username));
     for (const u of users.filter((x) => !have.has(x.username))) {
       try {
-        await ctx.db.transaction(() => importUser(ctx.db, realm, p, u));
+        const user = await ctx.db.transaction(() => importUser(ctx.db, realm, p, u));
+        await importMemberships(ctx.db, realm, p, user, u).catch((e) =>
+          ctx.log.warn(`LDAP provider ${p.cfg.name}: memberships of ${u.username} not imported: ${(e as Error).message}`),
+        );
       } catch (e) {
         if (!(e instanceof ImportConflict)) throw e;
         ctx.log.warn(`LDAP provider ${p.cfg.name}: ${e.message}`);

@@ -64,11 +64,7 @@ export async function federatedPasswordReset(ctx: RequestContext, realm: RealmMo
   if (readOnly(p)) throw errorA(400, "Can't reset password as account is read only");
   const dn = await entryDn(ctx, user);
   try {
-    await withAdmin(p.cfg, async (c) => {
-      if (p.cfg.usePasswordModifyExtendedOp) await c.exop('1.3.6.1.4.1.4203.1.11.1', passwordModifyValue(dn, password));
-      else
-        await c.modify(dn, new Change({ operation: 'replace', modification: new Attribute({ type: 'userPassword', values: [password] }) }));
-    });
+    await writeDirectoryPassword(p, dn, password);
   } catch (e) {
     ctx.log.warn(
       `LDAP provider ${p.cfg.name}: password update of ${user.username} failed: ${(e as Error).message?.replace(password, '***')}`,
@@ -76,6 +72,15 @@ export async function federatedPasswordReset(ctx: RequestContext, realm: RealmMo
     throw errorA(400, 'Could not update the password in LDAP');
   }
   return true;
+}
+
+/** Sets the password of an entry: the Password Modify extended operation when configured, else a replace of `userPassword`. */
+export async function writeDirectoryPassword(p: Provider, dn: string, password: string): Promise<void> {
+  await withAdmin(p.cfg, async (c) => {
+    if (p.cfg.usePasswordModifyExtendedOp) await c.exop('1.3.6.1.4.1.4203.1.11.1', passwordModifyValue(dn, password));
+    else
+      await c.modify(dn, new Change({ operation: 'replace', modification: new Attribute({ type: 'userPassword', values: [password] }) }));
+  });
 }
 
 /** The BER value of a Password Modify request (RFC 3062): userIdentity [0] and newPasswd [2]. */

@@ -6,6 +6,7 @@ import { systemContext } from '../../core/context';
 import { getLogger } from '../../logging';
 import { ImportConflict, importUser, ldapLinkOf, refreshUser } from './imported-users';
 import { bindAs, ldapErrorCode } from './ldap-connection';
+import { importMemberships } from './membership-import';
 import { ldapProviders, type Provider, userByEmail, userByUsername, userByUuid } from './ldap-store';
 
 /**
@@ -28,7 +29,11 @@ async function lookupInDirectories(db: Db, realm: RealmModel, name: string): Pro
       if (!found && name.includes('@') && realm.settings.loginWithEmailAllowed !== false) found = await userByEmail(p, name);
       if (!found) continue;
       const u = found;
-      return await db.transaction(() => importUser(db, realm, p, u));
+      const user = await db.transaction(() => importUser(db, realm, p, u));
+      await importMemberships(db, realm, p, user, u).catch((e) =>
+        log.warn(`LDAP provider ${p.cfg.name}: memberships of ${u.username} not imported: ${(e as Error).message}`),
+      );
+      return user;
     } catch (e) {
       if (e instanceof ImportConflict) log.warn(`LDAP provider ${p.cfg.name}: ${e.message}`);
       else log.warn(`LDAP provider ${p.cfg.name} lookup failed: ${ldapErrorCode(e)}`);

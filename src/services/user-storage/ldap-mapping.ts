@@ -129,3 +129,57 @@ export function ldapChangesOf(
   }
   return out;
 }
+
+/** A DN attribute value escaped as RFC 4514 says (special characters, a leading `#` or space, a trailing space). */
+export function escapeDnValue(v: string): string {
+  return v
+    .replace(/[\\,+"<>;=]/g, '\\$&')
+    .replace(/^[#\s]/, '\\$&')
+    .replace(/\s$/, '\\ ');
+}
+
+/** What Keycloak writes for a mandatory LDAP attribute the user has no value for (LDAPConstants.EMPTY_ATTRIBUTE_VALUE). */
+const EMPTY_ATTRIBUTE_VALUE = ' ';
+
+export interface NewDirectoryUser {
+  username: string;
+  email: string | null;
+  firstName: string | null;
+  lastName: string | null;
+  attributes: Record<string, string[]>;
+}
+
+/**
+ * The attributes of the entry a WRITABLE provider creates for a new user (LDAPUtils#addUserToLDAP
+ * and the mappers' onRegisterUserToLDAP of Keycloak): the object classes, every writable
+ * attribute mapper's value (a mandatory one without value gets the mapper's default or a space),
+ * the full name, and the hardcoded LDAP attributes.
+ */
+export function entryOfNewUser(cfg: LdapConfig, mappers: Mapper[], u: NewDirectoryUser): Record<string, string[]> {
+  const out: Record<string, string[]> = { objectClass: [...cfg.objectClasses] };
+  const core: Record<string, string | null> = { username: u.username, email: u.email, firstName: u.firstName, lastName: u.lastName };
+  for (const m of mappers) {
+    if (m.providerId === 'user-attribute-ldap-mapper') {
+      const model = m.config['user.model.attribute'];
+      const attr = m.config['ldap.attribute'];
+      if (!model || !attr || (m.config['read.only'] === 'true' && model !== 'username')) continue;
+      const given = model in core ? (core[model] ? [core[model] as string] : []) : (u.attributes[model] ?? []);
+      const fallback = m.config['attribute.default.value'] || EMPTY_ATTRIBUTE_VALUE;
+      const v = given.length ? given : m.config['is.mandatory.in.ldap'] === 'true' ? [fallback] : [];
+      if (v.length) out[attr] = v;
+    } else if (m.providerId === 'full-name-ldap-mapper' && m.config['read.only'] !== 'true') {
+      const full = [u.firstName, u.lastName].filter(Boolean).join(' ');
+      out[m.config['ldap.full.name.attribute'] || 'cn'] = [full || EMPTY_ATTRIBUTE_VALUE];
+    } else if (m.providerId === 'hardcoded-ldap-attribute-mapper' && m.config['ldap.attribute.name']) {
+      out[m.config['ldap.attribute.name']] = [m.config['ldap.attribute.value'] ?? ''];
+    }
+  }
+  if (!Object.keys(out).some((k) => k.toLowerCase() === cfg.rdnAttribute.toLowerCase())) out[cfg.rdnAttribute] = [u.username];
+  return out;
+}
+
+/** The DN of a new entry: its RDN attribute's first value under the users DN. */
+export function dnOfNewEntry(cfg: LdapConfig, entry: Record<string, string[]>): string {
+  const key = Object.keys(entry).find((k) => k.toLowerCase() === cfg.rdnAttribute.toLowerCase()) as string;
+  return `${cfg.rdnAttribute}=${escapeDnValue(entry[key][0])},${cfg.usersDn}`;
+}

@@ -70,6 +70,20 @@ export async function searchUsers(p: Provider, inner: string, limit: number): Pr
   });
 }
 
+/** Raw entries of the provider's users with these attributes (every user, paged): for the membership mappers. */
+export async function searchUserEntries(p: Provider, attributes: string[]) {
+  const { cfg } = p;
+  return withAdmin(cfg, async (c) => {
+    const { searchEntries } = await c.search(cfg.usersDn, {
+      scope: cfg.searchScope,
+      filter: userFilter(cfg),
+      attributes,
+      paged: cfg.pagination ? { pageSize: cfg.batchSize } : false,
+    });
+    return searchEntries;
+  });
+}
+
 /** The directory user with this username, or null. */
 export async function userByUsername(p: Provider, username: string): Promise<LdapUser | null> {
   return (await searchUsers(p, eq(p.cfg.usernameAttribute, username), 2))[0] ?? null;

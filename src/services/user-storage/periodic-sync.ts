@@ -11,7 +11,8 @@ import { syncUsers } from './sync';
  * seconds; -1 or 0 off): a timer that never keeps the process alive looks at the providers every
  * tick (one statement) and runs the sync that is due, a full one before a changed-users one. The
  * provider's `lastSync` (kept in its config by every sync, from any node) is where a period is
- * counted from, so a node that starts does not sync again what another synced just before.
+ * counted from, so a node that starts does not sync again what another synced just before; the
+ * sync's lease (sync-lease.ts) makes one node of many sync a provider at a time.
  */
 const log = getLogger('idserver.services.user-storage.sync');
 
@@ -32,7 +33,8 @@ export function startPeriodicSync(db: Db, tickMs = 15_000): () => Promise<void> 
       const realm = await db.models.Realm.findByPk(c.realmId);
       if (!realm) continue;
       try {
-        const r = await syncUsers(db, realm, await providerOf(db, c), !fullDue);
+        const r = await syncUsers(db, realm, await providerOf(db, c), !fullDue, { periodic: true });
+        if (r.ignored) continue;
         if (fullDue) lastFull.set(c.id, now);
         log.debug(`Periodic ${fullDue ? 'full' : 'changed-users'} sync of LDAP provider ${cfg.name}: ${r.status}`);
       } catch (e) {

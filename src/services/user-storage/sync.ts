@@ -7,6 +7,7 @@ import { ImportConflict, importUser, refreshUser } from './imported-users';
 import { LDAP_ID, type LdapUser } from './ldap-mapping';
 import { type Provider, searchUsers, usersChangedSince } from './ldap-store';
 import { syncMapperFromDirectory } from './mapper-sync';
+import { acquireSyncLease, releaseSyncLease } from './sync-lease';
 import { emptyResult, type SyncResult, withStatus } from './sync-result';
 
 /**
@@ -14,7 +15,7 @@ import { emptyResult, type SyncResult, withStatus } from './sync-result';
  * data first, then every directory user (or those created or modified since the last sync)
  * imported or refreshed, each in its own transaction; Keycloak's counts (a linked user counts as
  * updated, a username or UUID held by another user as failed). The time of the sync is stored as
- * the provider's `lastSync`. A provider already syncing in this process answers `ignored`.
+ * the provider's `lastSync`. A provider already syncing, here or on another node, answers `ignored`.
  */
 const log = getLogger('idserver.services.user-storage.sync');
 
@@ -71,26 +72,54 @@ async function markSynced(db: Db, p: Provider, at: number): Promise<void> {
   });
 }
 
-/** Full (`since` undefined) or changed-users sync of one provider; rejects when the directory does not answer. */
-export async function syncUsers(db: Db, realm: RealmModel, p: Provider, changedOnly: boolean): Promise<SyncResult> {
-  if (!p.cfg.enabled || !p.cfg.importEnabled || running.has(p.cfg.id)) return withStatus({ ...emptyResult(), ignored: true });
+/** How long a node's hold on a provider's sync lasts if it never releases it (it died mid-sync). */
+const LEASE_MS = 15 * 60_000;
+
+const ignored = () => withStatus({ ...emptyResult(), ignored: true });
+
+/**
+ * Full or changed-users sync of one provider; rejects when the directory does not answer. Ignored
+ * (Keycloak's answer) when a sync of the provider runs already, on this node or another (the lease);
+ * `periodic`: also when another node synced it since its config was read.
+ */
+export async function syncUsers(
+  db: Db,
+  realm: RealmModel,
+  p: Provider,
+  changedOnly: boolean,
+  opts: { periodic?: boolean } = {},
+): Promise<SyncResult> {
+  if (!p.cfg.enabled || !p.cfg.importEnabled || running.has(p.cfg.id)) return ignored();
   running.add(p.cfg.id);
   try {
-    const started = Math.floor(Date.now() / 1000);
-    log.info(
-      `Sync ${changedOnly ? 'changed' : 'all'} users from LDAP to local store: realm: ${realm.id}, federation provider: ${p.cfg.name}`,
-    );
-    const users = changedOnly ? await usersChangedSince(p, p.cfg.lastSync * 1000) : await searchUsers(p, '', 0);
-    const r = emptyResult();
-    for (let i = 0; i < users.length; i += p.cfg.batchSize) await importBatch(db, realm, p, users.slice(i, i + p.cfg.batchSize), r);
-    // Keycloak syncs the mappers first and copies memberships as it imports each user; here the
-    // memberships of the users just imported come with the mappers' sync, after them.
-    for (const m of p.mappers) await syncMapperFromDirectory(db, realm, p, m);
-    await markSynced(db, p, started);
-    const out = withStatus(r);
-    log.info(`Sync ${changedOnly ? 'changed' : 'all'} users finished: ${out.status}`);
-    return out;
+    if (!(await acquireSyncLease(db, p.cfg.id, LEASE_MS))) return ignored();
+    try {
+      if (opts.periodic) {
+        const fresh = await db.models.Component.findByPk(p.cfg.id, { attributes: ['config'] });
+        if (Number(fresh?.config?.lastSync?.[0] ?? 0) > p.cfg.lastSync) return ignored();
+      }
+      return await syncHeld(db, realm, p, changedOnly);
+    } finally {
+      await releaseSyncLease(db, p.cfg.id);
+    }
   } finally {
     running.delete(p.cfg.id);
   }
+}
+
+async function syncHeld(db: Db, realm: RealmModel, p: Provider, changedOnly: boolean): Promise<SyncResult> {
+  const started = Math.floor(Date.now() / 1000);
+  log.info(
+    `Sync ${changedOnly ? 'changed' : 'all'} users from LDAP to local store: realm: ${realm.id}, federation provider: ${p.cfg.name}`,
+  );
+  const users = changedOnly ? await usersChangedSince(p, p.cfg.lastSync * 1000) : await searchUsers(p, '', 0);
+  const r = emptyResult();
+  for (let i = 0; i < users.length; i += p.cfg.batchSize) await importBatch(db, realm, p, users.slice(i, i + p.cfg.batchSize), r);
+  // Keycloak syncs the mappers first and copies memberships as it imports each user; here the
+  // memberships of the users just imported come with the mappers' sync, after them.
+  for (const m of p.mappers) await syncMapperFromDirectory(db, realm, p, m);
+  await markSynced(db, p, started);
+  const out = withStatus(r);
+  log.info(`Sync ${changedOnly ? 'changed' : 'all'} users finished: ${out.status}`);
+  return out;
 }

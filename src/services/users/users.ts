@@ -17,6 +17,7 @@ import { insertChunked } from '../../db/bulk-insert';
 import { federatedIdentitiesOf } from './federated-links';
 import { storeCredentialRows } from './password-history';
 import { federatedUserUpdate } from '../user-storage/edit-modes';
+import { federatedUserDelete, registerInDirectory } from '../user-storage/registrations';
 import { attributeRules, profileErrorResponse, readableAttributes, userProfileConfig, validateProfile } from './user-profile';
 import {
   type CredentialRow,
@@ -309,6 +310,7 @@ export async function createUser(
     unique: (username, email) => assertUnique(ctx, realm, username, email),
   });
   const { id } = rows;
+  const registered = opts.imported ? null : await registeredInDirectory(ctx, realm, rows, rep);
   await writeUser(ctx, async () => {
     await insertNewUser(ctx, realm, rows, opts.imported);
     if (!opts.imported) {
@@ -319,10 +321,29 @@ export async function createUser(
         representation: rep,
       });
     }
+  }).catch(async (e: unknown) => {
+    await registered?.undo();
+    throw e;
   });
   invalidate.user(ctx.loaders, id);
   log.debug(`User ${id} created in realm ${realm.name}`);
   return id;
+}
+
+/** A new user of a provider that synchronizes registrations: its entry created in LDAP, its rows made the local copy's. */
+async function registeredInDirectory(ctx: RequestContext, realm: RealmModel, rows: NewUserRows, rep: UserRep) {
+  const u = rows.user as { username: string; email: string | null; firstName: string | null; lastName: string | null };
+  const attributes: Record<string, string[]> = {};
+  for (const a of rows.attributes) attributes[a.name] = [...(attributes[a.name] ?? []), a.value];
+  const list = Array.isArray(rep.credentials) ? (rep.credentials as Array<Record<string, unknown> | null>) : [];
+  const plain = list.find((c) => c && (c.type ?? 'password') === 'password' && typeof (c.value ?? c.rawPassword) === 'string');
+  const password = plain ? String(plain.value ?? plain.rawPassword) || undefined : undefined;
+  const reg = await registerInDirectory(ctx, realm, { ...u, attributes }, password);
+  if (!reg) return null;
+  rows.user.federationLink = reg.providerId;
+  rows.attributes.push(...attributeRows(rows.id, reg.attributes));
+  if (reg.passwordInDirectory) rows.credentials = rows.credentials.filter((c) => c.type !== 'password');
+  return reg;
 }
 
 /** PUT /admin/realms/{realm}/users/{id}: merges the representation into the user (manage-users). */
@@ -413,6 +434,7 @@ export async function updateUser(ctx: RequestContext, realm: RealmModel, user: U
 /** DELETE /admin/realms/{realm}/users/{id}: removes the user and everything hanging off it (manage-users). */
 export async function deleteUser(ctx: RequestContext, realm: RealmModel, user: UserModel): Promise<void> {
   await requireManageUser(ctx, realm, user.id);
+  await federatedUserDelete(ctx, realm, user);
   await writeUser(ctx, async () => {
     await deleteUserRows(ctx, user.id);
     await recordAdminEvent(ctx, realm, { operationType: 'DELETE', resourceType: 'USER', resourcePath: `users/${user.id}` });

@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import { Filter } from 'ldapts';
+import type { Db } from '../../db';
+import { TOP_LEVEL } from '../../db/models/group';
+import type { RealmModel } from '../../db/models/realm';
+import type { UserModel } from '../../db/models/user';
+import { getLogger } from '../../logging';
+import { ldapErrorCode, withAdmin } from './ldap-connection';
+import type { LdapUser, Mapper } from './ldap-mapping';
+import type { Provider } from './ldap-store';
+import { attrOf, isMembershipMapper, type MembershipSettings, membershipSettings } from './membership-config';
+
+/**
+ * The memberships of one directory user as it is imported at login or by a search
+ * (GroupLDAPStorageMapper#onImportUserFromLDAP and findKcGroupOrSyncFromLDAP of Keycloak, which
+ * the READ_ONLY and LDAP_ONLY modes read live): the LDAP groups naming the user (or named by its
+ * memberOf) become its groups (created under the groups path when missing) or roles. The LDAP
+ * searches run before the write; a directory that fails leaves the user without them until the
+ * next sync, with a warning.
+ */
+const log = getLogger('idserver.services.user-storage');
+
+/** Names of the mapper's LDAP groups the user is a member of. */
+async function groupNamesOf(p: Provider, s: MembershipSettings, u: LdapUser): Promise<string[]> {
+  return withAdmin(p.cfg, async (c) => {
+    if (s.fromMemberOf) {
+      const { searchEntries } = await c.search(u.dn, { scope: 'base', attributes: [s.memberOfAttr] });
+      const dns = new Set(attrOf(searchEntries[0] ?? {}, s.memberOfAttr).map((d) => d.toLowerCase()));
+      if (!dns.size) return [];
+      const all = await c.search(s.dn, { scope: 'sub', filter: s.filter, attributes: [s.nameAttr] });
+      return all.searchEntries.filter((e) => dns.has(e.dn.toLowerCase())).map((e) => attrOf(e, s.nameAttr)[0]);
+    }
+    const value = s.memberType === 'DN' ? u.dn : u.username;
+    const filter = `(&${s.filter}(${s.memberAttr}=${Filter.escape(value)}))`;
+    const { searchEntries } = await c.search(s.dn, { scope: 'sub', filter, attributes: [s.nameAttr] });
+    return searchEntries.map((e) => attrOf(e, s.nameAttr)[0]);
+  }).then((names) => names.filter(Boolean));
+}
+
+/** The id of the Keycloak group of this name under the groups path (at any depth), created at its top when missing. */
+async function groupIdFor(db: Db, realm: RealmModel, s: MembershipSettings, name: string): Promise<string | undefined> {
+  let root = TOP_LEVEL;
+  for (const part of s.groupsPath.split('/').filter(Boolean)) {
+    const g = await db.models.Group.findOne({ where: { realmId: realm.id, parentId: root, name: part }, attributes: ['id'] });
+    if (!g) return undefined;
+    root = g.id;
+  }
+  for (const g of await db.models.Group.findAll({ where: { realmId: realm.id, name } })) {
+    let parent = g.parentId;
+    for (let i = 0; i < 100 && parent !== root && parent !== TOP_LEVEL; i++)
+      parent = (await db.models.Group.findByPk(parent, { attributes: ['parentId'] }))?.parentId ?? TOP_LEVEL;
+    if (parent === root) return g.id;
+  }
+  const id = randomUUID();
+  await db.models.Group.create({ id, realmId: realm.id, parentId: root, name, description: null, attributes: {} });
+  return id;
+}
+
+async function roleIdFor(db: Db, realm: RealmModel, m: Mapper, name: string): Promise<string | undefined> {
+  let clientId: string | null = null;
+  if (m.config['use.realm.roles.mapping'] === 'false') {
+    const client = await db.models.Client.findOne({
+      where: { realmId: realm.id, clientId: m.config['client.id'] ?? '' },
+      attributes: ['id'],
+    });
+    if (!client) return undefined;
+    clientId = client.id;
+  }
+  const role = await db.models.Role.findOne({ where: { realmId: realm.id, clientId, name }, attributes: ['id'] });
+  if (role) return role.id;
+  const id = randomUUID();
+  await db.models.Role.create({
+    id,
+    realmId: realm.id,
+    clientId,
+    containerId: clientId ?? realm.id,
+    name,
+    description: null,
+    attributes: {},
+  });
+  return id;
+}
+
+/** Gives a user just imported the groups and roles its provider's membership mappers find for it in LDAP. */
+export async function importMemberships(db: Db, realm: RealmModel, p: Provider, user: UserModel, u: LdapUser): Promise<void> {
+  const found: Array<{ m: Mapper; s: MembershipSettings; names: string[] }> = [];
+  for (const m of p.mappers.filter(isMembershipMapper)) {
+    const s = membershipSettings(p.cfg, m);
+    try {
+      const names = await groupNamesOf(p, s, u);
+      if (names.length) found.push({ m, s, names });
+    } catch (e) {
+      log.warn(`LDAP mapper ${m.name}: memberships of ${u.username} not imported: ${ldapErrorCode(e)}`);
+    }
+  }
+  if (!found.length) return;
+  await db.transaction(async () => {
+    for (const { m, s, names } of found) {
+      for (const name of names) {
+        if (s.isGroup) {
+          const groupId = await groupIdFor(db, realm, s, name);
+          if (groupId) await db.models.UserGroupMembership.bulkCreate([{ userId: user.id, groupId }], { ignoreDuplicates: true });
+        } else {
+          const roleId = await roleIdFor(db, realm, m, name);
+          if (roleId) await db.models.UserRoleMapping.bulkCreate([{ userId: user.id, roleId }], { ignoreDuplicates: true });
+        }
+      }
+    }
+  });
+}
