@@ -7,6 +7,7 @@ import { realmKeys, realmWithVersion } from '../../auth/realm-keys';
 import { issuerOf } from '../../core/issuer';
 import type { OidcDiscoveryDocument } from '../../representations/oidc';
 import { DPOP_ALGORITHMS } from './dpop';
+import { CIBA_GRANT_TYPE, CIBA_REQUEST_ALGS } from './ciba-channel';
 
 /**
  * What the public OIDC endpoints of a realm publish (reference §2): the realm by name, its JSON Web
@@ -65,7 +66,12 @@ export async function realmJwks(db: Db, name: string): Promise<JSONWebKeySet> {
  * signing algorithms those of the realm's enabled signing keys (an ES256 realm says ES256), pushed
  * authorization requests and request objects.
  */
-export async function discoveryDocument(db: Db, name: string, baseUrl: string): Promise<OidcDiscoveryDocument> {
+export async function discoveryDocument(
+  db: Db,
+  name: string,
+  baseUrl: string,
+  served: { ciba?: boolean } = {},
+): Promise<OidcDiscoveryDocument> {
   const realm = await publicRealm(db, name);
   const iss = issuerOf(baseUrl, realm.name);
   const oidc = `${iss}/protocol/openid-connect`;
@@ -85,6 +91,7 @@ export async function discoveryDocument(db: Db, name: string, baseUrl: string): 
       'client_credentials',
       'refresh_token',
       'urn:ietf:params:oauth:grant-type:uma-ticket',
+      ...(served.ciba ? [CIBA_GRANT_TYPE] : []),
     ],
     response_types_supported: ['code'],
     response_modes_supported: ['query', 'fragment', 'form_post'],
@@ -125,5 +132,13 @@ export async function discoveryDocument(db: Db, name: string, baseUrl: string): 
     request_object_signing_alg_values_supported: REQUEST_OBJECT_ALGS,
     dpop_signing_alg_values_supported: DPOP_ALGORITHMS,
     tls_client_certificate_bound_access_tokens: true,
+    // CIBA (ADR 0044), when the server has an authentication channel to send requests to.
+    ...(served.ciba
+      ? {
+          backchannel_token_delivery_modes_supported: ['poll', 'ping'],
+          backchannel_authentication_endpoint: `${oidc}/ext/ciba/auth`,
+          backchannel_authentication_request_signing_alg_values_supported: CIBA_REQUEST_ALGS,
+        }
+      : {}),
   };
 }
