@@ -19,7 +19,11 @@ import { relyingPartyRoutes } from './relying-party';
 const log = getLogger('idserver.oidc');
 
 /** `/realms/{realm}/...`: the token endpoint, CIBA, the pushed authorization request endpoint, userinfo, introspection and revocation, JWKS, OpenID discovery and client registration. */
-export function oidcRouter(db: Db, baseUrlOf: (req: express.Request) => string, opts: { x509?: X509LookupConfig; ciba?: CibaConfig } = {}): Router {
+export function oidcRouter(
+  db: Db,
+  baseUrlOf: (req: express.Request) => string,
+  opts: { x509?: X509LookupConfig; ciba?: CibaConfig } = {},
+): Router {
   const r = Router();
   const form = express.urlencoded({ extended: false, limit: '1mb' });
 
