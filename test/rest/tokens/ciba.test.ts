@@ -191,7 +191,7 @@ test('poll mode: the device is asked, the client polls (pending, slow_down), the
     id_token: expect.any(String),
     refresh_token: expect.any(String),
   });
-  expect(decodeJwt(tokens.body.id_token)).toMatchObject({ sub: aliceId, aud: 'cd', iss: ISSUER });
+  expect(decodeJwt(tokens.body.id_token)).toMatchObject({ sub: aliceId, aud: 'cd', iss: ISSUER, auth_time: expect.any(Number) });
   expect(decodeJwt(tokens.body.access_token)).toMatchObject({ sub: aliceId, azp: 'cd', sid: tokens.body.session_state });
   expect(String(tokens.body.scope).split(' ')).toEqual(expect.arrayContaining(['openid', 'profile', 'email']));
   // Used up.
