@@ -1,8 +1,11 @@
 import { decodeJwt, decodeProtectedHeader, SignJWT } from 'jose';
 import { realmKeys } from '../../auth/realm-keys';
+import { Op } from 'sequelize';
 import { nowSeconds } from '../../core/clock';
+import { effectiveRoleIdsForUsers } from '../../core/effective-roles';
 import type { Db } from '../../db';
 import type { RealmModel } from '../../db/models/realm';
+import type { UserModel } from '../../db/models/user';
 import { clientPoliciesOnBackchannel } from '../client-policies';
 import { grantConsent } from '../login/consent';
 import { createSession } from '../sessions/session-store';
@@ -32,6 +35,17 @@ async function withAuthTime(db: Db, realm: RealmModel, token: string, authTime: 
   return new SignJWT({ ...decodeJwt(token), auth_time: authTime })
     .setProtectedHeader({ alg: String(header.alg), typ: 'JWT', kid: key.kid })
     .sign(key.privateKey);
+}
+
+/** Whether the user holds the realm's `offline_access` role (directly, by composite or by group). */
+async function mayGoOffline(db: Db, realm: RealmModel, user: UserModel): Promise<boolean> {
+  const effective = (await effectiveRoleIdsForUsers(db, [user.id])).get(user.id) ?? new Set<string>();
+  if (!effective.size) return false;
+  const role = await db.models.Role.findOne({
+    where: { containerId: realm.id, clientId: null, name: 'offline_access', id: { [Op.in]: [...effective] } },
+    attributes: ['id'],
+  });
+  return Boolean(role);
 }
 
 /** POST .../token with grant_type=urn:openid:params:grant-type:ciba. */
@@ -74,6 +88,10 @@ export async function cibaGrant(g: GrantCall): Promise<TokenResponse> {
     ev.detail('reason', 'Account is not fully set up');
     throw await ev.fail('resolve_required_actions', oauth(400, 'invalid_grant', 'Account is not fully set up'));
   }
+  const scope = await grantedScope(db, client, row.scope);
+  const offline = scope.split(' ').includes('offline_access');
+  if (offline && !(await mayGoOffline(db, realm, user)))
+    throw await ev.fail('not_allowed', oauth(400, 'not_allowed', 'Offline tokens not allowed for the user or client'));
   // Of two exchanges at once, the one whose DELETE removed the row goes on.
   if (!(await consumeCibaRequest(db, row))) throw oauth(400, 'invalid_grant', 'Invalid auth_req_id');
   const authTime = nowSeconds();
@@ -81,7 +99,7 @@ export async function cibaGrant(g: GrantCall): Promise<TokenResponse> {
     user,
     client,
     ipAddress: req.ipAddress,
-    offline: false,
+    offline,
     authMethod: 'openid-connect',
     notes: { AUTH_TIME: String(authTime) },
   });
@@ -89,12 +107,11 @@ export async function cibaGrant(g: GrantCall): Promise<TokenResponse> {
   await grantConsent(db, user, client, shown);
   ev.sessionId = session.id;
   ev.detail('consent', 'consent_granted').detail('code_id', session.id);
-  const scope = await grantedScope(db, client, row.scope);
   const res = await issue({ db, realm, client, user, session, scope, req: { ...req, form: { ...req.form, scope: row.scope } } }, true);
   if (res.id_token) res.id_token = await withAuthTime(db, realm, res.id_token, authTime);
   ev.detail('token_id', String(decodeJwt(res.access_token).jti ?? ''))
     .detail('refresh_token_id', res.refresh_token ? String(decodeJwt(res.refresh_token).jti ?? '') : undefined)
-    .detail('refresh_token_type', 'Refresh')
+    .detail('refresh_token_type', offline ? 'Offline' : 'Refresh')
     .detail('scope', scope);
   await ev.success();
   return res;

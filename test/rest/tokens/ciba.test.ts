@@ -93,6 +93,7 @@ beforeAll(async () => {
   aliceId = await createUser(ts, R, 'alice');
   await createUser(ts, R, 'pending', { extra: { requiredActions: ['UPDATE_PASSWORD'] } });
   await createUser(ts, R, 'off', { extra: { enabled: false } });
+  await createUser(ts, R, 'bob', { defaultRoles: true });
 });
 afterAll(async () => {
   await ts?.close();
@@ -218,6 +219,17 @@ test('poll mode: the device is asked, the client polls (pending, slow_down), the
 test('a login_hint may be the e-mail address; the device hears the username', async () => {
   await started({ login_hint: 'alice@example.org' });
   expect(seen[0].body.login_hint).toBe('alice');
+});
+
+test('offline_access: an offline session for a user holding the offline_access role, refused otherwise', async () => {
+  const a = await started({ scope: 'openid offline_access', login_hint: 'bob' });
+  expect((await callback(a.bearer, { status: 'SUCCEED' })).status).toBe(200);
+  const tokens = await poll(a.authReqId);
+  expect(tokens.status).toBe(200);
+  expect(decodeJwt(tokens.body.refresh_token).typ).toBe('Offline');
+  const b = await started({ scope: 'openid offline_access' });
+  expect((await callback(b.bearer, { status: 'SUCCEED' })).status).toBe(200);
+  expect(err(await poll(b.authReqId))).toEqual([400, 'not_allowed', 'Offline tokens not allowed for the user or client']);
 });
 
 test('the device refuses: UNAUTHORIZED and CANCELLED deny the request (LOGIN_ERROR), the poll answers access_denied', async () => {
