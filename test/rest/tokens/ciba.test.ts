@@ -3,8 +3,6 @@ import type { AddressInfo } from 'node:net';
 import { randomUUID, type webcrypto } from 'node:crypto';
 import { decodeJwt, exportJWK, SignJWT } from 'jose';
 import request from 'supertest';
-import { CIBA_CHANNEL_OPTION } from '../../../src/config/ciba-options';
-import { helpText, loadConfig } from '../../../src/config';
 import { clock } from '../../../src/core/clock';
 import { createClient, createRealm, createUser, expectStatus } from '../../helpers/fixtures';
 import { type AdminApi, startTestServer, type TestServer } from '../../helpers/server';
@@ -484,6 +482,26 @@ test('fapi-ciba: binding message and signed request required, signing algorithm 
   expect(err(bad)).toEqual([400, 'invalid_request', 'not allowed signature algorithm.']);
 });
 
+test("the realm's CIBA policy takes effect: expires_in, interval, the user hint; a disabled realm is refused", async () => {
+  const P = 'cibapolicy';
+  await createRealm(api, P, { attributes: { cibaExpiresIn: '30', cibaInterval: '0', cibaAuthRequestedUserHint: 'login_hint' } });
+  await createClient(api, P, { clientId: 'cd', secret: 'cd-secret', attributes: { 'oidc.ciba.grant.enabled': 'true' } });
+  await createUser(ts, P, 'alice');
+  const at = (client: string, secret: string, fields: Record<string, string>) =>
+    request(ts.app).post(`/realms/${P}/protocol/openid-connect/ext/ciba/auth`).auth(client, secret).type('form').send(fields);
+  const base = { scope: 'openid', login_hint: 'alice' };
+  const ok = await at('cd', 'cd-secret', base);
+  expect(ok.body).toEqual({ auth_req_id: expect.any(String), expires_in: 30 });
+  const realm = expectStatus(await api.get(`/admin/realms/${P}`), 200, 'realm').body;
+  await api.put(`/admin/realms/${P}`, { attributes: { ...realm.attributes, cibaAuthRequestedUserHint: 'id_token_hint' } }).expect(204);
+  expect(err(await at('cd', 'cd-secret', base))).toEqual([400, 'invalid_request', 'missing parameter : id_token_hint']);
+  expect(err(await at('cd', 'cd-secret', { ...base, id_token_hint: 'x' }))).toEqual([400, 'invalid_request', 'invalid user']);
+  await api.put(`/admin/realms/${P}`, { attributes: { ...realm.attributes, cibaAuthRequestedUserHint: 'nonsense' } }).expect(204);
+  expect(err(await at('cd', 'cd-secret', base))).toEqual([400, 'invalid_request', 'invalid user hint']);
+  await api.put(`/admin/realms/${P}`, { enabled: false }).expect(204);
+  expect(err(await at('cd', 'cd-secret', base))).toEqual([401, 'access_denied', 'Realm not enabled']);
+});
+
 test('discovery lists CIBA: its endpoint, poll and ping, the request signing algorithms and the grant type', async () => {
   const doc = (await request(ts.app).get(`/realms/${R}/.well-known/openid-configuration`)).body;
   expect(doc.backchannel_authentication_endpoint).toBe(`${ISSUER}/protocol/openid-connect/ext/ciba/auth`);
@@ -491,32 +509,4 @@ test('discovery lists CIBA: its endpoint, poll and ping, the request signing alg
   expect(doc.backchannel_authentication_request_signing_alg_values_supported).toEqual(expect.arrayContaining(['ES256', 'PS256', 'RS256']));
   expect(doc.backchannel_authentication_request_signing_alg_values_supported).not.toContain('HS256');
   expect(doc.grant_types_supported).toContain(CIBA);
-});
-
-test('the server option: listed by start --help, checked, and without it CIBA is neither offered nor served', async () => {
-  expect(helpText('start')).toContain(`--${CIBA_CHANNEL_OPTION}=<value>`);
-  expect(
-    loadConfig({ mode: 'start', env: {}, args: [`--${CIBA_CHANNEL_OPTION}=http://device.example/auth`] }).values[CIBA_CHANNEL_OPTION],
-  ).toBe('http://device.example/auth');
-  expect(() => loadConfig({ mode: 'start', env: {}, args: [`--${CIBA_CHANNEL_OPTION}=ftp://device.example`] })).toThrow(
-    /http or https URL/,
-  );
-  const bare = await startTestServer();
-  try {
-    const a = await bare.api();
-    await createRealm(a, 'noch');
-    await createClient(a, 'noch', { clientId: 'cd', secret: 's', attributes: { 'oidc.ciba.grant.enabled': 'true' } });
-    await createUser(bare, 'noch', 'alice');
-    const doc = (await request(bare.app).get('/realms/noch/.well-known/openid-configuration')).body;
-    expect(doc.backchannel_authentication_endpoint).toBeUndefined();
-    expect(doc.grant_types_supported).not.toContain(CIBA);
-    const res = await request(bare.app)
-      .post('/realms/noch/protocol/openid-connect/ext/ciba/auth')
-      .auth('cd', 's')
-      .type('form')
-      .send({ scope: 'openid', login_hint: 'alice' });
-    expect(err(res)).toEqual([503, 'server_error', 'Failed to send authentication request']);
-  } finally {
-    await bare.close();
-  }
 });
