@@ -215,7 +215,10 @@ test('poll mode: the device is asked, the client polls (pending, slow_down), the
 });
 
 test('a login_hint may be the e-mail address; the device hears the username', async () => {
-  await started({ login_hint: 'alice@example.org' });
+  // Bounded SQL: realm, client, user (by username, then e-mail), its scopes (two), the purge look and the insert.
+  const { result, count } = await ts.countSql(() => authRequest({ scope: 'openid', login_hint: 'alice@example.org' }));
+  expect(result.status).toBe(200);
+  expect(count).toBeLessThanOrEqual(8);
   expect(seen[0].body.login_hint).toBe('alice');
 });
 
