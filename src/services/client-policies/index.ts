@@ -142,7 +142,7 @@ export async function clientPoliciesOnBackchannel(
   client: ClientModel,
   event: 'BACKCHANNEL_AUTHENTICATION_REQUEST' | 'BACKCHANNEL_TOKEN_REQUEST',
   params: Record<string, string | undefined>,
-  extra: Pick<PolicyContext, 'rawParams' | 'requestObject' | 'issuer' | 'ciba'> = {},
+  extra: Pick<PolicyContext, 'rawParams' | 'requestObject' | 'issuer' | 'ciba' | 'binding' | 'clientCert'> = {},
 ): Promise<{ error: string; description: string } | undefined> {
   if (!hasClientPolicies(realm)) return undefined;
   try {

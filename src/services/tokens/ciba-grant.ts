@@ -62,7 +62,10 @@ export async function cibaGrant(g: GrantCall): Promise<TokenResponse> {
     throw await ev.fail('invalid_code', oauth(400, 'invalid_request', 'Missing parameter: auth_req_id'));
   }
   if (!AUTH_REQ_ID.test(authReqId)) throw oauth(400, 'invalid_grant', 'Invalid Auth Req ID');
-  const refused = await clientPoliciesOnBackchannel(db, realm, client, 'BACKCHANNEL_TOKEN_REQUEST', req.form);
+  const refused = await clientPoliciesOnBackchannel(db, realm, client, 'BACKCHANNEL_TOKEN_REQUEST', req.form, {
+    binding: req.binding,
+    clientCert: req.clientCert,
+  });
   if (refused) {
     ev.detail('reason', 'client_policy_error').detail('client_policy_error', refused.error);
     throw await ev.fail(refused.error, oauth(400, 'invalid_grant', refused.description));

@@ -271,6 +271,18 @@ test('the grant: refusals as CibaGrantType', async () => {
   const p = await started({ login_hint: 'pending' });
   expect((await callback(p.bearer, { status: 'SUCCEED' })).status).toBe(200);
   expect(err(await poll(p.authReqId))).toEqual([400, 'invalid_grant', 'Account is not fully set up']);
+  // BACKCHANNEL_TOKEN_REQUEST policies: holder-of-key-enforcer wants a client certificate (none is forwarded here).
+  await api
+    .put(`/admin/realms/${R}/client-policies/profiles`, {
+      profiles: [{ name: 'hok', executors: [{ executor: 'holder-of-key-enforcer', configuration: {} }] }],
+    })
+    .expect(204);
+  await api
+    .put(`/admin/realms/${R}/client-policies/policies`, {
+      policies: [{ name: 'hok', enabled: true, conditions: [{ condition: 'any-client', configuration: {} }], profiles: ['hok'] }],
+    })
+    .expect(204);
+  expect(err(await poll(a.authReqId))).toEqual([400, 'invalid_grant', 'Client Certification missing for MTLS HoK Token Binding']);
 });
 
 test('the authentication request: refusals as BackchannelAuthenticationEndpoint', async () => {
