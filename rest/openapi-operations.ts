@@ -1097,6 +1097,14 @@ export const OPERATIONS: Record<string, OperationSpec> = {
       created: json('Pushed authorization request (RFC 9126): `request_uri` (urn:ietf:params:oauth:request_uri:...) and `expires_in`'),
     },
   },
+  'POST /realms/:realm/protocol/openid-connect/ext/ciba/auth': {
+    body: 'form',
+    res: json('CIBA backchannel authentication request (ADR 44): `auth_req_id`, `expires_in` and `interval`'),
+  },
+  'POST /realms/:realm/protocol/openid-connect/ext/ciba/auth/callback': {
+    body: json('The authentication device\'s answer: `{"status": "SUCCEED" | "UNAUTHORIZED" | "CANCELLED"}`, with its bearer token'),
+    res: { file: 'CIBA authentication channel callback: 200 without a body' },
+  },
   'GET /realms/:realm/protocol/openid-connect/certs': { res: json("JSON Web Key Set of the realm's active signing keys") },
   'GET /realms/:realm/.well-known/openid-configuration': { res: json('OpenID Provider Metadata of the realm') },
   'POST /realms/:realm/clients-registrations/:provider': {

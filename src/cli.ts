@@ -3,6 +3,7 @@ import { runExportImport } from './cli-export-import';
 import { ConfigError, checkHostname, helpText, loadConfig, type Mode, resolveDatabase, type ServerConfig } from './config';
 import { eventListenerConfigFromValues } from './config/event-listener-options';
 import { type X509LookupConfig, x509LookupFromValues } from './config/x509-options';
+import { cibaConfigFromValues } from './config/ciba-options';
 import { graphqlLimitsFromValues } from './config/graphql-options';
 import { configureLogging, getLogger, loggingConfigFromValues, shutdownLogging } from './logging';
 import { startServer } from './server';
@@ -65,6 +66,7 @@ export async function main(argv: string[]): Promise<void> {
       graphqlUi: cfg.values['graphql-ui'] === true,
       eventListeners: eventListenerConfigFromValues(cfg.values),
       x509,
+      ciba: cibaConfigFromValues(cfg.values),
       db: {
         vendor: cfg.db,
         url: cfg.dbUrl ?? (cfg.db === 'sqlite' ? 'data/idserver.sqlite' : undefined),

@@ -18,6 +18,7 @@ import { collectRuntimeMetrics, httpRequests, registry, watchPool } from './metr
 import { RouteTemplates, uriLabel } from './metrics/route-templates';
 import { loginRouter } from './oidc/login-router';
 import type { X509LookupConfig } from './config/x509-options';
+import type { CibaConfig } from './config/ciba-options';
 import { oidcRouter } from './oidc/router';
 import { themeResourcesRouter } from './oidc/theme-resources-router';
 import { startEventExpiration } from './services/events/events';
@@ -39,6 +40,8 @@ export interface AppOptions {
   eventListeners?: EventListenerConfig;
   /** How a reverse proxy forwards TLS client certificates (`--spi-x509cert-lookup-*`; default: not trusted). */
   x509?: X509LookupConfig;
+  /** The CIBA authentication channel (`--spi-ciba-auth-channel-...-http-authentication-channel-uri`; unset: no CIBA). */
+  ciba?: CibaConfig;
 }
 
 /**
@@ -83,7 +86,7 @@ export async function createApp(db: Db, opts: AppOptions = {}): Promise<Express>
   });
   // The OpenAPI document of the REST facade: documentation, so unauthenticated (README, "OpenAPI").
   app.get('/openapi.json', serveOpenApi);
-  const oidc = oidcRouter(db, baseUrlOf, { x509: opts.x509 });
+  const oidc = oidcRouter(db, baseUrlOf, { x509: opts.x509, ciba: opts.ciba });
   const login = loginRouter(db, baseUrlOf);
   const admin = adminRouter(db, baseUrlOf);
   const resources = themeResourcesRouter(db);

@@ -7,6 +7,7 @@ import { loggingOptions, validateLogLevel } from '../logging/options';
 import { eventListenerOptions } from './event-listener-options';
 import { graphqlOptions } from './graphql-options';
 import { x509Options } from './x509-options';
+import { cibaOptions } from './ciba-options';
 import type { OptionSpec } from './option-spec';
 
 export type { OptionSpec };
@@ -188,6 +189,7 @@ registerOptions(loggingOptions);
 registerOptions(graphqlOptions);
 registerOptions(eventListenerOptions);
 registerOptions(x509Options);
+registerOptions(cibaOptions);
 registerOptions([
   {
     name: 'graphql-ui',

@@ -9,6 +9,8 @@ import { discoveryDocument, realmJwks } from '../services/tokens/oidc-metadata';
 import { tokenEndpoint } from '../services/tokens/token-endpoint';
 import { oauth } from '../services/tokens/tokens';
 import type { X509LookupConfig } from '../config/x509-options';
+import type { CibaConfig } from '../config/ciba-options';
+import { cibaRoutes } from './ciba-router';
 import { senderProofs } from './client-cert';
 import { clientRegistrationRoutes } from './client-registration-router';
 import { basicCredentials, handle } from './http';
@@ -16,8 +18,12 @@ import { relyingPartyRoutes } from './relying-party';
 
 const log = getLogger('idserver.oidc');
 
-/** `/realms/{realm}/...`: the token endpoint, the pushed authorization request endpoint, userinfo, introspection and revocation, JWKS, OpenID discovery and client registration. */
-export function oidcRouter(db: Db, baseUrlOf: (req: express.Request) => string, opts: { x509?: X509LookupConfig } = {}): Router {
+/** `/realms/{realm}/...`: the token endpoint, CIBA, the pushed authorization request endpoint, userinfo, introspection and revocation, JWKS, OpenID discovery and client registration. */
+export function oidcRouter(
+  db: Db,
+  baseUrlOf: (req: express.Request) => string,
+  opts: { x509?: X509LookupConfig; ciba?: CibaConfig } = {},
+): Router {
   const r = Router();
   const form = express.urlencoded({ extended: false, limit: '1mb' });
 
@@ -76,12 +82,13 @@ export function oidcRouter(db: Db, baseUrlOf: (req: express.Request) => string, 
   r.get(
     '/:realm/.well-known/openid-configuration',
     handle(async (req, res) => {
-      res.json(await discoveryDocument(db, String(req.params.realm), baseUrlOf(req)));
+      res.json(await discoveryDocument(db, String(req.params.realm), baseUrlOf(req), { ciba: Boolean(opts.ciba?.channelUri) }));
     }),
   );
 
   relyingPartyRoutes(r, db, baseUrlOf, opts.x509);
   clientRegistrationRoutes(r, db, baseUrlOf);
+  cibaRoutes(r, db, baseUrlOf, opts.ciba);
 
   // Typed errors answer here; anything else goes on to the app's error handler (logged there).
   r.use((err: unknown, req: express.Request, res: express.Response, next: express.NextFunction) => {

@@ -48,4 +48,8 @@ export interface OidcDiscoveryDocument {
   dpop_signing_alg_values_supported: string[];
   /** RFC 8705: tokens can be bound to the client's TLS certificate (forwarded by the reverse proxy). */
   tls_client_certificate_bound_access_tokens: boolean;
+  /** CIBA (ADR 0044), listed when the server has an authentication channel. */
+  backchannel_token_delivery_modes_supported?: string[];
+  backchannel_authentication_endpoint?: string;
+  backchannel_authentication_request_signing_alg_values_supported?: string[];
 }

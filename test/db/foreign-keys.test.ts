@@ -54,6 +54,10 @@ const EXPECTED = [
   'authentication_execution.sub_flow_id -> authentication_flow.id CASCADE',
   'authentication_flow.realm_id -> realm.id CASCADE',
   'authenticator_config.realm_id -> realm.id CASCADE',
+  // 0033: CIBA authentication requests, gone with their realm, client or user.
+  'ciba_auth_request.realm_id -> realm.id CASCADE',
+  'ciba_auth_request.client_id -> client.id CASCADE',
+  'ciba_auth_request.user_id -> user_entity.id CASCADE',
   'client.realm_id -> realm.id CASCADE',
   'client_initial_access.realm_id -> realm.id CASCADE',
   'client_scope.realm_id -> realm.id CASCADE',

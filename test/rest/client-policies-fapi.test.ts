@@ -299,7 +299,7 @@ test('fapi-2-message-signing: openid-client pushes a signed request object (PAR 
   expect(tokens.claims()?.preferred_username).toBe('alice');
 });
 
-test('fapi-ciba: its executors judge only CIBA requests (not served), so browser logins are unaffected', async () => {
+test('fapi-ciba: its executors judge only CIBA requests (test/rest/tokens/ciba.test.ts), so browser logins are unaffected', async () => {
   await usePolicy('fapi-ciba');
   const back = await signIn(new Jar(), w.authUrl());
   expect(redirectParams(back).get('code')).toBeTruthy();

@@ -70,6 +70,24 @@ const EXECUTOR_INFO: Record<string, { helpText: string; properties: ConfigProper
     helpText: 'Refuses the resource owner password credentials grant.',
     properties: [auto('disable direct access grants')],
   },
+  'secure-ciba-req-sig-algorithm': {
+    helpText: 'Clients must sign their CIBA authentication requests with a PS or ES algorithm (set on create and update when absent).',
+    properties: [
+      prop('default-algorithm', 'Default Signature Algorithm', 'The algorithm set when a client names none.', 'List', 'PS256', [
+        'PS256',
+        'PS384',
+        'PS512',
+        'ES256',
+        'ES384',
+        'ES512',
+      ]),
+    ],
+  },
+  'secure-ciba-session': { helpText: 'CIBA authentication requests must carry a binding_message.', properties: [] },
+  'secure-ciba-signed-authn-req': {
+    helpText: 'CIBA authentication requests must be signed request objects with exp, nbf, aud, iss, iat and jti.',
+    properties: [prop('available-period', 'Available Period', 'The longest time (seconds) between nbf and exp.', 'int', '3600')],
+  },
   'secure-client-authenticator': {
     helpText: 'Clients must use one of the allowed client authenticators.',
     properties: [

@@ -19,6 +19,8 @@ const REQUESTS = new Set<PolicyEvent>([
   'RESOURCE_OWNER_PASSWORD_CREDENTIALS_REQUEST',
   'SERVICE_ACCOUNT_TOKEN_REQUEST',
   'TOKEN_REFRESH',
+  'BACKCHANNEL_AUTHENTICATION_REQUEST',
+  'BACKCHANNEL_TOKEN_REQUEST',
 ]);
 
 const accessType = (publicClient: unknown, bearerOnly: unknown) =>

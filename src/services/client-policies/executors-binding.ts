@@ -78,7 +78,7 @@ const holderOfKeyEnforcer: Executor = {
         throw refuse('invalid_client_metadata', 'Invalid client metadata: MTLS token in disabled');
       return;
     }
-    if (c.event === 'TOKEN_REQUEST' || c.event === 'SERVICE_ACCOUNT_TOKEN_REQUEST') {
+    if (c.event === 'TOKEN_REQUEST' || c.event === 'SERVICE_ACCOUNT_TOKEN_REQUEST' || c.event === 'BACKCHANNEL_TOKEN_REQUEST') {
       if (!c.clientCert) throw refuse('invalid_request', 'Client Certification missing for MTLS HoK Token Binding');
       return;
     }

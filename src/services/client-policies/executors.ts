@@ -2,6 +2,7 @@ import type { ClientRepresentation } from '../../representations/client';
 import type { ProviderConfiguration } from '../../representations/client-policy';
 import { FAPI_EXECUTORS } from './executors-fapi';
 import { BINDING_EXECUTORS } from './executors-binding';
+import { CIBA_EXECUTORS } from './executors-ciba';
 import { ClientPolicyViolation, type PolicyContext } from './types';
 
 /**
@@ -100,7 +101,14 @@ const consentRequired: Executor = {
 /** confidential-client: public clients are refused on authorization and token requests. */
 const confidentialClient: Executor = {
   run(_conf, c) {
-    if (c.event !== 'AUTHORIZATION_REQUEST' && c.event !== 'TOKEN_REQUEST' && c.event !== 'SERVICE_ACCOUNT_TOKEN_REQUEST') return;
+    const judged = [
+      'AUTHORIZATION_REQUEST',
+      'TOKEN_REQUEST',
+      'SERVICE_ACCOUNT_TOKEN_REQUEST',
+      'BACKCHANNEL_AUTHENTICATION_REQUEST',
+      'BACKCHANNEL_TOKEN_REQUEST',
+    ];
+    if (!judged.includes(c.event)) return;
     if (!c.client || c.client.publicClient || c.client.bearerOnly) throw refuse('invalid_client', 'invalid client access type');
   },
 };
@@ -287,4 +295,5 @@ export const EXECUTORS: Record<string, Executor> = {
   'secure-redirect-uris-enforcer': secureRedirectUris,
   'secure-response-type': secureResponseType,
   ...BINDING_EXECUTORS,
+  ...CIBA_EXECUTORS,
 };

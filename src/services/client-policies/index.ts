@@ -130,3 +130,26 @@ export async function clientPoliciesOnAuthorization(
     throw e;
   }
 }
+
+/**
+ * A CIBA request (ADR 0044): BACKCHANNEL_AUTHENTICATION_REQUEST at the backchannel authentication
+ * endpoint (with the parameters as sent, the verified request object and the binding message),
+ * BACKCHANNEL_TOKEN_REQUEST when the client exchanges its auth_req_id. The refusal, if any.
+ */
+export async function clientPoliciesOnBackchannel(
+  db: Db,
+  realm: RealmModel,
+  client: ClientModel,
+  event: 'BACKCHANNEL_AUTHENTICATION_REQUEST' | 'BACKCHANNEL_TOKEN_REQUEST',
+  params: Record<string, string | undefined>,
+  extra: Pick<PolicyContext, 'rawParams' | 'requestObject' | 'issuer' | 'ciba' | 'binding' | 'clientCert'> = {},
+): Promise<{ error: string; description: string } | undefined> {
+  if (!hasClientPolicies(realm)) return undefined;
+  try {
+    await evaluateClientPolicies({ event, db, realm, client, params, ...extra });
+    return undefined;
+  } catch (e) {
+    if (e instanceof ClientPolicyViolation) return { error: e.error, description: e.detail };
+    throw e;
+  }
+}

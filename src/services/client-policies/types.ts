@@ -16,7 +16,9 @@ export type PolicyEvent =
   | 'RESOURCE_OWNER_PASSWORD_CREDENTIALS_REQUEST'
   | 'SERVICE_ACCOUNT_TOKEN_REQUEST'
   | 'TOKEN_REFRESH'
-  | 'LOGOUT_REQUEST';
+  | 'LOGOUT_REQUEST'
+  | 'BACKCHANNEL_AUTHENTICATION_REQUEST'
+  | 'BACKCHANNEL_TOKEN_REQUEST';
 
 /** Who writes the client (client-updater-context's `update-client-source` values). */
 export type UpdaterSource = 'ByAuthenticatedUser' | 'ByAnonymous' | 'ByInitialAccessToken' | 'ByRegistrationAccessToken';
@@ -44,6 +46,8 @@ export interface PolicyContext {
   /** Token requests: what the tokens will be bound to (executors may narrow it) and the client certificate (ADR 0038). */
   binding?: { jkt?: string; bindOnlyRefresh?: boolean };
   clientCert?: { x5t: string; subjectDn: string };
+  /** Backchannel authentication request (CIBA): its binding message, as parsed (ADR 0044). */
+  ciba?: { bindingMessage?: string };
   /** Registration service only: whether an update issues a new registration access token. */
   registration?: { rotateRegistrationAccessToken: boolean };
 }

@@ -13,6 +13,7 @@ import {
   RESPONSE_MODES_SUPPORTED,
   RESPONSE_TYPES_SUPPORTED,
 } from '../login/response-types';
+import { CIBA_GRANT_TYPE, CIBA_REQUEST_ALGS } from './ciba-channel';
 
 /**
  * What the public OIDC endpoints of a realm publish (reference §2): the realm by name, its JSON Web
@@ -86,7 +87,12 @@ export async function realmJwks(db: Db, name: string): Promise<JSONWebKeySet> {
  * signing algorithms those of the realm's enabled signing keys (an ES256 realm says ES256), pushed
  * authorization requests and request objects.
  */
-export async function discoveryDocument(db: Db, name: string, baseUrl: string): Promise<OidcDiscoveryDocument> {
+export async function discoveryDocument(
+  db: Db,
+  name: string,
+  baseUrl: string,
+  served: { ciba?: boolean } = {},
+): Promise<OidcDiscoveryDocument> {
   const realm = await publicRealm(db, name);
   const iss = issuerOf(baseUrl, realm.name);
   const oidc = `${iss}/protocol/openid-connect`;
@@ -110,6 +116,7 @@ export async function discoveryDocument(db: Db, name: string, baseUrl: string): 
       'client_credentials',
       'refresh_token',
       'urn:ietf:params:oauth:grant-type:uma-ticket',
+      ...(served.ciba ? [CIBA_GRANT_TYPE] : []),
     ],
     response_types_supported: RESPONSE_TYPES_SUPPORTED,
     response_modes_supported: RESPONSE_MODES_SUPPORTED,
@@ -159,5 +166,13 @@ export async function discoveryDocument(db: Db, name: string, baseUrl: string): 
     request_object_signing_alg_values_supported: REQUEST_OBJECT_ALGS,
     dpop_signing_alg_values_supported: DPOP_ALGORITHMS,
     tls_client_certificate_bound_access_tokens: true,
+    // CIBA (ADR 0044), when the server has an authentication channel to send requests to.
+    ...(served.ciba
+      ? {
+          backchannel_token_delivery_modes_supported: ['poll', 'ping'],
+          backchannel_authentication_endpoint: `${oidc}/ext/ciba/auth`,
+          backchannel_authentication_request_signing_alg_values_supported: CIBA_REQUEST_ALGS,
+        }
+      : {}),
   };
 }

@@ -5,6 +5,7 @@ import { clientPoliciesOnToken } from '../client-policies';
 import { acceptsSecret } from '../clients/client-input';
 import { authenticateByAssertion, hasClientAssertion } from './client-assertion';
 import { clientByClientId } from './client-auth';
+import { CIBA_GRANT_TYPE, cibaGrant } from './ciba-grant';
 import { authorizationCodeGrant } from './code-grant';
 import { clientCredentialsGrant, passwordGrant, refreshGrant } from './grants';
 import { publicRealm } from './oidc-metadata';
@@ -61,6 +62,8 @@ export async function tokenEndpoint(db: Db, req: TokenRequest): Promise<TokenRes
       return refreshGrant(call);
     case 'authorization_code':
       return authorizationCodeGrant(call);
+    case CIBA_GRANT_TYPE:
+      return cibaGrant(call);
     default:
       throw oauth(400, 'unsupported_grant_type', 'Unsupported grant_type');
   }

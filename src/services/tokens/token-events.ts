@@ -14,6 +14,7 @@ export const EVENT_OF_GRANT: Record<string, BaseEventTypeName> = {
   client_credentials: 'CLIENT_LOGIN',
   refresh_token: 'REFRESH_TOKEN',
   authorization_code: 'CODE_TO_TOKEN',
+  'urn:openid:params:grant-type:ciba': 'AUTHREQID_TO_TOKEN',
 };
 
 export class TokenEvent {
