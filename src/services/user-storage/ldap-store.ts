@@ -63,7 +63,7 @@ export async function searchUsers(p: Provider, inner: string, limit: number): Pr
       scope: cfg.searchScope,
       filter: userFilter(cfg, inner),
       attributes: ldapAttributesOf(cfg, mappers),
-      sizeLimit: limit > 0 ? limit : 0,
+      sizeLimit: Math.max(limit, 0),
       paged: limit > 0 || !cfg.pagination ? false : { pageSize: cfg.batchSize },
     });
     return searchEntries.map((e) => userOfEntry(cfg, mappers, e)).filter((u): u is LdapUser => u !== null);
