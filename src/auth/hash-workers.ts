@@ -75,15 +75,17 @@ function spawn(): Slot {
   worker.on('message', (m: { id: number; hash?: Uint8Array; error?: string }) => {
     const p = pending.get(m.id);
     pending.delete(m.id);
-    slot.busy--;
+    if (--slot.busy === 0) worker.unref();
     if (!p) return;
     if (m.error !== undefined || !m.hash) p.reject(new Error(m.error ?? 'no hash'));
     else p.resolve(Buffer.from(m.hash.buffer, m.hash.byteOffset, m.hash.byteLength));
   });
   worker.on('error', (e) => fail(slot, e));
   worker.on('exit', (code) => fail(slot, new Error(`hash worker exited with code ${code}`)));
-  // After the listeners: a 'message' listener added to an unref'd worker refs its port again, and the
-  // process (a jest worker too: "failed to exit gracefully") would then wait for the thread.
+  // A worker keeps the process alive exactly while it has jobs (`rawHash` refs it, the last answer
+  // unrefs it): a CLI that awaits only a hash must not exit before it, and an idle worker must not hold
+  // the process (a jest worker: "failed to exit gracefully"). After the listeners: adding a 'message'
+  // listener refs the worker's port again.
   worker.unref();
   return slot;
 }
@@ -111,7 +113,7 @@ function pick(): Slot {
 export function rawHash(job: HashJob): Promise<Buffer> {
   const slot = pick();
   const id = nextId++;
-  slot.busy++;
+  if (slot.busy++ === 0) slot.worker.ref();
   return new Promise<Buffer>((resolve, reject) => {
     pending.set(id, { resolve, reject, slot });
     slot.worker.postMessage({ id, job });

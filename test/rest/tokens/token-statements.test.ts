@@ -55,5 +55,6 @@ test('password: a warm grant reads no flow, execution or authenticator config; t
   // realm (with its cache version), user, credentials (all types, for the password and the OTP condition),
   // pending required actions, VERIFY_PROFILE's action row, the user profile, the user's attributes, then
   // the session (BEGIN, two INSERTs, COMMIT). The direct grant flow itself is kept by the node (ADR 40).
+  if (process.env.SHOW_SQL) console.log(statements.join('\n\n'));
   expect(count).toBe(11);
 });
