@@ -3,7 +3,7 @@ import type { RealmModel } from '../db/models/realm';
 import type { Page } from '../services/login/flow-engine';
 import type { BrowserResponse } from '../services/login/login';
 import { format } from '../services/login/messages';
-import { REGISTER_TEMPLATE, registerErrors, sameLoginLink } from './register-page';
+import { PROFILE_FIELDS_TEMPLATE, REGISTER_TEMPLATE, registerErrors, sameLoginLink } from './register-page';
 
 /**
  * The login pages, server-rendered with Eta (autoEscape on: every value is HTML-escaped unless a
@@ -90,6 +90,7 @@ eta.loadTemplate(
 );
 
 eta.loadTemplate('@register', REGISTER_TEMPLATE);
+eta.loadTemplate('@profile-fields', PROFILE_FIELDS_TEMPLATE);
 
 eta.loadTemplate(
   '@error',
@@ -174,18 +175,7 @@ eta.loadTemplate(
 <h1 id="kc-page-title"><%= it.t('loginProfileTitle') %></h1>
 <% if (it.message) { %><div class="alert" role="alert" id="input-error"><%= it.message %></div><% } %>
 <form id="kc-update-profile-form" method="post" action="<%= it.formAction %>">
-<% for (const f of it.fields) { %>
-<label for="<%= f.name %>"><%= f.label %><%= f.required ? ' *' : '' %></label>
-<% if (f.options && !f.readOnly) { %>
-<select id="<%= f.name %>" name="<%= f.name %>"<%= f.required ? ' required' : '' %><%= f.error ? ' aria-invalid=true aria-describedby=input-error-' + f.name : '' %>>
-<option value=""></option>
-<% for (const o of f.options) { %><option value="<%= o %>"<%= o === f.value ? ' selected' : '' %>><%= o %></option><% } %>
-</select>
-<% } else { %>
-<input id="<%= f.name %>" name="<%= f.name %>" type="<%= f.name === 'email' ? 'email' : 'text' %>" value="<%= f.value %>"<%= f.autocomplete ? ' autocomplete=' + f.autocomplete : '' %><%= f.readOnly ? ' readonly' : '' %><%= f.required ? ' required' : '' %><%= f.error ? ' aria-invalid=true aria-describedby=input-error-' + f.name : '' %>>
-<% } %>
-<% if (f.error) { %><span class="field-error" id="input-error-<%= f.name %>" role="alert"><%= f.error %></span><% } %>
-<% } %>
+<%~ include('@profile-fields', it) %>
 <button type="submit" id="kc-submit"><%= it.t('doSubmit') %></button>
 <% if (it.cancelable) { %><button type="submit" id="cancelAIABtn" name="cancel-aia" value="true" formnovalidate><%= it.t('doCancel') %></button><% } %>
 </form>`,
