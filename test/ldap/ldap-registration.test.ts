@@ -17,7 +17,11 @@ let w: LoginWorld;
 let slapd: TestSlapd;
 let ldapId: string;
 
-const htmlText = (s: string) => s.replace(/&amp;/g, '&').replace(/&#39;/g, "'").replace(/&quot;/g, '"');
+const htmlText = (s: string) =>
+  s
+    .replace(/&amp;/g, '&')
+    .replace(/&#39;/g, "'")
+    .replace(/&quot;/g, '"');
 const fieldError = (html: string, name: string) => htmlText(new RegExp(`id="input-error-${name}"[^>]*>([^<]*)<`).exec(html)?.[1] ?? '');
 const find = async (username: string) =>
   (await w.api.get(`/admin/realms/${R}/users?username=${username}&exact=true&briefRepresentation=false`).expect(200)).body[0];

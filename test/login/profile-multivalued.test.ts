@@ -12,7 +12,11 @@ let w: LoginWorld;
 const REALM = 'login-profile-mv';
 const R = `/admin/realms/${REALM}`;
 
-const htmlText = (s: string) => s.replace(/&amp;/g, '&').replace(/&#39;/g, "'").replace(/&quot;/g, '"');
+const htmlText = (s: string) =>
+  s
+    .replace(/&amp;/g, '&')
+    .replace(/&#39;/g, "'")
+    .replace(/&quot;/g, '"');
 const fieldError = (html: string, name: string) => {
   const m = new RegExp(`id="input-error-${name}"[^>]*>([^<]*)<`).exec(html);
   return m ? htmlText(m[1]) : undefined;
@@ -23,9 +27,13 @@ const inputValues = (html: string, name: string) =>
 const selected = (html: string, name: string) => {
   const select = new RegExp(`<select id="${name}" name="${name}"[^>]*>([\\s\\S]*?)</select>`).exec(html);
   if (!select) throw new Error(`no select ${name}`);
-  return { tag: select[0].slice(0, select[0].indexOf('>') + 1), values: [...select[1].matchAll(/value="([^"]*)" selected/g)].map((m) => m[1]) };
+  return {
+    tag: select[0].slice(0, select[0].indexOf('>') + 1),
+    values: [...select[1].matchAll(/value="([^"]*)" selected/g)].map((m) => m[1]),
+  };
 };
-const attributesOf = async (id: string) => ((await w.api.get(`${R}/users/${id}`).expect(200)).body.attributes ?? {}) as Record<string, string[]>;
+const attributesOf = async (id: string) =>
+  ((await w.api.get(`${R}/users/${id}`).expect(200)).body.attributes ?? {}) as Record<string, string[]>;
 
 beforeAll(async () => {
   w = await loginWorld(REALM, { registrationAllowed: true });
@@ -136,8 +144,20 @@ test('UPDATE_PROFILE: values of a multi-valued attribute added, changed and remo
   expect(after.phones).toEqual(['222', '3333', '444']);
   expect(after.tags).toEqual(['green', 'blue']);
   expect(after.badges).toEqual(['gold', 'silver']);
-  const events = (await w.api.get(`${R}/events?type=UPDATE_PROFILE&max=10`).expect(200)).body as Array<{ details?: Record<string, string> }>;
+  const events = (await w.api.get(`${R}/events?type=UPDATE_PROFILE&max=10`).expect(200)).body as Array<{
+    details?: Record<string, string>;
+  }>;
   expect(events[0].details).toMatchObject({ previous_phones: '111,222', updated_phones: '222,3333,444' });
+});
+
+test("the admin API applies the multivalued validator too (Keycloak's MultiValueValidator)", async () => {
+  const user = (await w.api.get(`${R}/users/${w.userId}`).expect(200)).body;
+  const res = await w.api.put(`${R}/users/${w.userId}`, {
+    ...user,
+    attributes: { ...user.attributes, phones: ['101', '202', '303', '404'] },
+  });
+  expect(res.status).toBe(400);
+  expect(res.body).toEqual({ field: 'phones', errorMessage: 'error-invalid-multivalued-size', params: ['phones', 0, 3] });
 });
 
 test('registration: a multi-valued attribute with several values, the add control and a per-value error; a view-only one is not written', async () => {
