@@ -39,9 +39,13 @@ export const REGISTER_TEMPLATE = `<% layout('@layout') %>
  * a select for `options` (a multiselect, or checkboxes by the `multiselect-checkboxes` annotation, for
  * a multi-valued attribute), else one input per value of a multi-valued attribute, each with a
  * "Remove" button and an "Add" button after them: submit buttons (formnovalidate) that show the form
- * again, so no script is needed. Read-only fields are shown, not posted.
+ * again, so no script is needed; a hidden plain submit button comes first, so that Enter in a field
+ * submits the form rather than pressing the first "Remove". Read-only fields are shown, not posted.
  */
-export const PROFILE_FIELDS_TEMPLATE = `<% for (const f of it.fields) { %>
+export const PROFILE_FIELDS_TEMPLATE = `<% if (it.fields.some((f) => f.multivalued && !f.readOnly)) { %>
+<button type="submit" class="default-submit" tabindex="-1" aria-hidden="true"></button>
+<% } %>
+<% for (const f of it.fields) { %>
 <% const invalid = f.error ? ' aria-invalid=true aria-describedby=input-error-' + f.name : '' %>
 <% const multi = f.inputType === 'multiselect' || f.inputType === 'multiselect-checkboxes' %>
 <% if (f.inputType === 'multiselect-checkboxes' && f.options) { %>
@@ -58,9 +62,9 @@ export const PROFILE_FIELDS_TEMPLATE = `<% for (const f of it.fields) { %>
 </select>
 <% } else if (f.multivalued) { %>
 <% f.values.forEach((v, i) => { %><div class="multivalued" id="<%= f.name %>-value-<%= i %>"><input id="<%= i ? f.name + '-' + i : f.name %>"<% if (!f.readOnly) { %> name="<%= f.name %>"<% } %> type="text" value="<%= v %>" aria-label="<%= f.label %>"<%= f.readOnly ? ' readonly' : '' %><%= f.required && !i ? ' required' : '' %><%= invalid %>>
-<% if (!f.readOnly) { %><button type="submit" name="kc-remove-value" value="<%= f.name %>:<%= i %>" formnovalidate><%= it.t('removeValue') %></button><% } %></div>
+<% if (!f.readOnly) { %><button type="submit" class="link" name="kc-remove-value" value="<%= f.name %>:<%= i %>" formnovalidate><%= it.t('removeValue') %></button><% } %></div>
 <% }) %>
-<% if (!f.readOnly) { %><button type="submit" id="<%= f.name %>-add" name="kc-add-value" value="<%= f.name %>" formnovalidate><%= it.t('addValue', f.label) %></button><% } %>
+<% if (!f.readOnly) { %><button type="submit" class="link" id="<%= f.name %>-add" name="kc-add-value" value="<%= f.name %>" formnovalidate><%= it.t('addValue', f.label) %></button><% } %>
 <% } else { %>
 <input id="<%= f.name %>" name="<%= f.name %>" type="<%= f.name === 'email' ? 'email' : 'text' %>" value="<%= f.value %>"<%= f.autocomplete ? ' autocomplete=' + f.autocomplete : '' %><%= f.readOnly ? ' readonly' : '' %><%= f.required ? ' required' : '' %><%= invalid %>>
 <% } %>

@@ -76,6 +76,10 @@ test('UPDATE_PROFILE: values of a multi-valued attribute added, changed and remo
   expect(inputValues(html, 'phones')).toEqual(['111', '222']);
   expect(html).toContain('name="kc-remove-value" value="phones:1"');
   expect(html).toContain('name="kc-add-value" value="phones" formnovalidate>Add Phones</button>');
+  // Enter in a field presses the form's first submit button: a plain submit, not the first "Remove".
+  expect(/<form[^>]*>\s*(<button[^>]*>)/.exec(html)?.[1]).toBe(
+    '<button type="submit" class="default-submit" tabindex="-1" aria-hidden="true">',
+  );
   expect(selected(html, 'tags')).toMatchObject({ values: ['red'] });
   expect(selected(html, 'tags').tag).toContain(' multiple');
   // View-only: shown read-only, not posted, no controls.
