@@ -160,7 +160,7 @@ export function postedProfile(
       display.attributes[name] = shownList;
     }
   }
-  return add !== undefined || remove ? { values, display } : { values };
+  return add !== undefined || typeof form[REMOVE_VALUE] === 'string' ? { values, display } : { values };
 }
 
 /** The label of an attribute: `${key}` display names and the root attributes are message keys. */
