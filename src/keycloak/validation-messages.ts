@@ -21,6 +21,7 @@ const MESSAGES: Record<string, (p: Params) => string> = {
   'error-invalid-number': (p) => `${text(p[0])} is not a valid number.`,
   'error-number-out-of-range': (p) => `${text(p[0])} must be a number between ${text(p[1])} and ${text(p[2])}.`,
   'error-user-attribute-required': (p) => `${text(p[0])} is required.`,
+  'error-invalid-multivalued-size': (p) => `${text(p[0])} must have at least ${text(p[1])} and at most ${text(p[2])} value(s).`,
 };
 
 /** The words for a user-profile message key and its parameters; the key itself when it has none. */

@@ -3,7 +3,7 @@ import type { RealmModel } from '../db/models/realm';
 import type { Page } from '../services/login/flow-engine';
 import type { BrowserResponse } from '../services/login/login';
 import { format } from '../services/login/messages';
-import { REGISTER_TEMPLATE, registerErrors, sameLoginLink } from './register-page';
+import { PROFILE_FIELDS_TEMPLATE, REGISTER_TEMPLATE, registerErrors, sameLoginLink } from './register-page';
 
 /**
  * The login pages, server-rendered with Eta (autoEscape on: every value is HTML-escaped unless a
@@ -27,10 +27,13 @@ body{font-family:system-ui,sans-serif;background:#f3f4f6;margin:0;color:#111}
 main{max-width:26rem;margin:4rem auto;background:#fff;padding:2rem;border-radius:.5rem;box-shadow:0 1px 3px rgba(0,0,0,.2)}
 h1{font-size:1.4rem;margin-top:0}.realm{color:#555;font-size:.95rem;margin:0 0 1rem}
 label{display:block;margin:1rem 0 .25rem;font-weight:600}
-input[type=text],input[type=password]{width:100%;box-sizing:border-box;padding:.55rem;font-size:1rem;border:1px solid #888;border-radius:.25rem}
+input[type=text],input[type=email],input[type=password]{width:100%;box-sizing:border-box;padding:.55rem;font-size:1rem;border:1px solid #888;border-radius:.25rem}
 button{margin-top:1.25rem;width:100%;padding:.65rem;font-size:1rem;background:#0b5cad;color:#fff;border:0;border-radius:.25rem;cursor:pointer}
 .field-error{display:block;color:#c62828;font-size:.9rem;margin-top:.25rem}
 input[readonly]{background:#eee}
+.multivalued{display:flex;gap:.5rem;align-items:center;margin-bottom:.35rem}
+button.link{width:auto;margin-top:0;padding:.3rem .5rem;background:none;color:#0b5cad;text-decoration:underline}
+.default-submit{position:absolute;left:-10000px}
 .alert{padding:.75rem;border-radius:.25rem;background:#fdecea;border:1px solid #c62828;margin-bottom:1rem}
 .info{background:#e8f1fb;border-color:#0b5cad}
 nav.locales{margin-top:1.5rem;font-size:.9rem}nav.locales a{margin-right:.5rem}
@@ -90,6 +93,7 @@ eta.loadTemplate(
 );
 
 eta.loadTemplate('@register', REGISTER_TEMPLATE);
+eta.loadTemplate('@profile-fields', PROFILE_FIELDS_TEMPLATE);
 
 eta.loadTemplate(
   '@error',
@@ -174,18 +178,7 @@ eta.loadTemplate(
 <h1 id="kc-page-title"><%= it.t('loginProfileTitle') %></h1>
 <% if (it.message) { %><div class="alert" role="alert" id="input-error"><%= it.message %></div><% } %>
 <form id="kc-update-profile-form" method="post" action="<%= it.formAction %>">
-<% for (const f of it.fields) { %>
-<label for="<%= f.name %>"><%= f.label %><%= f.required ? ' *' : '' %></label>
-<% if (f.options && !f.readOnly) { %>
-<select id="<%= f.name %>" name="<%= f.name %>"<%= f.required ? ' required' : '' %><%= f.error ? ' aria-invalid=true aria-describedby=input-error-' + f.name : '' %>>
-<option value=""></option>
-<% for (const o of f.options) { %><option value="<%= o %>"<%= o === f.value ? ' selected' : '' %>><%= o %></option><% } %>
-</select>
-<% } else { %>
-<input id="<%= f.name %>" name="<%= f.name %>" type="<%= f.name === 'email' ? 'email' : 'text' %>" value="<%= f.value %>"<%= f.autocomplete ? ' autocomplete=' + f.autocomplete : '' %><%= f.readOnly ? ' readonly' : '' %><%= f.required ? ' required' : '' %><%= f.error ? ' aria-invalid=true aria-describedby=input-error-' + f.name : '' %>>
-<% } %>
-<% if (f.error) { %><span class="field-error" id="input-error-<%= f.name %>" role="alert"><%= f.error %></span><% } %>
-<% } %>
+<%~ include('@profile-fields', it) %>
 <button type="submit" id="kc-submit"><%= it.t('doSubmit') %></button>
 <% if (it.cancelable) { %><button type="submit" id="cancelAIABtn" name="cancel-aia" value="true" formnovalidate><%= it.t('doCancel') %></button><% } %>
 </form>`,

@@ -43,6 +43,17 @@ function flatten(source: unknown): Record<string, string> {
   return out;
 }
 
+/** Every value of each posted parameter, in order (repeated inputs of one name: a multi-valued profile attribute). */
+function lists(source: unknown): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  if (!source || typeof source !== 'object') return out;
+  for (const [k, v] of Object.entries(source as Record<string, unknown>)) {
+    const all = (Array.isArray(v) ? v : [v]).filter((x): x is string => typeof x === 'string');
+    if (all.length) out[k] = all;
+  }
+  return out;
+}
+
 const HEADER_OF: Record<string, string> = {
   xFrameOptions: 'X-Frame-Options',
   contentSecurityPolicy: 'Content-Security-Policy',
@@ -146,7 +157,9 @@ export function loginRouter(db: Db, baseUrlOf: (req: express.Request) => string)
         const page = renderBareError(status, message);
         res.status(page.status).type('html').send(page.html);
       };
-      if (Object.entries(params).some(([k, v]) => hasBadText(k) || hasBadText(v))) {
+      const formValues = req.method === 'POST' ? lists(req.body) : undefined;
+      const repeated = Object.values(formValues ?? {}).flatMap((v) => v.slice(1));
+      if (Object.entries(params).some(([k, v]) => hasBadText(k) || hasBadText(v)) || repeated.some(hasBadText)) {
         fail(400, 'Invalid parameter: text must not contain NUL characters or unpaired surrogates');
         return;
       }
@@ -158,6 +171,7 @@ export function loginRouter(db: Db, baseUrlOf: (req: express.Request) => string)
         ipAddress: req.ip,
         acceptLanguage: req.headers['accept-language'],
         method: req.method,
+        ...(formValues ? { formValues } : {}),
       };
       fn(input, req).then(
         (out) => send(req, res, out, baseUrl),

@@ -10,18 +10,7 @@ export const REGISTER_TEMPLATE = `<% layout('@layout') %>
 <h1 id="kc-page-title"><%= it.t('registerTitle') %></h1>
 <% if (it.message) { %><div class="alert" role="alert" id="input-error"><%= it.message %></div><% } %>
 <form id="kc-register-form" method="post" action="<%= it.formAction %>">
-<% for (const f of it.fields) { %>
-<label for="<%= f.name %>"><%= f.label %><%= f.required ? ' *' : '' %></label>
-<% if (f.options && !f.readOnly) { %>
-<select id="<%= f.name %>" name="<%= f.name %>"<%= f.required ? ' required' : '' %><%= f.error ? ' aria-invalid=true aria-describedby=input-error-' + f.name : '' %>>
-<option value=""></option>
-<% for (const o of f.options) { %><option value="<%= o %>"<%= o === f.value ? ' selected' : '' %>><%= o %></option><% } %>
-</select>
-<% } else { %>
-<input id="<%= f.name %>" name="<%= f.name %>" type="<%= f.name === 'email' ? 'email' : 'text' %>" value="<%= f.value %>"<%= f.autocomplete ? ' autocomplete=' + f.autocomplete : '' %><%= f.readOnly ? ' readonly' : '' %><%= f.required ? ' required' : '' %><%= f.error ? ' aria-invalid=true aria-describedby=input-error-' + f.name : '' %>>
-<% } %>
-<% if (f.error) { %><span class="field-error" id="input-error-<%= f.name %>" role="alert"><%= f.error %></span><% } %>
-<% } %>
+<%~ include('@profile-fields', it) %>
 <% if (it.password) { %>
 <label for="password"><%= it.t('password') %> *</label>
 <input id="password" name="password" type="password" autocomplete="new-password" required<%= it.errors.password ? ' aria-invalid=true aria-describedby=input-error-password' : '' %>>
@@ -44,6 +33,44 @@ export const REGISTER_TEMPLATE = `<% layout('@layout') %>
 <% } else { %><button type="submit" id="kc-register"><%= it.t('doRegister') %></button><% } %>
 </form>
 <% if (it.loginUrl) { %><p id="kc-form-options"><a id="kc-back-to-login" href="<%= it.loginUrl %>"><%= it.t('backToLogin') %></a></p><% } %>`;
+
+/**
+ * The user-profile fields of the update-profile and register forms (Keycloak's user-profile-commons.ftl):
+ * a select for `options` (a multiselect, or checkboxes by the `multiselect-checkboxes` annotation, for
+ * a multi-valued attribute), else one input per value of a multi-valued attribute, each with a
+ * "Remove" button and an "Add" button after them: submit buttons (formnovalidate) that show the form
+ * again, so no script is needed; a hidden plain submit button comes first, so that Enter in a field
+ * submits the form rather than pressing the first "Remove". Read-only fields are shown, not posted.
+ */
+export const PROFILE_FIELDS_TEMPLATE = `<% if (it.fields.some((f) => f.multivalued && !f.readOnly)) { %>
+<button type="submit" class="default-submit" tabindex="-1" aria-hidden="true"></button>
+<% } %>
+<% for (const f of it.fields) { %>
+<% const invalid = f.error ? ' aria-invalid=true aria-describedby=input-error-' + f.name : '' %>
+<% const multi = f.inputType === 'multiselect' || f.inputType === 'multiselect-checkboxes' %>
+<% if (f.inputType === 'multiselect-checkboxes' && f.options) { %>
+<fieldset id="<%= f.name %>"><legend><%= f.label %><%= f.required ? ' *' : '' %></legend>
+<% f.options.forEach((o, i) => { %><p><input type="checkbox" id="<%= f.name %>-<%= i %>" name="<%= f.name %>" value="<%= o %>"<%= (f.values ?? []).includes(o) ? ' checked' : '' %><%= f.readOnly ? ' disabled' : '' %><%= invalid %>>
+<label for="<%= f.name %>-<%= i %>" style="display:inline"><%= o %></label></p><% }) %>
+</fieldset>
+<% } else { %>
+<label for="<%= f.name %>"><%= f.label %><%= f.required ? ' *' : '' %></label>
+<% if (f.options && (!f.readOnly || multi)) { %>
+<select id="<%= f.name %>" name="<%= f.name %>"<%= multi ? ' multiple' : '' %><%= f.readOnly ? ' disabled' : '' %><%= f.required ? ' required' : '' %><%= invalid %>>
+<% if (!multi) { %><option value=""></option><% } %>
+<% for (const o of f.options) { %><option value="<%= o %>"<%= (multi ? (f.values ?? []).includes(o) : o === f.value) ? ' selected' : '' %>><%= o %></option><% } %>
+</select>
+<% } else if (f.multivalued) { %>
+<% f.values.forEach((v, i) => { %><div class="multivalued" id="<%= f.name %>-value-<%= i %>"><input id="<%= i ? f.name + '-' + i : f.name %>"<% if (!f.readOnly) { %> name="<%= f.name %>"<% } %> type="text" value="<%= v %>" aria-label="<%= f.label %>"<%= f.readOnly ? ' readonly' : '' %><%= f.required && !i ? ' required' : '' %><%= invalid %>>
+<% if (!f.readOnly) { %><button type="submit" class="link" name="kc-remove-value" value="<%= f.name %>:<%= i %>" formnovalidate><%= it.t('removeValue') %></button><% } %></div>
+<% }) %>
+<% if (!f.readOnly) { %><button type="submit" class="link" id="<%= f.name %>-add" name="kc-add-value" value="<%= f.name %>" formnovalidate><%= it.t('addValue', f.label) %></button><% } %>
+<% } else { %>
+<input id="<%= f.name %>" name="<%= f.name %>" type="<%= f.name === 'email' ? 'email' : 'text' %>" value="<%= f.value %>"<%= f.autocomplete ? ' autocomplete=' + f.autocomplete : '' %><%= f.readOnly ? ' readonly' : '' %><%= f.required ? ' required' : '' %><%= invalid %>>
+<% } %>
+<% } %>
+<% if (f.error) { %><span class="field-error" id="input-error-<%= f.name %>" role="alert"><%= f.error %></span><% } %>
+<% } %>`;
 
 type Text = (key: string, ...params: string[]) => string;
 

@@ -36,7 +36,8 @@ export class Jar {
     return res;
   }
 
-  post(url: string, fields: Record<string, string>): Promise<Response> {
+  /** A form POST; pairs for a repeated field (several values of one multi-valued attribute). */
+  post(url: string, fields: Record<string, string> | Array<[string, string]>): Promise<Response> {
     return this.fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },

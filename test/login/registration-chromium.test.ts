@@ -9,7 +9,8 @@ import { exchange, type LoginWorld, loginWorld } from './browser-client';
 /**
  * Self-registration in a real browser (Keycloak's registration flow): the login page's "Register"
  * link, the form filled by its labels with JavaScript disabled (no script needed), a field error
- * announced next to its field, then the new user is signed in and the application receives a code.
+ * announced next to its field, then the new user is signed in and the application receives a code;
+ * a multi-valued attribute's "Add" button and Enter in one of its inputs, still without script.
  */
 const run = existsSync(BROWSER) ? describe : describe.skip;
 if (!existsSync(BROWSER)) browserMissing();
@@ -69,6 +70,41 @@ run('registration in Chromium', () => {
     expect(tokens.status).toBe(200);
     const [user] = (await w.api.get('/admin/realms/login-register-ui/users?username=carol&exact=true').expect(200)).body;
     expect(user).toMatchObject({ email: 'carol@example.org', firstName: 'Carol', lastName: 'Danvers' });
+    await context.close();
+  }, 60_000);
+
+  test('a multi-valued attribute without JavaScript: "Add" shows one more input, Enter in a field submits the form', async () => {
+    const R = '/admin/realms/login-register-ui';
+    const config = (await w.api.get(`${R}/users/profile`).expect(200)).body;
+    config.attributes.push({
+      name: 'phones',
+      displayName: 'Phones',
+      multivalued: true,
+      permissions: { view: ['admin', 'user'], edit: ['admin', 'user'] },
+    });
+    await w.api.put(`${R}/users/profile`, config).expect(200);
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(w.authUrl({ redirect_uri: appUrl, state: 'reg-mv' }));
+    await page.getByRole('link', { name: 'Register' }).click();
+    await page.getByLabel('Username').fill('dora');
+    await page.getByLabel('Email').fill('dora@example.org');
+    await page.getByLabel('First name').fill('Dora');
+    await page.getByLabel('Last name').fill('Explorer');
+    await page.locator('#phones').fill('555-1');
+    await page.getByRole('button', { name: 'Add Phones' }).click();
+    // The form again: what was typed is kept, a second, empty input for the next value.
+    expect(await page.locator('#phones').inputValue()).toBe('555-1');
+    expect(await page.locator('#phones-1').inputValue()).toBe('');
+    expect(await page.getByLabel('Username').inputValue()).toBe('dora');
+    await page.getByLabel(/^Password/).fill('Secret123');
+    await page.getByLabel('Confirm password').fill('Secret123');
+    await page.locator('#phones-1').fill('555-2');
+    await page.locator('#phones-1').press('Enter');
+    await page.locator('#app').waitFor();
+    expect(received.at(-1)?.get('state')).toBe('reg-mv');
+    const [user] = (await w.api.get(`${R}/users?username=dora&exact=true&briefRepresentation=false`).expect(200)).body;
+    expect(user.attributes.phones).toEqual(['555-1', '555-2']);
     await context.close();
   }, 60_000);
 });

@@ -56,6 +56,8 @@ export interface BrowserRequest {
   acceptLanguage?: string;
   /** The HTTP method (GET or POST). */
   method?: string;
+  /** A POST's parameters with every value of a repeated one (`params` keeps the first). */
+  formValues?: Record<string, string[]>;
 }
 
 /** The signed AUTH_SESSION_ID value of a root id: `root.signature`. */

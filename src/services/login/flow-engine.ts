@@ -31,6 +31,9 @@ export interface ProfileField {
   /** The allowed values (an `options` validator): a select. */
   options?: string[];
   inputType?: string;
+  /** A multi-valued attribute: one input per value (`values`, blanks kept), or a multiselect of its options. */
+  multivalued?: boolean;
+  values?: string[];
   error?: Message;
 }
 
@@ -120,6 +123,8 @@ export interface LoginContext {
   ipAddress?: string;
   /** The form posted to the current execution (actions only). */
   form?: Record<string, string>;
+  /** Every value of each posted field, in order (`form` has the first): a multi-valued profile attribute's inputs. */
+  formValues?: Record<string, string[]>;
   /** The server's base URL as the request reached it (links in e-mails). */
   baseUrl?: string;
   /** Authenticator configs by id, when the run has them at hand (the direct grant's cached flows); else read by id. */

@@ -195,6 +195,7 @@ async function runLogin(
     ev,
     ipAddress: req.ipAddress,
     form: action?.form,
+    ...(action && req.formValues ? { formValues: req.formValues } : {}),
     baseUrl: req.baseUrl,
   };
   const passive = (request.prompt ?? '').split(' ').includes('none');

@@ -13,7 +13,7 @@ import { ATTEMPTED_USERNAME, BROWSER_REGISTRY } from './authenticators';
 import type { Message } from './authorize';
 import type { FormAuthenticator, LoginContext, Outcome, Page, Registry } from './flow-engine';
 import { RECAPTCHA, recaptchaWidget, validateRecaptcha } from './registration-recaptcha';
-import { duplicateErrors, profileErrors, profileFields, type Shown, shownAttributes } from './update-profile';
+import { duplicateErrors, postedProfile, profileErrors, profileFields, type Shown, shownAttributes } from './update-profile';
 
 /**
  * Self-registration (Keycloak's registration flow, the realm's `registrationFlow`): the form
@@ -86,6 +86,8 @@ const KNOWN = new Set([USER_CREATION, PASSWORD, TERMS, RECAPTCHA]);
 
 /** The field name of each of the page's own messages (the profile's are on its fields). */
 type FormErrors = Map<string, Message>;
+/** The key of a message for the whole form (a directory that could not create the user). */
+const FORM_MESSAGE = '';
 
 const text = (form: Record<string, string> | undefined, name: string) => (typeof form?.[name] === 'string' ? form[name] : '');
 
@@ -96,16 +98,13 @@ async function profileOf(ctx: LoginContext) {
   const shown: Shown[] = shownAttributes(ctx, config, true).map((s) =>
     s.attr.name === 'email' && invitation ? { ...s, editable: false, required: true } : s,
   );
-  const values: ProfileValues = { attributes: {} };
-  for (const { attr } of shown) {
-    const v = text(ctx.form, attr.name).trim();
-    if (attr.name === 'email' || attr.name === 'username') values[attr.name] = v.toLowerCase() || null;
-    else if (attr.name === 'firstName' || attr.name === 'lastName') values[attr.name] = v || null;
-    else if (v) values.attributes[attr.name] = [v];
+  const base: ProfileValues = { username: null, email: null, firstName: null, lastName: null, attributes: {} };
+  const { values, display } = postedProfile(ctx, ctx.form ?? {}, shown, base);
+  for (const v of display ? [values, display] : [values]) {
+    if (invitation) v.email = invitation.email;
+    if (flag(ctx.realm.settings.registrationEmailAsUsername)) v.username = v.email ?? null;
   }
-  if (invitation) values.email = invitation.email;
-  if (flag(ctx.realm.settings.registrationEmailAsUsername)) values.username = values.email ?? null;
-  return { config, shown, values, invitation };
+  return { config, shown, values, display, invitation };
 }
 
 async function registerPage(
@@ -120,7 +119,7 @@ async function registerPage(
   const own = (name: string) => errors.get(name);
   const captchaExec = actions.find((a) => a.authenticator === RECAPTCHA);
   const captcha = captchaExec ? await recaptchaWidget(ctx, captchaExec) : undefined;
-  const message = own('recaptcha') ?? (captcha === 'not-configured' ? { key: 'recaptchaNotConfigured' } : undefined);
+  const message = own('recaptcha') ?? own(FORM_MESSAGE) ?? (captcha === 'not-configured' ? { key: 'recaptchaNotConfigured' } : undefined);
   return {
     ...(captcha && captcha !== 'not-configured' ? { recaptcha: captcha } : {}),
     ...(message ? { message } : {}),
@@ -231,10 +230,14 @@ async function createRegisteredUser(
   if (has(TERMS)) rows.attributes.push(...attributeRows(rows.id, { terms_and_conditions: [String(nowSeconds())] }));
   const invitation = p.invitation;
   const m = ctx.db.models;
-  await registerUser(sys, ctx.realm, rows, async (userId) => {
-    if (!invitation) return;
-    await m.OrganizationMember.create({ organizationId: invitation.orgId, userId, membershipType: 'UNMANAGED' });
-    await m.OrganizationInvitation.destroy({ where: { id: invitation.jti } });
+  // The password goes to the directory too when an LDAP provider synchronizes registrations.
+  await registerUser(sys, ctx.realm, rows, {
+    ...(has(PASSWORD) ? { password } : {}),
+    after: async (userId) => {
+      if (!invitation) return;
+      await m.OrganizationMember.create({ organizationId: invitation.orgId, userId, membershipType: 'UNMANAGED' });
+      await m.OrganizationInvitation.destroy({ where: { id: invitation.jti } });
+    },
   });
   return rows.id;
 }
@@ -251,6 +254,8 @@ const registrationPage: FormAuthenticator = {
     const stop = unsupported(actions);
     if (stop) return stop;
     const p = await profileOf(ctx);
+    // "Add" / "remove" of a multi-valued attribute: the form again, nothing checked or created.
+    if (p.display) return { kind: 'challenge', page: await registerPage(ctx, exec, actions, p.shown, p.display) };
     const ev = registerEvent(ctx, p.values);
     const errors: FormErrors = new Map();
     let error: string | undefined;
@@ -274,8 +279,13 @@ const registrationPage: FormAuthenticator = {
     try {
       userId = await createRegisteredUser(ctx, actions, p);
     } catch (e) {
-      // Registered at the same moment by another request: the unique index decided.
-      if (!(e instanceof HttpError) || e.status !== 409) throw e;
+      if (!(e instanceof HttpError) || (e.status !== 409 && e.status !== 400)) throw e;
+      // The LDAP provider that synchronizes registrations could not create the entry: the form again, its message on top.
+      if (e.status === 400) {
+        errors.set(FORM_MESSAGE, { key: String(e.body.errorMessage ?? 'Could not create user') });
+        return again('invalid_registration');
+      }
+      // Registered at the same moment by another request (or already in the directory): the unique index decided.
       const email = /email/.test(String(e.body.errorMessage)) || flag(ctx.realm.settings.registrationEmailAsUsername);
       errors.set(email ? 'email' : 'username', { key: email ? 'emailExistsMessage' : 'usernameExistsMessage' });
       return again(email ? 'email_in_use' : 'username_in_use');

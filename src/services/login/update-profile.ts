@@ -75,8 +75,7 @@ export function shownAttributes(ctx: LoginContext, config: UPConfig, registratio
   for (const attr of config.attributes ?? []) {
     if (!selected(attr, scopes) || !userMay(attr, 'view')) continue;
     if (attr.name === 'username' && emailAsUsername) continue;
-    // Multi-valued attributes are shown, not edited, here (one field per attribute).
-    let editable = userMay(attr, 'edit') && !attr.multivalued;
+    let editable = userMay(attr, 'edit');
     if (attr.name === 'username' && !registration && !flag(ctx.realm.settings.editUsernameAllowed)) editable = false;
     if (registration && !editable) continue;
     out.push({ attr, editable, required: editable && requiredForUser(attr, scopes) });
@@ -106,6 +105,63 @@ export const listOf = (values: ProfileValues, name: string): string[] => {
   const raw = ROOT.has(name) ? values[name as 'email'] : values.attributes[name];
   return (Array.isArray(raw) ? raw : raw == null ? [] : [raw]).filter((v) => v !== '' && v != null) as string[];
 };
+
+/** Every value of an attribute, blanks kept (the inputs of a multi-valued one as the form shows them). */
+const rawListOf = (values: ProfileValues, name: string): string[] => {
+  const raw = ROOT.has(name) ? values[name as 'email'] : values.attributes[name];
+  return Array.isArray(raw) ? raw.map(String) : raw == null ? [] : [String(raw)];
+};
+
+/**
+ * The controls of a multi-valued attribute that work without script (Keycloak's login theme adds and
+ * removes inputs with script): submit buttons that show the form again, with one more empty input
+ * (`kc-add-value=<attribute>`) or without one of them (`kc-remove-value=<attribute>:<index>`).
+ * Nothing is validated or saved then.
+ */
+export const ADD_VALUE = 'kc-add-value';
+export const REMOVE_VALUE = 'kc-remove-value';
+
+/** A multi-valued attribute whose values are chosen from its `options` (a multiselect), not typed. */
+export const choosesOptions = (a: UPAttribute) => Array.isArray(a.validations?.options?.options);
+
+/**
+ * The profile a posted form gives (Keycloak's UserProfile from the form's MultivaluedMap): from `base`,
+ * each editable attribute set to what was posted, every input of its name for a multi-valued attribute
+ * (the first for others), blanks dropped; e-mail and username lower-cased. `display` is set when the
+ * form's add / remove control was pressed: the values as the form is to show them again.
+ */
+export function postedProfile(
+  ctx: Pick<LoginContext, 'formValues'>,
+  form: Record<string, string>,
+  shown: Shown[],
+  base: ProfileValues,
+): { values: ProfileValues; display?: ProfileValues } {
+  const values: ProfileValues = { ...base, attributes: { ...base.attributes } };
+  const display: ProfileValues = { ...base, attributes: { ...base.attributes } };
+  const add = typeof form[ADD_VALUE] === 'string' ? form[ADD_VALUE] : undefined;
+  const remove = typeof form[REMOVE_VALUE] === 'string' ? /^(.*):(\d+)$/.exec(form[REMOVE_VALUE]) : null;
+  for (const { attr, editable } of shown) {
+    if (!editable) continue;
+    const name = attr.name;
+    const one = typeof form[name] === 'string' ? [form[name]] : [];
+    const posted = (attr.multivalued ? (ctx.formValues?.[name] ?? one) : one.slice(0, 1)).map((v) => v.trim());
+    const shownList = [...posted];
+    if (attr.multivalued && add === name) shownList.push('');
+    if (attr.multivalued && remove?.[1] === name) shownList.splice(Number(remove[2]), 1);
+    const kept = posted.filter((v) => v !== '');
+    if (ROOT.has(name)) {
+      const v = kept[0] ?? '';
+      const value = name === 'email' || name === 'username' ? v.toLowerCase() : v;
+      values[name as 'email'] = value || null;
+      display[name as 'email'] = value || null;
+    } else {
+      if (kept.length) values.attributes[name] = kept;
+      else delete values.attributes[name];
+      display.attributes[name] = shownList;
+    }
+  }
+  return add !== undefined || typeof form[REMOVE_VALUE] === 'string' ? { values, display } : { values };
+}
 
 /** The label of an attribute: `${key}` display names and the root attributes are message keys. */
 function labelOf(a: UPAttribute): Message {
@@ -165,14 +221,20 @@ function page(
 export function profileFields(shown: Shown[], values: ProfileValues, errors: Map<string, Message>): ProfileField[] {
   return shown.map((s) => {
     const options = s.attr.validations?.options?.options;
+    const multivalued = Boolean(s.attr.multivalued);
+    const typed = typeof s.attr.annotations?.inputType === 'string' ? s.attr.annotations.inputType : undefined;
+    // Options of a multi-valued attribute: a multiselect (Keycloak's inputType), unless the annotation says checkboxes.
+    const inputType = multivalued && Array.isArray(options) && typed !== 'multiselect-checkboxes' ? 'multiselect' : typed;
+    const list = multivalued ? rawListOf(values, s.attr.name) : [];
     return {
       name: s.attr.name,
       label: labelOf(s.attr),
-      value: listOf(values, s.attr.name).join(', '),
+      value: multivalued ? listOf(values, s.attr.name).join(', ') : (listOf(values, s.attr.name)[0] ?? ''),
       readOnly: !s.editable,
       required: s.required,
+      ...(multivalued ? { multivalued, values: list.length || !s.editable ? list : [''] } : {}),
       ...(Array.isArray(options) ? { options: options.map(String) } : {}),
-      ...(typeof s.attr.annotations?.inputType === 'string' ? { inputType: s.attr.annotations.inputType } : {}),
+      ...(inputType ? { inputType } : {}),
       ...(errors.has(s.attr.name) ? { error: errors.get(s.attr.name) } : {}),
     };
   });
@@ -198,8 +260,6 @@ export async function verifyProfilePending(db: Db, realm: RealmModel, user: User
   return !(await profileValid(ctx)).valid;
 }
 
-const text = (form: Record<string, string>, name: string) => (typeof form[name] === 'string' ? form[name].trim() : '');
-
 function profileAction(verify: boolean): RequiredActionImpl {
   return {
     async skip(ctx) {
@@ -219,16 +279,10 @@ function profileAction(verify: boolean): RequiredActionImpl {
     async process(ctx, alias, form): Promise<ActionOutcome> {
       const s = await state(ctx);
       const emailAsUsername = flag(ctx.realm.settings.registrationEmailAsUsername);
-      const next: ProfileValues = { ...s.values, attributes: { ...s.attributes } };
-      for (const { attr, editable } of s.shown) {
-        if (!editable) continue;
-        const v = text(form, attr.name);
-        if (ROOT.has(attr.name)) {
-          const value = attr.name === 'email' || attr.name === 'username' ? v.toLowerCase() : v;
-          next[attr.name as 'email'] = value || null;
-        } else if (v) next.attributes[attr.name] = [v];
-        else delete next.attributes[attr.name];
-      }
+      const posted = postedProfile(ctx, form, s.shown, s.values);
+      // "Add" / "remove" of a multi-valued attribute: the form again, nothing checked or saved.
+      if (posted.display) return { kind: 'challenge', page: page(alias, verify, s.shown, posted.display, new Map()) };
+      const next = posted.values;
       if (emailAsUsername && next.email) next.username = next.email;
       const again = (errors: Map<string, Message>) => ({
         kind: 'challenge' as const,

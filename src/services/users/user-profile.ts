@@ -318,6 +318,19 @@ function runValidator(id: string, cfg: UPValidatorConfig, field: string, value: 
   }
 }
 
+/**
+ * The `multivalued` validator (Keycloak's MultiValueValidator): the number of non-blank values within
+ * `min` (0 by default) and `max` (no limit by default); `error-invalid-multivalued-size` with [attribute, min, max].
+ */
+function multivaluedSizeError(a: UPAttribute, list: string[]): ProfileError | null {
+  const cfg = a.validations?.multivalued;
+  if (!cfg) return null;
+  const min = num(cfg.min) ?? 0;
+  const max = num(cfg.max);
+  if (list.length >= min && (max === null || list.length <= max)) return null;
+  return { field: a.name, errorMessage: String(cfg['error-message'] ?? 'error-invalid-multivalued-size'), params: [a.name, min, max] };
+}
+
 const requiredForAdmin = (a: UPAttribute) => {
   const r = a.required;
   if (!r) return false;
@@ -336,12 +349,15 @@ export function validateProfile(config: UPConfig, realm: RealmModel, values: Pro
     const isRoot = ROOT_USER_ATTRIBUTES.has(a.name);
     const raw = isRoot ? values[a.name as 'username'] : values.attributes[a.name];
     const list = (Array.isArray(raw) ? raw : raw == null ? [] : [raw]).filter((v) => v !== '' && v != null) as string[];
+    const size = multivaluedSizeError(a, list);
+    if (size) errors.push(size);
     if (!list.length) {
       if (requiredForAdmin(a) && a.name !== 'username')
         errors.push({ field: a.name, errorMessage: 'error-user-attribute-required', params: [a.name] });
       continue;
     }
     for (const [id, cfg] of Object.entries(a.validations ?? {})) {
+      if (id === 'multivalued') continue;
       for (const v of list) {
         const e = runValidator(id, cfg ?? {}, a.name, v, realm);
         if (e) {

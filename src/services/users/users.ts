@@ -284,11 +284,15 @@ export async function registerUser(
   ctx: RequestContext,
   realm: RealmModel,
   rows: NewUserRows,
-  after?: (userId: string) => Promise<void>,
+  opts: { password?: string; after?: (userId: string) => Promise<void> } = {},
 ): Promise<void> {
+  const registered = await registeredInDirectory(ctx, realm, rows, opts.password);
   await writeUser(ctx, async () => {
     await insertNewUser(ctx, realm, rows);
-    await after?.(rows.id);
+    await opts.after?.(rows.id);
+  }).catch(async (e: unknown) => {
+    await registered?.undo();
+    throw e;
   });
   invalidate.user(ctx.loaders, rows.id);
 }
@@ -310,7 +314,7 @@ export async function createUser(
     unique: (username, email) => assertUnique(ctx, realm, username, email),
   });
   const { id } = rows;
-  const registered = opts.imported ? null : await registeredInDirectory(ctx, realm, rows, rep);
+  const registered = opts.imported ? null : await registeredInDirectory(ctx, realm, rows, plainPassword(rep));
   await writeUser(ctx, async () => {
     await insertNewUser(ctx, realm, rows, opts.imported);
     if (!opts.imported) {
@@ -330,14 +334,23 @@ export async function createUser(
   return id;
 }
 
-/** A new user of a provider that synchronizes registrations: its entry created in LDAP, its rows made the local copy's. */
-async function registeredInDirectory(ctx: RequestContext, realm: RealmModel, rows: NewUserRows, rep: UserRep) {
+/** The plain password of a representation's credentials, if it has one. */
+function plainPassword(rep: UserRep): string | undefined {
+  const list = Array.isArray(rep.credentials) ? (rep.credentials as Array<Record<string, unknown> | null>) : [];
+  const plain = list.find((c) => c && (c.type ?? 'password') === 'password' && typeof (c.value ?? c.rawPassword) === 'string');
+  return plain ? String(plain.value ?? plain.rawPassword) || undefined : undefined;
+}
+
+/**
+ * A new user (POST /users, or the registration form) of a provider that synchronizes registrations
+ * (Keycloak's UserStorageManager.addUser): its entry created in LDAP with `password`, its rows made the
+ * local copy's. A username or e-mail in the directory is the 409 of {@link duplicateError}'s words; a
+ * directory that fails, 400 "Could not create user"; nothing is written then.
+ */
+async function registeredInDirectory(ctx: RequestContext, realm: RealmModel, rows: NewUserRows, password: string | undefined) {
   const u = rows.user as { username: string; email: string | null; firstName: string | null; lastName: string | null };
   const attributes: Record<string, string[]> = {};
   for (const a of rows.attributes) attributes[a.name] = [...(attributes[a.name] ?? []), a.value];
-  const list = Array.isArray(rep.credentials) ? (rep.credentials as Array<Record<string, unknown> | null>) : [];
-  const plain = list.find((c) => c && (c.type ?? 'password') === 'password' && typeof (c.value ?? c.rawPassword) === 'string');
-  const password = plain ? String(plain.value ?? plain.rawPassword) || undefined : undefined;
   const reg = await registerInDirectory(ctx, realm, { ...u, attributes }, password);
   if (!reg) return null;
   rows.user.federationLink = reg.providerId;
