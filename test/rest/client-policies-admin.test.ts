@@ -320,11 +320,13 @@ test('server info lists the executors and conditions that act, and only those', 
   const info = (await api.get('/admin/serverinfo').expect(200)).body;
   const executors = info.componentTypes['org.keycloak.services.clientpolicy.executor.ClientPolicyExecutorProvider'].map((t: Json) => t.id);
   expect(executors).toEqual([
+    'auth-flow-enforcer',
     'confidential-client',
     'consent-required',
     'dpop-bind-enforcer',
     'full-scope-disabled',
     'holder-of-key-enforcer',
+    'intent-client-bind-checker',
     'pkce-enforcer',
     'registration-access-token-rotation-disabled',
     'reject-implicit-grant',
@@ -344,6 +346,8 @@ test('server info lists the executors and conditions that act, and only those', 
     'secure-session',
     'secure-signature-algorithm',
     'secure-signature-algorithm-signed-jwt',
+    'suppress-refresh-token-rotation',
+    'use-lightweight-access-token',
   ]);
   expect(Object.keys(info.providers['client-policy-executor'].providers).sort()).toEqual(executors);
   const conditions = info.componentTypes['org.keycloak.services.clientpolicy.condition.ClientPolicyConditionProvider'].map(
@@ -356,6 +360,7 @@ test('server info lists the executors and conditions that act, and only those', 
     'client-attributes',
     'client-roles',
     'client-scopes',
+    'client-type',
     'client-updater-context',
     'client-updater-source-groups',
     'client-updater-source-host',

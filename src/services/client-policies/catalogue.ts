@@ -33,6 +33,33 @@ const auto = (what: string, def = false) =>
 const negative = prop('is-negative-logic', 'Negative Logic', 'If On, the result of the condition is inverted.', 'boolean', false);
 
 const EXECUTOR_INFO: Record<string, { helpText: string; properties: ConfigPropertyRep[] }> = {
+  'auth-flow-enforcer': {
+    helpText: 'The login of an authorization request runs the given authentication flow.',
+    properties: [
+      prop('auth-flow-alias', 'Auth Flow Alias', 'The alias of the flow the login runs.', 'String'),
+      prop('auth-flow-loa', 'Flow Level of Authentication', 'The level of authentication the flow stands for.', 'int'),
+    ],
+  },
+  'intent-client-bind-checker': {
+    helpText: 'An authorization request is allowed only when an outside service says its intent is bound to the client.',
+    properties: [
+      prop(
+        'intent-client-bind-check-endpoint',
+        'Intent-Client Bind Check Endpoint',
+        'The URL POSTed {"intent_id", "client_id"}; it answers {"is_bound": true|false}.',
+        'String',
+      ),
+      prop('intent-name', 'Intent Name', 'The ID token claim of the claims parameter that holds the intent id.', 'String'),
+    ],
+  },
+  'suppress-refresh-token-rotation': {
+    helpText: 'A refresh returns no new refresh token: the client keeps the one it has.',
+    properties: [],
+  },
+  'use-lightweight-access-token': {
+    helpText: 'Access tokens are lightweight: only the claims of mappers with "Add to lightweight access token".',
+    properties: [],
+  },
   'confidential-client': { helpText: 'Refuses public clients on authorization and token requests.', properties: [] },
   'consent-required': { helpText: 'Clients must require user consent.', properties: [auto('enable consentRequired', true)] },
   'dpop-bind-enforcer': {
@@ -202,6 +229,13 @@ const CONDITION_INFO: Record<string, { helpText: string; properties: ConfigPrope
   'client-attributes': {
     helpText: 'The client has all the attributes with the values.',
     properties: [negative, prop('attributes', 'Client Attributes', 'Attribute names and values.', 'Map')],
+  },
+  'client-type': {
+    helpText: 'The client uses the protocol.',
+    properties: [
+      negative,
+      prop('protocol', 'Client Type', 'The protocol of the client.', 'List', 'openid-connect', ['openid-connect', 'saml']),
+    ],
   },
   'grant-type': {
     helpText: 'The request uses one of the grant types.',

@@ -31,9 +31,29 @@ const clientAccessType: Condition = (conf, c) => {
   const wanted = new Set(strings(conf.type ?? 'confidential'));
   const proposed = c.rep ? wanted.has(accessType(c.rep.publicClient, c.rep.bearerOnly)) : false;
   if (c.event === 'REGISTER') return vote(proposed);
-  if (!CRUD.has(c.event) && !REQUESTS.has(c.event) && c.event !== 'LOGOUT_REQUEST') return 'ABSTAIN';
+  if (!CRUD.has(c.event) && !REQUESTS.has(c.event) && c.event !== 'LOGOUT_REQUEST' && c.event !== 'TOKEN_REFRESH_RESPONSE')
+    return 'ABSTAIN';
   const current = c.client ? wanted.has(accessType(c.client.publicClient, c.client.bearerOnly)) : false;
   return vote(current || proposed);
+};
+
+/** The events Keycloak's ClientProtocolCondition judges by the stored client (those idserver has; REGISTER judges the proposed one). */
+const PROTOCOL_EVENTS = new Set<PolicyEvent>([
+  'AUTHORIZATION_REQUEST',
+  'TOKEN_REQUEST',
+  'SERVICE_ACCOUNT_TOKEN_REQUEST',
+  'TOKEN_REFRESH',
+  'TOKEN_REFRESH_RESPONSE',
+  'LOGOUT_REQUEST',
+  'UPDATE',
+]);
+
+/** client-type: the client's protocol (`openid-connect`, `saml`) is `protocol`; a client without one matches nothing. */
+const clientType: Condition = (conf, c) => {
+  const wanted = conf.protocol;
+  if (c.event === 'REGISTER') return vote(c.rep?.protocol != null && c.rep.protocol === wanted);
+  if (!PROTOCOL_EVENTS.has(c.event)) return 'ABSTAIN';
+  return vote(Boolean(c.client?.protocol) && c.client?.protocol === wanted);
 };
 
 /** client-updater-context: who writes the client (REGISTER / UPDATE only). */
@@ -198,6 +218,7 @@ export const CONDITIONS: Record<string, Condition> = {
   'client-access-type': clientAccessType,
   'client-roles': clientRoles,
   'client-scopes': clientScopes,
+  'client-type': clientType,
   'client-updater-context': clientUpdaterContext,
   'client-updater-source-groups': updaterGroups,
   'client-updater-source-host': updaterHost,

@@ -3,6 +3,7 @@ import type { ProviderConfiguration } from '../../representations/client-policy'
 import { FAPI_EXECUTORS } from './executors-fapi';
 import { BINDING_EXECUTORS } from './executors-binding';
 import { CIBA_EXECUTORS } from './executors-ciba';
+import { REQUEST_EXECUTORS } from './executors-request';
 import { ClientPolicyViolation, type PolicyContext } from './types';
 
 /**
@@ -296,4 +297,5 @@ export const EXECUTORS: Record<string, Executor> = {
   'secure-response-type': secureResponseType,
   ...BINDING_EXECUTORS,
   ...CIBA_EXECUTORS,
+  ...REQUEST_EXECUTORS,
 };

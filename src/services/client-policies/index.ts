@@ -5,10 +5,10 @@ import type { RequestContext } from '../../core/context';
 import { errorB } from '../../core/errors';
 import type { ClientRepresentation } from '../../representations/client';
 import { evaluateClientPolicies, hasClientPolicies } from './engine';
-import { ClientPolicyViolation, type PolicyContext, type PolicyEvent, type UpdaterSource } from './types';
+import { ClientPolicyViolation, type PolicyContext, type PolicyEffects, type PolicyEvent, type UpdaterSource } from './types';
 
 export { evaluateClientPolicies, hasClientPolicies } from './engine';
-export { ClientPolicyViolation } from './types';
+export { ClientPolicyViolation, type PolicyEffects } from './types';
 export { CONDITIONS } from './conditions';
 export { EXECUTORS } from './executors';
 
@@ -90,15 +90,44 @@ export async function clientPoliciesOnToken(c: {
   ev?: { error(code: string): Promise<void> };
   binding?: PolicyContext['binding'];
   clientCert?: PolicyContext['clientCert'];
+  /** Set by executors for the tokens of this request (use-lightweight-access-token). */
+  effects?: PolicyEffects;
 }): Promise<void> {
   const event = TOKEN_EVENTS[c.grant];
   if (!event || !hasClientPolicies(c.realm)) return;
   try {
-    const { binding, clientCert } = c;
-    await evaluateClientPolicies({ event, db: c.db, realm: c.realm, client: c.client, params: c.form, binding, clientCert });
+    const { binding, clientCert, effects } = c;
+    await evaluateClientPolicies({ event, db: c.db, realm: c.realm, client: c.client, params: c.form, binding, clientCert, effects });
   } catch (e) {
     if (!(e instanceof ClientPolicyViolation)) throw e;
     await c.ev?.error(e.error);
+    throw errorB(400, e.error, e.detail);
+  }
+}
+
+/**
+ * A refresh's response, before it is sent (Keycloak's TOKEN_REFRESH_RESPONSE): executors may change
+ * it (suppress-refresh-token-rotation drops the new refresh token). A realm without enabled policies reads nothing.
+ */
+export async function clientPoliciesOnRefreshResponse(c: {
+  db: Db;
+  realm: RealmModel;
+  client: ClientModel;
+  form: Record<string, string | undefined>;
+  response: NonNullable<PolicyContext['response']>;
+}): Promise<void> {
+  if (!hasClientPolicies(c.realm)) return;
+  try {
+    await evaluateClientPolicies({
+      event: 'TOKEN_REFRESH_RESPONSE',
+      db: c.db,
+      realm: c.realm,
+      client: c.client,
+      params: c.form,
+      response: c.response,
+    });
+  } catch (e) {
+    if (!(e instanceof ClientPolicyViolation)) throw e;
     throw errorB(400, e.error, e.detail);
   }
 }
@@ -119,7 +148,7 @@ export async function clientPoliciesOnAuthorization(
     | 'AUTHORIZATION_REQUEST'
     | 'PUSHED_AUTHORIZATION_REQUEST'
     | 'LOGOUT_REQUEST' = 'AUTHORIZATION_REQUEST',
-  extra: Pick<PolicyContext, 'rawParams' | 'requestObject' | 'par' | 'issuer'> = {},
+  extra: Pick<PolicyContext, 'rawParams' | 'requestObject' | 'par' | 'issuer' | 'effects'> = {},
 ): Promise<{ error: string; description: string } | undefined> {
   if (!hasClientPolicies(realm)) return undefined;
   try {
@@ -142,7 +171,7 @@ export async function clientPoliciesOnBackchannel(
   client: ClientModel,
   event: 'BACKCHANNEL_AUTHENTICATION_REQUEST' | 'BACKCHANNEL_TOKEN_REQUEST',
   params: Record<string, string | undefined>,
-  extra: Pick<PolicyContext, 'rawParams' | 'requestObject' | 'issuer' | 'ciba' | 'binding' | 'clientCert'> = {},
+  extra: Pick<PolicyContext, 'rawParams' | 'requestObject' | 'issuer' | 'ciba' | 'binding' | 'clientCert' | 'effects'> = {},
 ): Promise<{ error: string; description: string } | undefined> {
   if (!hasClientPolicies(realm)) return undefined;
   try {

@@ -16,6 +16,7 @@ export type PolicyEvent =
   | 'RESOURCE_OWNER_PASSWORD_CREDENTIALS_REQUEST'
   | 'SERVICE_ACCOUNT_TOKEN_REQUEST'
   | 'TOKEN_REFRESH'
+  | 'TOKEN_REFRESH_RESPONSE'
   | 'LOGOUT_REQUEST'
   | 'BACKCHANNEL_AUTHENTICATION_REQUEST'
   | 'BACKCHANNEL_TOKEN_REQUEST';
@@ -48,8 +49,20 @@ export interface PolicyContext {
   clientCert?: { x5t: string; subjectDn: string };
   /** Backchannel authentication request (CIBA): its binding message, as parsed (ADR 0044). */
   ciba?: { bindingMessage?: string };
+  /** What executors decide for the rest of the request (Keycloak's session attributes and authentication-session notes). */
+  effects?: PolicyEffects;
+  /** TOKEN_REFRESH_RESPONSE: the response about to be sent (suppress-refresh-token-rotation drops its refresh token). */
+  response?: { refresh_token?: string; refresh_expires_in: number };
   /** Registration service only: whether an update issues a new registration access token. */
   registration?: { rotateRegistrationAccessToken: boolean };
+}
+
+/** What executors set for the rest of the request; the caller that passed the object acts on it. */
+export interface PolicyEffects {
+  /** use-lightweight-access-token (Keycloak's session attribute `client.use.lightweight.access.token.enabled`). */
+  lightweightAccessToken?: boolean;
+  /** auth-flow-enforcer (Keycloak's notes `requested-authentication-flow`, `authentication-flow-level-of-authentication`). */
+  authFlow?: { alias: string; loa?: string };
 }
 
 /** A client policy's refusal: Keycloak's ClientPolicyException (`error`, `error_description`). */

@@ -2,7 +2,7 @@ import { issuerOf } from '../../core/issuer';
 import type { Db } from '../../db';
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
-import { clientPoliciesOnAuthorization } from '../client-policies';
+import { type PolicyEffects, clientPoliciesOnAuthorization } from '../client-policies';
 import { clientLinkedScopes } from '../tokens/token-claims';
 import { clientRedirectUris, verifyRedirectUri } from './redirect-uris';
 import { RequestProblem, resolveAuthorizationParams } from './request-object';
@@ -62,7 +62,13 @@ export type AuthorizeCheck =
       description?: string;
       event: string;
     }
-  | { kind: 'ok'; client: ClientModel; request: AuthRequest };
+  | {
+      kind: 'ok';
+      client: ClientModel;
+      request: AuthRequest;
+      /** The authentication session's first notes, from client policies (auth-flow-enforcer's requested flow). */
+      notes?: Record<string, string>;
+    };
 
 const PKCE_CHALLENGE = /^[0-9a-zA-Z\-._~]{43,128}$/;
 
@@ -97,15 +103,23 @@ export async function checkAuthorizationRequest(
   if (checked.kind !== 'checked') return checked;
   const back = checked.back;
   if (!resolved.par && parRequired(realm, client)) return back('invalid_request', 'Pushed Authorization Request is only allowed.');
+  const effects: PolicyEffects = {};
   const refused = await clientPoliciesOnAuthorization(db, realm, client, resolved.params, 'AUTHORIZATION_REQUEST', {
     rawParams: query,
     requestObject: resolved.requestObject,
     par: resolved.par,
     issuer: issuerOf(serverBase, realm.name),
+    effects,
   });
   if (refused) return back(refused.error, refused.description);
-  return { kind: 'ok', client, request: checked.request };
+  const flow = effects.authFlow;
+  const notes = flow ? { [REQUESTED_FLOW_NOTE]: flow.alias, ...(flow.loa ? { [REQUESTED_FLOW_LOA_NOTE]: flow.loa } : {}) } : undefined;
+  return { kind: 'ok', client, request: checked.request, ...(notes ? { notes } : {}) };
 }
+
+/** Keycloak's authentication-session notes of a flow a client policy asks for (auth-flow-enforcer): its alias and level. */
+export const REQUESTED_FLOW_NOTE = 'requested-authentication-flow';
+export const REQUESTED_FLOW_LOA_NOTE = 'authentication-flow-level-of-authentication';
 
 /** Whether the client must push its authorization requests (`require.pushed.authorization.requests`). */
 export function parRequired(_realm: RealmModel, client: ClientModel): boolean {

@@ -17,7 +17,7 @@ import {
   saveAuthSession,
   userActionLifespan,
 } from './auth-sessions';
-import { type AuthRequest, checkAuthorizationRequest } from './authorize';
+import { type AuthRequest, REQUESTED_FLOW_NOTE, checkAuthorizationRequest } from './authorize';
 import { FlowError, type FlowResult, FlowRun, type LoginContext, type Page } from './flow-engine';
 import { REQUIRED_ACTION_TEXTS } from './messages';
 import { completeRequiredAction, nextRequiredAction } from './required-actions';
@@ -108,7 +108,8 @@ export async function authorize(
   const root = await rootOf(db, realm, req.cookies.AUTH_SESSION_ID);
   await requireRecentAuthentication(db, realm, check.request, req.cookies.KEYCLOAK_IDENTITY);
   const authSession = await createAuthSession(db, realm, root, check.client.id, check.request as Record<string, string>);
-  if (started) await saveAuthSession(db, authSession, loginLifespan(realm), { ...dataOf(authSession), notes: started.notes });
+  const notes = started || check.notes ? { ...started?.notes, ...check.notes } : undefined;
+  if (notes) await saveAuthSession(db, authSession, loginLifespan(realm), { ...dataOf(authSession), notes });
   const cookies: CookieOp[] = root
     ? []
     : [{ name: 'AUTH_SESSION_ID', value: await signRoot(db, realm, authSession.rootId), maxAge: -1, httpOnly: true }];
@@ -150,8 +151,18 @@ export async function loginAction(
   return runLogin(db, realm, req, authSession, form && fresh ? { executionId: req.params.execution as string, form } : undefined);
 }
 
-/** The flow a login runs: the client's browser flow override, else the realm's browserFlow. */
-async function browserFlowId(db: Db, realm: RealmModel, clientSettings: Record<string, unknown>): Promise<string | undefined> {
+/**
+ * The flow a login runs (Keycloak's AuthenticationFlowResolver.resolveBrowserFlow): the flow a client
+ * policy asked for (auth-flow-enforcer; none of that alias fails the login), else the client's
+ * browser flow override, else the realm's browserFlow.
+ */
+async function browserFlowId(
+  db: Db,
+  realm: RealmModel,
+  clientSettings: Record<string, unknown>,
+  requested?: string,
+): Promise<string | undefined> {
+  if (requested) return (await db.models.AuthFlow.findOne({ where: { realmId: realm.id, alias: requested }, attributes: ['id'] }))?.id;
   const override = (clientSettings.authenticationFlowBindingOverrides as Record<string, string> | undefined)?.browser;
   if (override) {
     const flow = await db.models.AuthFlow.findByPk(override);
@@ -224,7 +235,7 @@ async function runLogin(
       ? await registrationFlowId(db, realm)
       : broker
         ? broker.flowId
-        : await browserFlowId(db, realm, client.settings);
+        : await browserFlowId(db, realm, client.settings, data.notes[REQUESTED_FLOW_NOTE]);
   if (!flowId) {
     await ev.error('invalid_flow');
     return page({ page: 'error', status: 500, message: { key: 'internalServerErrorMessage' } });

@@ -6,7 +6,7 @@ import { effectiveRoleIdsForUsers } from '../../core/effective-roles';
 import type { Db } from '../../db';
 import type { RealmModel } from '../../db/models/realm';
 import type { UserModel } from '../../db/models/user';
-import { clientPoliciesOnBackchannel } from '../client-policies';
+import { type PolicyEffects, clientPoliciesOnBackchannel } from '../client-policies';
 import { grantConsent } from '../login/consent';
 import { createSession } from '../sessions/session-store';
 import { cibaGrantEnabled } from './ciba-channel';
@@ -62,10 +62,13 @@ export async function cibaGrant(g: GrantCall): Promise<TokenResponse> {
     throw await ev.fail('invalid_code', oauth(400, 'invalid_request', 'Missing parameter: auth_req_id'));
   }
   if (!AUTH_REQ_ID.test(authReqId)) throw oauth(400, 'invalid_grant', 'Invalid Auth Req ID');
+  const effects: PolicyEffects = {};
   const refused = await clientPoliciesOnBackchannel(db, realm, client, 'BACKCHANNEL_TOKEN_REQUEST', req.form, {
     binding: req.binding,
     clientCert: req.clientCert,
+    effects,
   });
+  if (effects.lightweightAccessToken) req.lightweightAccessToken = true;
   if (refused) {
     ev.detail('reason', 'client_policy_error').detail('client_policy_error', refused.error);
     throw await ev.fail(refused.error, oauth(400, 'invalid_grant', refused.description));

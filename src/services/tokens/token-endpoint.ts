@@ -1,7 +1,7 @@
 import type { Db } from '../../db';
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
-import { clientPoliciesOnToken } from '../client-policies';
+import { type PolicyEffects, clientPoliciesOnRefreshResponse, clientPoliciesOnToken } from '../client-policies';
 import { acceptsSecret } from '../clients/client-input';
 import { authenticateByAssertion, hasClientAssertion } from './client-assertion';
 import { clientByClientId } from './client-auth';
@@ -51,15 +51,20 @@ export async function tokenEndpoint(db: Db, req: TokenRequest): Promise<TokenRes
   }
   const call = { db, realm, client, req, ev };
   await bindTokenRequest(db, client, req, ev);
-  await clientPoliciesOnToken({ db, realm, client, grant, form: req.form, ev, binding: req.binding, clientCert: req.clientCert });
+  const effects: PolicyEffects = {};
+  await clientPoliciesOnToken({ db, realm, client, grant, form: req.form, ev, binding: req.binding, clientCert: req.clientCert, effects });
+  if (effects.lightweightAccessToken) req.lightweightAccessToken = true;
   await bindClientCertificate(client, req, ev);
   switch (grant) {
     case 'password':
       return passwordGrant(call);
     case 'client_credentials':
       return clientCredentialsGrant(call);
-    case 'refresh_token':
-      return refreshGrant(call);
+    case 'refresh_token': {
+      const res = await refreshGrant(call);
+      await clientPoliciesOnRefreshResponse({ db, realm, client, form: req.form, response: res });
+      return res;
+    }
     case 'authorization_code':
       return authorizationCodeGrant(call);
     case CIBA_GRANT_TYPE:

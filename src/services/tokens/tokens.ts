@@ -41,6 +41,8 @@ export interface TokenRequest {
   clientCert?: ClientCertificate;
   /** What the issued tokens are bound to (set by the token endpoint, token-binding.ts). */
   binding?: TokenBinding;
+  /** A client policy's use-lightweight-access-token covers this request (Keycloak's session attribute of the same name). */
+  lightweightAccessToken?: boolean;
 }
 
 export interface TokenResponse {
@@ -122,7 +124,7 @@ export async function issue(t: Issuance, withRefresh: boolean): Promise<TokenRes
   const iss = issuerOf(req.baseUrl, realm.name);
   const attributes = (client.settings.attributes ?? {}) as Record<string, string>;
   const lifespan = Number(attributes['access.token.lifespan'] ?? setting(realm, 'accessTokenLifespan', 300));
-  const lightweight = attributes['client.use.lightweight.access.token.enabled'] === 'true';
+  const lightweight = attributes['client.use.lightweight.access.token.enabled'] === 'true' || req.lightweightAccessToken === true;
   const cnf = confirmations(client, req.binding);
   const dpop = Boolean(cnf.access?.jkt);
   const base: JWTPayload = {
