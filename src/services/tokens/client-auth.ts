@@ -39,14 +39,20 @@ export async function authenticatePresentedClient(db: Db, realm: RealmModel, p: 
  * (read with the realm, `realmWithVersion`) is the one the client's row was kept under. The client
  * carries that version, so what is computed from it (its scopes, mappers) is kept under it too.
  */
-export async function clientByClientId(db: Db, realm: RealmModel, clientId: string): Promise<ClientModel | null> {
+export function clientByClientId(db: Db, realm: RealmModel, clientId: string): Promise<ClientModel | null> {
+  return keptClient(db, realm, `client:${realm.id}:${clientId}`, 't.realm_id = :realm AND t.client_id = :key', clientId);
+}
+
+/** The realm's client of this (internal) id, or null, kept as `clientByClientId` is (a login's client, by its authentication session). */
+export function clientOfRealmById(db: Db, realm: RealmModel, id: string): Promise<ClientModel | null> {
+  return keptClient(db, realm, `client-id:${realm.id}:${id}`, 't.realm_id = :realm AND t.id = :key', id);
+}
+
+async function keptClient(db: Db, realm: RealmModel, cacheKey: string, where: string, key: string): Promise<ClientModel | null> {
   const version = (realm as VersionedRealm).cacheVersion;
   const stamp = version === undefined || version < 0 ? undefined : `${realm.id}:${version}`;
-  const values = await keptForRealm(db, `client:${realm.id}:${clientId}`, stamp, async () => {
-    const [row] = await fastRows<ClientModel>(db, db.models.Client, 't.realm_id = :realm AND t.client_id = :clientId', {
-      realm: realm.id,
-      clientId,
-    });
+  const values = await keptForRealm(db, cacheKey, stamp, async () => {
+    const [row] = await fastRows<ClientModel>(db, db.models.Client, where, { realm: realm.id, key });
     return row ? { ...row.dataValues } : null;
   });
   if (!values) return null;
