@@ -151,3 +151,24 @@ test('a required action disabled through the admin API is no longer asked at the
   expect(redirectParams(res).get('code')).toBeTruthy();
   await w.api.put(`${A}/users/${w.userId}`, { ...user, requiredActions: [] }).expect(204);
 });
+
+test('a user-profile attribute made required through the admin API is asked (VERIFY_PROFILE) at the very next login', async () => {
+  const login = async () => {
+    const page = await loginPage();
+    return page.jar.post(formAction(page.html), { username: 'alice', password: 'pw' });
+  };
+  for (let i = 0; i < 2; i++) expect((await login()).status).toBe(302);
+  const config = (await w.api.get(`${A}/users/profile`).expect(200)).body;
+  const department = {
+    name: 'department',
+    displayName: 'Department',
+    permissions: { view: ['admin', 'user'], edit: ['admin', 'user'] },
+    required: { roles: ['user'] },
+  };
+  await w.api.put(`${A}/users/profile`, { ...config, attributes: [...config.attributes, department] }).expect(200);
+  const asked = await login();
+  expect(asked.status).toBe(200);
+  expect(await asked.text()).toMatch(/name="department"/);
+  await w.api.put(`${A}/users/profile`, config).expect(200);
+  expect((await login()).status).toBe(302);
+});
