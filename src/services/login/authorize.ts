@@ -3,7 +3,7 @@ import type { Db } from '../../db';
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
 import { clientPoliciesOnAuthorization } from '../client-policies';
-import { clientByClientId } from '../tokens/client-auth';
+import { clientByClientId } from '../tokens/client-config-cache';
 import { clientLinkedScopes } from '../tokens/token-claims';
 import { clientRedirectUris, verifyRedirectUri } from './redirect-uris';
 import { RequestProblem, resolveAuthorizationParams } from './request-object';

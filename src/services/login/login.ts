@@ -5,7 +5,7 @@ import type { UserSessionModel } from '../../db/models/component';
 import type { AuthSessionModel } from '../../db/models/login';
 import type { RealmModel } from '../../db/models/realm';
 import { createSession, removeSessions, touchSession } from '../sessions/session-store';
-import { clientOfRealmById } from '../tokens/client-auth';
+import { clientOfRealmById } from '../tokens/client-config-cache';
 import { publicRealm } from '../tokens/oidc-metadata';
 import { TokenEvent } from '../tokens/token-events';
 import {
