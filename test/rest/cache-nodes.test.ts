@@ -3,6 +3,7 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 import { createSequelize } from '../../src/db';
 import { startChildServer } from '../helpers/child-server';
 import { ADMIN, freshDbOptions } from '../helpers/server';
+import { formAction, Jar } from '../login/browser-client';
 
 /**
  * Caches correct on several nodes (issue 12, item 3; ADR 23): two idserver processes serve one
@@ -322,4 +323,83 @@ test("the direct grant flow edited through node A is what node B's next password
   expect(await grant()).toBe(200);
   expectStatus(await call(a, 'PUT', path, admin, { ...sub, requirement: 'CONDITIONAL' }), 204);
   expect(await grant()).toBe(400);
+});
+
+test("the browser flow edited through node A is what node B's next login page and login POST run (ADR 40)", async () => {
+  const created = await call(a, 'POST', `/admin/realms/${R}/clients`, admin, {
+    clientId: 'web-nodes',
+    publicClient: true,
+    redirectUris: ['http://app.example/cb'],
+  });
+  expectStatus(created, 201);
+  const otp = {
+    type: 'otp',
+    secretData: JSON.stringify({ value: 'AbCdEfGhIjKlMnOpQrSt' }),
+    credentialData: JSON.stringify({ subType: 'totp', digits: 6, counter: 0, period: 30, algorithm: 'HmacSHA1' }),
+  };
+  const user = {
+    username: 'otp-browser',
+    enabled: true,
+    email: 'otp-browser@example.org',
+    firstName: 'O',
+    lastName: 'B',
+    credentials: [{ type: 'password', value: 'pw', temporary: false }, otp],
+  };
+  expectStatus(await call(a, 'POST', `/admin/realms/${R}/users`, admin, user), 201);
+  const authUrl = `${b}/realms/${R}/protocol/openid-connect/auth?${new URLSearchParams({
+    client_id: 'web-nodes',
+    response_type: 'code',
+    redirect_uri: 'http://app.example/cb',
+    scope: 'openid',
+    state: 's',
+  })}`;
+  /** The login page through node B in a new browser; its form posts to node B too. */
+  const pageOnB = async () => {
+    const jar = new Jar();
+    const res = await jar.fetch(authUrl);
+    const html = await res.text();
+    const post = () => jar.post(formAction(html).replace(HOSTNAME, b), { username: 'otp-browser', password: 'pw' });
+    return { status: res.status, html, post };
+  };
+  const path = `/admin/realms/${R}/authentication/flows/browser/executions`;
+  const execs = async () =>
+    (await call(a, 'GET', path, admin)).body as Array<Record<string, unknown> & { displayName: string; providerId?: string }>;
+  const twoFactor = (await execs()).find((e) => e.displayName === 'Browser - Conditional 2FA') as Record<string, unknown>;
+
+  // The POST: B answers twice from its cache (the OTP page), then runs the flow A changed in between.
+  for (let i = 0; i < 2; i++) expect(await (await (await pageOnB()).post()).text()).toMatch(/id="otp"/);
+  let page = await pageOnB();
+  expectStatus(await call(a, 'PUT', path, admin, { ...twoFactor, requirement: 'DISABLED' }), 204);
+  const done = await page.post();
+  expect(done.status).toBe(302);
+  expect(new URL(String(done.headers.get('location'))).searchParams.get('code')).toBeTruthy();
+  page = await pageOnB();
+  expectStatus(await call(a, 'PUT', path, admin, { ...twoFactor, requirement: 'CONDITIONAL' }), 204);
+  expect(await (await page.post()).text()).toMatch(/id="otp"/);
+
+  // The page: a copy of the browser flow bound to the client, then a REQUIRED deny-access added to it through A.
+  expectStatus(await call(a, 'POST', `/admin/realms/${R}/authentication/flows/browser/copy`, admin, { newName: 'browser-nodes' }), 201);
+  const flows = (await call(a, 'GET', `/admin/realms/${R}/authentication/flows`, admin)).body as Array<{ id: string; alias: string }>;
+  const flowId = (flows.find((f) => f.alias === 'browser-nodes') as { id: string }).id;
+  const clientId = ((await call(a, 'GET', `/admin/realms/${R}/clients?clientId=web-nodes`, admin)).body as Array<{ id: string }>)[0].id;
+  const client = (await call(a, 'GET', `/admin/realms/${R}/clients/${clientId}`, admin)).body as Record<string, unknown>;
+  expectStatus(
+    await call(a, 'PUT', `/admin/realms/${R}/clients/${clientId}`, admin, {
+      ...client,
+      authenticationFlowBindingOverrides: { browser: flowId },
+    }),
+    204,
+  );
+  for (let i = 0; i < 2; i++) expect((await pageOnB()).html).toMatch(/id="username"/);
+  const copy = `/admin/realms/${R}/authentication/flows/browser-nodes/executions`;
+  expectStatus(await call(a, 'POST', `${copy}/execution`, admin, { provider: 'deny-access-authenticator' }), 201);
+  expect((await pageOnB()).html).toMatch(/id="username"/); // added DISABLED: the page stays
+  const deny = (await call(a, 'GET', copy, admin)).body as Array<Record<string, unknown> & { providerId?: string }>;
+  const denyExec = deny.find((e) => e.providerId === 'deny-access-authenticator') as Record<string, unknown>;
+  expectStatus(await call(a, 'PUT', copy, admin, { ...denyExec, requirement: 'REQUIRED' }), 204);
+  const denied = await pageOnB();
+  expect(denied.html).not.toMatch(/id="username"/);
+  expect(denied.status).toBeGreaterThanOrEqual(400);
+  expectStatus(await call(a, 'PUT', copy, admin, { ...denyExec, requirement: 'DISABLED' }), 204);
+  expect((await pageOnB()).html).toMatch(/id="username"/);
 });

@@ -220,14 +220,15 @@ const otpForm: Authenticator = {
   },
 };
 
-/** The config of an execution: from the run's configs when it has them, else read by id; undefined without one. */
+/** The config of an execution: from the run's configs (the realm's flow definitions, kept per node) when it has them, else read by id; undefined without one. */
 export async function authenticatorConfig(
   ctx: LoginContext,
   exec: AuthExecutionModel,
 ): Promise<Readonly<Record<string, string>> | undefined> {
   if (!exec.configId) return undefined;
   if (ctx.authConfigs) return ctx.authConfigs[exec.configId];
-  return (await ctx.db.models.AuthenticatorConfig.findByPk(exec.configId))?.config ?? undefined;
+  const row = await ctx.db.models.AuthenticatorConfig.findByPk(exec.configId);
+  return row?.realmId === ctx.realm.id ? (row.config ?? undefined) : undefined;
 }
 
 /** deny-access-authenticator: stops the login with its configured message (config denyErrorMessage) or "Access denied". */

@@ -3,6 +3,7 @@ import type { Db } from '../../db';
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
 import { type PolicyEffects, clientPoliciesOnAuthorization } from '../client-policies';
+import { clientByClientId } from '../tokens/client-config-cache';
 import { clientLinkedScopes } from '../tokens/token-claims';
 import { clientRedirectUris, verifyRedirectUri } from './redirect-uris';
 import { RequestProblem, resolveAuthorizationParams } from './request-object';
@@ -88,7 +89,8 @@ export async function checkAuthorizationRequest(
   if (!realm.enabled) return page(400, 'realmNotEnabledMessage', 'realm_disabled');
   const clientId = query.client_id;
   if (!clientId) return page(400, 'missingParameterMessage', 'invalid_request', 'client_id');
-  const client = await db.models.Client.findOne({ where: { realmId: realm.id, clientId } });
+  // Kept per node under the realm's cache version (the token endpoint's read, client-auth.ts).
+  const client = await clientByClientId(db, realm, clientId);
   if (!client) return page(400, 'clientNotFoundMessage', 'client_not_found');
   if (!client.enabled) return page(400, 'clientDisabledMessage', 'client_disabled');
   if (client.bearerOnly) return page(403, 'bearerOnlyMessage', 'not_allowed');

@@ -127,7 +127,7 @@ export interface LoginContext {
   formValues?: Record<string, string[]>;
   /** The server's base URL as the request reached it (links in e-mails). */
   baseUrl?: string;
-  /** Authenticator configs by id, when the run has them at hand (the direct grant's cached flows); else read by id. */
+  /** Authenticator configs by id, when the run has them at hand (the realm's flow definitions); else read by id. */
   authConfigs?: Readonly<Record<string, Readonly<Record<string, string>>>>;
 }
 
@@ -192,13 +192,7 @@ export class FlowRun {
     for (const list of this.byParent.values()) list.sort((a, b) => a.priority - b.priority);
   }
 
-  /** Loads the executions of the realm (one indexed query) for a run. */
-  static async load(ctx: LoginContext, registry: Registry): Promise<FlowRun> {
-    const executions = await ctx.db.models.AuthExecution.findAll({ where: { realmId: ctx.realm.id } });
-    return new FlowRun(ctx, registry, executions);
-  }
-
-  /** A run over executions already at hand (the direct grant's, kept per node under the realm's cache version); they are read, never changed. */
+  /** A run over the realm's executions (its flow definitions, kept per node under the realm's cache version: flow-definitions.ts); they are read, never changed. */
   static over(ctx: LoginContext, registry: Registry, executions: readonly AuthExecutionModel[]): FlowRun {
     return new FlowRun(ctx, registry, [...executions]);
   }

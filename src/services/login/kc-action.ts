@@ -2,6 +2,7 @@ import { nowSeconds } from '../../core/clock';
 import type { Db } from '../../db';
 import type { RealmModel } from '../../db/models/realm';
 import type { AuthRequest } from './authorize';
+import { realmRequiredActions } from './flow-definitions';
 import type { LoginContext } from './flow-engine';
 import { authTimeOf, ssoFromCookie } from './sso';
 
@@ -70,7 +71,7 @@ function policyMaxAuthAge(realm: RealmModel): number | undefined {
  * 300; undefined for actions that need no recent sign-in.
  */
 export async function kcActionMaxAuthAge(db: Db, realm: RealmModel, alias: string): Promise<number | undefined> {
-  const def = await db.models.RequiredAction.findOne({ where: { realmId: realm.id, alias } });
+  const def = (await realmRequiredActions(db, realm)).find((d) => d.alias === alias);
   if (!def || !CREDENTIAL_ACTIONS.has(def.providerId)) return undefined;
   const configured = Number(def.config?.max_auth_age);
   if (def.config?.max_auth_age !== undefined && Number.isInteger(configured) && configured >= 0) return configured;

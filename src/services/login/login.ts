@@ -5,6 +5,7 @@ import type { UserSessionModel } from '../../db/models/component';
 import type { AuthSessionModel } from '../../db/models/login';
 import type { RealmModel } from '../../db/models/realm';
 import { createSession, removeSessions, touchSession } from '../sessions/session-store';
+import { clientOfRealmById } from '../tokens/client-config-cache';
 import { publicRealm } from '../tokens/oidc-metadata';
 import { TokenEvent } from '../tokens/token-events';
 import {
@@ -25,6 +26,7 @@ import { authTimeOf, identityCookieValue, sessionCookieValue, ssoFromCookie } fr
 import { ACTION_NOTES, finishActionTokenLogin } from './action-token-store';
 import { isResetLogin, RESET_REGISTRY, resetFlowId } from './reset-credentials';
 import { consentStep, OAUTH_GRANT } from './consent';
+import { type FlowDefinitions, flowIdByAlias, realmFlowDefinitions, realmFlowId } from './flow-definitions';
 import { afterBrokerFlow, brokerFlowOf, brokerSessionNotes } from './broker/broker-flows';
 import { LOGIN_REGISTRY, providerLinks } from './broker/idp-redirect';
 import { isRegistrationLogin, promptCreateStart, REGISTRATION_REGISTRY, registrationAllowed, registrationFlowId } from './registration';
@@ -154,22 +156,20 @@ export async function loginAction(
 /**
  * The flow a login runs (Keycloak's AuthenticationFlowResolver.resolveBrowserFlow): the flow a client
  * policy asked for (auth-flow-enforcer; none of that alias fails the login), else the client's
- * browser flow override, else the realm's browserFlow.
+ * browser flow override (a flow of the realm), else the realm's browserFlow.
  */
-async function browserFlowId(
-  db: Db,
+function browserFlowId(
   realm: RealmModel,
   clientSettings: Record<string, unknown>,
+  defs: FlowDefinitions,
   requested?: string,
-): Promise<string | undefined> {
-  if (requested) return (await db.models.AuthFlow.findOne({ where: { realmId: realm.id, alias: requested }, attributes: ['id'] }))?.id;
+): string | undefined {
+  if (requested) return flowIdByAlias(defs, requested);
   const override = (clientSettings.authenticationFlowBindingOverrides as Record<string, string> | undefined)?.browser;
-  if (override) {
-    const flow = await db.models.AuthFlow.findByPk(override);
-    if (flow && flow.realmId === realm.id) return flow.id;
-  }
+  const bound = realmFlowId(defs, override);
+  if (bound) return bound;
   const alias = typeof realm.settings.browserFlow === 'string' ? realm.settings.browserFlow : 'browser';
-  return (await db.models.AuthFlow.findOne({ where: { realmId: realm.id, alias }, attributes: ['id'] }))?.id;
+  return flowIdByAlias(defs, alias);
 }
 
 /** Continues a login (an e-mail link's session, or one a verification link resumes) where it stands. */
@@ -185,7 +185,7 @@ async function runLogin(
 ): Promise<BrowserResponse> {
   const data = dataOf(authSession);
   const request = data.request as AuthRequest;
-  const client = await db.models.Client.findByPk(authSession.clientId);
+  const client = await clientOfRealmById(db, realm, authSession.clientId);
   const ev = loginEvent(db, realm, req, request);
   ev.detail('code_id', authSession.id);
   const page = (p: Page | InfoPage) => realmPage(db, realm, req, p, request.ui_locales);
@@ -228,14 +228,17 @@ async function runLogin(
     await removeAuthSession(db, authSession.id);
     return page({ page: 'error', status: 400, message: { key: 'registrationNotAllowedMessage' } });
   }
-  const broker = reset || registration ? undefined : await brokerFlowOf(ctx);
+  // The realm's flows, executions and configs: kept per node under the realm's cache version (flow-definitions.ts).
+  const defs = await realmFlowDefinitions(db, realm);
+  ctx.authConfigs = defs.configs;
+  const broker = reset || registration ? undefined : await brokerFlowOf(ctx, defs);
   const flowId = reset
-    ? await resetFlowId(db, realm)
+    ? resetFlowId(realm, defs)
     : registration
-      ? await registrationFlowId(db, realm)
+      ? registrationFlowId(realm, defs)
       : broker
         ? broker.flowId
-        : await browserFlowId(db, realm, client.settings, data.notes[REQUESTED_FLOW_NOTE]);
+        : browserFlowId(realm, client.settings, defs, data.notes[REQUESTED_FLOW_NOTE]);
   if (!flowId) {
     await ev.error('invalid_flow');
     return page({ page: 'error', status: 500, message: { key: 'internalServerErrorMessage' } });
@@ -249,7 +252,7 @@ async function runLogin(
   let result: FlowResult;
   try {
     const registry = reset ? RESET_REGISTRY : registration ? REGISTRATION_REGISTRY : (broker?.registry ?? LOGIN_REGISTRY);
-    const run = await FlowRun.load(ctx, registry);
+    const run = FlowRun.over(ctx, registry, defs.executions);
     result = action ? await run.action(flowId, action.executionId) : await run.process(flowId);
   } catch (e) {
     if (!(e instanceof FlowError)) throw e;

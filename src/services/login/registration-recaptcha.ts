@@ -1,5 +1,6 @@
 import type { AuthExecutionModel } from '../../db/models/authentication';
 import { getLogger } from '../../logging';
+import { authenticatorConfig } from './authenticators';
 import type { Message } from './authorize';
 import type { LoginContext } from './flow-engine';
 
@@ -25,8 +26,7 @@ export interface RecaptchaWidget {
 }
 
 async function configOf(ctx: LoginContext, exec: AuthExecutionModel): Promise<Record<string, string>> {
-  const row = exec.configId ? await ctx.db.models.AuthenticatorConfig.findByPk(exec.configId) : null;
-  return row?.realmId === ctx.realm.id ? ((row.config ?? {}) as Record<string, string>) : {};
+  return { ...((await authenticatorConfig(ctx, exec)) ?? {}) };
 }
 
 const domainOf = (config: Record<string, string>) => (config.useRecaptchaNet === 'true' ? 'recaptcha.net' : 'google.com');

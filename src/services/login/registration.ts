@@ -6,11 +6,12 @@ import type { AuthExecutionModel } from '../../db/models/authentication';
 import type { RealmModel } from '../../db/models/realm';
 import { TokenEvent } from '../tokens/token-events';
 import { checkPasswordPolicy } from '../users/password-policy';
-import { type ProfileValues, userProfileConfig } from '../users/user-profile';
+import { loginUserProfileConfig, type ProfileValues } from '../users/user-profile';
 import { newUserRows, registerUser } from '../users/users';
 import { attributeRows } from '../users/users-input';
 import { ATTEMPTED_USERNAME, BROWSER_REGISTRY } from './authenticators';
 import type { Message } from './authorize';
+import { type FlowDefinitions, flowIdByAlias } from './flow-definitions';
 import type { FormAuthenticator, LoginContext, Outcome, Page, Registry } from './flow-engine';
 import { RECAPTCHA, recaptchaWidget, validateRecaptcha } from './registration-recaptcha';
 import { duplicateErrors, postedProfile, profileErrors, profileFields, type Shown, shownAttributes } from './update-profile';
@@ -73,10 +74,10 @@ export async function promptCreateStart(
   return { refused: { page: 'error', status: 400, message: { key: 'registrationNotAllowedMessage' } } };
 }
 
-/** The realm's registration flow (registrationFlow, "registration" by default). */
-export async function registrationFlowId(db: Db, realm: RealmModel): Promise<string | undefined> {
+/** The realm's registration flow (registrationFlow, "registration" by default), from its flow definitions. */
+export function registrationFlowId(realm: RealmModel, defs: FlowDefinitions): string | undefined {
   const alias = typeof realm.settings.registrationFlow === 'string' ? realm.settings.registrationFlow : 'registration';
-  return (await db.models.AuthFlow.findOne({ where: { realmId: realm.id, alias }, attributes: ['id'] }))?.id;
+  return flowIdByAlias(defs, alias);
 }
 
 const USER_CREATION = 'registration-user-creation';
@@ -93,7 +94,7 @@ const text = (form: Record<string, string> | undefined, name: string) => (typeof
 
 /** The profile part of the form: the attributes, the values posted (the invitation's e-mail fixed). */
 async function profileOf(ctx: LoginContext) {
-  const config = await userProfileConfig(systemContext(ctx.db, ctx.baseUrl), ctx.realm);
+  const config = await loginUserProfileConfig(systemContext(ctx.db, ctx.baseUrl), ctx.realm);
   const invitation = invitationOf(ctx.data.notes);
   const shown: Shown[] = shownAttributes(ctx, config, true).map((s) =>
     s.attr.name === 'email' && invitation ? { ...s, editable: false, required: true } : s,

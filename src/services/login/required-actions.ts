@@ -12,6 +12,7 @@ import { ACTION_NOTES } from './action-token-store';
 import { verifyEmailAction } from './verify-email';
 import { updateProfileAction, verifyProfileAction } from './update-profile';
 import { deleteCredentialAction } from './delete-credential';
+import { realmRequiredActions } from './flow-definitions';
 import { pendingKcAction, setKcActionStatus } from './kc-action';
 
 /**
@@ -24,6 +25,7 @@ import { pendingKcAction, setKcActionStatus } from './kc-action';
  */
 
 export type { ActionOutcome, ActionPage, RequiredActionImpl } from './action-types';
+
 import type { ActionOutcome, ActionPage, RequiredActionImpl } from './action-types';
 
 const field = (form: Record<string, string>, name: string) => (typeof form[name] === 'string' ? form[name] : '');
@@ -217,9 +219,8 @@ export async function nextRequiredAction(
 ): Promise<{ alias: string; impl?: RequiredActionImpl; kcAction?: boolean } | undefined> {
   const { db, realm } = ctx;
   const user = ctx.user as NonNullable<LoginContext['user']>;
-  const defs = (await db.models.RequiredAction.findAll({ where: { realmId: realm.id } }))
-    .filter((d) => d.enabled)
-    .sort((a, b) => a.priority - b.priority || a.name.toLowerCase().localeCompare(b.name.toLowerCase()));
+  // The realm's actions in order, kept per node under the realm's cache version (flow-definitions.ts).
+  const defs = (await realmRequiredActions(db, realm)).filter((d) => d.enabled);
   await evaluateTriggers(ctx, new Set(defs.map((d) => d.providerId)));
   const stored = new Set((await db.models.UserRequiredAction.findAll({ where: { userId: user.id } })).map((r) => r.requiredAction));
   const pending = new Set(stored);

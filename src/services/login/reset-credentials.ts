@@ -1,4 +1,3 @@
-import type { Db } from '../../db';
 import type { AuthExecutionModel } from '../../db/models/authentication';
 import type { RealmModel } from '../../db/models/realm';
 import type { UserModel } from '../../db/models/user';
@@ -7,7 +6,8 @@ import { actionTokenLink, createActionToken } from '../events/action-tokens';
 import { formatLifespan, sendMail, smtpSettingsOf } from '../events/email';
 import { TokenEvent } from '../tokens/token-events';
 import { ACTION_NOTES } from './action-token-store';
-import { BROWSER_REGISTRY } from './authenticators';
+import { authenticatorConfig, BROWSER_REGISTRY } from './authenticators';
+import { type FlowDefinitions, flowIdByAlias } from './flow-definitions';
 import type { Authenticator, LoginContext, Outcome, Page, Registry } from './flow-engine';
 import { userTokenLifespan } from './verify-email';
 
@@ -40,10 +40,10 @@ export const isResetLogin = (ctx: { data: { notes: Record<string, string> } }) =
 const flag = (v: unknown) => v === true || v === 'true';
 export const resetAllowed = (realm: RealmModel) => flag(realm.settings.resetPasswordAllowed);
 
-/** The realm's reset-credentials flow (resetCredentialsFlow, "reset credentials" by default). */
-export async function resetFlowId(db: Db, realm: RealmModel): Promise<string | undefined> {
+/** The realm's reset-credentials flow (resetCredentialsFlow, "reset credentials" by default), from its flow definitions. */
+export function resetFlowId(realm: RealmModel, defs: FlowDefinitions): string | undefined {
   const alias = typeof realm.settings.resetCredentialsFlow === 'string' ? realm.settings.resetCredentialsFlow : 'reset credentials';
-  return (await db.models.AuthFlow.findOne({ where: { realmId: realm.id, alias }, attributes: ['id'] }))?.id;
+  return flowIdByAlias(defs, alias);
 }
 
 const resetPage = (exec: AuthExecutionModel, extra: { username?: string; message?: { key: string }; status?: number } = {}): Page => ({
@@ -166,8 +166,7 @@ const resetPassword: Authenticator = {
 
 /** reset-otp's choice of what to remove (Keycloak's ResetOTP `action_on_otp_reset_flag`; absent: Remove none). */
 async function otpResetOption(ctx: LoginContext, exec: AuthExecutionModel): Promise<string> {
-  const config = exec.configId ? await ctx.db.models.AuthenticatorConfig.findByPk(exec.configId) : null;
-  return config?.realmId === ctx.realm.id ? String(config.config?.action_on_otp_reset_flag ?? 'Remove none') : 'Remove none';
+  return String((await authenticatorConfig(ctx, exec))?.action_on_otp_reset_flag ?? 'Remove none');
 }
 
 const otpDevices = (ctx: LoginContext) =>

@@ -6,11 +6,12 @@ import type { RealmModel } from '../../db/models/realm';
 import type { UserModel } from '../../db/models/user';
 import type { UPAttribute, UPConfig } from '../../representations/user-profile';
 import { TokenEvent } from '../tokens/token-events';
+import { loginUserProfileConfig, type ProfileError, type ProfileValues, validateProfile } from '../users/user-profile';
 import { emailConstraintOf } from '../users/users';
 import { orderedUuid } from '../users/users-input';
-import { type ProfileError, type ProfileValues, userProfileConfig, validateProfile } from '../users/user-profile';
 import type { ActionOutcome, ActionPage, ProfileField, RequiredActionImpl } from './action-types';
 import type { Message } from './authorize';
+import { realmRequiredActions } from './flow-definitions';
 import type { LoginContext } from './flow-engine';
 
 /**
@@ -194,7 +195,7 @@ export function profileErrors(ctx: LoginContext, config: UPConfig, shown: Shown[
 
 async function state(ctx: LoginContext) {
   const user = ctx.user as UserModel;
-  const config = await userProfileConfig(systemContext(ctx.db), ctx.realm);
+  const config = await loginUserProfileConfig(systemContext(ctx.db), ctx.realm);
   const shown = shownAttributes(ctx, config);
   const attributes = await storedAttributes(ctx, user);
   return { user, config, shown, attributes, values: valuesOf(user, attributes) };
@@ -253,7 +254,7 @@ export async function profileValid(ctx: LoginContext): Promise<{ valid: boolean;
  * the user-profile check for the requested scopes.
  */
 export async function verifyProfilePending(db: Db, realm: RealmModel, user: UserModel, scope: string): Promise<boolean> {
-  const action = await db.models.RequiredAction.findOne({ where: { realmId: realm.id, alias: 'VERIFY_PROFILE' }, attributes: ['enabled'] });
+  const action = (await realmRequiredActions(db, realm)).find((d) => d.alias === 'VERIFY_PROFILE');
   if (!action?.enabled) return false;
   // The check reads only the database, the realm, the user and the requested scopes of a login context.
   const ctx = { db, realm, user, request: { scope } } as unknown as LoginContext;

@@ -1,9 +1,7 @@
 import type { Db } from '../../db';
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
-import type { VersionedRealm } from '../../auth/realm-keys';
-import { keptForRealm, type VersionedClient } from './client-config-cache';
-import { fastRows } from '../../loaders';
+import { clientByClientId } from './client-config-cache';
 import { acceptsSecret } from '../clients/client-input';
 import { authenticateByAssertion, hasClientAssertion } from './client-assertion';
 import { oauth } from './tokens';
@@ -34,27 +32,8 @@ export async function authenticatePresentedClient(db: Db, realm: RealmModel, p: 
   return client;
 }
 
-/**
- * The realm's client of this clientId, or null: one kept statement, or none while the realm's version
- * (read with the realm, `realmWithVersion`) is the one the client's row was kept under. The client
- * carries that version, so what is computed from it (its scopes, mappers) is kept under it too.
- */
-export async function clientByClientId(db: Db, realm: RealmModel, clientId: string): Promise<ClientModel | null> {
-  const version = (realm as VersionedRealm).cacheVersion;
-  const stamp = version === undefined || version < 0 ? undefined : `${realm.id}:${version}`;
-  const values = await keptForRealm(db, `client:${realm.id}:${clientId}`, stamp, async () => {
-    const [row] = await fastRows<ClientModel>(db, db.models.Client, 't.realm_id = :realm AND t.client_id = :clientId', {
-      realm: realm.id,
-      clientId,
-    });
-    return row ? { ...row.dataValues } : null;
-  });
-  if (!values) return null;
-  // A model of the request's own over the kept column values (JSON columns are text there).
-  const client = db.models.Client.build({ ...values }, { raw: true, isNewRecord: false }) as VersionedClient;
-  if (stamp !== undefined) client.realmVersion = version;
-  return client;
-}
+// Kept clients live with the rest of the client configuration cache (login endpoints import them from there).
+export { clientByClientId } from './client-config-cache';
 
 /** The client id a request names (for its event), whether or not it authenticates. */
 export function presentedClientId(p: PresentedClient): string | null {

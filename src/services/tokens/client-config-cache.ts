@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Db } from '../../db';
 import type { ClientModel } from '../../db/models/client';
+import type { RealmModel } from '../../db/models/realm';
 import type { UserModel } from '../../db/models/user';
 import { deepFreeze } from '../../core/shared-cache';
 import { fastRows } from '../../loaders';
@@ -110,4 +111,32 @@ export function userStamp(client: ClientModel, user: UserModel): string | undefi
 /** `compute()`, kept under `stamp` (a `userStamp`) for later requests about the same user. */
 export function keptForUser<T>(db: Db, key: string, stamp: string | undefined, compute: () => Promise<T>): Promise<T> {
   return kept(userCaches, 20_000, db, key, stamp, compute);
+}
+
+/**
+ * The realm's client of this clientId, or null: one kept statement, or none while the realm's version
+ * (read with the realm, `realmWithVersion`) is the one the client's row was kept under. The client
+ * carries that version, so what is computed from it (its scopes, mappers) is kept under it too.
+ */
+export function clientByClientId(db: Db, realm: RealmModel, clientId: string): Promise<ClientModel | null> {
+  return keptClient(db, realm, `client:${realm.id}:${clientId}`, 't.realm_id = :realm AND t.client_id = :key', clientId);
+}
+
+/** The realm's client of this (internal) id, or null, kept as `clientByClientId` is (a login's client, by its authentication session). */
+export function clientOfRealmById(db: Db, realm: RealmModel, id: string): Promise<ClientModel | null> {
+  return keptClient(db, realm, `client-id:${realm.id}:${id}`, 't.realm_id = :realm AND t.id = :key', id);
+}
+
+async function keptClient(db: Db, realm: RealmModel, cacheKey: string, where: string, key: string): Promise<ClientModel | null> {
+  const version = (realm as RealmModel & { cacheVersion?: number }).cacheVersion;
+  const stamp = version === undefined || version < 0 ? undefined : `${realm.id}:${version}`;
+  const values = await keptForRealm(db, cacheKey, stamp, async () => {
+    const [row] = await fastRows<ClientModel>(db, db.models.Client, where, { realm: realm.id, key });
+    return row ? { ...row.dataValues } : null;
+  });
+  if (!values) return null;
+  // A model of the request's own over the kept column values (JSON columns are text there).
+  const client = db.models.Client.build({ ...values }, { raw: true, isNewRecord: false }) as VersionedClient;
+  if (stamp !== undefined) client.realmVersion = version;
+  return client;
 }

@@ -17,6 +17,7 @@ import { refreshBindingError } from './token-binding';
 import { consentStillCovers } from '../login/consent';
 import { verifyProfilePending } from '../login/update-profile';
 import { runDirectGrant } from '../login/direct-grant';
+import { realmRequiredActions } from '../login/flow-definitions';
 import { HttpError } from '../../core/errors';
 import type { TokenEvent } from './token-events';
 import { grantedScope, issue, oauth, setting, type TokenRequest, type TokenResponse } from './tokens';
@@ -46,11 +47,7 @@ async function mayGoOffline(db: Db, realm: RealmModel, user: UserModel): Promise
 
 /** Whether the realm's UPDATE_PASSWORD required action is enabled (an expired password only forces it then). */
 async function updatePasswordEnabled(db: Db, realm: RealmModel): Promise<boolean> {
-  const action = await db.models.RequiredAction.findOne({
-    where: { realmId: realm.id, alias: 'UPDATE_PASSWORD' },
-    attributes: ['enabled'],
-  });
-  return Boolean(action?.enabled);
+  return Boolean((await realmRequiredActions(db, realm)).find((d) => d.alias === 'UPDATE_PASSWORD')?.enabled);
 }
 
 const offlineRequested = (scope: string) => scope.split(' ').includes('offline_access');

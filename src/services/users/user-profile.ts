@@ -1,13 +1,15 @@
 import { createHash } from 'node:crypto';
 import { requireCap } from '../../auth/permissions';
+import type { VersionedRealm } from '../../auth/realm-keys';
 import type { RealmModel } from '../../db/models/realm';
-import { HttpError, badRequest, cannotParse } from '../../core/errors';
 import { isUniqueViolation } from '../../core/db-errors';
+import { badRequest, cannotParse, HttpError } from '../../core/errors';
 import { ROOT_USER_ATTRIBUTES } from '../../representations/user';
 import { recordAdminEvent } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
 import { deepFreeze, realmStamp, sharedMemo } from '../../core/shared-cache';
 import type { UPAttribute, UPConfig, UPValidatorConfig } from '../../representations/user-profile';
+import { keptForRealm } from '../tokens/client-config-cache';
 
 /**
  * The declarative user profile (reference §4.16): the realm's UP config, stored as a component
@@ -73,18 +75,31 @@ const componentId = (realm: RealmModel) => {
  * Callers read it; a change is a new config written through `updateUserProfile`.
  */
 export function userProfileConfig(ctx: RequestContext, realm: RealmModel): Promise<UPConfig> {
-  return sharedMemo(ctx, `up-config:${realm.id}`, realmStamp(ctx, realm.id), async () => {
-    const row = await ctx.db.models.Component.findOne({ where: { realmId: realm.id, providerType: UP_PROVIDER_TYPE } });
-    const raw = row?.config?.[UP_CONFIG_KEY]?.[0];
-    if (raw) {
-      try {
-        return deepFreeze(JSON.parse(raw) as UPConfig);
-      } catch {
-        ctx.log.warn(`Unreadable user profile config of realm ${realm.name}; using the default`);
-      }
+  return sharedMemo(ctx, `up-config:${realm.id}`, realmStamp(ctx, realm.id), () => readUserProfileConfig(ctx, realm));
+}
+
+/**
+ * The UP config for a login or token request (no admin write scope): kept per node under the cache
+ * version the realm was read with on the public endpoint (`realmWithVersion`; components raise it,
+ * migration 0013); a realm read without one computes afresh. Shared and frozen, as above.
+ */
+export function loginUserProfileConfig(ctx: RequestContext, realm: RealmModel): Promise<UPConfig> {
+  const version = (realm as VersionedRealm).cacheVersion;
+  const stamp = version === undefined || version < 0 ? undefined : `${realm.id}:${version}`;
+  return keptForRealm(ctx.db, `up-config:${realm.id}`, stamp, () => readUserProfileConfig(ctx, realm));
+}
+
+async function readUserProfileConfig(ctx: RequestContext, realm: RealmModel): Promise<UPConfig> {
+  const row = await ctx.db.models.Component.findOne({ where: { realmId: realm.id, providerType: UP_PROVIDER_TYPE } });
+  const raw = row?.config?.[UP_CONFIG_KEY]?.[0];
+  if (raw) {
+    try {
+      return deepFreeze(JSON.parse(raw) as UPConfig);
+    } catch {
+      ctx.log.warn(`Unreadable user profile config of realm ${realm.name}; using the default`);
     }
-    return deepFreeze(defaultUserProfileConfig(realm));
-  });
+  }
+  return deepFreeze(defaultUserProfileConfig(realm));
 }
 
 /** GET /admin/realms/{realm}/users/profile: the UP config (any admin role). */

@@ -4,6 +4,7 @@ import type { RealmModel } from '../../../db/models/realm';
 import type { UserModel } from '../../../db/models/user';
 import type { BaseEventTypeName } from '../../../keycloak/event-types';
 import { TokenEvent } from '../../tokens/token-events';
+import { type FlowDefinitions, flowIdByAlias } from '../flow-definitions';
 import type { LoginContext, Page, Registry } from '../flow-engine';
 import { RESET_NOTES } from '../reset-credentials';
 import { BROKER_NOTES, type BrokeredIdentity, FIRST_BROKER_LOGIN_PATH, identityOf, POST_BROKER_LOGIN_PATH } from './brokered-identity';
@@ -27,7 +28,7 @@ export const providerOf = (db: Db, realm: RealmModel, alias: string) =>
   db.models.IdentityProvider.findOne({ where: { realmId: realm.id, alias } });
 
 /** The flow and registry of a login in the first or post broker login, else undefined. */
-export async function brokerFlowOf(ctx: LoginContext): Promise<{ flowId?: string; registry: Registry } | undefined> {
+export async function brokerFlowOf(ctx: LoginContext, defs: FlowDefinitions): Promise<{ flowId?: string; registry: Registry } | undefined> {
   const path = pathOf(ctx);
   if (path !== FIRST_BROKER_LOGIN_PATH && path !== POST_BROKER_LOGIN_PATH) return undefined;
   const id = identityOf(ctx.data.notes);
@@ -38,8 +39,7 @@ export async function brokerFlowOf(ctx: LoginContext): Promise<{ flowId?: string
   const alias = path === FIRST_BROKER_LOGIN_PATH ? idp.firstBrokerLoginFlowAlias || realmFlow : idp.postBrokerLoginFlowAlias;
   ctx.ev.type = path === FIRST_BROKER_LOGIN_PATH ? 'IDENTITY_PROVIDER_FIRST_LOGIN' : 'IDENTITY_PROVIDER_POST_LOGIN';
   ctx.ev.detail('identity_provider', id.alias).detail('identity_provider_identity', id.username);
-  const flow = alias ? await ctx.db.models.AuthFlow.findOne({ where: { realmId: ctx.realm.id, alias }, attributes: ['id'] }) : null;
-  return { flowId: flow?.id, registry: BROKER_REGISTRY };
+  return { flowId: alias ? flowIdByAlias(defs, alias) : undefined, registry: BROKER_REGISTRY };
 }
 
 /** A copy of the login's event as another type (Keycloak's event.clone()). */

@@ -3,7 +3,7 @@ import { Op } from 'sequelize';
 import type { AuthExecutionModel } from '../../../db/models/authentication';
 import type { UserModel } from '../../../db/models/user';
 import { emailConstraintOf } from '../../users/users';
-import { ATTEMPTED_USERNAME, BROWSER_REGISTRY, checkPassword } from '../authenticators';
+import { ATTEMPTED_USERNAME, authenticatorConfig, BROWSER_REGISTRY, checkPassword } from '../authenticators';
 import type { Authenticator, LoginContext, Outcome, Page, ProfileField, Registry } from '../flow-engine';
 import { BROKER_NOTES, type BrokeredIdentity, identityOf } from './brokered-identity';
 import { idpEmailVerification } from './idp-email-verification';
@@ -49,8 +49,7 @@ const existingUser = async (ctx: LoginContext): Promise<UserModel> => {
   return user;
 };
 
-const configOf = async (ctx: LoginContext, exec: AuthExecutionModel) =>
-  exec.configId ? ((await ctx.db.models.AuthenticatorConfig.findByPk(exec.configId))?.config ?? {}) : {};
+const configOf = async (ctx: LoginContext, exec: AuthExecutionModel) => (await authenticatorConfig(ctx, exec)) ?? {};
 
 const PROFILE = ['username', 'email', 'firstName', 'lastName'] as const;
 const LABEL: Record<string, string> = { username: 'username', email: 'email', firstName: 'firstName', lastName: 'lastName' };

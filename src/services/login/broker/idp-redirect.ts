@@ -4,7 +4,9 @@ import { issuerOf } from '../../../core/issuer';
 import type { Db } from '../../../db';
 import type { IdentityProviderModel } from '../../../db/models/identity-provider';
 import type { RealmModel } from '../../../db/models/realm';
-import { ATTEMPTED_USERNAME, BROWSER_REGISTRY, findUserForLogin, loginPage } from '../authenticators';
+import { keptForRealm } from '../../tokens/client-config-cache';
+import { ATTEMPTED_USERNAME, authenticatorConfig, BROWSER_REGISTRY, findUserForLogin, loginPage } from '../authenticators';
+import { realmConfigStamp } from '../flow-definitions';
 import type { Authenticator, LoginContext, Outcome, Registry } from '../flow-engine';
 import { BROKER_NOTES } from './brokered-identity';
 import { authorizationUrl, BrokerError, supportsLogin } from './oidc-client';
@@ -62,8 +64,7 @@ const idpRedirector: Authenticator = {
     if (ctx.data.notes[BROKER_NOTES.CANCELLED]) return { kind: 'attempted' };
     const hint = ctx.request.kc_idp_hint;
     if (hint) return redirectTo(ctx, hint);
-    const config = exec.configId ? await ctx.db.models.AuthenticatorConfig.findByPk(exec.configId) : null;
-    const dflt = config?.config?.defaultProvider;
+    const dflt = (await authenticatorConfig(ctx, exec))?.defaultProvider;
     return dflt ? redirectTo(ctx, dflt) : { kind: 'attempted' };
   },
 };
@@ -117,11 +118,19 @@ export const LOGIN_REGISTRY: Registry = {
   conditions: BROWSER_REGISTRY.conditions,
 };
 
-/** The providers a login page offers: enabled, not hidden, not link-only (organization ones only when organizations are off). */
-export async function loginProviders(db: Db, realm: RealmModel): Promise<IdentityProviderModel[]> {
-  const rows = await db.models.IdentityProvider.findAll({ where: { realmId: realm.id, enabled: true }, order: [['alias', 'ASC']] });
+/**
+ * The providers a login page offers: enabled, not hidden, not link-only (organization ones only when
+ * organizations are off). Kept per node under the realm's cache version (identity_provider and the
+ * realm row raise it, migration 0013), as the flow definitions are.
+ */
+export function loginProviders(db: Db, realm: RealmModel): Promise<ReadonlyArray<{ alias: string; displayName: string | null }>> {
   const orgs = flag(realm.settings.organizationsEnabled);
-  return rows.filter((r) => !r.linkOnly && !r.hideOnLogin && supportsLogin(r) && !(orgs && r.organizationId));
+  return keptForRealm(db, `login-providers:${realm.id}:${orgs}`, realmConfigStamp(realm), async () => {
+    const rows = await db.models.IdentityProvider.findAll({ where: { realmId: realm.id, enabled: true }, order: [['alias', 'ASC']] });
+    return rows
+      .filter((r) => !r.linkOnly && !r.hideOnLogin && supportsLogin(r) && !(orgs && r.organizationId))
+      .map((r) => ({ alias: r.alias, displayName: r.displayName ?? null }));
+  });
 }
 
 /** The login page's links to the providers: each starts this login's broker request (`/broker/{alias}/login`). */
