@@ -1,9 +1,7 @@
 // @browser-once: Chromium drives these pages in the SQLite pass only (jest.config.js); their database behaviour is pinned over HTTP in both passes.
 import { existsSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { type Browser, chromium } from 'playwright-core';
-import { BROWSER, browserMissing } from '../browser/browser';
+import type { Browser } from 'playwright-core';
+import { BROWSER, type BrowserApp, browserApp, browserMissing } from '../browser/browser';
 import { type BrokerWorld, brokerWorld } from './broker-world';
 
 /**
@@ -17,27 +15,18 @@ if (!existsSync(BROWSER)) browserMissing();
 run('brokered login in Chromium', () => {
   let w: BrokerWorld;
   let browser: Browser;
-  let app: Server;
   let appUrl: string;
-  const received: URLSearchParams[] = [];
+  let received: URLSearchParams[];
+  let b: BrowserApp;
 
   beforeAll(async () => {
-    app = createServer((req, res) => {
-      const url = new URL(req.url ?? '/', 'http://x');
-      if (url.pathname === '/cb') received.push(url.searchParams);
-      res.writeHead(200, { 'content-type': 'text/html' }).end('<h1 id="app">Signed in</h1>');
-    });
-    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
-    appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}/cb`;
     w = await brokerWorld();
-    const client = (await w.api.get('/admin/realms/rp/clients?clientId=app').expect(200)).body[0];
-    await w.api.put(`/admin/realms/rp/clients/${client.id}`, { ...client, redirectUris: [appUrl] }).expect(204);
-    browser = await chromium.launch({ executablePath: BROWSER, args: ['--headless', '--no-sandbox'] });
+    b = await browserApp(w.api, 'rp');
+    ({ browser, appUrl, received } = b);
   }, 60_000);
   afterAll(async () => {
-    await browser?.close();
+    await b?.close();
     await w?.ts.close();
-    await new Promise<void>((resolve) => (app ? app.close(() => resolve()) : resolve()));
   });
 
   test('sign in with the provider from the login page', async () => {
