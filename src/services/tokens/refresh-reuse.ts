@@ -48,6 +48,32 @@ function parse(text: string | null): Record<string, ChainState> {
   }
 }
 
+const identify = (realm: RealmModel, claims: JWTPayload) => ({
+  key: typeof claims[REUSE_ID_CLAIM] === 'string' ? (claims[REUSE_ID_CLAIM] as string) : '',
+  jti: String(claims.jti ?? ''),
+  max: Number(realm.settings.refreshTokenMaxReuse ?? 0) || 0,
+});
+
+/**
+ * Whether introspection may call the refresh token `claims` active while the realm revokes refresh
+ * tokens (Keycloak's validateTokenReuseForIntrospection: the same rule, nothing counted or written).
+ */
+export async function refreshTokenIntrospectable(
+  db: Db,
+  realm: RealmModel,
+  userSessionId: string,
+  clientId: string,
+  claims: JWTPayload,
+): Promise<boolean> {
+  const row = await db.models.ClientSession.findOne({ where: { userSessionId, clientId }, attributes: ['refreshState'] });
+  if (!row) return false;
+  const { key, jti, max } = identify(realm, claims);
+  const chain = parse(row.refreshState)[key];
+  if (!chain) return true;
+  if (chain.t !== jti) return Number(claims.iat ?? 0) >= chain.l;
+  return chain.n <= max;
+}
+
 /**
  * Counts one use of the refresh token `claims` in the client session (userSessionId, clientId), whose
  * refresh issues a refresh token at `iat` (also the client session's new timestamp). Returns the
@@ -63,9 +89,7 @@ export async function countRefreshUse(
 ): Promise<string | undefined> {
   const CS = db.models.ClientSession;
   const where = { userSessionId, clientId };
-  const key = typeof claims[REUSE_ID_CLAIM] === 'string' ? (claims[REUSE_ID_CLAIM] as string) : '';
-  const jti = String(claims.jti ?? '');
-  const max = Number(realm.settings.refreshTokenMaxReuse ?? 0) || 0;
+  const { key, jti, max } = identify(realm, claims);
   const refuse = async (description: string) => {
     await CS.destroy({ where });
     return description;

@@ -160,6 +160,33 @@ test('offline tokens: counted on the offline client session, apart from the onli
   expect((await refresh(online.refresh_token)).status).toBe(200);
 });
 
+test('introspection applies the same rule without counting (validateTokenReuseForIntrospection)', async () => {
+  await settings(true, 0);
+  const introspect = async (t: unknown) =>
+    (
+      await request(ts.app)
+        .post(`/realms/${R}/protocol/openid-connect/token/introspect`)
+        .type('form')
+        .send(new URLSearchParams({ client_id: 'conf', client_secret: 's', token: String(t), token_type_hint: 'refresh_token' }).toString())
+        .expect(200)
+    ).body.active as boolean;
+  const first = (
+    await token({ grant_type: 'password', client_id: 'conf', client_secret: 's', username: 'alice', password: 'pw' }).expect(200)
+  ).body as Rep;
+  expect(await introspect(first.refresh_token)).toBe(true);
+  expect(await introspect(first.refresh_token)).toBe(true);
+  later();
+  const second = (await refresh(first.refresh_token, 'conf').expect(200)).body as Rep;
+  expect(await introspect(first.refresh_token)).toBe(false);
+  expect(await introspect(second.refresh_token)).toBe(true);
+  later();
+  const third = (await refresh(second.refresh_token, 'conf').expect(200)).body as Rep;
+  expect(await introspect(first.refresh_token)).toBe(false);
+  expect(await introspect(third.refresh_token)).toBe(true);
+  // Introspecting counted nothing: the newest token still refreshes once.
+  expect((await refresh(third.refresh_token, 'conf')).status).toBe(200);
+});
+
 describe('with suppress-refresh-token-rotation (the reuse check runs before the executor)', () => {
   const base = `/admin/realms/${R}/client-policies`;
   beforeAll(async () => {
