@@ -90,7 +90,8 @@ async function activeToken(db: Db, realm: RealmModel, token: string, hint: strin
   const { session, user } = await tokenSession(db, realm, client, claims);
   ev.userId = user.id;
   const refreshType = claims.typ === 'Refresh' || claims.typ === 'Offline';
-  if (refreshType && revokesRefreshTokens(realm) && !(await refreshTokenIntrospectable(db, realm, session.id, client.id, claims)))
+  const revoked = refreshType && session.id && revokesRefreshTokens(realm);
+  if (revoked && !(await refreshTokenIntrospectable(db, realm, session.id as string, client.id, claims)))
     throw new TokenCheckFailure(
       'invalid_token',
       `Realm revoke refresh token, token type is ${String(claims.typ)} and token is not eligible for introspection`,
