@@ -8,6 +8,10 @@ export class ClientSessionModel extends Model {
   declare realmId: string;
   declare offline: boolean;
   declare timestamp: number;
+  /** Refresh token reuse state per `reuse_id` (JSON; see services/tokens/refresh-reuse.ts), null until a refresh counts. */
+  declare refreshState: string | null;
+  /** Bumped on every write of refreshState (the conditional UPDATE's guard). */
+  declare refreshVersion: number;
 }
 
 export function initClientSession(sequelize: Sequelize) {
@@ -18,6 +22,8 @@ export function initClientSession(sequelize: Sequelize) {
       realmId: ref(),
       offline: bool(false),
       timestamp: { type: DataTypes.INTEGER, allowNull: false },
+      refreshState: { type: DataTypes.TEXT, allowNull: true },
+      refreshVersion: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
     },
     {
       sequelize,

@@ -116,9 +116,17 @@ export async function findActiveSession(db: Db, realm: RealmModel, id: string): 
   return null;
 }
 
-/** Marks the session and the client's client session as used now (refresh). */
-export async function touchSession(db: Db, s: UserSessionModel, clientId: string): Promise<void> {
+/**
+ * Marks the session and the client's client session as used now (refresh); with `link` false only
+ * the session (the refresh token reuse count, tokens/refresh-reuse.ts, wrote the client session).
+ */
+export async function touchSession(db: Db, s: UserSessionModel, clientId: string, link = true): Promise<void> {
   const now = nowSeconds();
+  if (!link) {
+    await db.models.UserSession.update({ lastAccess: now }, { where: { id: s.id } });
+    s.lastAccess = now;
+    return;
+  }
   await db.transaction(async () => {
     await db.models.UserSession.update({ lastAccess: now }, { where: { id: s.id } });
     // MySQL counts changed rows only, so look the row up instead of trusting update's count.

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader, type JWTPayload, jwtVerify, SignJWT } from 'jose';
 import { Op } from 'sequelize';
 import { realmKeys, verificationKeys } from '../../auth/realm-keys';
-import { clock } from '../../core/clock';
+import { clock, nowSeconds } from '../../core/clock';
 import { effectiveRoleIdsForUsers } from '../../core/effective-roles';
 import type { Db } from '../../db';
 import type { ClientModel } from '../../db/models/client';
@@ -14,6 +14,7 @@ import { recordLoginSuccess } from '../sessions/brute-force';
 import { createSession, findActiveSession, type NewSession, touchSession } from '../sessions/session-store';
 import { passwordExpired } from '../users/password-policy';
 import { refreshBindingError } from './token-binding';
+import { countRefreshUse, REUSE_ID_CLAIM, revokesRefreshTokens } from './refresh-reuse';
 import { consentStillCovers } from '../login/consent';
 import { verifyProfilePending } from '../login/update-profile';
 import { runDirectGrant } from '../login/direct-grant';
@@ -213,8 +214,21 @@ export async function refreshGrant(g: GrantCall): Promise<TokenResponse> {
   // Keycloak's verifyConsentStillAvailable: a revoked consent ends the refresh of what was issued on it.
   if (!(await consentStillCovers(db, user, client, scope)))
     throw await ev.fail('not_allowed', oauth(400, 'invalid_scope', 'Client no longer has requested consent from user'));
-  await touchSession(db, session, client.id);
-  const res = await issue({ db, realm, client, user, session, scope, req }, true);
+  // Keycloak's validateTokenReuseForRefresh, after validateToken and before the new tokens (and so
+  // before the client policies' TOKEN_REFRESH_RESPONSE executors, suppress-refresh-token-rotation).
+  const revoking = revokesRefreshTokens(realm);
+  const iat = nowSeconds();
+  if (revoking) {
+    const refused = await countRefreshUse(db, realm, session.id, client.id, claims, iat);
+    if (refused) {
+      ev.userId = null; // Keycloak names the user only once the reuse check passed
+      throw await ev.fail('invalid_token', oauth(400, 'invalid_grant', refused));
+    }
+  }
+  // The use's count wrote the client session's timestamp; touching it would bring back a detached one.
+  await touchSession(db, session, client.id, !revoking);
+  const reuseId = typeof claims[REUSE_ID_CLAIM] === 'string' ? (claims[REUSE_ID_CLAIM] as string) : null;
+  const res = await issue({ db, realm, client, user, session, scope, req, iat, reuseId }, true);
   if (claims.authorization && typeof claims.authorization === 'object') {
     const authorization = claims.authorization as JWTPayload;
     res.access_token = await withClaims(db, realm, res.access_token, { authorization });

@@ -18,6 +18,7 @@ import {
 } from './token-check';
 import { clientErrorCode, TokenEvent } from './token-events';
 import { oauth } from './tokens';
+import { refreshTokenIntrospectable, revokesRefreshTokens } from './refresh-reuse';
 
 /**
  * Token introspection (RFC 7662; Keycloak's TokenIntrospectionEndpoint and
@@ -88,6 +89,13 @@ async function activeToken(db: Db, realm: RealmModel, token: string, hint: strin
   ev.sessionId = str(claims.sid) ?? null;
   const { session, user } = await tokenSession(db, realm, client, claims);
   ev.userId = user.id;
+  const refreshType = claims.typ === 'Refresh' || claims.typ === 'Offline';
+  const revoked = refreshType && session.id && revokesRefreshTokens(realm);
+  if (revoked && !(await refreshTokenIntrospectable(db, realm, session.id as string, client.id, claims)))
+    throw new TokenCheckFailure(
+      'invalid_token',
+      `Realm revoke refresh token, token type is ${String(claims.typ)} and token is not eligible for introspection`,
+    );
   const scope = String(claims.scope ?? '');
   const mapped = await computeClaims(db, { realm, client, user, scope, sessionId: session.id, notes: sessionNotes(session, user, client) });
   const out: Claims = {};

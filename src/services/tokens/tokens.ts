@@ -19,6 +19,7 @@ import { checkPresentedToken, DPoPProofError } from './dpop';
 import { type ClientCertificate, confirmations, type TokenBinding } from './token-binding';
 import type { RealmKey } from '../../auth/keys';
 import { encryptForClient, encryptionFor, oidcHash, signatureAlgorithm, signForClient, signingKey, signToken } from './signing';
+import { REUSE_ID_CLAIM, revokesRefreshTokens } from './refresh-reuse';
 
 const log = getLogger('idserver.oidc');
 
@@ -98,6 +99,13 @@ export interface Issuance {
    * channel's hashes of what travels with it and the detached signature's claims).
    */
   idFinish?: (claims: JWTPayload, key: RealmKey) => JWTPayload;
+  /** The tokens' `iat` (a refresh counted its use at it, refresh-reuse.ts); now when not given. */
+  iat?: number;
+  /**
+   * The refresh token's `reuse_id` while the realm revokes refresh tokens: a refresh passes on its
+   * token's (null: it had none); a login (undefined) starts a new chain.
+   */
+  reuseId?: string | null;
 }
 
 /**
@@ -116,11 +124,17 @@ async function mappedClaims({ db, realm, client, user, session, scope, req }: Is
   return computeClaims(db, { realm, client, user, scope: requested, sessionId: session?.id, notes });
 }
 
+/** Keycloak's Constants.REUSE_ID claim of a refresh token, while the realm revokes refresh tokens. */
+function reuseClaim(realm: RealmModel, reuseId: string | null | undefined): JWTPayload {
+  if (!revokesRefreshTokens(realm) || reuseId === null) return {};
+  return { [REUSE_ID_CLAIM]: reuseId ?? randomUUID() };
+}
+
 /** Signs the tokens of a grant; the refresh token's type and lifetime follow the session (online, offline). */
 export async function issue(t: Issuance, withRefresh: boolean): Promise<TokenResponse> {
   const { db, realm, client, user, session, scope, req } = t;
   const sessionId = session?.id;
-  const iat = now();
+  const iat = t.iat ?? now();
   const iss = issuerOf(req.baseUrl, realm.name);
   const attributes = (client.settings.attributes ?? {}) as Record<string, string>;
   const lifespan = Number(attributes['access.token.lifespan'] ?? setting(realm, 'accessTokenLifespan', 300));
@@ -166,6 +180,7 @@ export async function issue(t: Issuance, withRefresh: boolean): Promise<TokenRes
       sid: sessionId,
       scope,
       ...(cnf.refresh ? { cnf: cnf.refresh } : {}),
+      ...reuseClaim(realm, t.reuseId),
     });
   }
   if (scope.split(' ').includes('openid')) {
