@@ -12,7 +12,7 @@ import { effectiveRoleIdsForUsers, expandComposites } from '../../core/effective
 import { claimValue, convert, setClaim } from './claim-values';
 import type { Claims } from '../../representations/token';
 import { escapeName } from '../groups/group-paths';
-import { acrClaim } from '../login/loa';
+import { acrClaim } from './acr';
 import { mapperType } from '../../keycloak/mapper-types';
 import {
   asksOrganizationScope,
