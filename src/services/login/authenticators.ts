@@ -8,6 +8,7 @@ import { lockoutOf, recordLoginFailure, recordLoginSuccess } from '../sessions/b
 import { hashSettings } from '../users/password-policy';
 import { federatedPasswordValid, findLoginUser } from '../user-storage/federation';
 import type { Authenticator, Condition, LoginContext, Outcome, Page, Registry } from './flow-engine';
+import { cookieLevel, LOA_CONDITION, levelOfAuthentication } from './loa';
 import { verifyUserOtp } from './otp';
 import { authTimeOf, ssoFromCookie } from './sso';
 
@@ -115,9 +116,19 @@ const cookie: Authenticator = {
   async authenticate(ctx) {
     const sso = await ssoFromCookie(ctx.db, ctx.realm, ctx.identityCookie);
     if (!sso) return { kind: 'attempted' };
-    if ((ctx.request.prompt ?? '').split(' ').includes('login')) return { kind: 'attempted' };
-    if (ctx.request.max_age !== undefined && nowSeconds() - authTimeOf(sso.session) > Number(ctx.request.max_age))
+    const reauth =
+      (ctx.request.prompt ?? '').split(' ').includes('login') ||
+      (ctx.request.max_age !== undefined && nowSeconds() - authTimeOf(sso.session) > Number(ctx.request.max_age));
+    const notes = (sso.session.notes ?? undefined) as Record<string, string> | undefined;
+    if (reauth) {
+      cookieLevel(ctx, notes, true);
       return { kind: 'attempted' };
+    }
+    // Step-up (a higher level than the SSO session still gives): the user is known, the levels asked for follow.
+    if (cookieLevel(ctx, notes, false) === 'step-up') {
+      ctx.user = sso.user;
+      return { kind: 'attempted' };
+    }
     ctx.user = sso.user;
     ctx.userSession = sso.session;
     ctx.data.notes.SSO_SESSION = sso.session.id;
@@ -334,6 +345,7 @@ const AUTHENTICATORS: Record<string, Authenticator> = {
 const CONDITIONS: Record<string, Condition> = {
   'conditional-user-configured': userConfigured,
   'conditional-user-role': userRole,
+  [LOA_CONDITION]: levelOfAuthentication,
 };
 
 /** The browser flow's own authenticators (identity brokering adds its own, broker/idp-redirect.ts). */

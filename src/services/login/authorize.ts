@@ -227,6 +227,8 @@ export async function checkRequestForClient(
     'kc_action',
     'kc_idp_hint',
     'dpop_jkt',
+    'acr_values',
+    'claims',
   ] as const) {
     if (params[k] !== undefined && params[k] !== '') request[k] = params[k];
   }

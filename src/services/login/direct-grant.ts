@@ -212,7 +212,8 @@ export interface DirectGrantInput {
 }
 
 export type DirectGrantResult =
-  | { kind: 'success'; user: UserModel; passwordDate?: number }
+  /** `level`: the level of authentication a conditional-level-of-authentication step reached (the acr claim's). */
+  | { kind: 'success'; user: UserModel; passwordDate?: number; level?: number }
   /** `event` is the LOGIN_ERROR code, `reply` the answer. */
   | { kind: 'failure'; event: string; reply: OAuthReply };
 
@@ -275,7 +276,8 @@ export async function runDirectGrant(input: DirectGrantInput): Promise<DirectGra
     const result = await FlowRun.over(ctx, DIRECT_GRANT_REGISTRY, defs.executions as AuthExecutionModel[]).process(flowId);
     if (result.kind === 'challenge') return browserOnly(result.page.page);
     if (!result.successful || !ctx.user) return { kind: 'failure', event: 'invalid_user_credentials', reply: INVALID };
-    return { kind: 'success', user: ctx.user, passwordDate: ctx.passwordDate };
+    const level = ctx.data.notes[LOA_NOTE] === undefined ? undefined : Number(ctx.data.notes[LOA_NOTE]);
+    return { kind: 'success', user: ctx.user, passwordDate: ctx.passwordDate, ...(level === undefined ? {} : { level }) };
   } catch (e) {
     if (!(e instanceof FlowError)) throw e;
     if (e.reply) return { kind: 'failure', event: e.error, reply: e.reply };

@@ -129,6 +129,8 @@ export interface LoginContext {
   baseUrl?: string;
   /** Authenticator configs by id, when the run has them at hand (the realm's flow definitions); else read by id. */
   authConfigs?: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  /** The browser flow's levels of authentication → their loa-max-age (loa.ts); absent in other flows. */
+  loaMaxAges?: Readonly<Record<number, number>>;
 }
 
 export interface Authenticator {

@@ -34,6 +34,7 @@ import { KC_NOTES, kcActionOf, kcActionResponse, requireRecentAuthentication, se
 import { sendBack } from './authorization-response';
 import { frontChannelTokens } from './implicit-tokens';
 import { ResponseType } from './response-types';
+import { levelFulfilled, loaMaxAges, loaSessionNotes, requestedLoa } from './loa';
 
 /**
  * Browser login (issue 14): the authorization endpoint starts a login (an authentication session
@@ -107,6 +108,13 @@ export async function authorize(
       ? await promptCreateStart(db, realm, req.ipAddress, check.client.clientId)
       : undefined;
   if (started && 'refused' in started) return realmPage(db, realm, req, started.refused, req.params.ui_locales);
+  // An essential acr no level maps to (or under the client's minimum) refuses the request (Keycloak's AuthorizationEndpoint).
+  if (requestedLoa(realm, check.client, check.request).error) {
+    ev.detail('reason', 'Invalid requested essential acr value');
+    await ev.error('invalid_request');
+    const message = { key: 'invalidParameterMessage', params: ['claims'] };
+    return realmPage(db, realm, req, { page: 'error', status: 400, message }, req.params.ui_locales);
+  }
   const root = await rootOf(db, realm, req.cookies.AUTH_SESSION_ID);
   await requireRecentAuthentication(db, realm, check.request, req.cookies.KEYCLOAK_IDENTITY);
   const authSession = await createAuthSession(db, realm, root, check.client.id, check.request as Record<string, string>);
@@ -239,6 +247,8 @@ async function runLogin(
       : broker
         ? broker.flowId
         : browserFlowId(realm, client.settings, defs, data.notes[REQUESTED_FLOW_NOTE]);
+  // The browser flow's levels of authentication (loa.ts), read from the flow definitions at hand.
+  if (!reset && !registration && !broker && flowId) ctx.loaMaxAges = loaMaxAges(defs, flowId);
   if (!flowId) {
     await ev.error('invalid_flow');
     return page({ page: 'error', status: 500, message: { key: 'internalServerErrorMessage' } });
@@ -254,6 +264,9 @@ async function runLogin(
     const registry = reset ? RESET_REGISTRY : registration ? REGISTRATION_REGISTRY : (broker?.registry ?? LOGIN_REGISTRY);
     const run = FlowRun.over(ctx, registry, defs.executions);
     result = action ? await run.action(flowId, action.executionId) : await run.process(flowId);
+    // An essential acr the flow did not reach (ConditionalLoaAuthenticator.onTopFlowSuccess).
+    if (result.kind === 'done' && result.successful && !levelFulfilled(ctx))
+      throw new FlowError('generic_authentication_error', { page: 'error', status: 400, message: { key: 'acrNotFulfilled' } });
   } catch (e) {
     if (!(e instanceof FlowError)) throw e;
     await ev.error(e.error);
@@ -404,19 +417,27 @@ async function completeLogin(
     return afterFlowPage(ctx, req, await page(consent.page), 'consent', OAUTH_GRANT);
   }
   let session: UserSessionModel | undefined = ctx.userSession;
-  if (session) await touchSession(db, session, client.id);
-  else {
+  // The levels reached and this client's level (loa.ts), kept in the user session's notes for its tokens.
+  const levels = loaSessionNotes(ctx, Boolean(session));
+  if (session) {
+    await touchSession(db, session, client.id);
+    const notes = (session.notes ?? {}) as Record<string, string>;
+    if (Object.entries(levels).some(([k, v]) => notes[k] !== v)) {
+      session.notes = { ...notes, ...levels };
+      await db.models.UserSession.update({ notes: session.notes }, { where: { id: session.id } });
+    }
+  } else {
     // A browser signed in as someone else before: that SSO session ends with this sign-in.
     const previous = ctx.identityCookie ? await ssoFromCookie(db, realm, ctx.identityCookie) : null;
     if (previous && previous.user.id !== user.id) await removeSessions(db, [previous.session.id]);
     if (previous && previous.user.id === user.id) {
       session = previous.session;
       // Signed in again (prompt=login, max_age, max_auth_age): the session's authentication time is now.
-      session.notes = { ...(session.notes ?? {}), AUTH_TIME: String(nowSeconds()) };
+      session.notes = { ...(session.notes ?? {}), ...levels, AUTH_TIME: String(nowSeconds()) };
       await db.models.UserSession.update({ notes: session.notes }, { where: { id: session.id } });
       await touchSession(db, session, client.id);
     } else {
-      const notes = brokerSessionNotes(data.notes);
+      const notes = { ...brokerSessionNotes(data.notes), ...levels };
       session = await createSession(db, realm, {
         user,
         client,

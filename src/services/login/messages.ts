@@ -44,6 +44,7 @@ export const ENGLISH: Record<string, string> = {
   wrongClientProtocolMessage: 'Wrong client protocol.',
   missingParameterMessage: 'Missing parameter: {0}',
   invalidParameterMessage: 'Invalid parameter: {0}',
+  acrNotFulfilled: 'Authentication requirements not fulfilled',
   realmNotEnabledMessage: 'Realm not enabled.',
   realmNotFoundMessage: 'Realm does not exist.',
   expiredCodeMessage: 'Login timeout. Please sign in again.',

@@ -114,7 +114,9 @@ export async function passwordGrant(g: GrantCall): Promise<TokenResponse> {
   if (offline && !(await mayGoOffline(db, realm, user)))
     throw await ev.fail('not_allowed', oauth(400, 'not_allowed', 'Offline tokens not allowed for the user or client'));
   await recordLoginSuccess(db, realm, user);
-  return loggedIn(g, user, scope, { offline }, true);
+  // The level the direct grant flow reached is the acr claim's (the `loa:<client id>` note, as a browser login's: acr.ts).
+  const notes = run.level === undefined ? undefined : { [`loa:${client.id}`]: JSON.stringify({ l: run.level }) };
+  return loggedIn(g, user, scope, { offline, ...(notes ? { notes } : {}) }, true);
 }
 
 /** grant_type=client_credentials: the client's service-account user. */

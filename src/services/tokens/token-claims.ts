@@ -12,6 +12,7 @@ import { effectiveRoleIdsForUsers, expandComposites } from '../../core/effective
 import { claimValue, convert, setClaim } from './claim-values';
 import type { Claims } from '../../representations/token';
 import { escapeName } from '../groups/group-paths';
+import { acrClaim } from './acr';
 import { mapperType } from '../../keycloak/mapper-types';
 import {
   asksOrganizationScope,
@@ -540,7 +541,7 @@ function apply(pm: ProtocolMapperModel, f: Facts, out: Out): void {
       if (f.origins.length) put('allowed-origins', f.origins);
       return;
     case 'oidc-acr-mapper':
-      put('acr', '1');
+      put('acr', acrClaim(f.input.realm, f.input.client, f.input.notes));
       return;
     case 'oidc-amr-mapper':
       put('amr', ['pwd']);

@@ -239,6 +239,29 @@ describe('the flow as edited through the admin API, in the very next grant', () 
     }
   });
 
+  test('the level the direct grant flow reached is the acr claim (AcrProtocolMapper)', async () => {
+    await newFlow('level two');
+    await addExecution('level two', 'direct-grant-validate-username', 'REQUIRED');
+    await addExecution('level two', 'direct-grant-validate-password', 'REQUIRED');
+    const two = await conditionalSubFlow('level two', 'level two only');
+    await addExecution(two, 'conditional-level-of-authentication', 'REQUIRED', { 'loa-condition-level': '2', 'loa-max-age': '0' });
+    await addExecution(two, 'allow-access-authenticator', 'REQUIRED');
+    const acrOf = async () => {
+      const res = await grant({ username: 'plain', password: 'pw', scope: 'openid' });
+      expect(res.status).toBe(200);
+      const claims = (t: string) => JSON.parse(Buffer.from(t.split('.')[1], 'base64url').toString()).acr;
+      // admin-cli's access token is a lightweight one: the ID token carries the claim.
+      return claims(res.body.id_token);
+    };
+    expect(await acrOf()).toBe('1');
+    await api.put(A, { directGrantFlow: 'level two' }).expect(204);
+    try {
+      expect(await acrOf()).toBe('2');
+    } finally {
+      await api.put(A, { directGrantFlow: 'direct grant' }).expect(204);
+    }
+  });
+
   test('a step that needs a browser, REQUIRED in the direct grant flow: 400 naming it, never a 500', async () => {
     await newFlow('browserish');
     await addExecution('browserish', 'auth-username-password-form', 'REQUIRED');
