@@ -303,3 +303,29 @@ export function ldapComponent(slapd: Pick<TestSlapd, 'url'>, realmId: string, co
     config: Object.fromEntries(Object.entries({ ...base, ...config }).map(([k, v]) => [k, [v]])),
   };
 }
+
+/** A person's entry in the test directory (`sn`, `cn`, `mail`), or undefined when there is none. */
+export async function personEntry(slapd: Pick<TestSlapd, 'admin'>, uid: string) {
+  const c = await slapd.admin();
+  try {
+    return (await c.search(`uid=${uid},${PEOPLE_DN}`, { scope: 'base', attributes: ['sn', 'cn', 'mail'] })).searchEntries[0];
+  } catch (e) {
+    if (e instanceof NoSuchObjectError) return undefined;
+    throw e;
+  } finally {
+    await c.unbind();
+  }
+}
+
+/** Whether the directory accepts this person's password (a simple bind). */
+export async function personCanBind(slapd: Pick<TestSlapd, 'url'>, uid: string, password: string): Promise<boolean> {
+  const u = new Client({ url: slapd.url });
+  try {
+    await u.bind(`uid=${uid},${PEOPLE_DN}`, password);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await u.unbind();
+  }
+}

@@ -1,7 +1,6 @@
-import { Client, NoSuchObjectError } from 'ldapts';
 import { exchange, formAction, Jar, type LoginWorld, loginWorld, pageError, redirectParams } from '../login/browser-client';
 import { createdId } from '../helpers/fixtures';
-import { describeWithSlapd, ldapComponent, PEOPLE_DN, startSlapd, type TestSlapd } from '../helpers/slapd';
+import { describeWithSlapd, ldapComponent, PEOPLE_DN, personCanBind, personEntry, startSlapd, type TestSlapd } from '../helpers/slapd';
 import { closeLdapPools } from '../../src/services/user-storage/ldap-connection';
 
 /**
@@ -25,28 +24,8 @@ const htmlText = (s: string) =>
 const fieldError = (html: string, name: string) => htmlText(new RegExp(`id="input-error-${name}"[^>]*>([^<]*)<`).exec(html)?.[1] ?? '');
 const find = async (username: string) =>
   (await w.api.get(`/admin/realms/${R}/users?username=${username}&exact=true&briefRepresentation=false`).expect(200)).body[0];
-async function ldapEntry(uid: string) {
-  const c = await slapd.admin();
-  try {
-    return (await c.search(`uid=${uid},${PEOPLE_DN}`, { scope: 'base', attributes: ['sn', 'cn', 'mail'] })).searchEntries[0];
-  } catch (e) {
-    if (e instanceof NoSuchObjectError) return undefined;
-    throw e;
-  } finally {
-    await c.unbind();
-  }
-}
-async function canBind(uid: string, password: string) {
-  const u = new Client({ url: slapd.url });
-  try {
-    await u.bind(`uid=${uid},${PEOPLE_DN}`, password);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await u.unbind();
-  }
-}
+const ldapEntry = (uid: string) => personEntry(slapd, uid);
+const canBind = (uid: string, password: string) => personCanBind(slapd, uid, password);
 async function registerForm(jar: Jar): Promise<string> {
   const login = await jar.fetch(w.authUrl());
   const link = /id="kc-register-link" href="([^"]+)"/.exec(await login.text())?.[1] as string;

@@ -1,8 +1,16 @@
-import { Client, NoSuchObjectError } from 'ldapts';
 import request from 'supertest';
 import { createdId, createUser, realmServer } from '../helpers/fixtures';
 import type { AdminApi, TestServer } from '../helpers/server';
-import { describeWithSlapd, ldapComponent, PEOPLE_DN, ROOT_PW, startSlapd, type TestSlapd } from '../helpers/slapd';
+import {
+  describeWithSlapd,
+  ldapComponent,
+  PEOPLE_DN,
+  personCanBind,
+  personEntry,
+  ROOT_PW,
+  startSlapd,
+  type TestSlapd,
+} from '../helpers/slapd';
 import { closeLdapPools } from '../../src/services/user-storage/ldap-connection';
 
 /**
@@ -29,28 +37,8 @@ const grant = (R: string, username: string, password: string) =>
     .send({ grant_type: 'password', client_id: 'admin-cli', username, password });
 const find = async (R: string, username: string) =>
   (await api.get(`/admin/realms/${R}/users?username=${username}&exact=true`).expect(200)).body[0];
-async function ldapEntry(uid: string) {
-  const c = await slapd.admin();
-  try {
-    return (await c.search(`uid=${uid},${PEOPLE_DN}`, { scope: 'base', attributes: ['sn', 'cn', 'mail'] })).searchEntries[0];
-  } catch (e) {
-    if (e instanceof NoSuchObjectError) return undefined;
-    throw e;
-  } finally {
-    await c.unbind();
-  }
-}
-async function canBind(uid: string, password: string) {
-  const u = new Client({ url: slapd.url });
-  try {
-    await u.bind(`uid=${uid},${PEOPLE_DN}`, password);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await u.unbind();
-  }
-}
+const ldapEntry = (uid: string) => personEntry(slapd, uid);
+const canBind = (uid: string, password: string) => personCanBind(slapd, uid, password);
 
 // A first test server on MariaDB migrates its template database, and each realm is many statements there.
 jest.setTimeout(120_000);

@@ -150,14 +150,7 @@ export async function clientPoliciesOnAuthorization(
     | 'LOGOUT_REQUEST' = 'AUTHORIZATION_REQUEST',
   extra: Pick<PolicyContext, 'rawParams' | 'requestObject' | 'par' | 'issuer' | 'effects'> = {},
 ): Promise<{ error: string; description: string } | undefined> {
-  if (!hasClientPolicies(realm)) return undefined;
-  try {
-    await evaluateClientPolicies({ event, db, realm, client, params, ...extra });
-    return undefined;
-  } catch (e) {
-    if (e instanceof ClientPolicyViolation) return { error: e.error, description: e.detail };
-    throw e;
-  }
+  return refusalOf(db, realm, client, event, params, extra);
 }
 
 /**
@@ -173,9 +166,21 @@ export async function clientPoliciesOnBackchannel(
   params: Record<string, string | undefined>,
   extra: Pick<PolicyContext, 'rawParams' | 'requestObject' | 'issuer' | 'ciba' | 'binding' | 'clientCert' | 'effects'> = {},
 ): Promise<{ error: string; description: string } | undefined> {
+  return refusalOf(db, realm, client, event, params, extra);
+}
+
+/** The refusal of the realm's client policies for one request event, if any (none: the request may go on). */
+async function refusalOf(
+  db: Db,
+  realm: RealmModel,
+  client: ClientModel,
+  event: PolicyContext['event'],
+  params: Record<string, string | undefined>,
+  extra: Partial<PolicyContext>,
+): Promise<{ error: string; description: string } | undefined> {
   if (!hasClientPolicies(realm)) return undefined;
   try {
-    await evaluateClientPolicies({ event, db, realm, client, params, ...extra });
+    await evaluateClientPolicies({ ...extra, event, db, realm, client, params });
     return undefined;
   } catch (e) {
     if (e instanceof ClientPolicyViolation) return { error: e.error, description: e.detail };

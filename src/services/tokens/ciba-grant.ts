@@ -1,17 +1,14 @@
 import { decodeJwt, decodeProtectedHeader, SignJWT } from 'jose';
 import { realmKeys } from '../../auth/realm-keys';
-import { Op } from 'sequelize';
 import { nowSeconds } from '../../core/clock';
-import { effectiveRoleIdsForUsers } from '../../core/effective-roles';
 import type { Db } from '../../db';
 import type { RealmModel } from '../../db/models/realm';
-import type { UserModel } from '../../db/models/user';
 import { type PolicyEffects, clientPoliciesOnBackchannel } from '../client-policies';
 import { grantConsent } from '../login/consent';
 import { createSession } from '../sessions/session-store';
 import { cibaGrantEnabled } from './ciba-channel';
 import { cibaRequestByAuthReqId, claimPoll, consumeCibaRequest } from './ciba-store';
-import type { GrantCall } from './grants';
+import { type GrantCall, mayGoOffline } from './grants';
 import { effectiveClientScopes } from './token-claims';
 import { grantedScope, issue, oauth, type TokenResponse } from './tokens';
 
@@ -35,17 +32,6 @@ async function withAuthTime(db: Db, realm: RealmModel, token: string, authTime: 
   return new SignJWT({ ...decodeJwt(token), auth_time: authTime })
     .setProtectedHeader({ alg: String(header.alg), typ: 'JWT', kid: key.kid })
     .sign(key.privateKey);
-}
-
-/** Whether the user holds the realm's `offline_access` role (directly, by composite or by group). */
-async function mayGoOffline(db: Db, realm: RealmModel, user: UserModel): Promise<boolean> {
-  const effective = (await effectiveRoleIdsForUsers(db, [user.id])).get(user.id) ?? new Set<string>();
-  if (!effective.size) return false;
-  const role = await db.models.Role.findOne({
-    where: { containerId: realm.id, clientId: null, name: 'offline_access', id: { [Op.in]: [...effective] } },
-    attributes: ['id'],
-  });
-  return Boolean(role);
 }
 
 /** POST .../token with grant_type=urn:openid:params:grant-type:ciba. */

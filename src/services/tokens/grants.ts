@@ -36,7 +36,7 @@ const ids = (res: TokenResponse) => ({
 });
 
 /** True when the user holds the realm's `offline_access` role (directly, by composite or by group). */
-async function mayGoOffline(db: Db, realm: RealmModel, user: UserModel): Promise<boolean> {
+export async function mayGoOffline(db: Db, realm: RealmModel, user: UserModel): Promise<boolean> {
   const effective = (await effectiveRoleIdsForUsers(db, [user.id])).get(user.id) ?? new Set<string>();
   if (!effective.size) return false;
   const role = await db.models.Role.findOne({
