@@ -57,6 +57,9 @@ beforeAll(async () => {
       'authorization.encrypted.response.enc': 'A256GCM',
     },
   });
+  await client('jarm-nokey', {
+    attributes: { 'authorization.encrypted.response.alg': 'RSA-OAEP', 'authorization.encrypted.response.enc': 'A256GCM' },
+  });
   // Remote, fetched again for an unknown kid: fallback keys are made on first use.
   jwks = createRemoteJWKSet(new URL(`${issuer}/protocol/openid-connect/certs`), { cooldownDuration: 0 });
 });
@@ -367,6 +370,13 @@ describe('response modes', () => {
     const claims: JWTPayload = await verify(inner);
     expect([claims.aud, claims.state]).toEqual(['jarm-enc', 'st-1']);
     expect(decodeJwt(String(claims.id_token)).c_hash).toBe(half('sha256', String(claims.code)));
+  });
+
+  test('an encrypted response for a client without an encryption key is the internal-error page, not a response it cannot read', async () => {
+    const res = await signIn(new Jar(), authUrl({ client_id: 'jarm-nokey', response_type: 'code', response_mode: 'jwt' }));
+    expect(res.status).toBe(500);
+    expect(res.headers.get('location')).toBeNull();
+    expect(await res.text()).toContain('An unexpected error happened while handling your request.');
   });
 });
 

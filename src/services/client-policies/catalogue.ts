@@ -2,6 +2,9 @@ import type { ConfigPropertyRep } from '../../representations/config-property';
 import { CONDITIONS } from './conditions';
 import { EXECUTORS } from './executors';
 
+/** The signature algorithms FAPI allows (PS and ES), offered as the default of the executors that set one. */
+const FAPI_SIGNATURE_ALGS = ['PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512'];
+
 /**
  * Server info's view of client policies: the executors and conditions that act (executors.ts,
  * conditions.ts, plus `secret-rotation`), as Keycloak's ComponentTypeRepresentation under its SPI
@@ -100,14 +103,14 @@ const EXECUTOR_INFO: Record<string, { helpText: string; properties: ConfigProper
   'secure-ciba-req-sig-algorithm': {
     helpText: 'Clients must sign their CIBA authentication requests with a PS or ES algorithm (set on create and update when absent).',
     properties: [
-      prop('default-algorithm', 'Default Signature Algorithm', 'The algorithm set when a client names none.', 'List', 'PS256', [
+      prop(
+        'default-algorithm',
+        'Default Signature Algorithm',
+        'The algorithm set when a client names none.',
+        'List',
         'PS256',
-        'PS384',
-        'PS512',
-        'ES256',
-        'ES384',
-        'ES512',
-      ]),
+        FAPI_SIGNATURE_ALGS,
+      ),
     ],
   },
   'secure-ciba-session': { helpText: 'CIBA authentication requests must carry a binding_message.', properties: [] },
@@ -174,14 +177,7 @@ const EXECUTOR_INFO: Record<string, { helpText: string; properties: ConfigProper
   'secure-signature-algorithm': {
     helpText: 'Client signature algorithms must be PS256, PS384, PS512, ES256, ES384 or ES512; unset ones get the default.',
     properties: [
-      prop('default-algorithm', 'Default Signature Algorithm', 'Set where a client names none.', 'List', 'PS256', [
-        'PS256',
-        'PS384',
-        'PS512',
-        'ES256',
-        'ES384',
-        'ES512',
-      ]),
+      prop('default-algorithm', 'Default Signature Algorithm', 'Set where a client names none.', 'List', 'PS256', FAPI_SIGNATURE_ALGS),
     ],
   },
   'secure-signature-algorithm-signed-jwt': {

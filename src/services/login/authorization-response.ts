@@ -1,12 +1,11 @@
-import { CompactEncrypt, importJWK, type JWK } from 'jose';
 import { nowSeconds } from '../../core/clock';
+import { HttpError } from '../../core/errors';
 import { issuerOf } from '../../core/issuer';
 import type { Db } from '../../db';
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
 import { getLogger } from '../../logging';
-import { clientJwks } from '../tokens/client-keys';
-import { signToken } from '../tokens/signing';
+import { encryptForClient, signToken } from '../tokens/signing';
 import { codeLifespan } from './auth-sessions';
 import { authorizationResponse, type BrowserRequest, type BrowserResponse, type CookieOp, realmPage } from './browser-response';
 import { isJwtMode, type ResponseMode } from './response-types';
@@ -51,7 +50,7 @@ export async function responseToClient(
     exp: nowSeconds() + codeLifespan(realm),
   };
   for (const [k, v] of Object.entries(params)) if (v !== undefined) claims[k] = v;
-  const response = await encryptForClient(client, await signResponse(db, realm, client, claims));
+  const response = await encryptResponse(client, await signResponse(db, realm, client, claims));
   const plain = mode.slice(0, -'.jwt'.length) as 'query' | 'fragment' | 'form_post';
   return authorizationResponse(redirectUri, plain, { response });
 }
@@ -61,31 +60,22 @@ async function signResponse(db: Db, realm: RealmModel, client: ClientModel, clai
   return (await signToken(db, realm, client, 'authorization', claims)).jwt;
 }
 
-/** JWE of the signed response to the client's encryption key, when the client asks for it. */
-async function encryptForClient(client: ClientModel, jws: string): Promise<string> {
+/**
+ * JWE of the signed response to the client's encryption key (signing.ts, as ID tokens are encrypted),
+ * when the client names both `authorization.encrypted.response.alg` and `.enc`. A client without a
+ * usable key gets Keycloak's internal-error page (sendBack), not a response it cannot read.
+ */
+async function encryptResponse(client: ClientModel, jws: string): Promise<string> {
   const a = attrsOf(client);
   const alg = a['authorization.encrypted.response.alg'];
   const enc = a['authorization.encrypted.response.enc'];
   if (!alg || !enc) return jws;
-  let jwk: JWK | undefined;
   try {
-    const set = await clientJwks(client);
-    jwk = set?.keys.find((k) => k.use === 'enc' && (!k.alg || k.alg === alg)) as JWK | undefined;
-  } catch {
-    jwk = undefined;
-  }
-  if (!jwk) {
-    log.warn(`Client ${client.clientId}: no encryption key for the authorization response algorithm ${alg}`);
-    throw new ResponseSigningError('can not get encryption KEK');
-  }
-  try {
-    const key = await importJWK({ ...jwk, alg }, alg);
-    return await new CompactEncrypt(new TextEncoder().encode(jws))
-      .setProtectedHeader({ alg, enc, cty: 'JWT', ...(jwk.kid ? { kid: jwk.kid } : {}) })
-      .encrypt(key);
+    return await encryptForClient(client, jws, { alg, enc });
   } catch (e) {
-    log.warn(`Client ${client.clientId}: the authorization response could not be encrypted: ${(e as Error).message}`);
-    throw new ResponseSigningError('can not encrypt the authorization response');
+    if (!(e instanceof HttpError)) throw e;
+    log.warn(`Client ${client.clientId}: the authorization response could not be encrypted (${alg}): ${e.message}`);
+    throw new ResponseSigningError('can not get encryption KEK');
   }
 }
 
