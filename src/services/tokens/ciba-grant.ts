@@ -1,8 +1,5 @@
-import { decodeJwt, decodeProtectedHeader, SignJWT } from 'jose';
-import { realmKeys } from '../../auth/realm-keys';
+import { decodeJwt } from 'jose';
 import { nowSeconds } from '../../core/clock';
-import type { Db } from '../../db';
-import type { RealmModel } from '../../db/models/realm';
 import { type PolicyEffects, clientPoliciesOnBackchannel } from '../client-policies';
 import { grantConsent } from '../login/consent';
 import { createSession } from '../sessions/session-store';
@@ -23,16 +20,6 @@ export { CIBA_GRANT_TYPE } from './ciba-channel';
  * gains the scopes shown on the consent screen, as Keycloak's grant records it.
  */
 const AUTH_REQ_ID = /^[A-Za-z0-9_-]{43}$/;
-
-/** The ID token signed again by its key with `auth_time` (Keycloak sets the session's AUTH_TIME note when the grant logs the user in). */
-async function withAuthTime(db: Db, realm: RealmModel, token: string, authTime: number): Promise<string> {
-  const header = decodeProtectedHeader(token);
-  const key = (await realmKeys(db, realm)).find((k) => k.kid === header.kid && k.algorithm === header.alg);
-  if (!key?.privateKey) return token;
-  return new SignJWT({ ...decodeJwt(token), auth_time: authTime })
-    .setProtectedHeader({ alg: String(header.alg), typ: 'JWT', kid: key.kid })
-    .sign(key.privateKey);
-}
 
 /** POST .../token with grant_type=urn:openid:params:grant-type:ciba. */
 export async function cibaGrant(g: GrantCall): Promise<TokenResponse> {
@@ -99,8 +86,9 @@ export async function cibaGrant(g: GrantCall): Promise<TokenResponse> {
   await grantConsent(db, user, client, shown);
   ev.sessionId = session.id;
   ev.detail('consent', 'consent_granted').detail('code_id', session.id);
-  const res = await issue({ db, realm, client, user, session, scope, req: { ...req, form: { ...req.form, scope: row.scope } } }, true);
-  if (res.id_token) res.id_token = await withAuthTime(db, realm, res.id_token, authTime);
+  // auth_time in the ID token before it is signed (and encrypted): Keycloak sets the session's AUTH_TIME note when the grant logs the user in.
+  const form = { ...req.form, scope: row.scope };
+  const res = await issue({ db, realm, client, user, session, scope, req: { ...req, form }, idExtra: { auth_time: authTime } }, true);
   ev.detail('token_id', String(decodeJwt(res.access_token).jti ?? ''))
     .detail('refresh_token_id', res.refresh_token ? String(decodeJwt(res.refresh_token).jti ?? '') : undefined)
     .detail('refresh_token_type', offline ? 'Offline' : 'Refresh')

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID, type webcrypto } from 'node:crypto';
-import { decodeJwt, exportJWK, SignJWT } from 'jose';
+import { compactDecrypt, decodeJwt, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import request from 'supertest';
 import { clock } from '../../../src/core/clock';
 import { createClient, createRealm, createUser, expectStatus } from '../../helpers/fixtures';
@@ -113,6 +113,7 @@ const creds: Record<string, string> = {
   plain: 'plain-secret',
   pinger: 'pinger-secret',
   signer: 'signer-secret',
+  sealed: 'sealed-secret',
 };
 const authRequest = (fields: Record<string, string | string[]>, client = 'cd') =>
   request(ts.app).post(`/realms/${R}/protocol/openid-connect/ext/ciba/auth`).auth(client, creds[client]).type('form').send(fields);
@@ -524,4 +525,26 @@ test('discovery lists CIBA: its endpoint, poll and ping, the request signing alg
   expect(doc.backchannel_authentication_request_signing_alg_values_supported).toEqual(expect.arrayContaining(['ES256', 'PS256', 'RS256']));
   expect(doc.backchannel_authentication_request_signing_alg_values_supported).not.toContain('HS256');
   expect(doc.grant_types_supported).toContain(CIBA);
+});
+
+test('a client with encrypted ID tokens gets its CIBA ID token encrypted, auth_time inside', async () => {
+  const enc = await generateKeyPair('RSA-OAEP', { extractable: true });
+  const jwk = { ...(await exportJWK(enc.publicKey)), kid: 'sealed-enc', use: 'enc', alg: 'RSA-OAEP' };
+  await createClient(api, R, {
+    clientId: 'sealed',
+    secret: 'sealed-secret',
+    attributes: {
+      'oidc.ciba.grant.enabled': 'true',
+      'use.jwks.string': 'true',
+      'jwks.string': JSON.stringify({ keys: [jwk] }),
+      'id.token.encrypted.response.alg': 'RSA-OAEP',
+    },
+  });
+  const { authReqId, bearer } = await started({}, 'sealed');
+  expect((await callback(bearer, { status: 'SUCCEED' })).status).toBe(200);
+  later(3);
+  const tokens = await poll(authReqId, 'sealed');
+  expect(tokens.status).toBe(200);
+  const inner = new TextDecoder().decode((await compactDecrypt(tokens.body.id_token, enc.privateKey)).plaintext);
+  expect(decodeJwt(inner)).toMatchObject({ sub: aliceId, aud: 'sealed', auth_time: expect.any(Number) });
 });
