@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { startSmtp, type TestSmtp } from '../helpers/smtp';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createClient, createRealm } from '../helpers/fixtures';
@@ -170,4 +171,15 @@ export async function exchange(
     body: new URLSearchParams({ grant_type: 'authorization_code', client_id: 'app', code, redirect_uri: REDIRECT, ...extra }).toString(),
   });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+/** A login world with organizations on, a real SMTP sink as the realm's mail server, and the organization `acme` redirecting to `redirectUrl`. */
+export async function organizationWorld(realm: string, redirectUrl: string): Promise<{ w: LoginWorld; smtp: TestSmtp; orgId: string }> {
+  const smtp = await startSmtp();
+  const w = await loginWorld(realm, {
+    organizationsEnabled: true,
+    smtpServer: { host: '127.0.0.1', port: String(smtp.port), from: 'noreply@idserver.test' },
+  });
+  const created = await w.api.post(`/admin/realms/${realm}/organizations`, { name: 'Acme', alias: 'acme', redirectUrl }).expect(201);
+  return { w, smtp, orgId: String(created.headers.location).split('/').pop() as string };
 }

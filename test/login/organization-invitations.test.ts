@@ -1,6 +1,6 @@
 import { clock } from '../../src/core/clock';
-import { type ReceivedMail, startSmtp, type TestSmtp } from '../helpers/smtp';
-import { Jar, type LoginWorld, loginWorld, pageError } from './browser-client';
+import type { ReceivedMail, TestSmtp } from '../helpers/smtp';
+import { Jar, type LoginWorld, organizationWorld, pageError } from './browser-client';
 
 /**
  * The link of an organization invitation mail followed by a scripted browser, as Keycloak 26's
@@ -18,13 +18,7 @@ const WELCOME = 'https://acme.example.org/welcome';
 let orgId: string;
 
 beforeAll(async () => {
-  smtp = await startSmtp();
-  w = await loginWorld(REALM, {
-    organizationsEnabled: true,
-    smtpServer: { host: '127.0.0.1', port: String(smtp.port), from: 'noreply@idserver.test' },
-  });
-  const created = await w.api.post(`${R}/organizations`, { name: 'Acme', alias: 'acme', redirectUrl: WELCOME }).expect(201);
-  orgId = String(created.headers.location).split('/').pop() as string;
+  ({ w, smtp, orgId } = await organizationWorld(REALM, WELCOME));
 });
 afterAll(async () => {
   await w?.ts.close();

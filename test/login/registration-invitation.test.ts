@@ -1,5 +1,5 @@
-import { type ReceivedMail, startSmtp, type TestSmtp } from '../helpers/smtp';
-import { formAction, Jar, type LoginWorld, loginWorld, redirectParams } from './browser-client';
+import type { ReceivedMail, TestSmtp } from '../helpers/smtp';
+import { formAction, Jar, type LoginWorld, organizationWorld, redirectParams } from './browser-client';
 
 /**
  * An organization invitation to an address without a user (Keycloak 26's
@@ -17,13 +17,7 @@ const WELCOME = 'https://acme.example.org/welcome';
 let orgId: string;
 
 beforeAll(async () => {
-  smtp = await startSmtp();
-  w = await loginWorld(REALM, {
-    organizationsEnabled: true,
-    smtpServer: { host: '127.0.0.1', port: String(smtp.port), from: 'noreply@idserver.test' },
-  });
-  const created = await w.api.post(`${R}/organizations`, { name: 'Acme', alias: 'acme', redirectUrl: WELCOME }).expect(201);
-  orgId = String(created.headers.location).split('/').pop() as string;
+  ({ w, smtp, orgId } = await organizationWorld(REALM, WELCOME));
 });
 afterAll(async () => {
   await w?.ts.close();
