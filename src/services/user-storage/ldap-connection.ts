@@ -113,6 +113,10 @@ export async function adminConnection(cfg: LdapConfig): Promise<Client> {
 interface Pool {
   fingerprint: string;
   idle: Array<{ client: Client; timer: NodeJS.Timeout }>;
+  /** Connections lent out now. */
+  busy: number;
+  /** Requests waiting for a connection while `busy` is at `connectionPoolingMaxSize`. */
+  waiting: Array<(c: Client | undefined) => void>;
 }
 const pools = new Map<string, Pool>();
 
@@ -127,9 +131,77 @@ export async function closeLdapPools(): Promise<void> {
   await Promise.all(all.map(({ client }) => close(client)));
 }
 
+function poolOf(cfg: LdapConfig): Pool {
+  const fp = fingerprintOf(cfg);
+  const pool = pools.get(cfg.id);
+  if (pool?.fingerprint === fp) return pool;
+  // The provider's connection settings changed: its idle connections go; lent ones close when given back.
+  for (const { client, timer } of pool?.idle.splice(0) ?? []) {
+    clearTimeout(timer);
+    void close(client);
+  }
+  const fresh: Pool = { fingerprint: fp, idle: [], busy: 0, waiting: [] };
+  pools.set(cfg.id, fresh);
+  return fresh;
+}
+
 /**
- * Runs `fn` on a connection bound as the bind DN: from the provider's pool when pooling is on (a
- * pooled connection the directory has since closed is replaced once), otherwise a fresh one closed after.
+ * A connection of the pool: an idle one, a new one while fewer than `connectionPoolingMaxSize` are lent
+ * out, else the next one given back. As with JNDI's pool under Keycloak, the wait is bounded by the
+ * connection timeout; then the directory counts as unreachable (`ConnectionFailed`), never a hang.
+ * `undefined` means: open a new connection (the slot is taken).
+ */
+function acquire(cfg: LdapConfig, p: Pool): Promise<{ client: Client | undefined }> {
+  const kept = p.idle.pop();
+  if (kept) {
+    clearTimeout(kept.timer);
+    p.busy++;
+    return Promise.resolve({ client: kept.client });
+  }
+  if (p.busy < cfg.poolMaxSize) {
+    p.busy++;
+    return Promise.resolve({ client: undefined });
+  }
+  return new Promise((resolve, reject) => {
+    const waiter = (c: Client | undefined) => {
+      clearTimeout(timer);
+      resolve({ client: c });
+    };
+    const timer = setTimeout(() => {
+      const i = p.waiting.indexOf(waiter);
+      if (i >= 0) p.waiting.splice(i, 1);
+      reject(new LdapError('ConnectionFailed', `No pooled LDAP connection of provider ${cfg.id} came free in time`));
+    }, cfg.connectionTimeout || DEFAULT_CONNECT_TIMEOUT);
+    timer.unref();
+    p.waiting.push(waiter);
+  });
+}
+
+/** Gives a connection back: to the first waiting request, else to the idle list; `undefined` frees the slot. */
+function giveBack(cfg: LdapConfig, p: Pool, client: Client | undefined): void {
+  const current = pools.get(cfg.id) === p;
+  const next = p.waiting.shift();
+  // A waiter takes over the slot (busy stays as it is), with this connection or, when it broke, a new one.
+  if (next) return next(current ? client : undefined);
+  p.busy--;
+  if (!client) return;
+  if (!current || p.idle.length >= cfg.poolMaxSize) {
+    void close(client);
+    return;
+  }
+  const timer = setTimeout(() => {
+    const i = p.idle.findIndex((x) => x.client === client);
+    if (i >= 0) p.idle.splice(i, 1);
+    void close(client);
+  }, cfg.poolTimeout);
+  timer.unref();
+  p.idle.push({ client, timer });
+}
+
+/**
+ * Runs `fn` on a connection bound as the bind DN: from the provider's pool when pooling is on (at most
+ * `connectionPoolingMaxSize` at a time; a pooled connection the directory has since closed is replaced
+ * once), otherwise a fresh one closed after.
  */
 export async function withAdmin<T>(cfg: LdapConfig, fn: (c: Client) => Promise<T>): Promise<T> {
   if (!cfg.pooling) {
@@ -140,48 +212,30 @@ export async function withAdmin<T>(cfg: LdapConfig, fn: (c: Client) => Promise<T
       await close(c);
     }
   }
-  const fp = fingerprintOf(cfg);
-  let pool = pools.get(cfg.id);
-  if (pool && pool.fingerprint !== fp) {
-    for (const { client, timer } of pool.idle.splice(0)) {
-      clearTimeout(timer);
-      void close(client);
-    }
-  }
-  if (!pool || pool.fingerprint !== fp) {
-    pool = { fingerprint: fp, idle: [] };
-    pools.set(cfg.id, pool);
-  }
-  const p = pool;
-  const pooled = p.idle.pop();
-  if (pooled) clearTimeout(pooled.timer);
-  let client = pooled?.client ?? (await adminConnection(cfg));
-  let result: T;
+  const p = poolOf(cfg);
+  const { client: pooled } = await acquire(cfg, p);
+  let client: Client | undefined = pooled;
   try {
-    result = await fn(client);
-  } catch (e) {
-    await close(client);
-    if (!pooled || !['CommunicationError', 'SocketReset'].includes(ldapErrorCode(e))) throw e;
-    log.debug(`Pooled LDAP connection of provider ${cfg.id} was closed by the directory; reconnecting`);
-    client = await adminConnection(cfg);
+    client ??= await adminConnection(cfg);
     try {
-      result = await fn(client);
-    } catch (e2) {
+      return await fn(client);
+    } catch (e) {
       await close(client);
-      throw e2;
+      client = undefined;
+      if (!pooled || !['CommunicationError', 'SocketReset'].includes(ldapErrorCode(e))) throw e;
+      log.debug(`Pooled LDAP connection of provider ${cfg.id} was closed by the directory; reconnecting`);
+      client = await adminConnection(cfg);
+      try {
+        return await fn(client);
+      } catch (e2) {
+        await close(client);
+        client = undefined;
+        throw e2;
+      }
     }
+  } finally {
+    giveBack(cfg, p, client);
   }
-  if (p.idle.length < cfg.poolMaxSize && pools.get(cfg.id) === p) {
-    const c = client;
-    const timer = setTimeout(() => {
-      const i = p.idle.findIndex((x) => x.client === c);
-      if (i >= 0) p.idle.splice(i, 1);
-      void close(c);
-    }, cfg.poolTimeout);
-    timer.unref();
-    p.idle.push({ client: c, timer });
-  } else await close(client);
-  return result;
 }
 
 /** Whether `password` binds as `dn` (a connection of its own, never pooled: Keycloak's authenticate). */
