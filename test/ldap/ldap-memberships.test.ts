@@ -160,6 +160,38 @@ describeWithSlapd('LDAP group and role mappers', () => {
     expect(await w.members((await w.groupByPath(`/mo${n}`)).id)).toEqual(['jbrown', 'rsmith']);
   });
 
+  test('LOAD_GROUPS_BY_MEMBER_ATTRIBUTE_RECURSIVELY: members of member groups belong to the outer group, on sync and on import', async () => {
+    // Keycloak asks Active Directory's in-chain matching rule; the result is the same here on OpenLDAP.
+    const w = await world({ sync: false });
+    const inner = await slapd.addGroup(`rin${n}`, [dnOf('bwilson')]);
+    const middle = await slapd.addGroup(`rmid${n}`, [dnOf('rsmith'), inner]);
+    await slapd.addGroup(`rout${n}`, [middle]);
+    const config = {
+      'groups.dn': GROUPS_DN,
+      'groups.ldap.filter': `(|(cn=rin${n})(cn=rmid${n})(cn=rout${n}))`,
+      'preserve.group.inheritance': 'false',
+      'user.roles.retrieve.strategy': 'LOAD_GROUPS_BY_MEMBER_ATTRIBUTE_RECURSIVELY',
+    };
+    const mapperId = await w.mapper('recursive', 'group-ldap-mapper', config);
+    // bwilson comes in through a login: its groups are found up the chain.
+    const grant = await request(ts.app)
+      .post(`/realms/${w.R}/protocol/openid-connect/token`)
+      .type('form')
+      .send({ grant_type: 'password', client_id: 'admin-cli', username: 'bwilson', password: 'bwilson-pw' });
+    expect(grant.status).toBe(200);
+    const groupsOf = async (u: string) =>
+      ((await api.get(`/admin/realms/${w.R}/users/${await w.user(u)}/groups`).expect(200)).body as Array<{ path: string }>)
+        .map((g) => g.path)
+        .sort();
+    expect(await groupsOf('bwilson')).toEqual([`/rin${n}`, `/rmid${n}`, `/rout${n}`]);
+    await api.post(`/admin/realms/${w.R}/user-storage/${w.id}/sync?action=triggerFullSync`).expect(200);
+    await w.sync(mapperId, 'fedToKeycloak');
+    expect(await w.members((await w.groupByPath(`/rout${n}`)).id)).toEqual(['bwilson', 'rsmith']);
+    expect(await w.members((await w.groupByPath(`/rmid${n}`)).id)).toEqual(['bwilson', 'rsmith']);
+    expect(await w.members((await w.groupByPath(`/rin${n}`)).id)).toEqual(['bwilson']);
+    expect(await groupsOf('rsmith')).toEqual([`/rmid${n}`, `/rout${n}`]);
+  });
+
   test('LDAP_ONLY: joining and leaving through the admin API writes the member in LDAP', async () => {
     const w = await world();
     const dn = await slapd.addGroup(`lo${n}`, [dnOf('rsmith')]);

@@ -23,6 +23,13 @@ export interface MembershipSettings {
   memberUserAttr: string;
   /** Whether a user's groups are read from its memberOf attribute (GET_GROUPS_FROM_USER_MEMBEROF_ATTRIBUTE). */
   fromMemberOf: boolean;
+  /**
+   * LOAD_GROUPS_BY_MEMBER_ATTRIBUTE_RECURSIVELY (DN members only): a user is a member of every group
+   * that names it or names a group it is a member of, at any depth. Keycloak asks Active Directory's
+   * LDAP_MATCHING_RULE_IN_CHAIN for this; here the chain is followed level by level, so that it works
+   * against any directory.
+   */
+  recursive: boolean;
   memberOfAttr: string;
   mode: MapperMode;
   /** Groups: LDAP groups that are members of other LDAP groups become their subgroups. */
@@ -57,6 +64,7 @@ export function membershipSettings(cfg: LdapConfig, m: Mapper): MembershipSettin
     memberType,
     memberUserAttr: m.config['membership.user.ldap.attribute'] || cfg.usernameAttribute,
     fromMemberOf: m.config['user.roles.retrieve.strategy'] === 'GET_GROUPS_FROM_USER_MEMBEROF_ATTRIBUTE',
+    recursive: memberType === 'DN' && m.config['user.roles.retrieve.strategy'] === 'LOAD_GROUPS_BY_MEMBER_ATTRIBUTE_RECURSIVELY',
     memberOfAttr: m.config['memberof.ldap.attribute'] || 'memberOf',
     mode,
     nested: isGroup && memberType === 'DN' && m.config['preserve.group.inheritance'] !== 'false',

@@ -20,6 +20,9 @@ import { attrOf, isMembershipMapper, type MembershipSettings, membershipSettings
  */
 const log = getLogger('idserver.services.user-storage');
 
+/** How deep LOAD_GROUPS_BY_MEMBER_ATTRIBUTE_RECURSIVELY follows a chain of groups (a cycle ends sooner). */
+const MAX_DEPTH = 32;
+
 /** Names of the mapper's LDAP groups the user is a member of. */
 async function groupNamesOf(p: Provider, s: MembershipSettings, u: LdapUser): Promise<string[]> {
   return withAdmin(p.cfg, async (c) => {
@@ -31,9 +34,23 @@ async function groupNamesOf(p: Provider, s: MembershipSettings, u: LdapUser): Pr
       return all.searchEntries.filter((e) => dns.has(e.dn.toLowerCase())).map((e) => attrOf(e, s.nameAttr)[0]);
     }
     const value = s.memberType === 'DN' ? u.dn : u.username;
-    const filter = `(&${s.filter}(${s.memberAttr}=${Filter.escape(value)}))`;
-    const { searchEntries } = await c.search(s.dn, { scope: 'sub', filter, attributes: [s.nameAttr] });
-    return searchEntries.map((e) => attrOf(e, s.nameAttr)[0]);
+    const named = (values: string[]) =>
+      c.search(s.dn, {
+        scope: 'sub',
+        filter: `(&${s.filter}(|${values.map((v) => `(${s.memberAttr}=${Filter.escape(v)})`).join('')}))`,
+        attributes: [s.nameAttr],
+      });
+    const { searchEntries } = await named([value]);
+    if (!s.recursive) return searchEntries.map((e) => attrOf(e, s.nameAttr)[0]);
+    // The chain upwards, one search per level: the groups naming the groups found so far.
+    const found = new Map(searchEntries.map((e) => [e.dn.toLowerCase(), e]));
+    let level = searchEntries.map((e) => e.dn);
+    for (let depth = 0; level.length && depth < MAX_DEPTH; depth++) {
+      const next = (await named(level)).searchEntries.filter((e) => !found.has(e.dn.toLowerCase()));
+      for (const e of next) found.set(e.dn.toLowerCase(), e);
+      level = next.map((e) => e.dn);
+    }
+    return [...found.values()].map((e) => attrOf(e, s.nameAttr)[0]);
   }).then((names) => names.filter(Boolean));
 }
 

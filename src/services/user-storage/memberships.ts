@@ -80,12 +80,39 @@ export async function membersOf(
       if (id && v) idByKey.set(lower(v), id);
     }
   }
+  const membersOfGroup = s.recursive ? transitiveMembers(groups) : (g: DirectoryGroup) => g.members;
   for (const g of groups)
     out.set(
       g,
-      g.members.map((v) => idByKey.get(lower(v))).filter((x): x is string => Boolean(x)),
+      membersOfGroup(g)
+        .map((v) => idByKey.get(lower(v)))
+        .filter((x): x is string => Boolean(x)),
     );
   return out;
+}
+
+/**
+ * LOAD_GROUPS_BY_MEMBER_ATTRIBUTE_RECURSIVELY: a group's members with the members of its member
+ * groups, at any depth (each group once, so a cycle ends).
+ */
+function transitiveMembers(groups: DirectoryGroup[]): (g: DirectoryGroup) => string[] {
+  const byDn = new Map(groups.map((g) => [lower(g.dn), g]));
+  return (g) => {
+    const seen = new Set<DirectoryGroup>([g]);
+    const out = new Set<string>();
+    const stack = [g];
+    for (let x = stack.pop(); x; x = stack.pop()) {
+      for (const v of x.members) {
+        const inner = byDn.get(lower(v));
+        if (!inner) out.add(v);
+        else if (!seen.has(inner)) {
+          seen.add(inner);
+          stack.push(inner);
+        }
+      }
+    }
+    return [...out];
+  };
 }
 
 /** The membership value of each local user: its entry DN, or (UID) its username. */
