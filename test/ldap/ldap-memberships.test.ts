@@ -1,3 +1,4 @@
+import { Attribute, Change } from 'ldapts';
 import request from 'supertest';
 import { createdId, realmServer } from '../helpers/fixtures';
 import type { AdminApi, TestServer } from '../helpers/server';
@@ -190,6 +191,64 @@ describeWithSlapd('LDAP group and role mappers', () => {
     expect(await w.members((await w.groupByPath(`/rmid${n}`)).id)).toEqual(['bwilson', 'rsmith']);
     expect(await w.members((await w.groupByPath(`/rin${n}`)).id)).toEqual(['bwilson']);
     expect(await groupsOf('rsmith')).toEqual([`/rmid${n}`, `/rout${n}`]);
+  });
+
+  test("READ_ONLY: a membership changed in LDAP shows at the user's next login; a local join stays", async () => {
+    const w = await world({ sync: false });
+    const a = await slapd.addGroup(`ra${n}`, [dnOf('jbrown'), dnOf('bwilson')]);
+    const b = await slapd.addGroup(`rb${n}`, [dnOf('rsmith')]);
+    await w.mapper('groups', 'group-ldap-mapper', {
+      'groups.dn': GROUPS_DN,
+      'groups.ldap.filter': `(|(cn=ra${n})(cn=rb${n}))`,
+      'preserve.group.inheritance': 'false',
+      mode: 'READ_ONLY',
+    });
+    await w.mapper('roles', 'role-ldap-mapper', {
+      'roles.dn': GROUPS_DN,
+      'roles.ldap.filter': `(|(cn=ra${n})(cn=rb${n}))`,
+      mode: 'READ_ONLY',
+    });
+    const login = () =>
+      request(ts.app)
+        .post(`/realms/${w.R}/protocol/openid-connect/token`)
+        .type('form')
+        .send({ grant_type: 'password', client_id: 'ro-app', username: 'jbrown', password: 'jbrown-pw' })
+        .expect(200);
+    // Not admin-cli, whose tokens are lightweight (no realm_access).
+    await api.post(`/admin/realms/${w.R}/clients`, { clientId: 'ro-app', publicClient: true, directAccessGrantsEnabled: true }).expect(201);
+    await login();
+    const jbrown = await w.user('jbrown');
+    const groups = async () =>
+      ((await api.get(`/admin/realms/${w.R}/users/${jbrown}/groups`).expect(200)).body as Array<{ path: string }>)
+        .map((g) => g.path)
+        .sort();
+    const roles = async () =>
+      ((await api.get(`/admin/realms/${w.R}/users/${jbrown}/role-mappings/realm`).expect(200)).body as Array<{ name: string }>)
+        .map((r) => r.name)
+        .filter((r) => r.startsWith('r'))
+        .sort();
+    expect(await groups()).toEqual([`/ra${n}`]);
+    expect(await roles()).toEqual([`ra${n}`]);
+    // A group of Keycloak's own, joined locally (READ_ONLY joins stay local).
+    const local = createdId(await api.post(`/admin/realms/${w.R}/groups`, { name: `local${n}` }), 'local group');
+    await api.put(`/admin/realms/${w.R}/users/${jbrown}/groups/${local}`).expect(204);
+    // In LDAP, jbrown leaves ra and joins rb.
+    const c = await slapd.admin();
+    try {
+      await c.modify(b, new Change({ operation: 'add', modification: new Attribute({ type: 'member', values: [dnOf('jbrown')] }) }));
+      await c.modify(a, new Change({ operation: 'delete', modification: new Attribute({ type: 'member', values: [dnOf('jbrown')] }) }));
+    } finally {
+      await c.unbind();
+    }
+    // Until the next login (or sync) idserver still shows the old membership; the login brings LDAP's.
+    expect(await groups()).toEqual([`/local${n}`, `/ra${n}`]);
+    const token = (await login()).body.access_token as string;
+    expect(await groups()).toEqual([`/local${n}`, `/rb${n}`]);
+    expect(await roles()).toEqual([`rb${n}`]);
+    // The token of that login already carries the new role.
+    const claims = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
+    expect(claims.realm_access.roles).toContain(`rb${n}`);
+    expect(claims.realm_access.roles).not.toContain(`ra${n}`);
   });
 
   test('LDAP_ONLY: joining and leaving through the admin API writes the member in LDAP', async () => {

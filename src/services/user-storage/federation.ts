@@ -6,7 +6,7 @@ import { systemContext } from '../../core/context';
 import { getLogger } from '../../logging';
 import { ImportConflict, importUser, ldapLinkOf, refreshUser } from './imported-users';
 import { bindAs, ldapErrorCode } from './ldap-connection';
-import { importMemberships } from './membership-import';
+import { importMemberships, refreshMemberships } from './membership-import';
 import { ldapProviders, type Provider, userByEmail, userByUsername, userByUuid } from './ldap-store';
 
 /**
@@ -56,6 +56,7 @@ async function validated(db: Db, realm: RealmModel, user: UserModel): Promise<Us
       return null;
     }
     if (p.cfg.editMode !== 'UNSYNCED') await db.transaction(() => refreshUser(db, user, entry));
+    await refreshMemberships(db, realm, p, user, entry);
   } catch (e) {
     log.warn(`LDAP provider ${p.cfg.name} could not validate user ${user.username}: ${ldapErrorCode(e)}`);
   }

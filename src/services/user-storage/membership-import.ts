@@ -54,8 +54,8 @@ async function groupNamesOf(p: Provider, s: MembershipSettings, u: LdapUser): Pr
   }).then((names) => names.filter(Boolean));
 }
 
-/** The id of the Keycloak group of this name under the groups path (at any depth), created at its top when missing. */
-async function groupIdFor(db: Db, realm: RealmModel, s: MembershipSettings, name: string): Promise<string | undefined> {
+/** The id of the Keycloak group of this name under the groups path (at any depth), created at its top when missing (unless `create` is false). */
+async function groupIdFor(db: Db, realm: RealmModel, s: MembershipSettings, name: string, create = true): Promise<string | undefined> {
   let root = TOP_LEVEL;
   for (const part of s.groupsPath.split('/').filter(Boolean)) {
     const g = await db.models.Group.findOne({ where: { realmId: realm.id, parentId: root, name: part }, attributes: ['id'] });
@@ -68,12 +68,13 @@ async function groupIdFor(db: Db, realm: RealmModel, s: MembershipSettings, name
       parent = (await db.models.Group.findByPk(parent, { attributes: ['parentId'] }))?.parentId ?? TOP_LEVEL;
     if (parent === root) return g.id;
   }
+  if (!create) return undefined;
   const id = randomUUID();
   await db.models.Group.create({ id, realmId: realm.id, parentId: root, name, description: null, attributes: {} });
   return id;
 }
 
-async function roleIdFor(db: Db, realm: RealmModel, m: Mapper, name: string): Promise<string | undefined> {
+async function roleIdFor(db: Db, realm: RealmModel, m: Mapper, name: string, create = true): Promise<string | undefined> {
   let clientId: string | null = null;
   if (m.config['use.realm.roles.mapping'] === 'false') {
     const client = await db.models.Client.findOne({
@@ -84,7 +85,7 @@ async function roleIdFor(db: Db, realm: RealmModel, m: Mapper, name: string): Pr
     clientId = client.id;
   }
   const role = await db.models.Role.findOne({ where: { realmId: realm.id, clientId, name }, attributes: ['id'] });
-  if (role) return role.id;
+  if (role || !create) return role?.id;
   const id = randomUUID();
   await db.models.Role.create({
     id,
@@ -118,6 +119,94 @@ export async function importMemberships(db: Db, realm: RealmModel, p: Provider, 
           const groupId = await groupIdFor(db, realm, s, name);
           if (groupId) await db.models.UserGroupMembership.bulkCreate([{ userId: user.id, groupId }], { ignoreDuplicates: true });
         } else {
+          const roleId = await roleIdFor(db, realm, m, name);
+          if (roleId) await db.models.UserRoleMapping.bulkCreate([{ userId: user.id, roleId }], { ignoreDuplicates: true });
+        }
+      }
+    }
+  });
+}
+
+/** Which of these names are LDAP groups of the mapper (one search). */
+async function existingGroupNames(p: Provider, s: MembershipSettings, names: string[]): Promise<Set<string>> {
+  if (!names.length) return new Set();
+  const filter = `(&${s.filter}(|${names.map((n) => `(${s.nameAttr}=${Filter.escape(n)})`).join('')}))`;
+  const found = await withAdmin(
+    p.cfg,
+    async (c) => (await c.search(s.dn, { scope: 'sub', filter, attributes: [s.nameAttr] })).searchEntries,
+  );
+  return new Set(found.map((e) => attrOf(e, s.nameAttr)[0]).filter(Boolean));
+}
+
+/** Names of the user's groups (groups mapper) or directly mapped roles of the mapper's container (roles mapper). */
+async function localNames(db: Db, realm: RealmModel, m: Mapper, s: MembershipSettings, userId: string): Promise<Map<string, string>> {
+  if (s.isGroup) {
+    const rows = await db.models.UserGroupMembership.findAll({ where: { userId }, attributes: ['groupId'] });
+    if (!rows.length) return new Map();
+    const groups = await db.models.Group.findAll({ where: { id: rows.map((r) => r.groupId) }, attributes: ['id', 'name'] });
+    return new Map(groups.map((g) => [g.name, g.id]));
+  }
+  const rows = await db.models.UserRoleMapping.findAll({ where: { userId }, attributes: ['roleId'] });
+  if (!rows.length) return new Map();
+  const roles = await db.models.Role.findAll({
+    where: { id: rows.map((r) => r.roleId), realmId: realm.id },
+    attributes: ['id', 'name', 'clientId'],
+  });
+  const wantClient = m.config['use.realm.roles.mapping'] === 'false';
+  let clientId: string | null = null;
+  if (wantClient) {
+    const client = await db.models.Client.findOne({
+      where: { realmId: realm.id, clientId: m.config['client.id'] ?? '' },
+      attributes: ['id'],
+    });
+    if (!client) return new Map();
+    clientId = client.id;
+  }
+  return new Map(roles.filter((r) => (r.clientId ?? null) === clientId).map((r) => [r.name, r.id]));
+}
+
+/**
+ * At each login of an imported user, the memberships of its READ_ONLY and LDAP_ONLY mappers are made
+ * to match LDAP (Keycloak reads them from LDAP on every access): groups or roles the directory now
+ * gives the user are added, and memberships in the mapper's LDAP groups that no longer name the user
+ * are removed. A membership in a group LDAP does not have (a local join in READ_ONLY) stays, and so do
+ * IMPORT mappers' memberships (Keycloak keeps those in its database too). A directory that fails leaves
+ * them as they were, with a warning.
+ */
+export async function refreshMemberships(db: Db, realm: RealmModel, p: Provider, user: UserModel, u: LdapUser): Promise<void> {
+  const plans: Array<{ m: Mapper; s: MembershipSettings; add: string[]; remove: string[] }> = [];
+  for (const m of p.mappers.filter(isMembershipMapper)) {
+    const s = membershipSettings(p.cfg, m);
+    if (s.mode === 'IMPORT') continue;
+    try {
+      const names = new Set(await groupNamesOf(p, s, u));
+      const local = await localNames(db, realm, m, s, user.id);
+      const notNamed = [...local.keys()].filter((n) => !names.has(n));
+      const inLdap = await existingGroupNames(p, s, notNamed);
+      const remove: string[] = [];
+      for (const n of notNamed.filter((x) => inLdap.has(x))) {
+        const id = local.get(n) as string;
+        // A group of that name elsewhere in the tree is not the mapper's.
+        if (!s.isGroup || (await groupIdFor(db, realm, s, n, false)) === id) remove.push(id);
+      }
+      const add = [...names].filter((n) => !local.has(n));
+      if (add.length || remove.length) plans.push({ m, s, add, remove });
+    } catch (e) {
+      log.warn(`LDAP mapper ${m.name}: memberships of ${u.username} not refreshed: ${ldapErrorCode(e)}`);
+    }
+  }
+  if (!plans.length) return;
+  await db.transaction(async () => {
+    for (const { m, s, add, remove } of plans) {
+      if (s.isGroup) {
+        if (remove.length) await db.models.UserGroupMembership.destroy({ where: { userId: user.id, groupId: remove } });
+        for (const name of add) {
+          const groupId = await groupIdFor(db, realm, s, name);
+          if (groupId) await db.models.UserGroupMembership.bulkCreate([{ userId: user.id, groupId }], { ignoreDuplicates: true });
+        }
+      } else {
+        if (remove.length) await db.models.UserRoleMapping.destroy({ where: { userId: user.id, roleId: remove } });
+        for (const name of add) {
           const roleId = await roleIdFor(db, realm, m, name);
           if (roleId) await db.models.UserRoleMapping.bulkCreate([{ userId: user.id, roleId }], { ignoreDuplicates: true });
         }
