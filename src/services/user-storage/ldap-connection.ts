@@ -182,7 +182,11 @@ function giveBack(cfg: LdapConfig, p: Pool, client: Client | undefined): void {
   const current = pools.get(cfg.id) === p;
   const next = p.waiting.shift();
   // A waiter takes over the slot (busy stays as it is), with this connection or, when it broke, a new one.
-  if (next) return next(current ? client : undefined);
+  if (next) {
+    if (!current && client) void close(client);
+    next(current ? client : undefined);
+    return;
+  }
   p.busy--;
   if (!client) return;
   if (!current || p.idle.length >= cfg.poolMaxSize) {
