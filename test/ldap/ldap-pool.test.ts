@@ -123,7 +123,12 @@ describeWithSlapd('LDAP connection pooling', () => {
       { connectionPooling: 'true', connectionPoolingMaxSize: '1', connectionTimeout: '200' },
       800,
     );
-    const [slow, waited] = await Promise.all([search('bwil'), api.get(`/admin/realms/${R}/users?search=rsmi`)]);
+    // supertest sends a request when it is awaited: `then` starts it now.
+    const first = search('bwil').then((r) => r);
+    // The second search starts once the first holds the pool's only connection (still on its way to slapd).
+    for (let k = 0; k < 100 && relay.opened === 0; k++) await new Promise((r) => setTimeout(r, 10));
+    const waited = await api.get(`/admin/realms/${R}/users?search=rsmi`);
+    const slow = await first;
     expect(slow.body.map((u: { username: string }) => u.username)).toEqual(['bwilson']);
     // The waiting search gave up after 200 ms and answered from local users only (rsmith is not imported yet).
     expect(waited.status).toBe(200);
