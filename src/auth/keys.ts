@@ -50,6 +50,41 @@ export function selfSignedCertificate(privateKeyPem: string, publicKeyPem: strin
   return forge.util.encode64(forge.asn1.toDer(forge.pki.certificateToAsn1(cert)).getBytes());
 }
 
+/**
+ * A self-signed X.509 v1 certificate (10 years, CN = subject, ecdsa-with-SHA256) for an EC key pair,
+ * as Keycloak's generated ECDSA/ECDH providers make with `ecGenerateCertificate`
+ * (CertificateUtils#generateV1SelfSignedCertificate); base64 DER. forge cannot hold an EC public key,
+ * so the structure is laid out from its ASN.1 helpers around Node's own SubjectPublicKeyInfo and
+ * signed by Node.
+ */
+export function selfSignedEcCertificate(privateKey: KeyObject, subject: string): string {
+  const forge = require('node-forge') as typeof Forge;
+  const { asn1 } = forge;
+  const { UNIVERSAL } = asn1.Class;
+  const T = asn1.Type;
+  const seq = (items: Forge.asn1.Asn1[]) => asn1.create(UNIVERSAL, T.SEQUENCE, true, items);
+  const oid = (dotted: string) => asn1.create(UNIVERSAL, T.OID, false, asn1.oidToDer(dotted).getBytes());
+  const name = seq([
+    asn1.create(UNIVERSAL, T.SET, true, [seq([oid('2.5.4.3'), asn1.create(UNIVERSAL, T.UTF8, false, forge.util.encodeUtf8(subject))])]),
+  ]);
+  const now = Date.now();
+  const time = (ms: number) => asn1.create(UNIVERSAL, T.UTCTIME, false, asn1.dateToUtcTime(new Date(ms)));
+  const ecdsaWithSha256 = seq([oid('1.2.840.10045.4.3.2')]);
+  const spki = createPublicKey(privateKey).export({ type: 'spki', format: 'der' });
+  const tbs = seq([
+    asn1.create(UNIVERSAL, T.INTEGER, false, Buffer.from(`01${randomBytes(8).toString('hex')}`, 'hex').toString('binary')),
+    ecdsaWithSha256,
+    name,
+    seq([time(now - 60_000), time(now + 10 * 365 * 24 * 3600 * 1000)]),
+    name,
+    asn1.fromDer(spki.toString('binary')),
+  ]);
+  const tbsDer = Buffer.from(asn1.toDer(tbs).getBytes(), 'binary');
+  const signature = sign('sha256', tbsDer, privateKey);
+  const cert = seq([tbs, ecdsaWithSha256, asn1.create(UNIVERSAL, T.BITSTRING, false, `\0${signature.toString('binary')}`)]);
+  return Buffer.from(asn1.toDer(cert).getBytes(), 'binary').toString('base64');
+}
+
 export interface GeneratedComponent {
   name: string;
   providerId: string;
@@ -202,8 +237,11 @@ function curveKey(c: KeyComponent, base: Pick<RealmKey, 'componentId' | 'provide
   const curve = first(c.config, `${prefix}EllipticCurveKey`) ?? (prefix === 'eddsa' ? 'Ed25519' : 'P-256');
   const algorithm =
     prefix === 'eddsa' ? 'EdDSA' : prefix === 'ecdh' ? (first(c.config, 'ecdhAlgorithm') ?? 'ECDH-ES') : (ES_ALG[curve] ?? 'ES256');
+  // ecGenerateCertificate: the certificate the provider made (ECDSA and ECDH keys).
+  const certificate = prefix === 'eddsa' ? undefined : first(c.config, 'certificate');
   return {
     ...base,
+    ...(certificate ? { certificate, validTo: new Date(new X509Certificate(Buffer.from(certificate, 'base64')).validTo).getTime() } : {}),
     kid: first(c.config, 'kid') ?? keyId(publicKey),
     type: prefix === 'eddsa' ? 'OKP' : 'EC',
     algorithm,

@@ -1,6 +1,6 @@
 import { X509Certificate, createPrivateKey, createPublicKey, generateKeyPair, randomBytes, randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
-import { generateRsa, selfSignedCertificate } from '../../auth/keys';
+import { generateRsa, selfSignedCertificate, selfSignedEcCertificate } from '../../auth/keys';
 import type { ConfigPropertyRep } from '../../representations/config-property';
 import { type ComponentDraft, type ComponentFactory, ConfigCheck, invalidConfig, prop } from './config';
 
@@ -192,7 +192,22 @@ function generatedCurve(
       }
       const wanted = first(d, curve.name) ?? String(curve.defaultValue);
       const stored = first(d, `${prefix}PrivateKey`);
-      if (stored && curveOf(stored) === wanted) return;
+      // ecGenerateCertificate: a certificate for the key pair, made once (Keycloak's GeneratedEcdsaKeyProvider).
+      const certify = () => {
+        if (prefix === 'eddsa' || first(d, 'ecGenerateCertificate') !== 'true' || first(d, 'certificate')) return;
+        const key = createPrivateKey({
+          key: Buffer.from(first(d, `${prefix}PrivateKey`) as string, 'base64'),
+          format: 'der',
+          type: 'pkcs8',
+        });
+        put(d, 'certificate', selfSignedEcCertificate(key, d.realm.name));
+      };
+      if (stored && curveOf(stored) === wanted) {
+        certify();
+        return;
+      }
+      // New keys: a certificate of the old ones would not match them.
+      delete d.config.certificate;
       const { privateKey, publicKey } =
         prefix === 'eddsa'
           ? await genKeyPair(wanted.toLowerCase() as 'ed25519', {
@@ -207,6 +222,7 @@ function generatedCurve(
       put(d, `${prefix}PrivateKey`, privateKey.toString('base64'));
       put(d, `${prefix}PublicKey`, publicKey.toString('base64'));
       if (!d.config[curve.name]) put(d, curve.name, wanted);
+      certify();
     },
   };
 }

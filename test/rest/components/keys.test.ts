@@ -184,4 +184,37 @@ describe('key providers change the realm signing keys', () => {
     expect(verified.protectedHeader).toMatchObject({ alg: 'ES256', kid: es?.kid });
     expect((await api.put(P, { defaultSignatureAlgorithm: 'RS256' })).status).toBe(204);
   });
+
+  test('ecGenerateCertificate: ECDSA and ECDH keys get a self-signed certificate for the key, in the keys list and the JWKS', async () => {
+    const ec = await createKeyProvider('ecdsa-generated', { priority: ['5'], ecGenerateCertificate: ['true'] }, 'ec-cert');
+    const ecdh = await createKeyProvider('ecdh-generated', { priority: ['5'], ecGenerateCertificate: ['true'] }, 'ecdh-cert');
+    const plain = await createKeyProvider('ecdsa-generated', { priority: ['5'] }, 'ec-no-cert');
+    const body = await keys();
+    for (const id of [ec, ecdh]) {
+      const k = body.keys.find((x) => x.providerId === id);
+      expect(k?.certificate).toEqual(expect.any(String));
+      const x = new X509Certificate(Buffer.from(k?.certificate as string, 'base64'));
+      // Keycloak's generateV1SelfSignedCertificate: CN = the realm's name, signed by the key itself.
+      expect(x.subject).toBe(`CN=${R}`);
+      expect(x.issuer).toBe(`CN=${R}`);
+      expect(x.verify(x.publicKey)).toBe(true);
+      expect(x.publicKey.export({ type: 'spki', format: 'der' }).toString('base64')).toBe(k?.publicKey);
+      expect(k?.validTo).toBe(new Date(x.validTo).getTime());
+    }
+    expect(body.keys.find((x) => x.providerId === plain)?.certificate).toBeUndefined();
+    const jwks = (await request(ts.app).get(`/realms/${R}/protocol/openid-connect/certs`)).body;
+    const kid = body.keys.find((x) => x.providerId === ec)?.kid;
+    const jwk = jwks.keys.find((k: { kid: string }) => k.kid === kid);
+    expect(jwk.x5c).toEqual([body.keys.find((x) => x.providerId === ec)?.certificate]);
+    expect(jwk['x5t#S256']).toEqual(expect.any(String));
+    // A new curve makes new keys, and a certificate for them.
+    const before = body.keys.find((x) => x.providerId === ec)?.certificate;
+    const rep = (await api.get(`${P}/components/${ec}`)).body;
+    await api.put(`${P}/components/${ec}`, { ...rep, config: { ...rep.config, ecdsaEllipticCurveKey: ['P-384'] } });
+    const after = (await keys()).keys.find((x) => x.providerId === ec);
+    expect(after).toMatchObject({ algorithm: 'ES384', certificate: expect.any(String) });
+    expect(after?.certificate).not.toBe(before);
+    const x = new X509Certificate(Buffer.from(after?.certificate as string, 'base64'));
+    expect(x.publicKey.export({ type: 'spki', format: 'der' }).toString('base64')).toBe(after?.publicKey);
+  });
 });
