@@ -2,14 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { Op } from 'sequelize';
 import type { Db } from '../../db';
 import type { RealmModel } from '../../db/models/realm';
-import { historyCount } from './password-policy';
+import { clock } from '../../core/clock';
+import { historyCount, passwordAgeDays } from './password-policy';
 import type { CredentialRow } from './users-input';
 
 /**
  * Storing credentials of a user inside the caller's transaction. A new password replaces the
  * current one in place (same id and priority, as Keycloak updates it); the replaced hash is kept as
- * a `password-history` credential while the realm's `passwordHistory(n)` policy asks for it (the
- * newest n - 1 are kept, older ones removed). Other credential types are added.
+ * a `password-history` credential while the realm's `passwordHistory(n)` or `passwordAge(days)`
+ * policy asks for it. Older entries go as in Keycloak's PasswordCredentialProvider: those beyond the
+ * newest n - 1 that are also older than `days` (the entry just made stays). Other credential types
+ * are added.
  */
 export async function storeCredentialRows(db: Db, realm: RealmModel, userId: string, rows: CredentialRow[]): Promise<void> {
   const { Credential } = db.models;
@@ -20,14 +23,17 @@ export async function storeCredentialRows(db: Db, realm: RealmModel, userId: str
     }
     const current = await Credential.findAll({ where: { userId, type: 'password' }, order: [['priority', 'ASC']] });
     const keep = Math.max(historyCount(realm) - 1, 0);
+    const ageDays = Math.max(passwordAgeDays(realm), 0);
+    let made: string | undefined;
     if (!current.length) {
       const last = (await Credential.max('priority', { where: { userId, type: { [Op.ne]: 'password-history' } } })) as number | null;
       await Credential.create({ ...row, userId, priority: last ? Number(last) + 10 : row.priority });
     } else {
       const [main, ...extra] = current;
-      if (keep > 0) {
+      if (keep > 0 || ageDays > 0) {
+        made = randomUUID();
         await Credential.create({
-          id: randomUUID(),
+          id: made,
           userId,
           type: 'password-history',
           userLabel: null,
@@ -46,18 +52,21 @@ export async function storeCredentialRows(db: Db, realm: RealmModel, userId: str
       await main.save();
       if (extra.length) await Credential.destroy({ where: { id: { [Op.in]: extra.map((c) => c.id) } } });
     }
-    await trimHistory(db, userId, keep);
+    await trimHistory(db, userId, keep, clock.now() - ageDays * 86_400_000, made);
   }
 }
 
-/** Removes all but the newest `keep` password-history credentials. */
-async function trimHistory(db: Db, userId: string, keep: number): Promise<void> {
+/** Removes the password-history credentials beyond the newest `keep` that were made before `before` (except `made`). */
+async function trimHistory(db: Db, userId: string, keep: number, before: number, made: string | undefined): Promise<void> {
   const { Credential } = db.models;
   const history = await Credential.findAll({
     where: { userId, type: 'password-history' },
     order: [['createdDate', 'DESC']],
     attributes: ['id', 'createdDate'],
   });
-  const stale = history.slice(keep).map((c) => c.id);
+  const stale = history
+    .slice(keep)
+    .filter((c) => c.id !== made && Number(c.createdDate ?? 0) < before)
+    .map((c) => c.id);
   if (stale.length) await Credential.destroy({ where: { id: { [Op.in]: stale } } });
 }

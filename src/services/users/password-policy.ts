@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { verifyPassword } from '../../auth/passwords';
+import { clock } from '../../core/clock';
 import type { Db } from '../../db';
 import type { RealmModel } from '../../db/models/realm';
 import { type HttpError, errorA, errorB } from '../../core/errors';
@@ -116,6 +117,9 @@ export function hashSettings(realm: RealmModel): { algorithm: string; iterations
   };
 }
 
+/** `passwordAge(days)`: no password used in the last `days` days may be set again; -1 without the policy. */
+export const passwordAgeDays = (realm: RealmModel) => Number(policyValue(realmPolicy(realm), 'passwordAge') ?? -1);
+
 /** `passwordHistory(n)`: how many passwords (the current one included) may not be reused; 0 without the policy. */
 export const historyCount = (realm: RealmModel) => Number(policyValue(realmPolicy(realm), 'passwordHistory') ?? 0);
 
@@ -141,6 +145,7 @@ export const PASSWORD_POLICY_MESSAGES: Record<string, string> = {
   invalidPasswordRegexPatternMessage: 'Invalid password: fails to match regex pattern(s).',
   invalidPasswordHistoryMessage: 'Invalid password: must not be equal to any of last {0} passwords.',
   invalidPasswordBlacklistedMessage: 'Invalid password: password is blacklisted.',
+  invalidPasswordGenericMessage: "Invalid password: new password doesn't match password policies.",
 };
 
 /** Keycloak's 400 for a policy violation: `{"error": <message key>, "error_description": <text>}`. */
@@ -207,11 +212,29 @@ export async function checkPasswordPolicy(
         if (who.userId && n > 0 && (await usedRecently(db, who.userId, password, n)))
           return policyError('invalidPasswordHistoryMessage', n);
         break;
+      case 'passwordAge':
+        // Keycloak's AgePasswordPolicyProvider: the current password, and for days > 0 any kept one made since.
+        if (who.userId && n >= 0 && (await usedWithinDays(db, who.userId, password, n)))
+          return policyError('invalidPasswordGenericMessage', n);
+        break;
       default:
         break;
     }
   }
   return null;
+}
+
+/** True when the password equals the current one or, for `days` > 0, a history entry made in the last `days` days. */
+async function usedWithinDays(db: Db, userId: string, password: string, days: number): Promise<boolean> {
+  const { Credential } = db.models;
+  const current = await Credential.findAll({ where: { userId, type: 'password' } });
+  const since = clock.now() - days * 86_400_000;
+  const history =
+    days > 0
+      ? (await Credential.findAll({ where: { userId, type: 'password-history' } })).filter((c) => Number(c.createdDate ?? 0) > since)
+      : [];
+  for (const c of [...current, ...history]) if (await verifyPassword(password, c)) return true;
+  return false;
 }
 
 /** True when the password equals the current one or one of the newest `n - 1` history entries. */

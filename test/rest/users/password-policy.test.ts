@@ -119,6 +119,55 @@ describe('passwordHistory', () => {
   });
 });
 
+describe('passwordAge', () => {
+  const GENERIC = err('invalidPasswordGenericMessage', "Invalid password: new password doesn't match password policies.");
+  const history = () => ts.db.models.Credential.findAll({ where: { userId, type: 'password-history' } });
+  /** Makes the kept passwords look `days` old (their createdDate is the time that password was set). */
+  const ageHistory = async (days: number) => {
+    for (const c of await history()) await c.update({ createdDate: Date.now() - days * 86_400_000 });
+  };
+
+  test('passwordAge(days): neither the current password nor one used in the last days may be set again (AgePasswordPolicyProvider)', async () => {
+    await setPolicy('passwordAge(10)');
+    for (const p of ['age-1', 'age-2', 'age-3']) expect((await reset(userId, p)).status).toBe(204);
+    for (const p of ['age-3', 'age-2', 'age-1']) {
+      const res = await reset(userId, p);
+      expect([res.status, res.body]).toEqual([400, GENERIC]);
+    }
+    // Without passwordHistory, the history is kept for the policy's sake.
+    expect((await history()).length).toBeGreaterThanOrEqual(2);
+    await ageHistory(11);
+    // Older than 10 days: allowed again; the current one never is.
+    expect((await reset(userId, 'age-3')).body).toEqual(GENERIC);
+    expect((await reset(userId, 'age-1')).status).toBe(204);
+    // That change removed the entries older than 10 days but the one it just made (the old age-3).
+    const kept = await history();
+    expect(kept).toHaveLength(1);
+    expect((await reset(userId, 'age-3')).body).toEqual(GENERIC);
+    expect((await login('polly', 'age-1')).status).toBe(200);
+  });
+
+  test('passwordAge(0) refuses only the current password and keeps no history', async () => {
+    await setPolicy('passwordAge(0)');
+    expect((await reset(userId, 'zero-1')).status).toBe(204);
+    expect((await reset(userId, 'zero-1')).body).toEqual(GENERIC);
+    expect((await reset(userId, 'zero-2')).status).toBe(204);
+    expect(await history()).toHaveLength(0);
+    expect((await reset(userId, 'zero-1')).status).toBe(204);
+  });
+
+  test('with passwordHistory too, an entry goes only when both let it go (the stricter policy wins)', async () => {
+    await setPolicy('passwordAge(10) and passwordHistory(3)');
+    for (const p of ['both-1', 'both-2', 'both-3', 'both-4']) expect((await reset(userId, p)).status).toBe(204);
+    await ageHistory(11);
+    // passwordHistory(3) still refuses both-2 and both-3 (the last 3, current included), though old.
+    expect((await reset(userId, 'both-3')).body).toEqual(
+      err('invalidPasswordHistoryMessage', 'Invalid password: must not be equal to any of last 3 passwords.'),
+    );
+    expect((await reset(userId, 'both-1')).status).toBe(204);
+  });
+});
+
 describe('hashing policy', () => {
   test.each([
     ['hashAlgorithm(pbkdf2-sha256) and hashIterations(1000)', 'pbkdf2-sha256', 1000],
