@@ -245,6 +245,31 @@ describe('kc_action', () => {
     }
   });
 
+  test("UPDATE_PASSWORD without a max_auth_age of its own follows the password policy's maxAuthAge", async () => {
+    const rep = (await w.api.get(`${R}/authentication/required-actions/UPDATE_PASSWORD`).expect(200)).body;
+    await w.api.put(`${R}/authentication/required-actions/UPDATE_PASSWORD`, { ...rep, config: {} }).expect(204);
+    const realm = (await w.api.get(R).expect(200)).body;
+    const real = clock.now;
+    try {
+      await w.api.put(R, { passwordPolicy: 'maxAuthAge(1000)' }).expect(204);
+      const jar = await ssoBrowser('newpw');
+      clock.now = () => real() + 600_000;
+      // 600 s old: more than the default 300, less than the policy's 1000: the form, no sign-in.
+      let html = await (await jar.fetch(w.authUrl({ kc_action: 'UPDATE_PASSWORD' }))).text();
+      expect(html).toContain('name="password-new"');
+      clock.now = real;
+      await w.api.put(R, { passwordPolicy: 'maxAuthAge(100)' }).expect(204);
+      clock.now = () => real() + 150_000;
+      html = await (await jar.fetch(w.authUrl({ kc_action: 'UPDATE_PASSWORD' }))).text();
+      expect(html).toContain('name="password"');
+      expect(html).not.toContain('name="password-new"');
+    } finally {
+      clock.now = real;
+      await w.api.put(R, { passwordPolicy: realm.passwordPolicy ?? '' }).expect(204);
+      await w.api.put(`${R}/authentication/required-actions/UPDATE_PASSWORD`, rep).expect(204);
+    }
+  });
+
   test('an unknown, disabled or unimplemented action: straight back with kc_action_status=error', async () => {
     const jar = await ssoBrowser('newpw');
     for (const action of ['NO_SUCH_ACTION', 'delete_account', 'webauthn-register']) {
