@@ -3,14 +3,14 @@
  *
  *   fronts (rest/, resolvers/, src/oidc/, src/auth/bearer.ts, src/server.ts, src/cli.ts)
  *     → src/services/<family>/
- *       → src/core/, src/auth/ (permissions, keys, passwords, realm-keys), src/representations/, src/loaders/
+ *       → src/core/, src/auth/ (permissions, keys and keystores, passwords, realm-keys), src/representations/, src/loaders/
  *         → src/db/   (and src/keycloak/, src/logging/, src/config/ anywhere)
  *
  * A lower layer never imports a higher one, Keycloak's catalogues never import services or the
  * database, and there are no import cycles (type-only imports count too).
  */
 const FRONTS = '^(rest|resolvers)/|^src/(oidc/|server\\.ts|cli\\.ts|auth/bearer\\.ts)';
-const CORE = '^src/(core|representations|loaders)/|^src/auth/(permissions|keys|passwords|realm-keys)\\.ts';
+const CORE = '^src/(core|representations|loaders)/|^src/auth/(permissions|keys|keystores|keystore-types|jks|passwords|realm-keys)\\.ts';
 
 module.exports = {
   forbidden: [

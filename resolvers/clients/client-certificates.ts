@@ -10,7 +10,7 @@ import {
   getClientCertificate,
   uploadClientCertificate,
 } from '../../src/services/clients/client-certificates';
-import { keystoreFormat } from '../../src/services/clients/keystores';
+import { keystoreFormat } from '../../src/auth/keystores';
 import type { RequestContext } from '../../src/core/context';
 import { resolveRealm } from '../../src/services/realms/realms';
 import { resolveClient } from '../../src/services/clients/clients';

@@ -1,5 +1,5 @@
 import type request from 'supertest';
-import { readKeystore } from '../../src/services/clients/keystores';
+import { readKeystore } from '../../src/auth/keystores';
 import { createClient, realmAdmin } from '../helpers/fixtures';
 import type { AdminApi, TestServer } from '../helpers/server';
 import { type GqlResult, USER_ERRORS, gqlClient, type Json, ok, startWithRealm, userErrors } from './gql';

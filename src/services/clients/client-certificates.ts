@@ -18,8 +18,8 @@ import {
   parsePublicKey,
   readKeystore,
   writeKeystore,
-} from './keystores';
-import { KeystoreLoadError } from './keystore-types';
+} from '../../auth/keystores';
+import { KeystoreLoadError } from '../../auth/keystore-types';
 
 /**
  * Client attribute certificates — `/clients/{id}/certificates/{attr}` (config reference §2). `{attr}`
