@@ -9,8 +9,14 @@ import {
   randomUUID,
   sign,
 } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import type * as Forge from 'node-forge';
+import { getLogger } from '../logging';
+import { KeystoreLoadError } from './keystore-types';
+import { keystoreFormat, readKeystore } from './keystores';
+
+const log = getLogger('idserver.keys');
 
 /**
  * Realm keys as Keycloak keeps them: key-provider components whose config holds the generated
@@ -218,6 +224,14 @@ export function componentKey(c: KeyComponent): RealmKey | undefined {
     };
   } else if (c.providerId in CURVE_PROVIDERS) {
     key = curveKey(c, base);
+  } else if (c.providerId === 'java-keystore') {
+    try {
+      key = keystoreKey(c.config, base);
+    } catch (e) {
+      // Keycloak logs the provider's failure and goes on without its key.
+      log.warn(`Key provider ${c.id} (java-keystore): Failed to load keys. ${(e as Error).message}`);
+      return undefined;
+    }
   }
   if (key) keyCache.set(cacheKey, key);
   return key;
@@ -255,4 +269,102 @@ function curveKey(c: KeyComponent, base: Pick<RealmKey, 'componentId' | 'provide
 /** Keycloak's order: priority descending, ties by component id ascending. */
 export function sortKeys(keys: RealmKey[]): RealmKey[] {
   return [...keys].sort((a, b) => b.priority - a.priority || a.componentId.localeCompare(b.componentId));
+}
+
+/** What each algorithm of a java-keystore provider needs: Node's key type(s), the key's type and use. */
+const KEYSTORE_ALGORITHMS: Record<string, { keyTypes: string[]; type: RealmKey['type']; use: RealmKey['use'] }> = {
+  ...Object.fromEntries(
+    ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'].map((a) => [
+      a,
+      { keyTypes: ['rsa'], type: 'RSA' as const, use: 'SIG' as const },
+    ]),
+  ),
+  ...Object.fromEntries(
+    ['RSA-OAEP', 'RSA1_5', 'RSA-OAEP-256'].map((a) => [a, { keyTypes: ['rsa'], type: 'RSA' as const, use: 'ENC' as const }]),
+  ),
+  ...Object.fromEntries(['ES256', 'ES384', 'ES512'].map((a) => [a, { keyTypes: ['ec'], type: 'EC' as const, use: 'SIG' as const }])),
+  ...Object.fromEntries(
+    ['ECDH-ES', 'ECDH-ES+A128KW', 'ECDH-ES+A192KW', 'ECDH-ES+A256KW'].map((a) => [
+      a,
+      { keyTypes: ['ec'], type: 'EC' as const, use: 'ENC' as const },
+    ]),
+  ),
+  EdDSA: { keyTypes: ['ed25519', 'ed448'], type: 'OKP', use: 'SIG' },
+};
+
+/** Keycloak's KeystoreUtil#getKeystoreType: the configured type, else the file's extension, else JKS. */
+function keystoreTypeOf(configured: string | undefined, path: string): string {
+  if (configured) return configured.toUpperCase();
+  const ext = path.toLowerCase().split('.').pop();
+  if (ext === 'p12' || ext === 'pfx' || ext === 'pkcs12') return 'PKCS12';
+  if (ext === 'bcfks') return 'BCFKS';
+  return 'JKS';
+}
+
+/**
+ * The key of a java-keystore provider (Keycloak's JavaKeystoreKeyProvider): the private key and
+ * certificate under `keyAlias` of the JKS or PKCS#12 file at `keystore`, read with `keystorePassword`
+ * and `keyPassword`, for the provider's `algorithm` (RS256 by default, RSA-OAEP for `keyUse` enc).
+ * Throws with Keycloak's reason ("File not found on server. …", "Key in the keystore cannot be
+ * recovered. …"), which the component validation answers after "Failed to load keys. ".
+ */
+export function keystoreKey(
+  config: Record<string, string[]>,
+  base: Pick<RealmKey, 'componentId' | 'providerId' | 'priority' | 'status'>,
+): RealmKey {
+  const path = first(config, 'keystore') ?? '';
+  const keyUse = first(config, 'keyUse');
+  const algorithm = first(config, 'algorithm') ?? (keyUse?.toUpperCase() === 'ENC' ? 'RSA-OAEP' : 'RS256');
+  const wanted = KEYSTORE_ALGORITHMS[algorithm];
+  if (!wanted) throw new Error(`Keys for algorithm ${algorithm} are not supported.`);
+  let data: Buffer;
+  try {
+    data = readFileSync(path);
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === 'ENOENT' || err.code === 'EISDIR') throw new Error(`File not found on server. ${path} (No such file or directory)`);
+    throw new Error(`IO error on server. ${err.message}`);
+  }
+  const type = keystoreTypeOf(first(config, 'keystoreType'), path);
+  const format = keystoreFormat(type);
+  if (!format) throw new Error(`KeyStore error on server. ${type} not found`);
+  if (keyUse && keyUse.toUpperCase() !== wanted.use) {
+    throw new Error(`Key in the keystore cannot be recovered. Invalid use ${keyUse} for algorithm ${algorithm}.`);
+  }
+  const alias = first(config, 'keyAlias') ?? '';
+  let entry: ReturnType<typeof readKeystore>;
+  try {
+    entry = readKeystore(format, data, alias, first(config, 'keystorePassword') ?? '', first(config, 'keyPassword') ?? '');
+  } catch (e) {
+    if (e instanceof KeystoreLoadError) throw new Error('IO error on server. keystore password was incorrect');
+    throw new Error(`IO error on server. ${(e as Error).message}`);
+  }
+  if (!entry.privateKey) {
+    throw new Error(
+      entry.certificate
+        ? `Key in the keystore cannot be recovered. Invalid ${algorithm} key for alias ${alias}. Key is not PrivateKeyEntry.`
+        : `Key in the keystore cannot be recovered. Alias ${alias} does not exists in the keystore.`,
+    );
+  }
+  if (!entry.certificate) throw new Error('Key in the keystore cannot be recovered. Invalid null certificate in the entry.');
+  const privateKey = createPrivateKey({ key: entry.privateKey, format: 'der', type: 'pkcs8' });
+  if (!wanted.keyTypes.includes(privateKey.asymmetricKeyType ?? '')) {
+    throw new Error(
+      `Algorithm not available on server. Invalid ${algorithm} key for alias ${alias}. Algorithm is ${String(privateKey.asymmetricKeyType).toUpperCase()}.`,
+    );
+  }
+  const x = new X509Certificate(entry.certificate);
+  const publicKey = x.publicKey;
+  return {
+    ...base,
+    kid: first(config, 'kid') ?? keyId(publicKey),
+    type: wanted.type,
+    algorithm,
+    use: wanted.use,
+    privateKey,
+    publicKey,
+    certificate: entry.certificate.toString('base64'),
+    publicKeyDer: publicKey.export({ type: 'spki', format: 'der' }).toString('base64'),
+    validTo: new Date(x.validTo).getTime(),
+  };
 }

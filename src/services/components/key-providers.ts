@@ -1,6 +1,6 @@
 import { X509Certificate, createPrivateKey, createPublicKey, generateKeyPair, randomBytes, randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
-import { generateRsa, selfSignedCertificate, selfSignedEcCertificate } from '../../auth/keys';
+import { generateRsa, keystoreKey, selfSignedCertificate, selfSignedEcCertificate } from '../../auth/keys';
 import type { ConfigPropertyRep } from '../../representations/config-property';
 import { type ComponentDraft, type ComponentFactory, ConfigCheck, invalidConfig, prop } from './config';
 
@@ -269,10 +269,16 @@ export const KEY_PROVIDER_FACTORIES: ComponentFactory[] = [
     properties: KEYSTORE_PROPS,
     validate(d) {
       const check = checkBase(d);
-      for (const name of ['keystore', 'keystorePassword', 'keyAlias']) {
+      for (const name of ['keystore', 'keystorePassword', 'keyAlias', 'keyPassword']) {
         check.single(KEYSTORE_PROPS.find((p) => p.name === name) as ConfigPropertyRep, true);
       }
-      throw invalidConfig(`Failed to load keys. File not found on location ${first(d, 'keystore')}`);
+      check.single(KEYSTORE_PROPS.find((p) => p.name === 'keystoreType') as ConfigPropertyRep);
+      // The file is read now, as Keycloak's factory loads the key to validate the configuration.
+      try {
+        keystoreKey(d.config, { componentId: '', providerId: 'java-keystore', priority: 0, status: 'ACTIVE' });
+      } catch (e) {
+        throw invalidConfig(`Failed to load keys. ${(e as Error).message}`);
+      }
     },
   },
   importedRsa('rsa', 'RSA key provider that can optionally generated a self-signed certificate', RS_ALG),
