@@ -113,9 +113,21 @@ test('a JKS key signs the realm tokens; its certificate is the file’s, and the
 });
 
 test('PKCS#12 by its extension: an RSA key for encryption, an EC key for ES256', async () => {
-  const enc = await provider('p12', { keystore: p12, keystorePassword: 'p12-store-pw', keyAlias: 'enc', keyPassword: 'p12-store-pw', keyUse: 'enc' });
+  const enc = await provider('p12', {
+    keystore: p12,
+    keystorePassword: 'p12-store-pw',
+    keyAlias: 'enc',
+    keyPassword: 'p12-store-pw',
+    keyUse: 'enc',
+  });
   expect(enc.status).toBe(201);
-  const es = await provider('ec', { keystore: ecP12, keystorePassword: 'ec-store-pw', keyAlias: 'ec', keyPassword: 'ec-store-pw', algorithm: 'ES256' });
+  const es = await provider('ec', {
+    keystore: ecP12,
+    keystorePassword: 'ec-store-pw',
+    keyAlias: 'ec',
+    keyPassword: 'ec-store-pw',
+    algorithm: 'ES256',
+  });
   expect(es.status).toBe(201);
   const all = (await keys()).keys;
   expect(all.find((k) => k.providerId === idOf(enc.headers.location))).toMatchObject({ type: 'RSA', algorithm: 'RSA-OAEP', use: 'ENC' });
