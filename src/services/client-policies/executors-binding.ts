@@ -42,7 +42,8 @@ function refreshClaims(c: PolicyContext): JWTPayload | undefined {
  * dpop-bind-enforcer: written clients use DPoP (`auto-configure` turns it on); authorization requests
  * carry `dpop_jkt` when `enforce-authorization-code-binding-to-dpop`; a public client without
  * `dpop.bound.access.tokens` under `allow-only-refresh-token-binding` must send a proof, and only
- * its refresh token is bound.
+ * its refresh token is bound; a CIBA token request (BACKCHANNEL_TOKEN_REQUEST) must send a proof,
+ * whatever the client (the token endpoint verified it already, as Keycloak checks only its presence).
  */
 const dpopBindEnforcer: Executor = {
   run(conf, c) {
@@ -61,7 +62,9 @@ const dpopBindEnforcer: Executor = {
       if (clientAttr(c, DPOP) === 'true' || !isTrue(conf['allow-only-refresh-token-binding']) || !c.client?.publicClient) return;
       if (!c.binding?.jkt) throw refuse('invalid_dpop_proof', 'DPoP proof is missing');
       c.binding.bindOnlyRefresh = true;
+      return;
     }
+    if (c.event === 'BACKCHANNEL_TOKEN_REQUEST' && !c.binding?.jkt) throw refuse('invalid_dpop_proof', 'DPoP proof is missing');
   },
 };
 

@@ -4,6 +4,7 @@ import { randomUUID, type webcrypto } from 'node:crypto';
 import { compactDecrypt, decodeJwt, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import request from 'supertest';
 import { clock } from '../../../src/core/clock';
+import { dpopKey, dpopProof } from '../../helpers/dpop';
 import { createClient, createRealm, createUser, expectStatus } from '../../helpers/fixtures';
 import { type AdminApi, startTestServer, type TestServer } from '../../helpers/server';
 
@@ -547,4 +548,36 @@ test('a client with encrypted ID tokens gets its CIBA ID token encrypted, auth_t
   expect(tokens.status).toBe(200);
   const inner = new TextDecoder().decode((await compactDecrypt(tokens.body.id_token, enc.privateKey)).plaintext);
   expect(decodeJwt(inner)).toMatchObject({ sub: aliceId, aud: 'sealed', auth_time: expect.any(Number) });
+});
+
+test('dpop-bind-enforcer on the CIBA grant (DPoPBindEnforcerExecutor, BACKCHANNEL_TOKEN_REQUEST): no proof is refused, a proof binds the tokens', async () => {
+  const a = await started();
+  expect((await callback(a.bearer, { status: 'SUCCEED' })).status).toBe(200);
+  await api
+    .put(`/admin/realms/${R}/client-policies/profiles`, {
+      profiles: [{ name: 'dpop', executors: [{ executor: 'dpop-bind-enforcer', configuration: {} }] }],
+    })
+    .expect(204);
+  await api
+    .put(`/admin/realms/${R}/client-policies/policies`, {
+      policies: [{ name: 'dpop', enabled: true, conditions: [{ condition: 'any-client', configuration: {} }], profiles: ['dpop'] }],
+    })
+    .expect(204);
+  later(3);
+  expect(err(await poll(a.authReqId))).toEqual([400, 'invalid_grant', 'DPoP proof is missing']);
+  const [ev] = await events('AUTHREQID_TO_TOKEN_ERROR');
+  expect(ev).toMatchObject({ clientId: 'cd', error: 'invalid_dpop_proof' });
+  expect(ev.details).toMatchObject({ reason: 'client_policy_error', client_policy_error: 'invalid_dpop_proof' });
+  // The request is still pending: a poll with a proof takes tokens bound to its key.
+  later(6);
+  const key = await dpopKey();
+  const tokens = await request(ts.app)
+    .post(`/realms/${R}/protocol/openid-connect/token`)
+    .auth('cd', creds.cd)
+    .set('DPoP', await dpopProof(key, 'POST', `/realms/${R}/protocol/openid-connect/token`))
+    .type('form')
+    .send({ grant_type: CIBA, auth_req_id: a.authReqId });
+  expect(tokens.status).toBe(200);
+  expect(tokens.body.token_type).toBe('DPoP');
+  expect(decodeJwt(tokens.body.access_token).cnf).toEqual({ jkt: key.jkt });
 });
