@@ -41,6 +41,8 @@ const MAX_AGE = 'loa-max-age';
 /** ConditionalLoaAuthenticator.DEFAULT_MAX_AGE: 10 hours. */
 const DEFAULT_MAX_AGE = 36000;
 export const LOA_CONDITION = 'conditional-level-of-authentication';
+/** The level of the flow an auth-flow-enforcer policy chose (its `auth-flow-loa`; Keycloak's note of that name). */
+export const FLOW_LOA_NOTE = 'authentication-flow-level-of-authentication';
 
 /**
  * The level the authorization request asks for (Keycloak's AuthorizationEndpoint): the lowest level
@@ -183,6 +185,18 @@ export function levelFulfilled(ctx: LoginContext): boolean {
   if (!ctx.loaMaxAges || !Object.keys(ctx.loaMaxAges).length) return true;
   const r = requested(ctx);
   return !r.forced || r.level <= currentLevel(ctx);
+}
+
+/**
+ * AcrStore.setAuthFlowLevelAuthenticatedToCurrentRequest, when the flow is done (Keycloak's
+ * AuthenticationProcessor.authenticationComplete, before the required actions): the flow an
+ * auth-flow-enforcer chose with an `auth-flow-loa` stands for that level, so this login's level is
+ * raised to it when lower (the token's `acr` says so). Only this login's level: the session's level
+ * map, which later logins reuse, is not changed.
+ */
+export function applyFlowLevel(ctx: Pick<LoginContext, 'data'>): void {
+  const level = integer(ctx.data.notes[FLOW_LOA_NOTE] ?? '');
+  if (level !== undefined && currentLevel(ctx) < level) ctx.data.notes[LOA_NOTES.CURRENT] = String(level);
 }
 
 /** The user-session notes a finished login leaves: the level map, and this client's level and request (`loa:<client id>`). */
