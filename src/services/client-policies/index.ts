@@ -148,7 +148,7 @@ export async function clientPoliciesOnAuthorization(
     | 'AUTHORIZATION_REQUEST'
     | 'PUSHED_AUTHORIZATION_REQUEST'
     | 'LOGOUT_REQUEST' = 'AUTHORIZATION_REQUEST',
-  extra: Pick<PolicyContext, 'rawParams' | 'requestObject' | 'par' | 'issuer' | 'effects'> = {},
+  extra: Pick<PolicyContext, 'rawParams' | 'requestObject' | 'requestObjectEncrypted' | 'par' | 'issuer' | 'effects'> = {},
 ): Promise<{ error: string; description: string } | undefined> {
   return refusalOf(db, realm, client, event, params, extra);
 }

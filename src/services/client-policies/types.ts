@@ -40,6 +40,8 @@ export interface PolicyContext {
   rawParams?: Record<string, string | undefined>;
   /** Authorization / pushed request: the verified request object's claims, if one was sent. */
   requestObject?: Record<string, unknown>;
+  /** Whether that request object came encrypted to the realm (secure-request-object `encryption-required`). */
+  requestObjectEncrypted?: boolean;
   /** Authorization request: whether its parameters came from a pushed request. */
   par?: boolean;
   /** The realm's issuer URL (the audience a request object must name). */
