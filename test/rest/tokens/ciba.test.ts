@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID, type webcrypto } from 'node:crypto';
-import { compactDecrypt, decodeJwt, exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { CompactEncrypt, compactDecrypt, decodeJwt, exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
 import request from 'supertest';
 import { clock } from '../../../src/core/clock';
 import { dpopKey, dpopProof } from '../../helpers/dpop';
@@ -499,7 +499,7 @@ test('fapi-ciba: binding message and signed request required, signing algorithm 
   expect(err(bad)).toEqual([400, 'invalid_request', 'not allowed signature algorithm.']);
 });
 
-test("the realm's CIBA policy takes effect: expires_in, interval, the user hint; a disabled realm is refused", async () => {
+test("the realm's CIBA policy takes effect: expires_in, interval, the user hint (BackchannelAuthenticationEndpoint.resolveUser); a disabled realm is refused", async () => {
   const P = 'cibapolicy';
   await createRealm(api, P, { attributes: { cibaExpiresIn: '30', cibaInterval: '0', cibaAuthRequestedUserHint: 'login_hint' } });
   await createClient(api, P, { clientId: 'cd', secret: 'cd-secret', attributes: { 'oidc.ciba.grant.enabled': 'true' } });
@@ -513,6 +513,21 @@ test("the realm's CIBA policy takes effect: expires_in, interval, the user hint;
   await api.put(`/admin/realms/${P}`, { attributes: { ...realm.attributes, cibaAuthRequestedUserHint: 'id_token_hint' } }).expect(204);
   expect(err(await at('cd', 'cd-secret', base))).toEqual([400, 'invalid_request', 'missing parameter : id_token_hint']);
   expect(err(await at('cd', 'cd-secret', { ...base, id_token_hint: 'x' }))).toEqual([400, 'invalid_request', 'invalid user']);
+  // Keycloak's DefaultCIBALoginUserResolver resolves no one from an id_token_hint or a login_hint_token ("not yet
+  // supported"): a real ID token of the user is no better than garbage.
+  const pw = await request(ts.app)
+    .post(`/realms/${P}/protocol/openid-connect/token`)
+    .type('form')
+    .send({ grant_type: 'password', client_id: 'admin-cli', username: 'alice', password: 'pw', scope: 'openid' });
+  expect(pw.body.id_token).toEqual(expect.any(String));
+  expect(err(await at('cd', 'cd-secret', { ...base, id_token_hint: pw.body.id_token }))).toEqual([400, 'invalid_request', 'invalid user']);
+  await api.put(`/admin/realms/${P}`, { attributes: { ...realm.attributes, cibaAuthRequestedUserHint: 'login_hint_token' } }).expect(204);
+  expect(err(await at('cd', 'cd-secret', base))).toEqual([400, 'invalid_request', 'missing parameter : login_hint_token']);
+  expect(err(await at('cd', 'cd-secret', { ...base, login_hint_token: pw.body.id_token }))).toEqual([
+    400,
+    'invalid_request',
+    'invalid user',
+  ]);
   await api.put(`/admin/realms/${P}`, { attributes: { ...realm.attributes, cibaAuthRequestedUserHint: 'nonsense' } }).expect(204);
   expect(err(await at('cd', 'cd-secret', base))).toEqual([400, 'invalid_request', 'invalid user hint']);
   await api.put(`/admin/realms/${P}`, { enabled: false }).expect(204);
@@ -580,4 +595,17 @@ test('dpop-bind-enforcer on the CIBA grant (DPoPBindEnforcerExecutor, BACKCHANNE
   expect(tokens.status).toBe(200);
   expect(tokens.body.token_type).toBe('DPoP');
   expect(decodeJwt(tokens.body.access_token).cnf).toEqual({ jkt: key.jkt });
+});
+
+test('an encrypted authentication request is refused (BackchannelAuthenticationEndpointSignedRequestParser)', async () => {
+  const certs = (await request(ts.app).get(`/realms/${R}/protocol/openid-connect/certs`)).body as { keys: JWK[] };
+  const enc = certs.keys.find((k) => k.use === 'enc') as JWK;
+  const sealed = await new CompactEncrypt(new TextEncoder().encode(await signedRequest()))
+    .setProtectedHeader({ alg: 'RSA-OAEP', enc: 'A256GCM', kid: enc.kid })
+    .encrypt(await importJWK(enc, 'RSA-OAEP'));
+  expect(err(await authRequest({ request: sealed }, 'signer'))).toEqual([
+    400,
+    'invalid_request',
+    'Encrypted request object is not allowed',
+  ]);
 });
