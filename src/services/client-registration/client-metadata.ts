@@ -75,7 +75,11 @@ const AUTH_METHOD: Record<string, string> = {
 /** Client attributes answered as metadata when set. */
 const ATTRIBUTE_METADATA: Array<[string, string]> = [
   ['user.info.response.signature.alg', 'userinfo_signed_response_alg'],
+  ['user.info.encrypted.response.alg', 'userinfo_encrypted_response_alg'],
+  ['user.info.encrypted.response.enc', 'userinfo_encrypted_response_enc'],
   ['request.object.signature.alg', 'request_object_signing_alg'],
+  ['request.object.encryption.alg', 'request_object_encryption_alg'],
+  ['request.object.encryption.enc', 'request_object_encryption_enc'],
   ['tls.client.auth.subject.dn', 'tls_client_auth_subject_dn'],
   ['id.token.signed.response.alg', 'id_token_signed_response_alg'],
   ['id.token.encrypted.response.alg', 'id_token_encrypted_response_alg'],
@@ -136,6 +140,13 @@ export function toOidcResponse(c: ClientRepresentation, registrationClientUri: s
   out.grant_types = grantTypes(c);
   if (c.optionalClientScopes != null) out.scope = c.optionalClientScopes.join(' ');
   if (isTrue(a['use.jwks.url']) && a['jwks.url'] != null) out.jwks_uri = a['jwks.url'];
+  if (isTrue(a['use.jwks.string']) && a['jwks.string']) {
+    try {
+      out.jwks = JSON.parse(String(a['jwks.string']));
+    } catch {
+      // Keycloak answers "Illegal jwks format"; a stored JWKS the admin API accepted is JSON.
+    }
+  }
   out.tls_client_certificate_bound_access_tokens = isTrue(a['tls.client.certificate.bound.access.tokens']);
   for (const [attr, name] of ATTRIBUTE_METADATA) {
     const v = a[attr];
