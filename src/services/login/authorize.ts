@@ -5,7 +5,6 @@ import type { RealmModel } from '../../db/models/realm';
 import { type PolicyEffects, clientPoliciesOnAuthorization } from '../client-policies';
 import { clientByClientId } from '../tokens/client-config-cache';
 import { clientLinkedScopes } from '../tokens/token-claims';
-import { FLOW_LOA_NOTE as REQUESTED_FLOW_LOA_NOTE } from './loa';
 import { clientRedirectUris, verifyRedirectUri } from './redirect-uris';
 import { RequestProblem, resolveAuthorizationParams } from './request-object';
 import { modeForInvalidResponseType, parseResponseMode, type ResponseMode, ResponseType } from './response-types';
@@ -123,7 +122,7 @@ export async function checkAuthorizationRequest(
 
 /** Keycloak's authentication-session notes of a flow a client policy asks for (auth-flow-enforcer): its alias and level. */
 export const REQUESTED_FLOW_NOTE = 'requested-authentication-flow';
-export { FLOW_LOA_NOTE as REQUESTED_FLOW_LOA_NOTE } from './loa';
+export const REQUESTED_FLOW_LOA_NOTE = 'authentication-flow-level-of-authentication';
 
 /** Whether the client must push its authorization requests (`require.pushed.authorization.requests`). */
 export function parRequired(_realm: RealmModel, client: ClientModel): boolean {

@@ -2,6 +2,7 @@ import { nowSeconds } from '../../core/clock';
 import type { AuthExecutionModel } from '../../db/models/authentication';
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
+import { REQUESTED_FLOW_LOA_NOTE } from './authorize';
 import type { Condition, LoginContext } from './flow-engine';
 import type { FlowDefinitions } from './flow-definitions';
 import {
@@ -41,8 +42,6 @@ const MAX_AGE = 'loa-max-age';
 /** ConditionalLoaAuthenticator.DEFAULT_MAX_AGE: 10 hours. */
 const DEFAULT_MAX_AGE = 36000;
 export const LOA_CONDITION = 'conditional-level-of-authentication';
-/** The level of the flow an auth-flow-enforcer policy chose (its `auth-flow-loa`; Keycloak's note of that name). */
-export const FLOW_LOA_NOTE = 'authentication-flow-level-of-authentication';
 
 /**
  * The level the authorization request asks for (Keycloak's AuthorizationEndpoint): the lowest level
@@ -195,7 +194,7 @@ export function levelFulfilled(ctx: LoginContext): boolean {
  * map, which later logins reuse, is not changed.
  */
 export function applyFlowLevel(ctx: Pick<LoginContext, 'data'>): void {
-  const level = integer(ctx.data.notes[FLOW_LOA_NOTE] ?? '');
+  const level = integer(ctx.data.notes[REQUESTED_FLOW_LOA_NOTE] ?? '');
   if (level !== undefined && currentLevel(ctx) < level) ctx.data.notes[LOA_NOTES.CURRENT] = String(level);
 }
 
