@@ -169,6 +169,27 @@ export async function clientPoliciesOnBackchannel(
   return refusalOf(db, realm, client, event, params, extra);
 }
 
+/**
+ * A token revocation (Keycloak's TokenRevocationEndpoint, TOKEN_REVOKE): after the client is
+ * authenticated, before the token is looked at. The refusal, with its status, if any.
+ */
+export async function clientPoliciesOnRevoke(
+  db: Db,
+  realm: RealmModel,
+  client: ClientModel,
+  form: Record<string, string | undefined>,
+  extra: Pick<PolicyContext, 'revocation' | 'clientCert'>,
+): Promise<{ error: string; description: string; status: number } | undefined> {
+  if (!hasClientPolicies(realm)) return undefined;
+  try {
+    await evaluateClientPolicies({ ...extra, event: 'TOKEN_REVOKE', db, realm, client, params: form });
+    return undefined;
+  } catch (e) {
+    if (e instanceof ClientPolicyViolation) return { error: e.error, description: e.detail, status: e.status };
+    throw e;
+  }
+}
+
 /** The refusal of the realm's client policies for one request event, if any (none: the request may go on). */
 async function refusalOf(
   db: Db,
