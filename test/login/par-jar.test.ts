@@ -240,13 +240,23 @@ describe('encrypted request objects (AuthzEndpointRequestObjectParser, DefaultTo
     expect(pushed.status).toBe(201);
     const { request_uri } = (await pushed.json()) as { request_uri: string };
     expect(redirectParams(await signIn(new Jar(), authorize({ client_id: 'rp', request_uri }))).get('state')).toBe('sealed-par');
-    // Without a kid: the realm's highest-priority encryption key. Plain JSON content is read as the claims, as Keycloak does.
+    // Without a kid: the realm's highest-priority encryption key.
     const sealedNoKid = await new CompactEncrypt(new TextEncoder().encode(await sign(request('no-kid'))))
       .setProtectedHeader({ alg: 'RSA-OAEP', enc: 'A256GCM', cty: 'JWT' })
       .encrypt(enc.key);
     expect(redirectParams(await signIn(new Jar(), authorize({ client_id: 'rp', request: sealedNoKid }))).get('state')).toBe('no-kid');
+    // Plain JSON inside: unsigned claims, only for a client whose request.object.signature.alg is none.
     const json = await seal(JSON.stringify(request('json')), { cty: 'JSON' });
-    expect(redirectParams(await signIn(new Jar(), authorize({ client_id: 'rp', request: json }))).get('state')).toBe('json');
+    expect(await pushedError({ request: json })).toEqual([
+      400,
+      { error: 'invalid_request_object', error_description: "Failed to verify signature on 'request' object" },
+    ]);
+    await setAttributes('rp', { 'request.object.signature.alg': 'none' });
+    try {
+      expect(redirectParams(await signIn(new Jar(), authorize({ client_id: 'rp', request: json }))).get('state')).toBe('json');
+    } finally {
+      await setAttributes('rp', { 'request.object.signature.alg': '' });
+    }
   });
 
   test("refusals: no such key, another key, a forged inner signature, the client's request.object.encryption.alg / .enc", async () => {

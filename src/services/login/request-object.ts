@@ -90,7 +90,9 @@ async function verifiedClaims(
  * The content of a request object encrypted to the realm (Keycloak's AuthzEndpointRequestObjectParser
  * validator and DefaultTokenManager.decodeClientJWT): the JWE's `alg` and `enc` must be the client's
  * `request.object.encryption.alg` / `.enc` when set; it is decrypted with the realm's encryption key;
- * a nested signed JWT is then verified as a plain request object is, other content is read as JSON claims.
+ * a nested signed JWT is then verified as a plain request object is; other content is read as JSON
+ * claims, unsigned, so (as an `alg: none` object here) only for a client whose
+ * `request.object.signature.alg` is `none` (Keycloak reads them for any client).
  */
 async function decryptedClaims(
   db: Db,
@@ -124,13 +126,16 @@ async function decryptedClaims(
     if (inner instanceof RequestProblem && /algorithm/.test(inner.problem)) return bad('Failed to deserialize JWT');
     return inner;
   }
+  let parsed: unknown;
   try {
-    const parsed = JSON.parse(content) as unknown;
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    parsed = JSON.parse(content);
   } catch {
-    // below
+    return bad('Failed to deserialize JWT');
   }
-  return bad('Failed to deserialize JWT');
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return bad('Failed to deserialize JWT');
+  // Unsigned claims, as an `alg: none` request object: only for a client whose request.object.signature.alg is `none`.
+  if (attrs(client)['request.object.signature.alg'] !== 'none') return bad("Failed to verify signature on 'request' object");
+  return parsed as Record<string, unknown>;
 }
 
 /** Verifies a request object of the client (signed, or encrypted to the realm around a signed one); its claims, or the problem. */
