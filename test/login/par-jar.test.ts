@@ -270,6 +270,14 @@ describe('encrypted request objects (AuthzEndpointRequestObjectParser, DefaultTo
       400,
       { error: 'invalid_request_object', error_description: 'Failed to decrypt JWT' },
     ]);
+    // A symmetric algorithm the realm's keys cannot open.
+    const dir = await new CompactEncrypt(new TextEncoder().encode(inner))
+      .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid: enc.kid })
+      .encrypt(new Uint8Array(32));
+    expect(await pushedError({ request: dir })).toEqual([
+      400,
+      { error: 'invalid_request_object', error_description: 'Failed to decrypt JWT' },
+    ]);
     expect(await pushedError({ request: await seal(`${inner.slice(0, -4)}AAAA`) })).toEqual([
       400,
       { error: 'invalid_request_object', error_description: "Failed to verify signature on 'request' object" },

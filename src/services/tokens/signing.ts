@@ -216,6 +216,9 @@ export async function encryptForClient(
 /** The JWK key type an encryption algorithm needs. */
 const kindOf = (alg: string) => (alg.startsWith('RSA') ? 'RSA' : alg.startsWith('ECDH') ? 'EC' : 'oct');
 
+/** Key management algorithms a JWE to the realm may use (Keycloak's CEK management providers); others are not tried. */
+const REALM_JWE_ALGS = ['RSA-OAEP', 'RSA-OAEP-256', 'RSA1_5', 'ECDH-ES', 'ECDH-ES+A128KW', 'ECDH-ES+A192KW', 'ECDH-ES+A256KW'];
+
 /** A JWE the realm cannot open: Keycloak's message (DefaultTokenManager.decodeClientJWT). */
 export class RealmDecryptionError extends Error {}
 
@@ -236,7 +239,8 @@ export async function decryptWithRealmKey(db: Db, realm: RealmModel, jwe: string
   const key = kid === undefined ? keys.find((k) => k.publicKey) : keys.find((k) => k.kid === kid);
   if (!key?.privateKey) throw new RealmDecryptionError('Could not find private key for decrypting token');
   try {
-    return new TextDecoder().decode((await compactDecrypt(jwe, key.privateKey)).plaintext);
+    const { plaintext } = await compactDecrypt(jwe, key.privateKey, { keyManagementAlgorithms: REALM_JWE_ALGS });
+    return new TextDecoder().decode(plaintext);
   } catch {
     throw new RealmDecryptionError('Failed to decrypt JWT');
   }
