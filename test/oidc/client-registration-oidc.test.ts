@@ -224,6 +224,38 @@ describe('OpenID Connect dynamic client registration', () => {
     expect(decodeJwt(new TextDecoder().decode(plaintext))).toMatchObject({ sub, aud: made.body.client_id });
   });
 
+  test('logout, CIBA, PAR, ACR and mTLS metadata map to the attributes Keycloak uses, and come back', async () => {
+    const metadata = {
+      post_logout_redirect_uris: ['https://rp.example.org/bye'],
+      frontchannel_logout_uri: 'https://rp.example.org/front',
+      frontchannel_logout_session_required: true,
+      backchannel_client_notification_endpoint: 'https://rp.example.org/ciba',
+      backchannel_authentication_request_signing_alg: 'PS256',
+      require_pushed_authorization_requests: true,
+      default_acr_values: ['silver', 'gold'],
+      tls_client_auth_subject_dn: 'CN=rp, O=example',
+    };
+    const made = await f.call('POST', '/openid-connect', {
+      token: await f.initialToken(),
+      body: { redirect_uris: ['https://rp.example.org/cb'], token_endpoint_auth_method: 'tls_client_auth', ...metadata },
+    });
+    expect(made.status).toBe(201);
+    expect(made.body).toMatchObject({ ...metadata, token_endpoint_auth_method: 'tls_client_auth' });
+    const [stored] = expectStatus(await f.api.get(`/admin/realms/${R}/clients?clientId=${made.body.client_id}`), 200, 'client').body;
+    expect(stored.clientAuthenticatorType).toBe('client-x509');
+    expect(stored.attributes).toMatchObject({
+      'post.logout.redirect.uris': 'https://rp.example.org/bye',
+      'frontchannel.logout.url': 'https://rp.example.org/front',
+      'frontchannel.logout.session.required': 'true',
+      'ciba.backchannel.client.notification.endpoint': 'https://rp.example.org/ciba',
+      'ciba.backchannel.auth.request.signing.alg': 'PS256',
+      'require.pushed.authorization.requests': 'true',
+      'default.acr.values': 'silver##gold',
+      'x509.subjectdn': 'CN=rp, O=example',
+      'x509.allow.regex.pattern.comparison': 'false',
+    });
+  });
+
   test('a refused registration answers 403 insufficient_scope naming the policy, and creates nothing (ClientRegistrationAuth.requireCreate)', async () => {
     const before = await f.clientCount();
     // Anonymous: the default Trusted Hosts policy trusts no host.

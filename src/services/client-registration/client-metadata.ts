@@ -80,7 +80,7 @@ const ATTRIBUTE_METADATA: Array<[string, string]> = [
   ['request.object.signature.alg', 'request_object_signing_alg'],
   ['request.object.encryption.alg', 'request_object_encryption_alg'],
   ['request.object.encryption.enc', 'request_object_encryption_enc'],
-  ['tls.client.auth.subject.dn', 'tls_client_auth_subject_dn'],
+  ['x509.subjectdn', 'tls_client_auth_subject_dn'],
   ['id.token.signed.response.alg', 'id_token_signed_response_alg'],
   ['id.token.encrypted.response.alg', 'id_token_encrypted_response_alg'],
   ['id.token.encrypted.response.enc', 'id_token_encrypted_response_enc'],
@@ -90,6 +90,8 @@ const ATTRIBUTE_METADATA: Array<[string, string]> = [
   ['token.endpoint.auth.signing.alg', 'token_endpoint_auth_signing_alg'],
   ['ciba.backchannel.token.delivery.mode', 'backchannel_token_delivery_mode'],
   ['ciba.backchannel.auth.request.signing.alg', 'backchannel_authentication_request_signing_alg'],
+  ['ciba.backchannel.client.notification.endpoint', 'backchannel_client_notification_endpoint'],
+  ['frontchannel.logout.url', 'frontchannel_logout_uri'],
 ];
 
 const isTrue = (v: unknown) => String(v).toLowerCase() === 'true';
@@ -153,6 +155,9 @@ export function toOidcResponse(c: ClientRepresentation, registrationClientUri: s
     if (v !== undefined && v !== null && v !== '') out[name] = v;
   }
   if (a['request.uris']) out.request_uris = String(a['request.uris']).split('##');
+  if (a['post.logout.redirect.uris']) out.post_logout_redirect_uris = String(a['post.logout.redirect.uris']).split('##');
+  out.frontchannel_logout_session_required = isTrue(a['frontchannel.logout.session.required']);
+  if (a['default.acr.values']) out.default_acr_values = String(a['default.acr.values']).split('##');
   if (a['backchannel.logout.url']) out.backchannel_logout_uri = a['backchannel.logout.url'];
   // Keycloak answers the client's "revoke offline sessions" setting under this name (it sets the field twice).
   out.backchannel_logout_session_required = isTrue(a['backchannel.logout.revoke.offline.tokens']);
