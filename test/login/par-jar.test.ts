@@ -286,6 +286,16 @@ describe('encrypted request objects (AuthzEndpointRequestObjectParser, DefaultTo
       400,
       { error: 'invalid_request_object', error_description: 'Failed to deserialize JWT' },
     ]);
+    // An inner JWT of another algorithm than the client's: Keycloak's parser then reads it as JSON, and fails so.
+    await setAttributes('rp', { 'request.object.signature.alg': 'PS256' });
+    try {
+      expect(await pushedError({ request: await seal(inner) })).toEqual([
+        400,
+        { error: 'invalid_request_object', error_description: 'Failed to deserialize JWT' },
+      ]);
+    } finally {
+      await setAttributes('rp', { 'request.object.signature.alg': '' });
+    }
     await setAttributes('rp', { 'request.object.encryption.alg': 'RSA-OAEP-256' });
     try {
       expect(await pushedError({ request: await seal(inner) })).toEqual([
