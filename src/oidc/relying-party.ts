@@ -120,13 +120,15 @@ export function relyingPartyRoutes(r: Router, db: Db, baseUrlOf: (req: express.R
     handle(async (req, res) => {
       const body = formOf(req);
       try {
+        const baseUrl = baseUrlOf(req);
         const out = await revoke(db, {
           realm: String(req.params.realm),
           form: body,
           basic: basicCredentials(req),
           repeated: repeatedOf(body),
           ipAddress: req.ip,
-          baseUrl: baseUrlOf(req),
+          baseUrl,
+          ...senderProofs(req, baseUrl, x509),
         });
         cors(req, res, out.origins);
         res.status(200).end();

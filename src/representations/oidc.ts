@@ -44,6 +44,8 @@ export interface OidcDiscoveryDocument {
   request_uri_parameter_supported: boolean;
   require_request_uri_registration: boolean;
   request_object_signing_alg_values_supported: string[];
+  request_object_encryption_alg_values_supported: string[];
+  request_object_encryption_enc_values_supported: string[];
   /** DPoP proofs (RFC 9449): the asymmetric algorithms a proof may be signed with. */
   dpop_signing_alg_values_supported: string[];
   /** RFC 8705: tokens can be bound to the client's TLS certificate (forwarded by the reverse proxy). */

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { CompactEncrypt, exportJWK, generateKeyPair, importJWK, type JWK, type KeyLike, SignJWT } from 'jose';
 import { createClient } from '../helpers/fixtures';
 import { advanceClock, resetClock } from '../helpers/sessions';
 import { exchange, Jar, type LoginWorld, loginWorld, pageError, pkcePair, REDIRECT, redirectParams, signIn } from './browser-client';
@@ -210,4 +210,150 @@ test('pushes are recorded as PUSHED_AUTHORIZATION_REQUEST events (and _ERROR wit
   const events = async (type: string) => (await w.api.get(`/admin/realms/${R}/events?type=${type}&client=rp`).expect(200)).body;
   expect((await events('PUSHED_AUTHORIZATION_REQUEST'))[0]).toMatchObject({ type: 'PUSHED_AUTHORIZATION_REQUEST', clientId: 'rp' });
   expect((await events('PUSHED_AUTHORIZATION_REQUEST_ERROR'))[0]).toMatchObject({ error: 'invalid_request' });
+});
+
+describe('encrypted request objects (AuthzEndpointRequestObjectParser, DefaultTokenManager.decodeClientJWT)', () => {
+  let enc: { key: KeyLike | Uint8Array; kid: string };
+  beforeAll(async () => {
+    const certs = (await (await fetch(`${w.base}/realms/${R}/protocol/openid-connect/certs`)).json()) as { keys: JWK[] };
+    const jwk = certs.keys.find((k) => k.use === 'enc') as JWK;
+    expect(jwk.alg).toBe('RSA-OAEP');
+    enc = { key: await importJWK(jwk, 'RSA-OAEP'), kid: jwk.kid as string };
+  });
+  const seal = (content: string, header: Record<string, string> = {}, to: KeyLike | Uint8Array = enc.key) =>
+    new CompactEncrypt(new TextEncoder().encode(content))
+      .setProtectedHeader({ alg: 'RSA-OAEP', enc: 'A256GCM', cty: 'JWT', kid: enc.kid, ...header })
+      .encrypt(to);
+  const request = (state: string) => ({ client_id: 'rp', response_type: 'code', redirect_uri: REDIRECT, scope: 'openid', state });
+  const pushedError = async (fields: Record<string, string>) => {
+    const res = await push(fields);
+    return [res.status, await res.json()];
+  };
+
+  test('a signed request object encrypted to the realm key: as request, by reference and pushed', async () => {
+    const byValue = await seal(await sign(request('sealed')));
+    expect(redirectParams(await signIn(new Jar(), authorize({ client_id: 'rp', request: byValue }))).get('state')).toBe('sealed');
+    served.set('/ro/sealed', await seal(await sign(request('sealed-ref'))));
+    const byRef = await signIn(new Jar(), authorize({ client_id: 'rp', request_uri: `${docsBase}/ro/sealed` }));
+    expect(redirectParams(byRef).get('state')).toBe('sealed-ref');
+    const pushed = await push({ request: await seal(await sign(request('sealed-par'))) });
+    expect(pushed.status).toBe(201);
+    const { request_uri } = (await pushed.json()) as { request_uri: string };
+    expect(redirectParams(await signIn(new Jar(), authorize({ client_id: 'rp', request_uri }))).get('state')).toBe('sealed-par');
+    // Without a kid: the realm's highest-priority encryption key.
+    const sealedNoKid = await new CompactEncrypt(new TextEncoder().encode(await sign(request('no-kid'))))
+      .setProtectedHeader({ alg: 'RSA-OAEP', enc: 'A256GCM', cty: 'JWT' })
+      .encrypt(enc.key);
+    expect(redirectParams(await signIn(new Jar(), authorize({ client_id: 'rp', request: sealedNoKid }))).get('state')).toBe('no-kid');
+    // Plain JSON inside: unsigned claims, only for a client whose request.object.signature.alg is none.
+    const json = await seal(JSON.stringify(request('json')), { cty: 'JSON' });
+    expect(await pushedError({ request: json })).toEqual([
+      400,
+      { error: 'invalid_request_object', error_description: "Failed to verify signature on 'request' object" },
+    ]);
+    await setAttributes('rp', { 'request.object.signature.alg': 'none' });
+    try {
+      expect(redirectParams(await signIn(new Jar(), authorize({ client_id: 'rp', request: json }))).get('state')).toBe('json');
+    } finally {
+      await setAttributes('rp', { 'request.object.signature.alg': '' });
+    }
+  });
+
+  test("refusals: no such key, another key, a forged inner signature, the client's request.object.encryption.alg / .enc", async () => {
+    const inner = await sign(request('x'));
+    expect(await pushedError({ request: await seal(inner, { kid: 'nope' }) })).toEqual([
+      400,
+      { error: 'invalid_request_object', error_description: 'Could not find private key for decrypting token' },
+    ]);
+    const other = await generateKeyPair('RSA-OAEP');
+    expect(await pushedError({ request: await seal(inner, {}, other.publicKey) })).toEqual([
+      400,
+      { error: 'invalid_request_object', error_description: 'Failed to decrypt JWT' },
+    ]);
+    // A symmetric algorithm the realm's keys cannot open.
+    const dir = await new CompactEncrypt(new TextEncoder().encode(inner))
+      .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid: enc.kid })
+      .encrypt(new Uint8Array(32));
+    expect(await pushedError({ request: dir })).toEqual([
+      400,
+      { error: 'invalid_request_object', error_description: 'Failed to decrypt JWT' },
+    ]);
+    expect(await pushedError({ request: await seal(`${inner.slice(0, -4)}AAAA`) })).toEqual([
+      400,
+      { error: 'invalid_request_object', error_description: "Failed to verify signature on 'request' object" },
+    ]);
+    expect(await pushedError({ request: await seal('not json') })).toEqual([
+      400,
+      { error: 'invalid_request_object', error_description: 'Failed to deserialize JWT' },
+    ]);
+    // An inner JWT of another algorithm than the client's: Keycloak's parser then reads it as JSON, and fails so.
+    await setAttributes('rp', { 'request.object.signature.alg': 'PS256' });
+    try {
+      expect(await pushedError({ request: await seal(inner) })).toEqual([
+        400,
+        { error: 'invalid_request_object', error_description: 'Failed to deserialize JWT' },
+      ]);
+    } finally {
+      await setAttributes('rp', { 'request.object.signature.alg': '' });
+    }
+    await setAttributes('rp', { 'request.object.encryption.alg': 'RSA-OAEP-256' });
+    try {
+      expect(await pushedError({ request: await seal(inner) })).toEqual([
+        400,
+        {
+          error: 'invalid_request_object',
+          error_description: 'Request object encrypted with different algorithm than client requested algorithm',
+        },
+      ]);
+      await setAttributes('rp', { 'request.object.encryption.alg': 'RSA-OAEP', 'request.object.encryption.enc': 'A128CBC-HS256' });
+      expect(await pushedError({ request: await seal(inner) })).toEqual([
+        400,
+        {
+          error: 'invalid_request_object',
+          error_description: 'Request object content encrypted with different algorithm than client requested algorithm',
+        },
+      ]);
+      expect((await push({ request: await seal(inner, { enc: 'A128CBC-HS256' }) })).status).toBe(201);
+    } finally {
+      await setAttributes('rp', { 'request.object.encryption.alg': '', 'request.object.encryption.enc': '' });
+    }
+    // The browser sees Keycloak's error page.
+    const page = await new Jar().fetch(authorize({ client_id: 'rp', request: await seal(inner, { kid: 'nope' }) }));
+    expect(page.status).toBe(400);
+    expect(pageError(await page.text())).toBe('Invalid Request');
+  });
+
+  test('secure-request-object encryption-required: a signed request object is refused, an encrypted one passes', async () => {
+    const base = `/admin/realms/${R}/client-policies`;
+    await w.api
+      .put(`${base}/profiles`, {
+        profiles: [
+          {
+            name: 'ro',
+            executors: [{ executor: 'secure-request-object', configuration: { 'verify-nbf': false, 'encryption-required': true } }],
+          },
+        ],
+      })
+      .expect(204);
+    await w.api
+      .put(`${base}/policies`, {
+        policies: [{ name: 'ro', enabled: true, conditions: [{ condition: 'any-client', configuration: {} }], profiles: ['ro'] }],
+      })
+      .expect(204);
+    try {
+      const claims = { ...request('enc-req'), aud: `${w.base}/realms/${R}` };
+      const plain = redirectParams(await new Jar().fetch(authorize({ client_id: 'rp', request: await sign(claims) })));
+      expect([plain.get('error'), plain.get('error_description')]).toEqual(['invalid_request_object', 'Request object not encrypted']);
+      const sealed = await signIn(new Jar(), authorize({ client_id: 'rp', request: await seal(await sign(claims)) }));
+      expect(redirectParams(sealed).get('state')).toBe('enc-req');
+    } finally {
+      await w.api.put(`${base}/policies`, { policies: [] }).expect(204);
+    }
+  });
+
+  test('discovery lists the request object encryption algorithms', async () => {
+    const doc = (await (await fetch(`${w.base}/realms/${R}/.well-known/openid-configuration`)).json()) as Record<string, string[]>;
+    expect(doc.request_object_encryption_alg_values_supported).toEqual(expect.arrayContaining(['RSA-OAEP', 'RSA-OAEP-256']));
+    expect(doc.request_object_encryption_enc_values_supported).toEqual(expect.arrayContaining(['A256GCM', 'A128CBC-HS256']));
+  });
 });

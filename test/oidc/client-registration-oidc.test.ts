@@ -1,4 +1,4 @@
-import { decodeJwt } from 'jose';
+import { compactDecrypt, decodeJwt, exportJWK, generateKeyPair } from 'jose';
 import request from 'supertest';
 import { expectStatus } from '../helpers/fixtures';
 import { type RegistrationFixture, registrationFixture } from './client-registration-fixture';
@@ -149,5 +149,125 @@ describe('OpenID Connect dynamic client registration', () => {
     expect(saml.status).toBe(201);
     const res = await f.call('GET', '/openid-connect/saml-sp', { token: saml.body.registrationAccessToken });
     expect([res.status, res.body]).toEqual([400, { error: 'invalid_client', error_description: 'Wrong client protocol.' }]);
+  });
+
+  test('encryption metadata (userinfo, ID token, authorization response, request object) is stored as Keycloak attributes, answered, updated and acted on', async () => {
+    const pair = await generateKeyPair('RSA-OAEP', { extractable: true });
+    const enc = { ...(await exportJWK(pair.publicKey)), kid: 'rp-enc', use: 'enc', alg: 'RSA-OAEP' };
+    const metadata = {
+      userinfo_signed_response_alg: 'RS256',
+      userinfo_encrypted_response_alg: 'RSA-OAEP',
+      userinfo_encrypted_response_enc: 'A256GCM',
+      id_token_encrypted_response_alg: 'RSA-OAEP',
+      id_token_encrypted_response_enc: 'A128CBC-HS256',
+      authorization_encrypted_response_alg: 'RSA-OAEP',
+      authorization_encrypted_response_enc: 'A256GCM',
+      request_object_encryption_alg: 'RSA-OAEP',
+      request_object_encryption_enc: 'A256GCM',
+    };
+    const made = await f.call('POST', '/openid-connect', {
+      token: await f.initialToken(),
+      body: { redirect_uris: [], grant_types: ['password'], jwks: { keys: [enc] }, ...metadata },
+    });
+    expect(made.status).toBe(201);
+    expect(made.body).toMatchObject({ ...metadata, jwks: { keys: [enc] } });
+    const [stored] = expectStatus(await f.api.get(`/admin/realms/${R}/clients?clientId=${made.body.client_id}`), 200, 'client').body;
+    expect(stored.attributes).toMatchObject({
+      'user.info.encrypted.response.alg': 'RSA-OAEP',
+      'user.info.encrypted.response.enc': 'A256GCM',
+      'id.token.encrypted.response.alg': 'RSA-OAEP',
+      'id.token.encrypted.response.enc': 'A128CBC-HS256',
+      'authorization.encrypted.response.alg': 'RSA-OAEP',
+      'authorization.encrypted.response.enc': 'A256GCM',
+      'request.object.encryption.alg': 'RSA-OAEP',
+      'request.object.encryption.enc': 'A256GCM',
+    });
+    // Read and update with the registration access token.
+    const uri = `/openid-connect/${made.body.client_id}`;
+    const read = await f.call('GET', uri, { token: made.body.registration_access_token });
+    expect(read.body).toMatchObject(metadata);
+    const updated = await f.call('PUT', uri, {
+      token: made.body.registration_access_token,
+      body: { ...read.body, userinfo_encrypted_response_enc: 'A128CBC-HS256' },
+    });
+    expect(updated.status).toBe(200);
+    expect(updated.body.userinfo_encrypted_response_enc).toBe('A128CBC-HS256');
+    // It takes effect: userinfo answers a JWE to the client's key, the signed userinfo inside; so is the ID token.
+    await f.userToken('sealed-user', []);
+    const grant = await request(f.ts.app).post(`/realms/${R}/protocol/openid-connect/token`).type('form').send({
+      grant_type: 'password',
+      client_id: made.body.client_id,
+      client_secret: made.body.client_secret,
+      username: 'sealed-user',
+      password: 'pw',
+      scope: 'openid',
+    });
+    expect(grant.status).toBe(200);
+    const info = await request(f.ts.app)
+      .get(`/realms/${R}/protocol/openid-connect/userinfo`)
+      .set('Authorization', `Bearer ${grant.body.access_token}`)
+      .buffer(true)
+      .parse((res, cb) => {
+        let text = '';
+        res.on('data', (c: Buffer) => {
+          text += c.toString();
+        });
+        res.on('end', () => cb(null, text));
+      });
+    expect(info.status).toBe(200);
+    expect(info.headers['content-type']).toMatch(/^application\/jwt/);
+    const { plaintext, protectedHeader } = await compactDecrypt(info.body as string, pair.privateKey);
+    expect(protectedHeader).toMatchObject({ alg: 'RSA-OAEP', enc: 'A128CBC-HS256', kid: 'rp-enc' });
+    const idToken = await compactDecrypt(grant.body.id_token, pair.privateKey);
+    expect(idToken.protectedHeader).toMatchObject({ alg: 'RSA-OAEP', enc: 'A128CBC-HS256' });
+    const sub = decodeJwt(new TextDecoder().decode(idToken.plaintext)).sub;
+    expect(decodeJwt(new TextDecoder().decode(plaintext))).toMatchObject({ sub, aud: made.body.client_id });
+  });
+
+  test('logout, CIBA, PAR, ACR and mTLS metadata map to the attributes Keycloak uses, and come back', async () => {
+    const metadata = {
+      post_logout_redirect_uris: ['https://rp.example.org/bye'],
+      frontchannel_logout_uri: 'https://rp.example.org/front',
+      frontchannel_logout_session_required: true,
+      backchannel_client_notification_endpoint: 'https://rp.example.org/ciba',
+      backchannel_authentication_request_signing_alg: 'PS256',
+      require_pushed_authorization_requests: true,
+      default_acr_values: ['silver', 'gold'],
+      tls_client_auth_subject_dn: 'CN=rp, O=example',
+    };
+    const made = await f.call('POST', '/openid-connect', {
+      token: await f.initialToken(),
+      body: { redirect_uris: ['https://rp.example.org/cb'], token_endpoint_auth_method: 'tls_client_auth', ...metadata },
+    });
+    expect(made.status).toBe(201);
+    expect(made.body).toMatchObject({ ...metadata, token_endpoint_auth_method: 'tls_client_auth' });
+    const [stored] = expectStatus(await f.api.get(`/admin/realms/${R}/clients?clientId=${made.body.client_id}`), 200, 'client').body;
+    expect(stored.clientAuthenticatorType).toBe('client-x509');
+    expect(stored.attributes).toMatchObject({
+      'post.logout.redirect.uris': 'https://rp.example.org/bye',
+      'frontchannel.logout.url': 'https://rp.example.org/front',
+      'frontchannel.logout.session.required': 'true',
+      'ciba.backchannel.client.notification.endpoint': 'https://rp.example.org/ciba',
+      'ciba.backchannel.auth.request.signing.alg': 'PS256',
+      'require.pushed.authorization.requests': 'true',
+      'default.acr.values': 'silver##gold',
+      'x509.subjectdn': 'CN=rp, O=example',
+      'x509.allow.regex.pattern.comparison': 'false',
+    });
+  });
+
+  test('a refused registration answers 403 insufficient_scope naming the policy, and creates nothing (ClientRegistrationAuth.requireCreate)', async () => {
+    const before = await f.clientCount();
+    // Anonymous: the default Trusted Hosts policy trusts no host.
+    const res = await f.call('POST', '/openid-connect', { body: { redirect_uris: ['https://anon.example.org/cb'] } });
+    expect([res.status, res.body]).toEqual([
+      403,
+      {
+        error: 'insufficient_scope',
+        error_description: "Policy 'Trusted Hosts' rejected request to client-registration service. Details: Host not trusted.",
+      },
+    ]);
+    expect(await f.clientCount()).toBe(before);
+    expect((await f.events('CLIENT_REGISTER_ERROR'))[0]).toMatchObject({ error: 'not_allowed' });
   });
 });

@@ -296,3 +296,69 @@ describe('the admin API (Keycloak’s BearerTokenAuthenticator with DPoP)', () =
     }
   });
 });
+
+describe('dpop-bind-enforcer on revocation (DPoPBindEnforcerExecutor, TOKEN_REVOKE)', () => {
+  const base = `/admin/realms/${R}`;
+  const REVOKE = `/realms/${R}/protocol/openid-connect/revoke`;
+  beforeAll(async () => {
+    await rp.admin
+      .put(`${base}/client-policies/profiles`, {
+        profiles: [{ name: 'dpop', executors: [{ executor: 'dpop-bind-enforcer', configuration: {} }] }],
+      })
+      .expect(204);
+  });
+  afterEach(() => rp.admin.put(`${base}/client-policies/policies`, { policies: [] }).expect(204));
+  const enforce = () =>
+    rp.admin
+      .put(`${base}/client-policies/policies`, {
+        policies: [
+          {
+            name: 'dpop',
+            enabled: true,
+            conditions: [{ condition: 'client-access-type', configuration: { type: ['confidential'] } }],
+            profiles: ['dpop'],
+          },
+        ],
+      })
+      .expect(204);
+  const revoke = (token: string, proof?: string) => {
+    const req = request(ts.app).post(REVOKE).type('form').set('Authorization', basic('web', 'web-secret'));
+    if (proof) req.set('DPoP', proof);
+    return req.send({ token });
+  };
+  const err = (res: request.Response) => [res.status, res.body];
+
+  test('needs a valid proof, and the revoked token bound to its key', async () => {
+    const bound = (await passwordGrant('web', await dpopProof(key, 'POST', TOKEN))).body;
+    const plain = (await passwordGrant('web', undefined)).body;
+    await enforce();
+    expect(err(await revoke(bound.access_token))).toEqual([
+      400,
+      { error: 'invalid_dpop_proof', error_description: 'DPoP proof is missing' },
+    ]);
+    expect(err(await revoke(bound.access_token, await dpopProof(key, 'POST', '/realms/dpop/protocol/openid-connect/token')))).toEqual([
+      400,
+      { error: 'invalid_dpop_proof', error_description: 'DPoP HTTP URL mismatch' },
+    ]);
+    const mismatch = { error: 'invalid_token', error_description: 'DPoP proof and token binding verification failed' };
+    expect(err(await revoke(plain.access_token, await dpopProof(key, 'POST', REVOKE)))).toEqual([400, mismatch]);
+    expect(err(await revoke(bound.access_token, await dpopProof(await dpopKey(), 'POST', REVOKE)))).toEqual([400, mismatch]);
+    const events = (await rp.admin.get(`${base}/events?type=REVOKE_GRANT_ERROR&client=web`).expect(200)).body;
+    expect(events[0]).toMatchObject({ error: 'invalid_token', details: expect.objectContaining({ client_policy_error: 'invalid_token' }) });
+    // The bound token with a proof of its key is revoked.
+    expect((await revoke(bound.access_token, await dpopProof(key, 'POST', REVOKE))).status).toBe(200);
+    const introspected = await request(ts.app)
+      .post(`${TOKEN}/introspect`)
+      .type('form')
+      .set('Authorization', basic('web', 'web-secret'))
+      .send({ token: bound.access_token });
+    expect(introspected.body.active).toBe(false);
+  });
+
+  test('a client the policy does not cover revokes as before', async () => {
+    await enforce();
+    const spa = (await passwordGrant('spa', undefined)).body;
+    const res = await request(ts.app).post(REVOKE).type('form').send({ token: spa.refresh_token, client_id: 'spa' });
+    expect(res.status).toBe(200);
+  });
+});

@@ -178,4 +178,27 @@ describe('holder-of-key-enforcer', () => {
     expect(ok.status).toBe(200);
     expect(payloadOf(ok.body.access_token).cnf).toBeUndefined();
   });
+
+  test('a revocation (TOKEN_REVOKE) needs the certificate the revoked token is bound to: 401 not_allowed otherwise', async () => {
+    const tokens = (await login(nginx(cert))).body;
+    await enforce({});
+    const revoke = (token: string, header?: string) => {
+      const req = request(ts.app).post(`/realms/${R}/protocol/openid-connect/revoke`).type('form');
+      if (header) req.set('ssl-client-cert', header);
+      return req.send({ token, client_id: 'hok', client_secret: 'hok-secret' });
+    };
+    const refusal = {
+      error: 'not_allowed',
+      error_description: 'Client certificate missing, or its thumbprint and one in the refresh token did NOT match',
+    };
+    for (const header of [undefined, nginx(other)]) {
+      const res = await revoke(tokens.refresh_token, header);
+      expect([res.status, res.body]).toEqual([401, refusal]);
+    }
+    const events = (await rp.admin.get(`${base}/events?type=REVOKE_GRANT_ERROR&client=hok`).expect(200)).body;
+    expect(events[0]).toMatchObject({ error: 'not_allowed', details: expect.objectContaining({ reason: 'client_policy_error' }) });
+    // A token that does not verify is not this executor's business: the endpoint answers it.
+    expect((await revoke('garbage')).body).toEqual({ error: 'invalid_token', error_description: 'Invalid token' });
+    expect((await revoke(tokens.refresh_token, nginx(cert))).status).toBe(200);
+  });
 });

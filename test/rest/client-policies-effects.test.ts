@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { decodeJwt } from 'jose';
 import { createClient, createUser } from '../helpers/fixtures';
-import { type LoginWorld, REDIRECT, loginWorld, redirectParams } from '../login/browser-client';
+import { Jar, type LoginWorld, REDIRECT, exchange, loginWorld, redirectParams, signIn } from '../login/browser-client';
 
 /**
  * Client-policy executors that shape the request rather than refuse it (issue 16, ADR 0032), each as
@@ -151,6 +151,39 @@ describe('auth-flow-enforcer (AuthenticationFlowSelectorExecutor)', () => {
     expect((await authorize({ client_id: 'conf', acr_values: 'gold' })).status).toBe(401);
     await enforce([ex('auth-flow-enforcer', { 'auth-flow-alias': 'no-such-flow' })], confidentialOnly);
     expect((await authorize({ client_id: 'conf' })).status).toBe(500);
+  });
+});
+
+describe('auth-flow-enforcer auth-flow-loa (AcrStore.setAuthFlowLevelAuthenticatedToCurrentRequest)', () => {
+  beforeAll(async () => {
+    await w.api.post(`${A}/flows`, { alias: 'pw-only', providerId: 'basic-flow', topLevel: true, builtIn: false }).expect(201);
+    await w.api.post(`${A}/flows/pw-only/executions/execution`, { provider: 'auth-username-password-form' }).expect(201);
+    const [exec] = (await w.api.get(`${A}/flows/pw-only/executions`).expect(200)).body as Json[];
+    await w.api.put(`${A}/flows/pw-only/executions`, { ...exec, requirement: 'REQUIRED' }).expect(204);
+  });
+
+  /** The acr of the ID and access tokens of a browser login of `app` (alice). */
+  async function acrOfLogin(): Promise<[unknown, unknown]> {
+    const code = redirectParams(await signIn(new Jar(), w.authUrl())).get('code') as string;
+    const tokens = await exchange(w, code);
+    expect(tokens.status).toBe(200);
+    return [decodeJwt(tokens.body.id_token as string).acr, decodeJwt(tokens.body.access_token as string).acr];
+  }
+
+  test("a login through the chosen flow reaches the flow's level: the tokens' acr is it (named by acr.loa.map)", async () => {
+    expect(await acrOfLogin()).toEqual(['1', '1']);
+    await enforce([ex('auth-flow-enforcer', { 'auth-flow-alias': 'pw-only', 'auth-flow-loa': 3 })], [cond('any-client')]);
+    expect(await acrOfLogin()).toEqual(['3', '3']);
+    // Without auth-flow-loa the flow sets no level.
+    await enforce([ex('auth-flow-enforcer', { 'auth-flow-alias': 'pw-only' })], [cond('any-client')]);
+    expect(await acrOfLogin()).toEqual(['1', '1']);
+    // The realm's acr.loa.map names the level.
+    const realm = (await w.api.get(base).expect(200)).body as Json;
+    const attributes = { ...(realm.attributes as Json), 'acr.loa.map': JSON.stringify({ silver: 1, gold: 2 }) };
+    await w.api.put(base, { attributes }).expect(204);
+    await enforce([ex('auth-flow-enforcer', { 'auth-flow-alias': 'pw-only', 'auth-flow-loa': 2 })], [cond('any-client')]);
+    expect(await acrOfLogin()).toEqual(['gold', 'gold']);
+    await w.api.put(base, { attributes: { ...attributes, 'acr.loa.map': '{}' } }).expect(204);
   });
 });
 

@@ -31,8 +31,8 @@ const clientAccessType: Condition = (conf, c) => {
   const wanted = new Set(strings(conf.type ?? 'confidential'));
   const proposed = c.rep ? wanted.has(accessType(c.rep.publicClient, c.rep.bearerOnly)) : false;
   if (c.event === 'REGISTER') return vote(proposed);
-  if (!CRUD.has(c.event) && !REQUESTS.has(c.event) && c.event !== 'LOGOUT_REQUEST' && c.event !== 'TOKEN_REFRESH_RESPONSE')
-    return 'ABSTAIN';
+  const judged = REQUESTS.has(c.event) || ['LOGOUT_REQUEST', 'TOKEN_REFRESH_RESPONSE', 'TOKEN_REVOKE'].includes(c.event);
+  if (!CRUD.has(c.event) && !judged) return 'ABSTAIN';
   const current = c.client ? wanted.has(accessType(c.client.publicClient, c.client.bearerOnly)) : false;
   return vote(current || proposed);
 };
@@ -45,6 +45,7 @@ const PROTOCOL_EVENTS = new Set<PolicyEvent>([
   'TOKEN_REFRESH',
   'TOKEN_REFRESH_RESPONSE',
   'LOGOUT_REQUEST',
+  'TOKEN_REVOKE',
   'UPDATE',
 ]);
 

@@ -196,7 +196,8 @@ const secureRequestObject: Executor = {
     if (mismatch) {
       throw fail('invalid_request', "Invalid parameter. Parameters in 'request' object not matching with request parameters");
     }
-    if (isTrue(conf['encryption-required'])) throw refuse('invalid_request_object', 'Request object not encrypted');
+    if (isTrue(conf['encryption-required']) && !c.requestObjectEncrypted)
+      throw refuse('invalid_request_object', 'Request object not encrypted');
   },
 };
 
@@ -216,8 +217,8 @@ const secureParContent: Executor = {
     const names = new Set(Object.keys(pushed.params));
     if (pushed.params.request && c.client) {
       names.delete('request');
-      const claims = await parseRequestObject(c.client, pushed.params.request);
-      if (!(claims instanceof RequestProblem)) for (const k of Object.keys(asParams(claims))) names.add(k);
+      const ro = await parseRequestObject(c.db, c.realm, c.client, pushed.params.request);
+      if (!(ro instanceof RequestProblem)) for (const k of Object.keys(asParams(ro.claims))) names.add(k);
     }
     for (const name of Object.keys(query)) {
       if (name !== 'request_uri' && !names.has(name)) {

@@ -148,7 +148,7 @@ export async function clientPoliciesOnAuthorization(
     | 'AUTHORIZATION_REQUEST'
     | 'PUSHED_AUTHORIZATION_REQUEST'
     | 'LOGOUT_REQUEST' = 'AUTHORIZATION_REQUEST',
-  extra: Pick<PolicyContext, 'rawParams' | 'requestObject' | 'par' | 'issuer' | 'effects'> = {},
+  extra: Pick<PolicyContext, 'rawParams' | 'requestObject' | 'requestObjectEncrypted' | 'par' | 'issuer' | 'effects'> = {},
 ): Promise<{ error: string; description: string } | undefined> {
   return refusalOf(db, realm, client, event, params, extra);
 }
@@ -167,6 +167,27 @@ export async function clientPoliciesOnBackchannel(
   extra: Pick<PolicyContext, 'rawParams' | 'requestObject' | 'issuer' | 'ciba' | 'binding' | 'clientCert' | 'effects'> = {},
 ): Promise<{ error: string; description: string } | undefined> {
   return refusalOf(db, realm, client, event, params, extra);
+}
+
+/**
+ * A token revocation (Keycloak's TokenRevocationEndpoint, TOKEN_REVOKE): after the client is
+ * authenticated, before the token is looked at. The refusal, with its status, if any.
+ */
+export async function clientPoliciesOnRevoke(
+  db: Db,
+  realm: RealmModel,
+  client: ClientModel,
+  form: Record<string, string | undefined>,
+  extra: Pick<PolicyContext, 'revocation' | 'clientCert'>,
+): Promise<{ error: string; description: string; status: number } | undefined> {
+  if (!hasClientPolicies(realm)) return undefined;
+  try {
+    await evaluateClientPolicies({ ...extra, event: 'TOKEN_REVOKE', db, realm, client, params: form });
+    return undefined;
+  } catch (e) {
+    if (e instanceof ClientPolicyViolation) return { error: e.error, description: e.detail, status: e.status };
+    throw e;
+  }
 }
 
 /** The refusal of the realm's client policies for one request event, if any (none: the request may go on). */

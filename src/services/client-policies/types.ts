@@ -19,7 +19,8 @@ export type PolicyEvent =
   | 'TOKEN_REFRESH_RESPONSE'
   | 'LOGOUT_REQUEST'
   | 'BACKCHANNEL_AUTHENTICATION_REQUEST'
-  | 'BACKCHANNEL_TOKEN_REQUEST';
+  | 'BACKCHANNEL_TOKEN_REQUEST'
+  | 'TOKEN_REVOKE';
 
 /** Who writes the client (client-updater-context's `update-client-source` values). */
 export type UpdaterSource = 'ByAuthenticatedUser' | 'ByAnonymous' | 'ByInitialAccessToken' | 'ByRegistrationAccessToken';
@@ -40,6 +41,8 @@ export interface PolicyContext {
   rawParams?: Record<string, string | undefined>;
   /** Authorization / pushed request: the verified request object's claims, if one was sent. */
   requestObject?: Record<string, unknown>;
+  /** Whether that request object came encrypted to the realm (secure-request-object `encryption-required`). */
+  requestObjectEncrypted?: boolean;
   /** Authorization request: whether its parameters came from a pushed request. */
   par?: boolean;
   /** The realm's issuer URL (the audience a request object must name). */
@@ -47,6 +50,8 @@ export interface PolicyContext {
   /** Token requests: what the tokens will be bound to (executors may narrow it) and the client certificate (ADR 0038). */
   binding?: { jkt?: string; bindOnlyRefresh?: boolean };
   clientCert?: { x5t: string; subjectDn: string };
+  /** Token revocation (TOKEN_REVOKE): the request's `DPoP` proof and URL (dpop-bind-enforcer verifies the proof itself there). */
+  revocation?: { dpop?: string; url: string };
   /** Backchannel authentication request (CIBA): its binding message, as parsed (ADR 0044). */
   ciba?: { bindingMessage?: string };
   /** What executors decide for the rest of the request (Keycloak's session attributes and authentication-session notes). */
@@ -65,11 +70,12 @@ export interface PolicyEffects {
   authFlow?: { alias: string; loa?: string };
 }
 
-/** A client policy's refusal: Keycloak's ClientPolicyException (`error`, `error_description`). */
+/** A client policy's refusal: Keycloak's ClientPolicyException (`error`, `error_description`, the status where the endpoint uses it; 400 by default). */
 export class ClientPolicyViolation extends Error {
   constructor(
     readonly error: string,
     readonly detail: string,
+    readonly status = 400,
   ) {
     super(detail);
   }

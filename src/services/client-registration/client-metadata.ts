@@ -75,8 +75,12 @@ const AUTH_METHOD: Record<string, string> = {
 /** Client attributes answered as metadata when set. */
 const ATTRIBUTE_METADATA: Array<[string, string]> = [
   ['user.info.response.signature.alg', 'userinfo_signed_response_alg'],
+  ['user.info.encrypted.response.alg', 'userinfo_encrypted_response_alg'],
+  ['user.info.encrypted.response.enc', 'userinfo_encrypted_response_enc'],
   ['request.object.signature.alg', 'request_object_signing_alg'],
-  ['tls.client.auth.subject.dn', 'tls_client_auth_subject_dn'],
+  ['request.object.encryption.alg', 'request_object_encryption_alg'],
+  ['request.object.encryption.enc', 'request_object_encryption_enc'],
+  ['x509.subjectdn', 'tls_client_auth_subject_dn'],
   ['id.token.signed.response.alg', 'id_token_signed_response_alg'],
   ['id.token.encrypted.response.alg', 'id_token_encrypted_response_alg'],
   ['id.token.encrypted.response.enc', 'id_token_encrypted_response_enc'],
@@ -86,6 +90,8 @@ const ATTRIBUTE_METADATA: Array<[string, string]> = [
   ['token.endpoint.auth.signing.alg', 'token_endpoint_auth_signing_alg'],
   ['ciba.backchannel.token.delivery.mode', 'backchannel_token_delivery_mode'],
   ['ciba.backchannel.auth.request.signing.alg', 'backchannel_authentication_request_signing_alg'],
+  ['ciba.backchannel.client.notification.endpoint', 'backchannel_client_notification_endpoint'],
+  ['frontchannel.logout.url', 'frontchannel_logout_uri'],
 ];
 
 const isTrue = (v: unknown) => String(v).toLowerCase() === 'true';
@@ -136,12 +142,22 @@ export function toOidcResponse(c: ClientRepresentation, registrationClientUri: s
   out.grant_types = grantTypes(c);
   if (c.optionalClientScopes != null) out.scope = c.optionalClientScopes.join(' ');
   if (isTrue(a['use.jwks.url']) && a['jwks.url'] != null) out.jwks_uri = a['jwks.url'];
+  if (isTrue(a['use.jwks.string']) && a['jwks.string']) {
+    try {
+      out.jwks = JSON.parse(String(a['jwks.string']));
+    } catch {
+      // Keycloak answers "Illegal jwks format"; a stored JWKS the admin API accepted is JSON.
+    }
+  }
   out.tls_client_certificate_bound_access_tokens = isTrue(a['tls.client.certificate.bound.access.tokens']);
   for (const [attr, name] of ATTRIBUTE_METADATA) {
     const v = a[attr];
     if (v !== undefined && v !== null && v !== '') out[name] = v;
   }
   if (a['request.uris']) out.request_uris = String(a['request.uris']).split('##');
+  if (a['post.logout.redirect.uris']) out.post_logout_redirect_uris = String(a['post.logout.redirect.uris']).split('##');
+  out.frontchannel_logout_session_required = isTrue(a['frontchannel.logout.session.required']);
+  if (a['default.acr.values']) out.default_acr_values = String(a['default.acr.values']).split('##');
   if (a['backchannel.logout.url']) out.backchannel_logout_uri = a['backchannel.logout.url'];
   // Keycloak answers the client's "revoke offline sessions" setting under this name (it sets the field twice).
   out.backchannel_logout_session_required = isTrue(a['backchannel.logout.revoke.offline.tokens']);

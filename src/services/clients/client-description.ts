@@ -51,6 +51,15 @@ const OIDC_ATTRIBUTES: Record<string, string> = {
   authorization_encrypted_response_alg: 'authorization.encrypted.response.alg',
   authorization_encrypted_response_enc: 'authorization.encrypted.response.enc',
   backchannel_logout_uri: 'backchannel.logout.url',
+  backchannel_logout_revoke_offline_tokens: 'backchannel.logout.revoke.offline.tokens',
+  frontchannel_logout_uri: 'frontchannel.logout.url',
+  frontchannel_logout_session_required: 'frontchannel.logout.session.required',
+  tls_client_auth_subject_dn: 'x509.subjectdn',
+  require_pushed_authorization_requests: 'require.pushed.authorization.requests',
+  backchannel_token_delivery_mode: 'ciba.backchannel.token.delivery.mode',
+  backchannel_client_notification_endpoint: 'ciba.backchannel.client.notification.endpoint',
+  backchannel_authentication_request_signing_alg: 'ciba.backchannel.auth.request.signing.alg',
+  default_acr_values: 'default.acr.values',
   tls_client_certificate_bound_access_tokens: 'tls.client.certificate.bound.access.tokens',
   logo_uri: 'logoUri',
   policy_uri: 'policyUri',
@@ -97,6 +106,8 @@ export function fromOidc(m: Rep): ClientRepresentation {
     const v = m[k];
     if (v !== undefined && v !== null) attributes[a] = Array.isArray(v) ? v.map(str).join('##') : str(v);
   }
+  // The metadata names the exact subject DN (RFC 8705 §2.1.2): no regular expression (Keycloak's DescriptionConverter).
+  if (m.tls_client_auth_subject_dn != null) attributes['x509.allow.regex.pattern.comparison'] = 'false';
   if (m.backchannel_logout_session_required !== undefined)
     attributes['backchannel.logout.session.required'] = str(m.backchannel_logout_session_required);
   out.attributes = attributes;

@@ -109,6 +109,7 @@ export async function checkAuthorizationRequest(
   const refused = await clientPoliciesOnAuthorization(db, realm, client, resolved.params, 'AUTHORIZATION_REQUEST', {
     rawParams: query,
     requestObject: resolved.requestObject,
+    requestObjectEncrypted: resolved.requestObjectEncrypted,
     par: resolved.par,
     issuer: issuerOf(serverBase, realm.name),
     effects,

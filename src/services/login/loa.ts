@@ -2,6 +2,7 @@ import { nowSeconds } from '../../core/clock';
 import type { AuthExecutionModel } from '../../db/models/authentication';
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
+import { REQUESTED_FLOW_LOA_NOTE } from './authorize';
 import type { Condition, LoginContext } from './flow-engine';
 import type { FlowDefinitions } from './flow-definitions';
 import {
@@ -183,6 +184,18 @@ export function levelFulfilled(ctx: LoginContext): boolean {
   if (!ctx.loaMaxAges || !Object.keys(ctx.loaMaxAges).length) return true;
   const r = requested(ctx);
   return !r.forced || r.level <= currentLevel(ctx);
+}
+
+/**
+ * AcrStore.setAuthFlowLevelAuthenticatedToCurrentRequest, when the flow is done (Keycloak's
+ * AuthenticationProcessor.authenticationComplete, before the required actions): the flow an
+ * auth-flow-enforcer chose with an `auth-flow-loa` stands for that level, so this login's level is
+ * raised to it when lower (the token's `acr` says so). Only this login's level: the session's level
+ * map, which later logins reuse, is not changed.
+ */
+export function applyFlowLevel(ctx: Pick<LoginContext, 'data'>): void {
+  const level = integer(ctx.data.notes[REQUESTED_FLOW_LOA_NOTE] ?? '');
+  if (level !== undefined && currentLevel(ctx) < level) ctx.data.notes[LOA_NOTES.CURRENT] = String(level);
 }
 
 /** The user-session notes a finished login leaves: the level map, and this client's level and request (`loa:<client id>`). */

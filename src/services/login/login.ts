@@ -34,7 +34,7 @@ import { KC_NOTES, kcActionOf, kcActionResponse, requireRecentAuthentication, se
 import { sendBack } from './authorization-response';
 import { frontChannelTokens } from './implicit-tokens';
 import { ResponseType } from './response-types';
-import { levelFulfilled, loaMaxAges, loaSessionNotes, requestedLoa } from './loa';
+import { applyFlowLevel, levelFulfilled, loaMaxAges, loaSessionNotes, requestedLoa } from './loa';
 
 /**
  * Browser login (issue 14): the authorization endpoint starts a login (an authentication session
@@ -349,6 +349,8 @@ async function completeLogin(
   ev.type = 'LOGIN';
   ev.userId = user.id;
   ev.detail('username', user.username);
+  // The level of a flow a client policy chose (auth-flow-enforcer's auth-flow-loa).
+  applyFlowLevel(ctx);
   let posted = action;
   for (let next = await nextRequiredAction(ctx); next; next = await nextRequiredAction(ctx)) {
     if (passive) {

@@ -68,8 +68,9 @@ async function push(db: Db, realm: RealmModel, req: ParRequest): Promise<{ reque
   let params = form;
   let requestObject: Record<string, unknown> | undefined;
   if (form.request) {
-    const claims = await parseRequestObject(client, form.request);
-    if (claims instanceof RequestProblem) throw oauth(400, claims.error, claims.problem);
+    const ro = await parseRequestObject(db, realm, client, form.request);
+    if (ro instanceof RequestProblem) throw oauth(400, ro.error, ro.problem);
+    const claims = ro.claims;
     const fromObject = asParams(claims);
     if (fromObject.client_id && fromObject.client_id !== client.clientId) {
       throw oauth(400, 'invalid_request', "The client_id parameter doesn't match the one from OIDC 'request' or 'request_uri'");

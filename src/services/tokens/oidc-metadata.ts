@@ -164,6 +164,8 @@ export async function discoveryDocument(
     request_uri_parameter_supported: true,
     require_request_uri_registration: true,
     request_object_signing_alg_values_supported: REQUEST_OBJECT_ALGS,
+    request_object_encryption_alg_values_supported: JWE_ALGS,
+    request_object_encryption_enc_values_supported: JWE_ENCS,
     dpop_signing_alg_values_supported: DPOP_ALGORITHMS,
     tls_client_certificate_bound_access_tokens: true,
     // CIBA (ADR 0044), when the server has an authentication channel to send requests to.

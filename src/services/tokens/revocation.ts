@@ -3,7 +3,9 @@ import { HttpError } from '../../core/errors';
 import type { Db } from '../../db';
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
+import { clientPoliciesOnRevoke } from '../client-policies';
 import { webOrigins } from './token-claims';
+import type { ClientCertificate } from './token-binding';
 import { authenticatePresentedClient, type PresentedClient, presentedClientId } from './client-auth';
 import { publicRealm } from './oidc-metadata';
 import { removeSessions } from '../sessions/session-store';
@@ -26,6 +28,10 @@ export interface RevocationRequest extends PresentedClient {
   /** Parameters sent more than once. */
   repeated: string[];
   ipAddress?: string;
+  /** The `DPoP` proof header, the request's absolute URL and the forwarded client certificate (client policies, ADR 0038). */
+  dpop?: string;
+  url?: string;
+  clientCert?: ClientCertificate;
 }
 
 /** A refused revocation, with the origins that may read the answer (the client's, once it is known). */
@@ -63,6 +69,16 @@ export async function revoke(db: Db, req: RevocationRequest): Promise<{ origins:
   };
   if (client.bearerOnly) throw await refuse(null, oauth(400, 'invalid_client', 'Bearer-only not allowed'));
   if (req.repeated.length) throw await refuse(null, oauth(400, 'invalid_request', 'duplicated parameter'));
+  // TOKEN_REVOKE client policies (dpop-bind-enforcer, holder-of-key-enforcer), before the token is looked at.
+  const form = req.form as Record<string, string | undefined>;
+  const policy = await clientPoliciesOnRevoke(db, realm, client, form, {
+    revocation: { dpop: req.dpop, url: req.url ?? '' },
+    clientCert: req.clientCert,
+  });
+  if (policy) {
+    ev.detail('client_policy_error', policy.error).detail('client_policy_error_detail', policy.description);
+    throw await refuse(policy.error, oauth(policy.status, policy.error, policy.description), 'client_policy_error');
+  }
   const token = req.form.token;
   if (typeof token !== 'string')
     throw await refuse('invalid_request', oauth(400, 'invalid_request', 'Token not provided'), 'Token not provided');

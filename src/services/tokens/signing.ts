@@ -1,5 +1,14 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { CompactEncrypt, type JSONWebKeySet, type JWK, type JWTPayload, SignJWT, importJWK } from 'jose';
+import {
+  CompactEncrypt,
+  compactDecrypt,
+  decodeProtectedHeader,
+  type JSONWebKeySet,
+  type JWK,
+  type JWTPayload,
+  SignJWT,
+  importJWK,
+} from 'jose';
 import { KEY_PROVIDER_TYPE, type RealmKey } from '../../auth/keys';
 import { activeKey, invalidateRealmKeys, realmKeys } from '../../auth/realm-keys';
 import { errorB } from '../../core/errors';
@@ -206,3 +215,33 @@ export async function encryptForClient(
 
 /** The JWK key type an encryption algorithm needs. */
 const kindOf = (alg: string) => (alg.startsWith('RSA') ? 'RSA' : alg.startsWith('ECDH') ? 'EC' : 'oct');
+
+/** Key management algorithms a JWE to the realm may use (Keycloak's CEK management providers); others are not tried. */
+const REALM_JWE_ALGS = ['RSA-OAEP', 'RSA-OAEP-256', 'RSA1_5', 'ECDH-ES', 'ECDH-ES+A128KW', 'ECDH-ES+A192KW', 'ECDH-ES+A256KW'];
+
+/** A JWE the realm cannot open: Keycloak's message (DefaultTokenManager.decodeClientJWT). */
+export class RealmDecryptionError extends Error {}
+
+/**
+ * Decrypts a compact JWE sent to the realm (Keycloak's DefaultTokenManager.decodeClientJWT): with
+ * the private key of the realm's encryption (`enc`) key its `kid` names, else of the realm's
+ * highest-priority encryption key (ACTIVE or PASSIVE; a DISABLED key decrypts nothing). The content,
+ * as text. `RealmDecryptionError` when no key fits or the JWE does not decrypt.
+ */
+export async function decryptWithRealmKey(db: Db, realm: RealmModel, jwe: string): Promise<string> {
+  let kid: string | undefined;
+  try {
+    kid = decodeProtectedHeader(jwe).kid;
+  } catch {
+    throw new RealmDecryptionError('Failed to decrypt JWT');
+  }
+  const keys = (await realmKeys(db, realm)).filter((k) => k.use === 'ENC' && k.status !== 'DISABLED' && k.privateKey);
+  const key = kid === undefined ? keys.find((k) => k.publicKey) : keys.find((k) => k.kid === kid);
+  if (!key?.privateKey) throw new RealmDecryptionError('Could not find private key for decrypting token');
+  try {
+    const { plaintext } = await compactDecrypt(jwe, key.privateKey, { keyManagementAlgorithms: REALM_JWE_ALGS });
+    return new TextDecoder().decode(plaintext);
+  } catch {
+    throw new RealmDecryptionError('Failed to decrypt JWT');
+  }
+}

@@ -1,9 +1,10 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID, type webcrypto } from 'node:crypto';
-import { compactDecrypt, decodeJwt, exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { CompactEncrypt, compactDecrypt, decodeJwt, exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
 import request from 'supertest';
 import { clock } from '../../../src/core/clock';
+import { dpopKey, dpopProof } from '../../helpers/dpop';
 import { createClient, createRealm, createUser, expectStatus } from '../../helpers/fixtures';
 import { type AdminApi, startTestServer, type TestServer } from '../../helpers/server';
 
@@ -498,7 +499,7 @@ test('fapi-ciba: binding message and signed request required, signing algorithm 
   expect(err(bad)).toEqual([400, 'invalid_request', 'not allowed signature algorithm.']);
 });
 
-test("the realm's CIBA policy takes effect: expires_in, interval, the user hint; a disabled realm is refused", async () => {
+test("the realm's CIBA policy takes effect: expires_in, interval, the user hint (BackchannelAuthenticationEndpoint.resolveUser); a disabled realm is refused", async () => {
   const P = 'cibapolicy';
   await createRealm(api, P, { attributes: { cibaExpiresIn: '30', cibaInterval: '0', cibaAuthRequestedUserHint: 'login_hint' } });
   await createClient(api, P, { clientId: 'cd', secret: 'cd-secret', attributes: { 'oidc.ciba.grant.enabled': 'true' } });
@@ -512,6 +513,21 @@ test("the realm's CIBA policy takes effect: expires_in, interval, the user hint;
   await api.put(`/admin/realms/${P}`, { attributes: { ...realm.attributes, cibaAuthRequestedUserHint: 'id_token_hint' } }).expect(204);
   expect(err(await at('cd', 'cd-secret', base))).toEqual([400, 'invalid_request', 'missing parameter : id_token_hint']);
   expect(err(await at('cd', 'cd-secret', { ...base, id_token_hint: 'x' }))).toEqual([400, 'invalid_request', 'invalid user']);
+  // Keycloak's DefaultCIBALoginUserResolver resolves no one from an id_token_hint or a login_hint_token ("not yet
+  // supported"): a real ID token of the user is no better than garbage.
+  const pw = await request(ts.app)
+    .post(`/realms/${P}/protocol/openid-connect/token`)
+    .type('form')
+    .send({ grant_type: 'password', client_id: 'admin-cli', username: 'alice', password: 'pw', scope: 'openid' });
+  expect(pw.body.id_token).toEqual(expect.any(String));
+  expect(err(await at('cd', 'cd-secret', { ...base, id_token_hint: pw.body.id_token }))).toEqual([400, 'invalid_request', 'invalid user']);
+  await api.put(`/admin/realms/${P}`, { attributes: { ...realm.attributes, cibaAuthRequestedUserHint: 'login_hint_token' } }).expect(204);
+  expect(err(await at('cd', 'cd-secret', base))).toEqual([400, 'invalid_request', 'missing parameter : login_hint_token']);
+  expect(err(await at('cd', 'cd-secret', { ...base, login_hint_token: pw.body.id_token }))).toEqual([
+    400,
+    'invalid_request',
+    'invalid user',
+  ]);
   await api.put(`/admin/realms/${P}`, { attributes: { ...realm.attributes, cibaAuthRequestedUserHint: 'nonsense' } }).expect(204);
   expect(err(await at('cd', 'cd-secret', base))).toEqual([400, 'invalid_request', 'invalid user hint']);
   await api.put(`/admin/realms/${P}`, { enabled: false }).expect(204);
@@ -547,4 +563,49 @@ test('a client with encrypted ID tokens gets its CIBA ID token encrypted, auth_t
   expect(tokens.status).toBe(200);
   const inner = new TextDecoder().decode((await compactDecrypt(tokens.body.id_token, enc.privateKey)).plaintext);
   expect(decodeJwt(inner)).toMatchObject({ sub: aliceId, aud: 'sealed', auth_time: expect.any(Number) });
+});
+
+test('dpop-bind-enforcer on the CIBA grant (DPoPBindEnforcerExecutor, BACKCHANNEL_TOKEN_REQUEST): no proof is refused, a proof binds the tokens', async () => {
+  const a = await started();
+  expect((await callback(a.bearer, { status: 'SUCCEED' })).status).toBe(200);
+  await api
+    .put(`/admin/realms/${R}/client-policies/profiles`, {
+      profiles: [{ name: 'dpop', executors: [{ executor: 'dpop-bind-enforcer', configuration: {} }] }],
+    })
+    .expect(204);
+  await api
+    .put(`/admin/realms/${R}/client-policies/policies`, {
+      policies: [{ name: 'dpop', enabled: true, conditions: [{ condition: 'any-client', configuration: {} }], profiles: ['dpop'] }],
+    })
+    .expect(204);
+  later(3);
+  expect(err(await poll(a.authReqId))).toEqual([400, 'invalid_grant', 'DPoP proof is missing']);
+  const [ev] = await events('AUTHREQID_TO_TOKEN_ERROR');
+  expect(ev).toMatchObject({ clientId: 'cd', error: 'invalid_dpop_proof' });
+  expect(ev.details).toMatchObject({ reason: 'client_policy_error', client_policy_error: 'invalid_dpop_proof' });
+  // The request is still pending: a poll with a proof takes tokens bound to its key.
+  later(6);
+  const key = await dpopKey();
+  const tokens = await request(ts.app)
+    .post(`/realms/${R}/protocol/openid-connect/token`)
+    .auth('cd', creds.cd)
+    .set('DPoP', await dpopProof(key, 'POST', `/realms/${R}/protocol/openid-connect/token`))
+    .type('form')
+    .send({ grant_type: CIBA, auth_req_id: a.authReqId });
+  expect(tokens.status).toBe(200);
+  expect(tokens.body.token_type).toBe('DPoP');
+  expect(decodeJwt(tokens.body.access_token).cnf).toEqual({ jkt: key.jkt });
+});
+
+test('an encrypted authentication request is refused (BackchannelAuthenticationEndpointSignedRequestParser)', async () => {
+  const certs = (await request(ts.app).get(`/realms/${R}/protocol/openid-connect/certs`)).body as { keys: JWK[] };
+  const enc = certs.keys.find((k) => k.use === 'enc') as JWK;
+  const sealed = await new CompactEncrypt(new TextEncoder().encode(await signedRequest()))
+    .setProtectedHeader({ alg: 'RSA-OAEP', enc: 'A256GCM', kid: enc.kid })
+    .encrypt(await importJWK(enc, 'RSA-OAEP'));
+  expect(err(await authRequest({ request: sealed }, 'signer'))).toEqual([
+    400,
+    'invalid_request',
+    'Encrypted request object is not allowed',
+  ]);
 });
