@@ -102,7 +102,9 @@ export async function signingKey(db: Db, realm: RealmModel, alg: string): Promis
     if (made) return made;
   }
   const message = `Failed to find key: realm=${realm.name} algorithm=${alg} use=SIG`;
-  log.error(message);
+  // A 400 (the client's configuration asks for it), not a server fault: WARN, not ERROR. Keycloak's
+  // DefaultKeyManager logs ERROR because it answers 500 (a RuntimeException).
+  log.warn(message);
   throw errorB(400, 'invalid_request', message);
 }
 
@@ -179,16 +181,16 @@ export async function encryptForClient(
   cty: string | null = 'JWT',
 ): Promise<string> {
   const noKey = () => errorB(400, 'invalid_request', 'can not get encryption KEK');
+  const fits = (k: JWK) =>
+    (k.use === undefined || k.use === 'enc') && (k.alg === undefined || k.alg === choice.alg) && k.kty === kindOf(choice.alg);
   let jwks: JSONWebKeySet | undefined;
   try {
-    jwks = await clientJwks(client);
+    jwks = await clientJwks(client, fits);
   } catch (e) {
     if (e instanceof ClientJwtError) throw noKey();
     throw e;
   }
-  const jwk = jwks?.keys?.find(
-    (k: JWK) => (k.use === undefined || k.use === 'enc') && (k.alg === undefined || k.alg === choice.alg) && k.kty === kindOf(choice.alg),
-  );
+  const jwk = jwks?.keys?.find(fits);
   if (!jwk) throw noKey();
   let key: Awaited<ReturnType<typeof importJWK>>;
   try {
