@@ -29,7 +29,7 @@ const later = (seconds: number) => {
 };
 
 beforeAll(async () => {
-  jwksServer = createServer((req, res) => {
+  jwksServer = createServer((_req, res) => {
     fetches++;
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify(served));
