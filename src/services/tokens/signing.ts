@@ -85,7 +85,7 @@ async function createFallbackKey(db: Db, realm: RealmModel, alg: string): Promis
       await db.transaction(async () => {
         await db.models.Component.create({ ...row, realmId: realm.id });
       });
-      invalidateRealmKeys(realm.id);
+      invalidateRealmKeys(db, realm.id);
       log.warn(`Fallback key created: realm=${realm.name} algorithm=${alg} use=SIG`);
     })().finally(() => making.delete(key));
     making.set(key, pending);
