@@ -76,3 +76,20 @@ test('a new login of the client into the same session brings it back (a new clie
   expect((await refresh('app', again.body.refresh_token)).status).toBe(200);
   expect(await clientsOfSession(first.body.session_state)).toEqual(['app', 'second']);
 });
+
+test("token revocation revokes the client for the user (Keycloak's revokeClient): its part in every online session of the user goes", async () => {
+  // Two browsers: one session with app and second, one with app alone.
+  const { app: shared, second } = await ssoSession();
+  const alone = await exchange(w, redirectParams(await signIn(new Jar(), w.authUrl())).get('code') as string);
+  expect(alone.body.session_state).not.toBe(shared.session_state);
+  expect((await post('revoke', { client_id: 'app', token: String(shared.refresh_token) })).status).toBe(200);
+  expect(await refresh('app', shared.refresh_token)).toEqual({ status: 400, body: DETACHED });
+  // The other session held app alone: it is gone with it.
+  expect(await refresh('app', alone.body.refresh_token)).toEqual({
+    status: 400,
+    body: { error: 'invalid_grant', error_description: 'Session not active' },
+  });
+  expect(await clientsOfSession(alone.body.session_state)).toBeUndefined();
+  expect(await clientsOfSession(shared.session_state)).toEqual(['second']);
+  expect((await refresh('second', second.refresh_token)).status).toBe(200);
+});

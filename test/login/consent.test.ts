@@ -128,6 +128,21 @@ test('revoking the consent asks again and ends the refresh of the tokens issued 
   expect((await revoke()).status).toBe(404);
 });
 
+test("revoking a refresh token at the revocation endpoint revokes the consent too (Keycloak's revokeClient)", async () => {
+  const jar = new Jar();
+  const page = await signIn(jar, auth());
+  const tokens = await exchange(redirectParams(await jar.post(formAction(await page.text()), { accept: 'yes' })).get('code') as string);
+  expect(await consents()).toHaveLength(1);
+  const res = await fetch(`${w.base}/realms/login-consent/protocol/openid-connect/revoke`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ client_id: 'third', token: tokens.refresh_token }),
+  });
+  expect(res.status).toBe(200);
+  expect(await consents()).toEqual([]);
+  expect((await refresh(tokens.refresh_token)).status).toBe(400);
+});
+
 test('prompt=consent asks although granted; prompt=none with a consent to give is interaction_required', async () => {
   const jar = new Jar();
   const page = await signIn(jar, auth());
