@@ -41,7 +41,7 @@ export async function fetchSmallDocument(url: string): Promise<string> {
 }
 
 /**
- * The JWKS documents fetched from clients' `jwks.url`, per URL on this node, as Keycloak's
+ * The JWKS documents fetched from clients' `jwks.url` (and identity providers' `jwksUrl`), per URL on this node, as Keycloak's
  * PublicKeyStorageManager keeps them (InfinispanPublicKeyStorageProvider over the `keys` cache): a
  * document is used again until a caller needs a key it lacks (an unknown `kid`, no key for an
  * encryption algorithm); then it is fetched again, at most once per `MIN_TIME_BETWEEN_FETCHES_MS`
@@ -73,8 +73,12 @@ function fetchJwks(url: string): Promise<JSONWebKeySet> {
   return running;
 }
 
-/** The JWKS at `url`: the kept one when it has a key `wanted` accepts, else fetched (at most once per 10 s). */
-async function jwksAt(url: string, wanted: (key: JWK) => boolean): Promise<JSONWebKeySet> {
+/**
+ * The JWKS at `url`: the kept one when it has a key `wanted` accepts, else fetched (at most once per
+ * 10 s); ClientJwtError when it cannot be fetched or read. Clients' `jwks.url` and identity
+ * providers' `jwksUrl` (Keycloak keeps both in its PublicKeyStorageManager).
+ */
+export async function jwksAt(url: string, wanted: (key: JWK) => boolean): Promise<JSONWebKeySet> {
   const kept = fetchedJwks.get(url);
   if (kept?.jwks.keys.some(wanted)) return kept.jwks;
   if (kept && clock.now() < kept.at + MIN_TIME_BETWEEN_FETCHES_MS) {
