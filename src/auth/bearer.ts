@@ -58,12 +58,12 @@ export async function contextFromRequest(
   const target = verified.target;
   if (target && target.id !== verified.realm.id && target.version >= 0) {
     // The same name and version may belong to a realm deleted and made again: the id must match too.
-    const known = cachedRealm(target.name, target.version);
+    const known = cachedRealm(db, target.name, target.version);
     if (known && known.id === target.id) prime(known);
     else {
       // Read now (it is needed next), and kept under the version read before it.
       const realm = await ctx.loaders.realmByName.load(target.name);
-      if (realm) remember(realm, target.version);
+      if (realm) remember(db, realm, target.version);
     }
   }
   return ctx;

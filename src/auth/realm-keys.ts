@@ -10,10 +10,22 @@ import { KEY_PROVIDER_TYPE, componentKey, sortKeys, type RealmKey } from './keys
  * realm's cache version, which the database raises in the transaction of every write to the realm
  * row or its components (migration 0013). An entry is used only when the version read in the current
  * request equals its stamp, so a key rotated or a realm updated through another node is seen by the
- * next request here.
+ * next request here. Kept per database: several servers in one process (tests) each have their own,
+ * as their realms of one name (and the same cache version) are different rows.
  */
-const realmRows = new Map<string, { version: number; values: Record<string, unknown> }>();
-const keyCache = new Map<string, { version: number; keys: RealmKey[] }>();
+type Kept = {
+  realmRows: Map<string, { version: number; values: Record<string, unknown> }>;
+  keyCache: Map<string, { version: number; keys: RealmKey[] }>;
+};
+const perDb = new WeakMap<Db, Kept>();
+function kept(db: Db): Kept {
+  let k = perDb.get(db);
+  if (!k) {
+    k = { realmRows: new Map(), keyCache: new Map() };
+    perDb.set(db, k);
+  }
+  return k;
+}
 
 /** A realm model that carries the cache version it was read under (set by the bearer statement or `realmWithVersion`). */
 export type VersionedRealm = RealmModel & { cacheVersion?: number };
@@ -39,23 +51,24 @@ export async function realmWithVersion(db: Db, name: string): Promise<VersionedR
   const version = realm.getDataValue('cacheVersion' as 'id');
   realm.cacheVersion = version === null || version === undefined ? -1 : Number(version);
   // Known under this version: the cached model, whose settings are parsed once (the row read is the same).
-  const known = realm.cacheVersion >= 0 ? cachedRealm(name, realm.cacheVersion) : undefined;
-  if (known) return known;
-  remember(realm, realm.cacheVersion);
+  // The same name and version may belong to a realm deleted and made again: the id must match too.
+  const known = realm.cacheVersion >= 0 ? cachedRealm(db, name, realm.cacheVersion) : undefined;
+  if (known && known.id === realm.id) return known;
+  remember(db, realm, realm.cacheVersion);
   return realm;
 }
 
 /** Keeps the realm's row for later requests, stamped with the version it was read under (read before it). */
-export function remember(realm: RealmModel, version: number): void {
+export function remember(db: Db, realm: RealmModel, version: number): void {
   if (version < 0) return;
   const { cacheVersion: _, ...values } = realm.get({ plain: true }) as Record<string, unknown>;
   // A copy of its own, frozen all the way down: every request shares it (a write builds new settings).
-  realmRows.set(realm.name, { version, values: deepFreeze(JSON.parse(JSON.stringify(values))) });
+  kept(db).realmRows.set(realm.name, { version, values: deepFreeze(JSON.parse(JSON.stringify(values))) });
 }
 
 /** The realm named `name` as cached under `version` (any version when not given), as a model of the request's own; undefined on a miss. */
-export function cachedRealm(name: string, version?: number): VersionedRealm | undefined {
-  const hit = realmRows.get(name);
+export function cachedRealm(db: Db, name: string, version?: number): VersionedRealm | undefined {
+  const hit = kept(db).realmRows.get(name);
   if (!hit || (version !== undefined && hit.version !== version)) return undefined;
   // Each request gets a model of its own over the shared, frozen values: the row's columns are copied,
   // the settings object is shared (parsing it again for every request cost ~3 % of a GET /users/{id});
@@ -66,7 +79,7 @@ export function cachedRealm(name: string, version?: number): VersionedRealm | un
 }
 
 /** The last row of realm `name` this node read, with the version it was read under (to be checked against the database's). */
-export const lastKnownRealm = (name: string): VersionedRealm | undefined => cachedRealm(name);
+export const lastKnownRealm = (db: Db, name: string): VersionedRealm | undefined => cachedRealm(db, name);
 
 /**
  * The keys of a realm, from its key-provider components, in Keycloak's order: cached under the realm's
@@ -74,6 +87,7 @@ export const lastKnownRealm = (name: string): VersionedRealm | undefined => cach
  */
 export async function realmKeys(db: Db, realm: { id: string; cacheVersion?: number }): Promise<RealmKey[]> {
   const version = realm.cacheVersion ?? (await readRealmVersion(db, realm.id));
+  const { keyCache } = kept(db);
   const hit = keyCache.get(realm.id);
   if (hit && version >= 0 && hit.version === version) return hit.keys;
   const components = await db.models.Component.findAll({
@@ -87,8 +101,8 @@ export async function realmKeys(db: Db, realm: { id: string; cacheVersion?: numb
 }
 
 /** Forgets the realm's keys on this node (a key written in this request: its version, read before, is stale). */
-export function invalidateRealmKeys(realmId: string): void {
-  keyCache.delete(realmId);
+export function invalidateRealmKeys(db: Db, realmId: string): void {
+  kept(db).keyCache.delete(realmId);
 }
 
 /** The active key for an algorithm (highest priority ACTIVE), or undefined. */

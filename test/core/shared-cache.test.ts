@@ -57,8 +57,8 @@ test('after a write in the request, the shared entry is not used: through a mode
 test("a cached realm row is shared frozen: a request's in-place change throws, an assigned one stays its own", async () => {
   const realm = await realmWithVersion(ts.db, 'master');
   if (!realm?.cacheVersion || realm.cacheVersion < 0) throw new Error('master has no cache version');
-  const a = cachedRealm('master', realm.cacheVersion) as RealmModel;
-  const b = cachedRealm('master', realm.cacheVersion) as RealmModel;
+  const a = cachedRealm(ts.db, 'master', realm.cacheVersion) as RealmModel;
+  const b = cachedRealm(ts.db, 'master', realm.cacheVersion) as RealmModel;
   expect(a).not.toBe(b);
   expect(a.settings).toBe(b.settings); // parsed once, not per request
   expect(() => {
@@ -67,7 +67,7 @@ test("a cached realm row is shared frozen: a request's in-place change throws, a
   a.settings = { ...a.settings, displayName: 'assigned' };
   expect(a.settings.displayName).toBe('assigned');
   expect(b.settings.displayName).not.toBe('assigned');
-  expect(cachedRealm('master', realm.cacheVersion)?.settings.displayName).not.toBe('assigned');
+  expect(cachedRealm(ts.db, 'master', realm.cacheVersion)?.settings.displayName).not.toBe('assigned');
 });
 
 test("a realm's user-profile configuration is parsed once per realm version and shared frozen", async () => {

@@ -1,3 +1,5 @@
+import { decodeJwt, decodeProtectedHeader, SignJWT } from 'jose';
+import { realmKeys } from '../../src/auth/realm-keys';
 import { clock } from '../../src/core/clock';
 import { type ReceivedMail, startSmtp, type TestSmtp } from '../helpers/smtp';
 import { exchange, formAction, Jar, type LoginWorld, loginWorld, pageError, REDIRECT, redirectParams, signIn } from './browser-client';
@@ -171,6 +173,29 @@ test('forged, missing and stale links: Keycloak error pages', async () => {
     await setUser({ enabled: true });
   }
   expect((await page(key)).status).toBe(200);
+});
+
+test('a link is signed with the realm HS512 key; one signed RS256 by the realm (as before) still opens, an unsigned one does not', async () => {
+  const link = await executeActions(['UPDATE_PASSWORD']);
+  const key = new URL(link).searchParams.get('key') as string;
+  // Keycloak's action tokens are TokenCategory.INTERNAL (DefaultTokenManager#signatureAlgorithm): HS512.
+  const active = (await w.api.get(`${R}/keys`).expect(200)).body.active;
+  expect(decodeProtectedHeader(key)).toEqual({ alg: 'HS512', typ: 'JWT', kid: active.HS512 });
+  const claims = decodeJwt(key);
+  const realmId = (await w.api.get(R).expect(200)).body.id as string;
+  const rs = (await realmKeys(w.ts.db, { id: realmId })).find((k) => k.kid === active.RS256);
+  const open = async (k: string) => {
+    const u = new URL(link);
+    u.searchParams.set('key', k);
+    const res = await new Jar().fetch(u.toString());
+    return { status: res.status, error: pageError(await res.text()) };
+  };
+  const resigned = await new SignJWT(claims)
+    .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: active.RS256 })
+    .sign(rs?.privateKey as Parameters<SignJWT['sign']>[0]);
+  expect((await open(resigned)).status).toBe(200);
+  const unsigned = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url')}.${key.split('.')[1]}.`;
+  expect(await open(unsigned)).toEqual({ status: 400, error: 'An error occurred, please login again through your application.' });
 });
 
 test('send-verify-email: the link verifies the address directly, once', async () => {

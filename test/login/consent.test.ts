@@ -6,7 +6,7 @@ import { formAction, Jar, type LoginWorld, loginWorld, REDIRECT, redirectParams,
  * requested client scopes shown on the consent screen (texts `${key}` through the realm's texts), Yes
  * stores the consent (what GET /users/{id}/consents lists), No sends access_denied; a later login with
  * the same scopes does not ask, a new optional scope does; revoking the consent asks again and stops
- * the refresh of tokens issued on it.
+ * the refresh of tokens issued on it (their client session is revoked with it).
  */
 let w: LoginWorld;
 const R = '/admin/realms/login-consent';
@@ -120,10 +120,27 @@ test('revoking the consent asks again and ends the refresh of the tokens issued 
   expect((await revoke()).status).toBe(204);
   const refused = await refresh(tokens.refresh_token);
   expect(refused.status).toBe(400);
-  expect(await refused.json()).toEqual({ error: 'invalid_scope', error_description: 'Client no longer has requested consent from user' });
+  // Keycloak's revokeConsent logs the client out of the user's sessions (backchannelLogoutUserFromClient),
+  // so TokenManager#validateToken refuses before its consent check: the client session is gone.
+  expect(await refused.json()).toEqual({ error: 'invalid_grant', error_description: "Session doesn't have required client" });
   expect(await consents()).toEqual([]);
   expect(grants(await (await signIn(new Jar(), auth())).text())).toEqual(['Email address', 'User roles', 'Your profile']);
   expect((await revoke()).status).toBe(404);
+});
+
+test("revoking a refresh token at the revocation endpoint revokes the consent too (Keycloak's revokeClient)", async () => {
+  const jar = new Jar();
+  const page = await signIn(jar, auth());
+  const tokens = await exchange(redirectParams(await jar.post(formAction(await page.text()), { accept: 'yes' })).get('code') as string);
+  expect(await consents()).toHaveLength(1);
+  const res = await fetch(`${w.base}/realms/login-consent/protocol/openid-connect/revoke`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ client_id: 'third', token: tokens.refresh_token }),
+  });
+  expect(res.status).toBe(200);
+  expect(await consents()).toEqual([]);
+  expect((await refresh(tokens.refresh_token)).status).toBe(400);
 });
 
 test('prompt=consent asks although granted; prompt=none with a consent to give is interaction_required', async () => {

@@ -1,3 +1,4 @@
+import { decodeProtectedHeader } from 'jose';
 import { clock } from '../../src/core/clock';
 import type { ReceivedMail, TestSmtp } from '../helpers/smtp';
 import { Jar, type LoginWorld, organizationWorld, pageError } from './browser-client';
@@ -64,6 +65,9 @@ async function inviteAlice(): Promise<string> {
 test('the link asks to confirm; the confirmation makes the user a member, redirects to the redirect URL and the invitation is gone', async () => {
   const link = await inviteAlice();
   expect(await invitations()).toEqual([expect.objectContaining({ email: 'alice@example.org', status: 'PENDING' })]);
+  // An action token (InviteOrgActionToken): Keycloak's TokenCategory.INTERNAL, the realm's HS512 key.
+  const kid = (await w.api.get(`${R}/keys`).expect(200)).body.active.HS512;
+  expect(decodeProtectedHeader(new URL(link).searchParams.get('key') as string)).toEqual({ alg: 'HS512', typ: 'JWT', kid });
   const jar = new Jar();
   const first = await jar.fetch(link);
   expect(first.status).toBe(200);

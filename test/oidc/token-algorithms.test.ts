@@ -11,9 +11,11 @@ import {
   SignJWT,
 } from 'jose';
 import request from 'supertest';
+import { setConsoleStream } from '../../src/logging';
 import { createClient, createdId } from '../helpers/fixtures';
 import { payloadOf } from '../helpers/dpop';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { Capture } from '../logging/helpers';
 import { basic, type RpFixture, rpFixture } from './rp-fixture';
 
 /**
@@ -29,12 +31,18 @@ let ts: TestServer;
 let rp: RpFixture;
 const R = 'algs';
 const KEY_PROVIDER = 'org.keycloak.keys.KeyProvider';
+/** The server's log at its test level (ERROR). */
+const log = new Capture();
 
 beforeAll(async () => {
+  setConsoleStream(log);
   ts = await startTestServer();
   rp = await rpFixture(ts, R);
 });
-afterAll(() => ts.close());
+afterAll(async () => {
+  await ts.close();
+  setConsoleStream(undefined);
+});
 
 const jwks = async (realm = R) =>
   (await request(ts.app).get(`/realms/${realm}/protocol/openid-connect/certs`).expect(200)).body as JSONWebKeySet;
@@ -199,11 +207,14 @@ test('no key of the algorithm: a fallback key is created as Keycloak does; an al
   expect(again.filter((c: { name: string }) => c.name === 'fallback-HS384')).toHaveLength(1);
 
   await setAttributes('fb', { 'access.token.signed.response.alg': 'RSA-OAEP' });
+  const logged = log.text.length;
   const refused = await login('fb');
   expect([refused.status, refused.body]).toEqual([
     400,
     { error: 'invalid_request', error_description: 'Failed to find key: realm=algs algorithm=RSA-OAEP use=SIG' },
   ]);
+  // Answered as a bad request, so not logged at ERROR (a WARN: the client's configuration names the algorithm).
+  expect(log.text.slice(logged)).not.toContain('Failed to find key');
 });
 
 test('a passive key still verifies the tokens it signed; a disabled one no longer does (the bearer check forgets it)', async () => {

@@ -79,8 +79,8 @@ export async function getComponent(ctx: RequestContext, realm: RealmModel, id: s
   return componentRepresentation(c);
 }
 
-const afterWrite = (realm: RealmModel, ...types: string[]) => {
-  if (types.includes(KEY_PROVIDER_TYPE)) invalidateRealmKeys(realm.id);
+const afterWrite = (ctx: RequestContext, realm: RealmModel, ...types: string[]) => {
+  if (types.includes(KEY_PROVIDER_TYPE)) invalidateRealmKeys(ctx.db, realm.id);
 };
 
 const duplicate = () => errorB(409, 'conflict', 'Component with the same id already exists');
@@ -112,7 +112,7 @@ export async function createComponent(ctx: RequestContext, realm: RealmModel, re
       representation: eventRepresentation(rep, factory),
     });
   });
-  afterWrite(realm, draft.providerType);
+  afterWrite(ctx, realm, draft.providerType);
   ctx.log.info(`Created component ${draft.id} (${draft.providerType}/${draft.providerId}) in realm ${realm.name}`);
   return draft.id;
 }
@@ -154,7 +154,7 @@ export async function updateComponent(ctx: RequestContext, realm: RealmModel, id
       representation: eventRepresentation(rep, factory),
     });
   });
-  afterWrite(realm, previousType, draft.providerType);
+  afterWrite(ctx, realm, previousType, draft.providerType);
 }
 
 /** Ids of the component and all its descendants (one query per level of the tree). */
@@ -185,7 +185,7 @@ export async function deleteComponent(ctx: RequestContext, realm: RealmModel, id
     await ctx.db.models.Component.destroy({ where: { id: { [Op.in]: ids } } });
     await recordAdminEvent(ctx, realm, { operationType: 'DELETE', resourceType: 'COMPONENT', resourcePath: `components/${id}` });
   });
-  afterWrite(realm, c.providerType, ...types);
+  afterWrite(ctx, realm, c.providerType, ...types);
 }
 
 /** GET /{realm}/components/{id}/sub-component-types?type=: the provider types of that SPI for this parent. */

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { SignJWT } from 'jose';
+import type { JWTPayload } from 'jose';
 import type { RealmModel } from '../../db/models/realm';
-import { serverError } from '../../core/errors';
+import { nowSeconds } from '../../core/clock';
 import { issuerOf } from '../../core/issuer';
-import { activeKey, realmKeys } from '../../auth/realm-keys';
 import type { RequestContext } from '../../core/context';
+import { signToken } from '../tokens/signing';
 
 /**
- * Signed action tokens (reference §4.14): a JWT signed with the realm's active RS256 key (so it can
- * be verified with the realm's JWKS), carrying `typ` (`execute-actions`, `verify-email`), `sub`
+ * Signed action tokens (reference §4.14): a JWT signed with the realm's active HS512 key, as
+ * Keycloak signs its action tokens (TokenCategory.INTERNAL; not in the realm's JWKS), carrying `typ` (`execute-actions`, `verify-email`), `sub`
  * (user id), `exp` = now + lifespan, `azp` (client_id), `rqac` (required actions), `reduri`
  * (redirect URI), `eml` (e-mail) and `asid` (the login a link sent during a login continues). The link
  * points at the realm's login-actions endpoint, which src/services/login/action-tokens.ts serves.
@@ -49,27 +49,28 @@ export async function createActionToken(
   realm: RealmModel,
   t: ActionTokenInput,
 ): Promise<{ token: string; exp: number }> {
-  const key = activeKey(await realmKeys(ctx.db, realm), 'RS256');
-  if (!key?.privateKey) throw serverError();
-  const iat = Math.floor(Date.now() / 1000);
+  const iat = nowSeconds();
   const exp = iat + t.lifespan;
   const issuer = issuerOf(ctx.baseUrl, realm.name);
-  const claims: ActionTokenClaims = { typ: t.typ, azp: t.clientId, eml: t.email };
+  const claims: ActionTokenClaims & JWTPayload = {
+    jti: randomUUID(),
+    iat,
+    exp,
+    iss: issuer,
+    aud: issuer,
+    sub: t.userId,
+    typ: t.typ,
+    azp: t.clientId,
+    eml: t.email,
+  };
   if (t.actions) claims.rqac = t.actions;
   if (t.redirectUri) claims.reduri = t.redirectUri;
   if (t.authSessionId) claims.asid = t.authSessionId;
   if (t.idpAlias) claims.idpalias = t.idpAlias;
   if (t.idpUsername) claims.idpu = t.idpUsername;
-  const token = await new SignJWT(claims)
-    .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: key.kid })
-    .setJti(randomUUID())
-    .setIssuedAt(iat)
-    .setExpirationTime(exp)
-    .setIssuer(issuer)
-    .setAudience(issuer)
-    .setSubject(t.userId)
-    .sign(key.privateKey);
-  return { token, exp };
+  // Keycloak's DefaultActionToken.serialize: session.tokens().encode, category INTERNAL (HS512).
+  const { jwt } = await signToken(ctx.db, realm, undefined, 'internal', claims);
+  return { token: jwt, exp };
 }
 
 /** `<base>/realms/<realm>/login-actions/action-token?key=<token>&client_id=<clientId>[&tab_id=<tab>]`. */

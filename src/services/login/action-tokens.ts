@@ -52,17 +52,26 @@ const HANDLERS: Record<Typ, { event: BaseEventTypeName; error: string; message: 
   ORGIVT: { event: 'INVITE_ORG', error: 'invalid_token', message: 'staleInviteOrgLink', done: 'accountUpdatedMessage' },
 };
 
-/** The token's claims when one of the realm's RS256 keys signed it (the time is checked by the caller). */
+/**
+ * The token's claims when one of the realm's keys signed it, found by the header's `alg` and `kid`
+ * as Keycloak's action-token handling does (the SignatureProvider of the header's algorithm): HS512,
+ * what action tokens are signed with, and RS256, what this server signed them with before, so links
+ * sent then still work. The time is checked by the caller.
+ */
 export async function signedBy(db: Db, realm: RealmModel, key: string): Promise<JWTPayload | undefined> {
-  let kid: string | undefined;
+  let header: { alg?: string; kid?: string };
   try {
-    kid = decodeProtectedHeader(key).kid;
+    header = decodeProtectedHeader(key);
   } catch {
     return undefined;
   }
-  for (const k of verificationKeys(await realmKeys(db, realm), 'RS256', kid)) {
+  const alg = header.alg;
+  if (alg !== 'HS512' && alg !== 'RS256') return undefined;
+  for (const k of verificationKeys(await realmKeys(db, realm), alg, header.kid)) {
+    const material = alg === 'HS512' ? k.secret : k.publicKey;
+    if (!material) continue;
     try {
-      const { payload } = await compactVerify(key, k.publicKey as unknown as Uint8Array, { algorithms: ['RS256'] });
+      const { payload } = await compactVerify(key, material as unknown as Uint8Array, { algorithms: [alg] });
       return JSON.parse(new TextDecoder().decode(payload)) as JWTPayload;
     } catch {
       /* the next key */

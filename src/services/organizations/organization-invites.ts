@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { SignJWT } from 'jose';
-import { activeKey, realmKeys } from '../../auth/realm-keys';
+import type { JWTPayload } from 'jose';
 import { recordAdminEvent } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
 import { nowSeconds } from '../../core/clock';
-import { errorA, errorC, serverError } from '../../core/errors';
+import { errorA, errorC } from '../../core/errors';
 import { issuerOf } from '../../core/issuer';
 import type { OrganizationModel } from '../../db/models/organization';
 import type { RealmModel } from '../../db/models/realm';
 import { getLogger } from '../../logging';
 import { formatLifespan, sendMail, smtpSettingsOf } from '../events/email';
+import { signToken } from '../tokens/signing';
 import { invitationOf, storeInvitation } from './organization-invitations';
 
 /**
@@ -33,26 +33,23 @@ interface Invitee {
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-/** The signed invitation token (Keycloak's InviteOrgActionToken claims), its id the invitation's. */
+/** The signed invitation token (Keycloak's InviteOrgActionToken claims, HS512 as every action token), its id the invitation's. */
 async function invitationToken(ctx: RequestContext, realm: RealmModel, org: OrganizationModel, who: Invitee, jti: string, exp: number) {
-  const key = activeKey(await realmKeys(ctx.db, realm), 'RS256');
-  if (!key?.privateKey) throw serverError();
   const issuer = issuerOf(ctx.baseUrl, realm.name);
-  const jwt = new SignJWT({
+  const claims: JWTPayload = {
+    jti,
+    iat: nowSeconds(),
+    exp,
+    iss: issuer,
+    aud: issuer,
+    ...(who.id ? { sub: who.id } : {}),
     typ: 'ORGIVT',
     azp: ACCOUNT,
     eml: who.email,
     org_id: org.id,
     reduri: org.redirectUrl || `${issuer}/account/`,
-  })
-    .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: key.kid })
-    .setJti(jti)
-    .setIssuedAt()
-    .setExpirationTime(exp)
-    .setIssuer(issuer)
-    .setAudience(issuer);
-  if (who.id) jwt.setSubject(who.id);
-  return jwt.sign(key.privateKey);
+  };
+  return (await signToken(ctx.db, realm, undefined, 'internal', claims)).jwt;
 }
 
 /**

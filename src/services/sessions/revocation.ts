@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { SignJWT } from 'jose';
 import type { ClientModel } from '../../db/models/client';
 import type { RealmModel } from '../../db/models/realm';
-import { activeKey, realmKeys } from '../../auth/realm-keys';
 import { nowSeconds } from '../../core/clock';
 import type { RequestContext } from '../../core/context';
+import { signToken } from '../tokens/signing';
 
 /**
  * Admin-URL notifications (reference §9, config §1.9): logout and not-before pushes are signed
@@ -42,10 +41,9 @@ type AdminAction = {
   notBefore: number;
 };
 
+/** Keycloak's ResourceAdminManager: session.tokens().encode(action), category ADMIN (the realm's default algorithm). */
 async function signAction(ctx: RequestContext, realm: RealmModel, body: AdminAction): Promise<string> {
-  const key = activeKey(await realmKeys(ctx.db, realm), 'RS256');
-  if (!key?.privateKey) return JSON.stringify(body);
-  return new SignJWT(body).setProtectedHeader({ alg: 'RS256', kid: key.kid }).sign(key.privateKey);
+  return (await signToken(ctx.db, realm, undefined, 'admin', body)).jwt;
 }
 
 async function post(url: string, body: string): Promise<boolean> {

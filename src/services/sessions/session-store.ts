@@ -117,23 +117,32 @@ export async function findActiveSession(db: Db, realm: RealmModel, id: string): 
 }
 
 /**
- * Marks the session and the client's client session as used now (refresh); with `link` false only
- * the session (the refresh token reuse count, tokens/refresh-reuse.ts, wrote the client session).
+ * What `touchSession` does to the client's client session: `create` marks it used and creates it when
+ * missing (a login, a code exchange), `update` only marks an existing one (a refresh: a client session
+ * revoked meanwhile stays gone, as Keycloak's TokenManager never brings one back), `none` leaves it
+ * (the refresh token reuse count, tokens/refresh-reuse.ts, wrote it).
  */
-export async function touchSession(db: Db, s: UserSessionModel, clientId: string, link = true): Promise<void> {
+export type ClientSessionTouch = 'create' | 'update' | 'none';
+
+/** Marks the session and, as `link` says, the client's client session as used now. */
+export async function touchSession(db: Db, s: UserSessionModel, clientId: string, link: ClientSessionTouch = 'create'): Promise<void> {
   const now = nowSeconds();
-  if (!link) {
+  if (link === 'none') {
     await db.models.UserSession.update({ lastAccess: now }, { where: { id: s.id } });
     s.lastAccess = now;
     return;
   }
   await db.transaction(async () => {
     await db.models.UserSession.update({ lastAccess: now }, { where: { id: s.id } });
+    if (link === 'update') {
+      await db.models.ClientSession.update({ timestamp: now }, { where: { userSessionId: s.id, clientId } });
+      return;
+    }
     // MySQL counts changed rows only, so look the row up instead of trusting update's count.
-    const link = await db.models.ClientSession.findOne({ where: { userSessionId: s.id, clientId } });
-    if (link) await db.models.ClientSession.update({ timestamp: now }, { where: { userSessionId: s.id, clientId } });
+    const row = await db.models.ClientSession.findOne({ where: { userSessionId: s.id, clientId } });
+    if (row) await db.models.ClientSession.update({ timestamp: now }, { where: { userSessionId: s.id, clientId } });
     else {
-      // A concurrent refresh may have created the row meanwhile: then it is there, which is all we need.
+      // A concurrent login may have created the row meanwhile: then it is there, which is all we need.
       await db.models.ClientSession.create({ userSessionId: s.id, clientId, realmId: s.realmId, offline: s.offline, timestamp: now }).catch(
         (e) => {
           if (!isUniqueViolation(e)) throw e;

@@ -1,5 +1,16 @@
-import { createLocalJWKSet, compactVerify, decodeProtectedHeader, importX509, type JSONWebKeySet, type JWSHeaderParameters } from 'jose';
+import {
+  createLocalJWKSet,
+  compactVerify,
+  decodeProtectedHeader,
+  importX509,
+  type JSONWebKeySet,
+  type JWK,
+  type JWSHeaderParameters,
+} from 'jose';
+import { LRUCache } from 'lru-cache';
+import { clock } from '../../core/clock';
 import type { ClientModel } from '../../db/models/client';
+import { getLogger } from '../../logging';
 
 /**
  * The keys a client signs its JWTs with (request objects, client assertions), as Keycloak's
@@ -9,6 +20,7 @@ import type { ClientModel } from '../../db/models/client';
  */
 export class ClientJwtError extends Error {}
 
+const log = getLogger('idserver.services.tokens.client-keys');
 const FETCH_TIMEOUT_MS = 5000;
 const MAX_DOCUMENT_BYTES = 256 * 1024;
 
@@ -28,12 +40,63 @@ export async function fetchSmallDocument(url: string): Promise<string> {
   return text;
 }
 
-/** The client's JWKS (`jwks.string` or `jwks.url`), or undefined when it keeps none; ClientJwtError when unreadable. */
-export async function clientJwks(client: ClientModel): Promise<JSONWebKeySet | undefined> {
+/**
+ * The JWKS documents fetched from clients' `jwks.url` (and identity providers' `jwksUrl`), per URL on this node, as Keycloak's
+ * PublicKeyStorageManager keeps them (InfinispanPublicKeyStorageProvider over the `keys` cache): a
+ * document is used again until a caller needs a key it lacks (an unknown `kid`, no key for an
+ * encryption algorithm); then it is fetched again, at most once per `MIN_TIME_BETWEEN_FETCHES_MS`
+ * (Keycloak's minTimeBetweenRequests, 10 s), and concurrent misses share one fetch. At most 1000
+ * documents, each dropped after an hour unused (the `keys` cache's max-count and max-idle). What is
+ * fetched is the client's own remote document, not database state: a changed `jwks.url` is another key.
+ */
+const MIN_TIME_BETWEEN_FETCHES_MS = 10_000;
+const fetchedJwks = new LRUCache<string, { jwks: JSONWebKeySet; at: number }>({ max: 1000, ttl: 3_600_000, updateAgeOnGet: true });
+const fetching = new Map<string, Promise<JSONWebKeySet>>();
+
+function fetchJwks(url: string): Promise<JSONWebKeySet> {
+  let running = fetching.get(url);
+  if (!running) {
+    running = (async () => {
+      const text = await fetchSmallDocument(url);
+      let jwks: JSONWebKeySet;
+      try {
+        jwks = JSON.parse(text) as JSONWebKeySet;
+      } catch {
+        throw new ClientJwtError('Invalid client JWKS');
+      }
+      if (!jwks || !Array.isArray(jwks.keys)) throw new ClientJwtError('Invalid client JWKS');
+      fetchedJwks.set(url, { jwks, at: clock.now() });
+      return jwks;
+    })().finally(() => fetching.delete(url));
+    fetching.set(url, running);
+  }
+  return running;
+}
+
+/**
+ * The JWKS at `url`: the kept one when it has a key `wanted` accepts, else fetched (at most once per
+ * 10 s); ClientJwtError when it cannot be fetched or read. Clients' `jwks.url` and identity
+ * providers' `jwksUrl` (Keycloak keeps both in its PublicKeyStorageManager).
+ */
+export async function jwksAt(url: string, wanted: (key: JWK) => boolean): Promise<JSONWebKeySet> {
+  const kept = fetchedJwks.get(url);
+  if (kept?.jwks.keys.some(wanted)) return kept.jwks;
+  if (kept && clock.now() < kept.at + MIN_TIME_BETWEEN_FETCHES_MS) {
+    log.debug(`Not fetching ${url} again yet: fetched ${clock.now() - kept.at} ms ago`);
+    return kept.jwks;
+  }
+  return fetchJwks(url);
+}
+
+/**
+ * The client's JWKS (`jwks.string` or `jwks.url`), or undefined when it keeps none; ClientJwtError
+ * when unreadable. A fetched one is kept (above) while it has a key `wanted` accepts.
+ */
+export async function clientJwks(client: ClientModel, wanted: (key: JWK) => boolean = () => true): Promise<JSONWebKeySet | undefined> {
   const a = attrs(client);
   try {
     if (a['use.jwks.string'] === 'true' && a['jwks.string']) return JSON.parse(a['jwks.string']) as JSONWebKeySet;
-    if (a['use.jwks.url'] === 'true' && a['jwks.url']) return JSON.parse(await fetchSmallDocument(a['jwks.url'])) as JSONWebKeySet;
+    if (a['use.jwks.url'] === 'true' && a['jwks.url']) return await jwksAt(a['jwks.url'], wanted);
   } catch (e) {
     if (e instanceof ClientJwtError) throw e;
     throw new ClientJwtError('Invalid client JWKS');
@@ -60,7 +123,7 @@ export async function verifyClientJws(
       if (!client.secret) throw new ClientJwtError('Client has no secret');
       payload = (await compactVerify(jws, new TextEncoder().encode(client.secret))).payload;
     } else {
-      const jwks = await clientJwks(client);
+      const jwks = await clientJwks(client, (k) => header.kid === undefined || k.kid === header.kid);
       const cert = attrs(client)['jwt.credential.certificate'];
       if (jwks) payload = (await compactVerify(jws, createLocalJWKSet(jwks))).payload;
       else if (cert) payload = (await compactVerify(jws, await importX509(pemOf(cert), alg))).payload;

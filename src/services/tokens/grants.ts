@@ -14,7 +14,7 @@ import { recordLoginSuccess } from '../sessions/brute-force';
 import { createSession, findActiveSession, type NewSession, touchSession } from '../sessions/session-store';
 import { passwordExpired } from '../users/password-policy';
 import { refreshBindingError } from './token-binding';
-import { countRefreshUse, REUSE_ID_CLAIM, revokesRefreshTokens } from './refresh-reuse';
+import { countRefreshUse, NO_CLIENT_SESSION, REUSE_ID_CLAIM, revokesRefreshTokens } from './refresh-reuse';
 import { consentStillCovers } from '../login/consent';
 import { verifyProfilePending } from '../login/update-profile';
 import { runDirectGrant } from '../login/direct-grant';
@@ -210,6 +210,10 @@ export async function refreshGrant(g: GrantCall): Promise<TokenResponse> {
   // The session's user, as Keycloak's validateToken (a pairwise client's refresh token carries its pairwise sub).
   if (!user?.enabled) throw await ev.fail('user_disabled', oauth(400, 'invalid_grant', 'Session not active'));
   ev.userId = user.id;
+  // Keycloak's validateToken: the client's part in the session must still be there. A revoked one
+  // (token revocation, a revoked consent, a refused reuse) is refused, never brought back.
+  if (!(await db.models.ClientSession.count({ where: { userSessionId: session.id, clientId: client.id } })))
+    throw await ev.fail('invalid_token', oauth(400, 'invalid_grant', NO_CLIENT_SESSION));
   if (Number(claims.iat ?? 0) < Math.max(user.notBefore, setting(realm, 'notBefore', 0)))
     throw await ev.fail('invalid_token', oauth(400, 'invalid_grant', 'Stale token'));
   const scope = String(claims.scope ?? '');
@@ -227,8 +231,8 @@ export async function refreshGrant(g: GrantCall): Promise<TokenResponse> {
       throw await ev.fail('invalid_token', oauth(400, 'invalid_grant', refused));
     }
   }
-  // The use's count wrote the client session's timestamp; touching it would bring back a detached one.
-  await touchSession(db, session, client.id, !revoking);
+  // The use's count wrote the client session's timestamp; else it is marked used (never recreated).
+  await touchSession(db, session, client.id, revoking ? 'none' : 'update');
   const reuseId = typeof claims[REUSE_ID_CLAIM] === 'string' ? (claims[REUSE_ID_CLAIM] as string) : null;
   const res = await issue({ db, realm, client, user, session, scope, req, iat, reuseId }, true);
   if (claims.authorization && typeof claims.authorization === 'object') {

@@ -1,4 +1,5 @@
 import type { JWTPayload } from 'jose';
+import { Op } from 'sequelize';
 import { HttpError } from '../../core/errors';
 import type { Db } from '../../db';
 import type { ClientModel } from '../../db/models/client';
@@ -16,9 +17,10 @@ import { oauth } from './tokens';
 
 /**
  * Token revocation (RFC 7009; Keycloak's TokenRevocationEndpoint): an authenticated client (public
- * ones too, bearer-only ones not) revokes a token it was issued. A refresh or offline token ends the
- * client's part in its user session (and the session when no client is left in it), so it no longer
- * refreshes and the access tokens of that session stop working; an access token is put in the
+ * ones too, bearer-only ones not) revokes a token it was issued. A refresh or offline token revokes
+ * the client for the user (`revokeClient` below: its consent, its part in every session of the user,
+ * a session left with no client), so no refresh token of the client refreshes and the access tokens of
+ * the sessions it ended stop working; an access token is put in the
  * revoked-token store until it would have expired. A token that does not verify, or whose session is
  * gone, is answered 200 with Keycloak's `invalid_token` body, as Keycloak does. REVOKE_GRANT events.
  */
@@ -91,15 +93,16 @@ export async function revoke(db: Db, req: RevocationRequest): Promise<{ origins:
   if (typeof claims.azp !== 'string') throw await refuse('invalid_token', invalid(), 'Issued for not set');
   if (claims.azp !== client.clientId)
     throw await refuse('invalid_request', oauth(400, 'invalid_request', 'Unmatching clients'), 'Unmatching clients');
+  let userId: string;
   try {
     const { user } = await tokenSession(db, realm, client, claims);
-    ev.userId = user.id;
+    ev.userId = userId = user.id;
   } catch (e) {
     if (!(e instanceof TokenCheckFailure)) throw e;
     throw await refuse(e.code, invalid(), e.reason);
   }
   if (typ === 'Refresh' || typ === 'Offline') {
-    await endClientSession(db, realm, client, String(claims.sid));
+    await revokeClient(db, realm, client, userId, typ === 'Offline');
     ev.sessionId = String(claims.sid);
     ev.detail('revoked_client', client.clientId).detail('refresh_token_id', str(claims.jti)).detail('refresh_token_type', typ);
   } else {
@@ -118,11 +121,36 @@ async function revokeAccessToken(db: Db, claims: JWTPayload): Promise<void> {
   await revokeTokenId(db, claims.jti, typeof claims.exp === 'number' ? claims.exp : undefined);
 }
 
-/** Removes the client's part in the user session, and the session itself when no client is left in it (one transaction). */
-async function endClientSession(db: Db, realm: RealmModel, client: ClientModel, sessionId: string): Promise<void> {
+/**
+ * Keycloak's TokenRevocationEndpoint#revokeClient, for a refresh or offline token: the user's consent
+ * to the client goes, the client leaves every online session of the user (an offline token: every
+ * offline one too), and a session left without a client is removed. One transaction, five statements
+ * at most whatever the number of sessions.
+ */
+async function revokeClient(db: Db, realm: RealmModel, client: ClientModel, userId: string, offline: boolean): Promise<void> {
+  const m = db.models;
   await db.transaction(async () => {
-    await db.models.ClientSession.destroy({ where: { userSessionId: sessionId, clientId: client.id } });
-    const left = await db.models.ClientSession.count({ where: { userSessionId: sessionId, realmId: realm.id } });
-    if (!left) await removeSessions(db, [sessionId]);
+    const consent = await m.UserConsent.findOne({ where: { userId, clientId: client.id }, attributes: ['id'] });
+    if (consent) {
+      await m.UserConsentClientScope.destroy({ where: { userConsentId: consent.id } });
+      await m.UserConsent.destroy({ where: { id: consent.id } });
+    }
+    const sessions = await m.UserSession.findAll({
+      where: { userId, realmId: realm.id, ...(offline ? {} : { offline: false }) },
+      attributes: ['id'],
+    });
+    if (!sessions.length) return;
+    const links = await m.ClientSession.findAll({
+      where: { userSessionId: { [Op.in]: sessions.map((s) => s.id) } },
+      attributes: ['userSessionId', 'clientId'],
+    });
+    const left = new Set(links.filter((l) => l.clientId !== client.id).map((l) => l.userSessionId));
+    const detached = [...new Set(links.filter((l) => l.clientId === client.id).map((l) => l.userSessionId))];
+    if (!detached.length) return;
+    await m.ClientSession.destroy({ where: { userSessionId: { [Op.in]: detached }, clientId: client.id } });
+    await removeSessions(
+      db,
+      detached.filter((id) => !left.has(id)),
+    );
   });
 }

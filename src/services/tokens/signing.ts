@@ -27,15 +27,17 @@ const log = getLogger('idserver.services.tokens.signing');
  * DefaultKeyManager.getActiveKey): a token's purpose names the client attribute that chooses its
  * algorithm (`access.token.signed.response.alg`, `id.token.signed.response.alg`,
  * `user.info.response.signature.alg`, `authorization.signed.response.alg`), else the realm's
- * `defaultSignatureAlgorithm`, else RS256; internal tokens (refresh tokens, codes) are HS512. The key
+ * `defaultSignatureAlgorithm`, else RS256; `admin` tokens (Keycloak's TokenCategory.ADMIN: the
+ * k_logout / k_push_not_before messages to admin URLs) take the realm's default; internal tokens
+ * (TokenCategory.INTERNAL: refresh tokens, codes, action tokens, organization invitations) are HS512. The key
  * is the realm's highest-priority ACTIVE key of that algorithm, its `kid` in the header. When the realm
  * has none, Keycloak's key providers create a fallback one (component `fallback-<alg>`, priority
  * -100) for the algorithms they generate (RS*, PS*, ES*, HS*, EdDSA); for any other algorithm the
  * request fails with Keycloak's message, as a 400, never a 500.
  */
-export type TokenPurpose = 'access' | 'id' | 'logout' | 'userinfo' | 'authorization' | 'internal';
+export type TokenPurpose = 'access' | 'id' | 'logout' | 'userinfo' | 'authorization' | 'internal' | 'admin';
 
-const ATTRIBUTE: Record<Exclude<TokenPurpose, 'internal'>, string> = {
+const ATTRIBUTE: Record<Exclude<TokenPurpose, 'internal' | 'admin'>, string> = {
   access: 'access.token.signed.response.alg',
   id: 'id.token.signed.response.alg',
   logout: 'id.token.signed.response.alg',
@@ -49,7 +51,7 @@ const attrs = (client: Pick<ClientModel, 'settings'> | undefined) =>
 /** The algorithm a token of `purpose` is signed with for `client` (none: the realm's default). */
 export function signatureAlgorithm(realm: RealmModel, client: Pick<ClientModel, 'settings'> | undefined, purpose: TokenPurpose): string {
   if (purpose === 'internal') return 'HS512';
-  const chosen = attrs(client)[ATTRIBUTE[purpose]];
+  const chosen = purpose === 'admin' ? undefined : attrs(client)[ATTRIBUTE[purpose]];
   if (chosen && chosen !== 'unsigned') return chosen;
   const realmDefault = realm.settings?.defaultSignatureAlgorithm;
   return typeof realmDefault === 'string' && realmDefault ? realmDefault : 'RS256';
@@ -92,7 +94,7 @@ async function createFallbackKey(db: Db, realm: RealmModel, alg: string): Promis
       await db.transaction(async () => {
         await db.models.Component.create({ ...row, realmId: realm.id });
       });
-      invalidateRealmKeys(realm.id);
+      invalidateRealmKeys(db, realm.id);
       log.warn(`Fallback key created: realm=${realm.name} algorithm=${alg} use=SIG`);
     })().finally(() => making.delete(key));
     making.set(key, pending);
@@ -111,7 +113,9 @@ export async function signingKey(db: Db, realm: RealmModel, alg: string): Promis
     if (made) return made;
   }
   const message = `Failed to find key: realm=${realm.name} algorithm=${alg} use=SIG`;
-  log.error(message);
+  // A 400 (the client's configuration asks for it), not a server fault: WARN, not ERROR. Keycloak's
+  // DefaultKeyManager logs ERROR because it answers 500 (a RuntimeException).
+  log.warn(message);
   throw errorB(400, 'invalid_request', message);
 }
 
@@ -188,16 +192,16 @@ export async function encryptForClient(
   cty: string | null = 'JWT',
 ): Promise<string> {
   const noKey = () => errorB(400, 'invalid_request', 'can not get encryption KEK');
+  const fits = (k: JWK) =>
+    (k.use === undefined || k.use === 'enc') && (k.alg === undefined || k.alg === choice.alg) && k.kty === kindOf(choice.alg);
   let jwks: JSONWebKeySet | undefined;
   try {
-    jwks = await clientJwks(client);
+    jwks = await clientJwks(client, fits);
   } catch (e) {
     if (e instanceof ClientJwtError) throw noKey();
     throw e;
   }
-  const jwk = jwks?.keys?.find(
-    (k: JWK) => (k.use === undefined || k.use === 'enc') && (k.alg === undefined || k.alg === choice.alg) && k.kty === kindOf(choice.alg),
-  );
+  const jwk = jwks?.keys?.find(fits);
   if (!jwk) throw noKey();
   let key: Awaited<ReturnType<typeof importJWK>>;
   try {

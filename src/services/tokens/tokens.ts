@@ -306,7 +306,7 @@ export async function verifyBearer(
     const iss = String(unverified.iss ?? '');
     const realmName = decodeURIComponent(iss.slice(iss.lastIndexOf('/') + 1));
     if (!realmName || !header.alg) return null;
-    const known = lastKnownRealm(realmName);
+    const known = lastKnownRealm(db, realmName);
     const first = known ? await verifyWith(db, token, header, { baseUrl, targetRealm, sender }, known, false) : 'stale';
     if (first !== 'stale') return first;
     // No cached realm, or the cached one is out of date: read it (and its keys) and check again.

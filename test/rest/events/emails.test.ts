@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { createLocalJWKSet, jwtVerify } from 'jose';
-import request from 'supertest';
+import { jwtVerify } from 'jose';
+import { realmKeys } from '../../../src/auth/realm-keys';
 import { createdId, realmAdmin, realmIdOf } from '../../helpers/fixtures';
 import { type AdminApi, type TestServer, startTestServer } from '../../helpers/server';
 import { type ReceivedMail, type TestSmtp, startSmtp } from '../../helpers/smtp';
 
 /**
  * execute-actions-email and send-verify-email (reference §4.14) through a real SMTP listener: the
- * mail arrives, its link carries an action token verifiable with the realm's JWKS, and every
+ * mail arrives, its link carries an action token signed with the realm's active HS512 key (Keycloak's
+ * action tokens are TokenCategory.INTERNAL: DefaultTokenManager#signatureAlgorithm, HS512), and every
  * check answers with Keycloak's message in Keycloak's order.
  */
 let ts: TestServer;
@@ -38,9 +39,12 @@ const linkOf = (mail: ReceivedMail) => {
   return new URL(m[1]);
 };
 
+/** The token verified with the realm's active HS512 key, the one `GET /keys` names. */
 async function verifyToken(token: string) {
-  const jwks = (await request(ts.app).get(`/realms/${R}/protocol/openid-connect/certs`)).body;
-  const { payload, protectedHeader } = await jwtVerify(token, createLocalJWKSet(jwks), { issuer: `http://localhost:8080/realms/${R}` });
+  const kid = (await api.get(`/admin/realms/${R}/keys`).expect(200)).body.active.HS512;
+  const key = (await realmKeys(ts.db, { id: await realmIdOf(api, R) })).find((k) => k.kid === kid);
+  const { payload, protectedHeader } = await jwtVerify(token, key?.secret as Uint8Array, { issuer: `http://localhost:8080/realms/${R}` });
+  expect(protectedHeader).toEqual({ alg: 'HS512', typ: 'JWT', kid });
   return { payload, protectedHeader };
 }
 
@@ -86,7 +90,7 @@ describe('PUT /users/{id}/execute-actions-email', () => {
     const link = linkOf(mail);
     expect(link.searchParams.get('client_id')).toBe('webapp');
     const { payload, protectedHeader } = await verifyToken(link.searchParams.get('key') as string);
-    expect(protectedHeader.alg).toBe('RS256');
+    expect(protectedHeader.alg).toBe('HS512');
     expect(payload).toMatchObject({
       typ: 'execute-actions',
       sub: ids.alice,

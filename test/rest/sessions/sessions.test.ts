@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { decodeJwt } from 'jose';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
 import request from 'supertest';
 import { adminEvents, createClient, createUser, serviceAccountClient } from '../../helpers/fixtures';
 import { startTestServer, type TestServer } from '../../helpers/server';
@@ -251,15 +251,22 @@ describe('sessions of a client and of the realm', () => {
       const ok = received.find((x) => x.url === '/ok/k_push_not_before');
       expect(ok).toBeDefined();
       expect(decodeJwt(String(ok?.body))).toMatchObject({ action: 'PUSH_NOT_BEFORE', resource: 'app-ok', notBefore: expect.any(Number) });
+      // Keycloak's AdminAction is TokenCategory.ADMIN: the realm's defaultSignatureAlgorithm (RS256 unless set).
+      const rsKid = (await f.admin.get(`${A()}/keys`).expect(200)).body.active.RS256;
+      expect(decodeProtectedHeader(String(ok?.body))).toEqual({ alg: 'RS256', typ: 'JWT', kid: rsKid });
 
       const one = await f.admin.post(`${A()}/clients/${appOk}/push-revocation`);
       expect(one.body).toEqual({ successRequests: [`http://127.0.0.1:${port}/ok`] });
       const adminCli = await f.clientUuid('admin-cli');
       expect((await f.admin.post(`${A()}/clients/${adminCli}/push-revocation`)).body).toEqual({});
 
+      await f.admin.put(`${A()}`, { defaultSignatureAlgorithm: 'ES256' }).expect(204);
       const all = await f.admin.post(`${A()}/logout-all`);
+      await f.admin.put(`${A()}`, { defaultSignatureAlgorithm: 'RS256' }).expect(204);
       expect(all.body.successRequests).toEqual([`http://127.0.0.1:${port}/ok`]);
-      expect(received.some((x) => x.url === '/ok/k_logout')).toBe(true);
+      const logout = received.find((x) => x.url === '/ok/k_logout');
+      expect(decodeJwt(String(logout?.body))).toMatchObject({ action: 'LOGOUT', resource: 'app-ok' });
+      expect(decodeProtectedHeader(String(logout?.body)).alg).toBe('ES256');
 
       const events = await adminEvents(f.admin, R);
       const paths = events.map((e) => `${e.operationType} ${e.resourceType} ${e.resourcePath}`);

@@ -1,14 +1,15 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createLocalJWKSet, decodeJwt, type JWTPayload, jwtVerify } from 'jose';
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, type JSONWebKeySet, type JWTPayload, jwtVerify } from 'jose';
 import type { IdentityProviderModel } from '../../../db/models/identity-provider';
+import { jwksAt } from '../../tokens/client-keys';
 import type { BrokeredIdentity } from './brokered-identity';
 
 /**
  * The relying-party side of an OpenID Connect (or plain OAuth2) identity provider, as Keycloak's
  * OIDCIdentityProvider: the authorization request to `authorizationUrl`, the code exchange at
  * `tokenUrl` (client_secret_post or client_secret_basic), the ID token's checks (signature by the
- * keys of `jwksUrl` when `validateSignature`, issuer, audience, azp, expiry, nonce), the userinfo
- * call, and the claims as a brokered identity.
+ * keys of `jwksUrl`, kept per URL as clients' JWKS are, when `validateSignature`; issuer, audience,
+ * azp, expiry, nonce), the userinfo call, and the claims as a brokered identity.
  */
 export class BrokerError extends Error {}
 
@@ -108,7 +109,14 @@ async function validateIdToken(idp: IdentityProviderModel, idToken: string, pend
   try {
     if (on(c.validateSignature)) {
       if (!c.jwksUrl || c.useJwksUrl === 'false') throw new BrokerError('No keys to check the ID token signature with');
-      const jwks = createLocalJWKSet((await getJson(c.jwksUrl)) as never);
+      const kid = decodeProtectedHeader(idToken).kid;
+      let keys: JSONWebKeySet;
+      try {
+        keys = await jwksAt(c.jwksUrl, (k) => kid === undefined || k.kid === kid);
+      } catch (e) {
+        throw new BrokerError(`The keys at ${c.jwksUrl} could not be read: ${(e as Error).message}`);
+      }
+      const jwks = createLocalJWKSet(keys);
       claims = (await jwtVerify(idToken, jwks, { clockTolerance: Number(c.allowedClockSkew ?? 0) || 0 })).payload;
     } else claims = decodeJwt(idToken);
   } catch (e) {
