@@ -15,6 +15,7 @@ import { findGroup, groupRepresentations, groupsByIds } from './group-queries';
 import type { GroupRep } from '../../representations/group';
 import { renderUsers } from '../users/users';
 import { federatedMembershipAdd, federatedMembershipRemove } from '../user-storage/membership-writes';
+import { refuseTransientWrite } from '../user-storage/transient-users';
 
 /**
  * Group membership (reference §4.11, §5.7, §5.9): members of a group, groups of a user, joining and
@@ -139,6 +140,7 @@ export async function joinGroup(ctx: RequestContext, realm: RealmModel, user: Us
   const group = await findGroup(ctx, realm, groupId, 'Group not found');
   await requireManageMembership(ctx, realm, group.id);
   const representation = await eventGroupRep(ctx, realm, group);
+  refuseTransientWrite(user, `group mapping for group ${group.name}`);
   await federatedMembershipAdd(ctx, realm, user, { kind: 'group', group });
   await ctx.db.transaction(async () => {
     await ctx.db.models.UserGroupMembership.bulkCreate([{ userId: user.id, groupId: group.id }], { ignoreDuplicates: true });
@@ -153,6 +155,7 @@ export async function leaveGroup(ctx: RequestContext, realm: RealmModel, user: U
   const group = await findGroup(ctx, realm, groupId, 'Group not found');
   await requireManageMembership(ctx, realm, group.id);
   const representation = await eventGroupRep(ctx, realm, group);
+  refuseTransientWrite(user, `group mapping for group ${group.name}`);
   await federatedMembershipRemove(ctx, realm, user, { kind: 'group', group });
   await ctx.db.transaction(async () => {
     await ctx.db.models.UserGroupMembership.destroy({ where: { userId: user.id, groupId: group.id } });

@@ -17,6 +17,7 @@ import { findGroup } from '../groups/group-queries';
 import { resolveUser } from '../users/users';
 import { federatedMembershipAdd, federatedMembershipRemove } from '../user-storage/membership-writes';
 import { canMapRole, lockLinkedRoles, requireMapRoles, roleReps } from './role-access';
+import { refuseTransientWrite } from '../user-storage/transient-users';
 
 /**
  * Role mappings of users and groups — the seed's `{owner}/{id}/role-mappings` family, one
@@ -225,6 +226,8 @@ export async function addRoleMappingsTo(
   const { containerId } = await prepare(ctx, realm, owner, clientUuid, 'manage');
   const roles = await rolesOfBody(ctx, realm, containerId, reps);
   if (!roles.length) return;
+  // A transient federated user holds no mappings (ADR 46): Keycloak's RoleMapperResource answers its ReadOnlyException so.
+  if (owner.type === 'users') refuseTransientWrite(owner.model, 'role mapping', 'Could not add user role mappings!');
   if (owner.type === 'users') for (const role of roles) await federatedMembershipAdd(ctx, realm, owner.model, { kind: 'role', role });
   await ctx.db.transaction(async () => {
     await lockLinkedRoles(
@@ -263,6 +266,7 @@ export async function removeRoleMappings(
     await requireMapRoles(ctx, realm, roles);
   } else roles = await rolesOfBody(ctx, realm, containerId, reps);
   if (!roles.length) return;
+  if (owner.type === 'users') refuseTransientWrite(owner.model, 'role mapping', 'Could not remove user role mappings!');
   if (owner.type === 'users') for (const role of roles) await federatedMembershipRemove(ctx, realm, owner.model, { kind: 'role', role });
   const roleId = { [Op.in]: roles.map((r) => r.id) };
   await ctx.db.transaction(async () => {

@@ -22,6 +22,7 @@ import { realmRequiredActions } from '../login/flow-definitions';
 import { HttpError } from '../../core/errors';
 import type { TokenEvent } from './token-events';
 import { grantedScope, issue, oauth, setting, type TokenRequest, type TokenResponse } from './tokens';
+import { userOrTransient } from '../user-storage/transient-users';
 
 /**
  * The grants of the token endpoint (reference §2.1–2.3, §8.3): password (with brute-force
@@ -206,7 +207,7 @@ export async function refreshGrant(g: GrantCall): Promise<TokenResponse> {
     const text = offline ? 'Offline user session not found' : 'Session not active';
     throw await ev.fail(offline ? 'invalid_token' : 'session_expired', oauth(400, 'invalid_grant', text));
   }
-  const user = await userWithVersion(db, session.userId);
+  const user = await userOrTransient(db, realm, session.userId, (id) => userWithVersion(db, id));
   // The session's user, as Keycloak's validateToken (a pairwise client's refresh token carries its pairwise sub).
   if (!user?.enabled) throw await ev.fail('user_disabled', oauth(400, 'invalid_grant', 'Session not active'));
   ev.userId = user.id;
