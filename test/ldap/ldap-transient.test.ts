@@ -4,12 +4,13 @@ import type { AdminApi, TestServer } from '../helpers/server';
 import { describeWithSlapd, ldapComponent, PEOPLE_DN, personEntry, startSlapd, type TestSlapd } from '../helpers/slapd';
 import { Attribute, Change } from 'ldapts';
 import { closeLdapPools } from '../../src/services/user-storage/ldap-connection';
+import { exchange, Jar, loginWorld, pageError, redirectParams, signIn } from '../login/browser-client';
 
 /**
  * An LDAP provider with `importEnabled=false` (ADR 46) against a real slapd: its users are served
  * live with Keycloak's StorageIds `f:{componentId}:{username}` (LDAPStorageProvider#importUserFromLDAP
  * without import, StorageId; getUserById looks the external id up as the username), appear in the
- * user search and GET /users/{id} and log in with their LDAP password, with user sessions and
+ * user search and GET /users/{id} (with `origin`, not `federationLink`: ModelToRepresentation) and log in with their LDAP password, with user sessions and
  * tokens whose `sub` is the StorageId; nothing is written to user_entity; a delete or a change in
  * the directory shows at once; WRITABLE updates go to LDAP; writes such a user cannot hold are 400
  * (Keycloak's ReadOnlyUserModelDelegate, RoleMapperResource's "Could not add user role mappings!").
@@ -72,9 +73,11 @@ describeWithSlapd('LDAP users with import off', () => {
         username: 'jbrown',
         email: 'jbrown@example.org',
         lastName: 'Brown',
-        federationLink: id,
+        origin: id,
       }),
     ]);
+    // Keycloak's InMemoryUserAdapter carries no federationLink; `origin` names the provider.
+    expect(found[0].federationLink).toBeUndefined();
     expect(found[0].attributes.LDAP_ENTRY_DN).toEqual([`uid=jbrown,${PEOPLE_DN}`]);
     const byName = (await api.get(`/admin/realms/${R}/users?username=bwilson&exact=true`).expect(200)).body;
     expect(byName.map((u: { id: string }) => u.id)).toEqual([sid('bwilson')]);
@@ -82,12 +85,19 @@ describeWithSlapd('LDAP users with import off', () => {
     expect(byEmail.map((u: { id: string }) => u.id)).toEqual([sid('rsmith')]);
 
     const one = (await api.get(`/admin/realms/${R}/users/${enc(sid('rsmith'))}`).expect(200)).body;
-    expect(one).toMatchObject({ id: sid('rsmith'), username: 'rsmith', enabled: true, federationLink: id, requiredActions: [] });
+    expect(one).toMatchObject({ id: sid('rsmith'), username: 'rsmith', enabled: true, origin: id, requiredActions: [] });
+    expect(one.federationLink).toBeUndefined();
     expect(one.attributes.LDAP_ID[0]).toMatch(/^[0-9a-f-]{36}$/);
     expect((await api.get(`/admin/realms/${R}/users/${enc(sid('nobody'))}`).expect(404)).body).toEqual({ error: 'User not found' });
     expect((await api.get(`/admin/realms/${R}/users/${enc(`f:${realmId}:jbrown`)}`).expect(404)).body).toEqual({
       error: 'User not found',
     });
+    // Bounded SQL: the provider list is shared between requests, the user is read from the directory.
+    const measured = await ts.countSql(() => api.get(`/admin/realms/${R}/users/${enc(sid('rsmith'))}`).expect(200));
+    const listed = await ts.countSql(() => api.get(`/admin/realms/${R}/users?search=r`).expect(200));
+    // Warm: the bearer check for the user, and the local page besides for the search (no user_entity read for the StorageId).
+    expect(measured.count).toBeLessThanOrEqual(2);
+    expect(listed.count).toBeLessThanOrEqual(3);
     expect(await storedUsers(realmId)).toBe(0);
     // Keycloak counts only providers that count (UserCountMethodsProvider): LDAP's users are not in it.
     expect((await api.get(`/admin/realms/${R}/users/count`).expect(200)).body).toBe(0);
@@ -130,6 +140,9 @@ describeWithSlapd('LDAP users with import off', () => {
       .expect(200);
     expect(info.body).toMatchObject({ sub: sid('jbrown'), preferred_username: 'jbrown', email: 'jbrown@example.org' });
 
+    // offline_access comes with the default role: an offline token for the transient user.
+    const offline = (await grant(R, 'jbrown', 'jbrown-pw', { scope: 'openid offline_access' }).expect(200)).body;
+    expect(claimsOf(offline.refresh_token).typ).toBe('Offline');
     const sessions = (await api.get(`/admin/realms/${R}/users/${enc(sid('jbrown'))}/sessions`).expect(200)).body;
     expect(sessions).toHaveLength(2);
     expect(sessions[0]).toMatchObject({ userId: sid('jbrown'), username: 'jbrown' });
@@ -195,7 +208,11 @@ describeWithSlapd('LDAP users with import off', () => {
       error: 'invalid_request',
       error_description: 'Could not add user role mappings!',
     });
-    expect((await api.get(`${url}/role-mappings`).expect(200)).body).toEqual({});
+    // The realm's default role, which Keycloak's InMemoryUserAdapter#addDefaults grants in memory.
+    const mappings = (await api.get(`${url}/role-mappings`).expect(200)).body;
+    expect(mappings.realmMappings.map((r: { name: string }) => r.name)).toEqual([`default-roles-${R}`]);
+    const composite = (await api.get(`${url}/role-mappings/realm/composite`).expect(200)).body.map((r: { name: string }) => r.name);
+    expect(composite).toEqual(expect.arrayContaining([`default-roles-${R}`, 'offline_access', 'uma_authorization']));
     const group = createdId(await api.post(`/admin/realms/${R}/groups`, { name: 'fed-group' }), 'group');
     expect((await api.put(`${url}/groups/${group}`).expect(400)).body).toEqual({
       errorMessage: "The user is read-only. Not possible to write 'group mapping for group fed-group' when updating user 'bwilson'.",
@@ -204,5 +221,32 @@ describeWithSlapd('LDAP users with import off', () => {
     expect((await api.put(`${url}/reset-password`, { type: 'password', value: 'x-pw-1', temporary: false }).expect(400)).body).toEqual({
       errorMessage: "Can't reset password as account is read only",
     });
+  });
+
+  test('the browser login accepts the LDAP password of a directory user; the code gives tokens for the StorageId, SSO finds it again', async () => {
+    const w = await loginWorld('ldaptransientbrowser');
+    try {
+      const realmId = (await w.api.get('/admin/realms/ldaptransientbrowser').expect(200)).body.id;
+      const id = createdId(
+        await w.api.post('/admin/realms/ldaptransientbrowser/components', ldapComponent(slapd, realmId, { importEnabled: 'false' })),
+        'ldap provider',
+      );
+      const wrong = await signIn(new Jar(), w.authUrl(), 'rsmith', 'bad');
+      expect(wrong.status).toBe(401);
+      expect(pageError(await wrong.text())).toBe('Invalid username or password.');
+      const jar = new Jar();
+      const res = await signIn(jar, w.authUrl(), 'rsmith', 'rsmith-pw');
+      expect(res.status).toBe(302);
+      const tokens = await exchange(w, redirectParams(res).get('code') as string);
+      expect(tokens.status).toBe(200);
+      expect(claimsOf(String(tokens.body.id_token)).sub).toBe(`f:${id}:rsmith`);
+      // The SSO cookie's session names the transient user: a second authorization needs no form.
+      const again = await jar.fetch(w.authUrl({ state: 'st-2' }));
+      expect(again.status).toBe(302);
+      expect(redirectParams(again).get('code')).toEqual(expect.any(String));
+      expect(await w.ts.db.models.User.count({ where: { realmId } })).toBe(1);
+    } finally {
+      await w.ts.close();
+    }
   });
 });

@@ -21,6 +21,7 @@ import {
   organizationsOfUsers,
   scopedOrganizations,
 } from '../organizations/organization-claims';
+import { withTransientDefaults } from '../user-storage/transient-users';
 
 /**
  * The mapper engine: which client scopes a request gets (config reference §5.2), which roles
@@ -243,7 +244,11 @@ async function grantedRolesOf(
 }
 
 async function readGrantedRoles(db: Db, list: ReadonlyArray<{ user: UserModel; allowed: Set<string> | null }>): Promise<RoleModel[][]> {
-  const effective = await effectiveRoleIdsForUsers(db, [...new Set(list.map((e) => e.user.id))]);
+  const effective = await withTransientDefaults(
+    db,
+    list.map((e) => e.user),
+    await effectiveRoleIdsForUsers(db, [...new Set(list.map((e) => e.user.id))]),
+  );
   const idsOf = list.map(({ user, allowed }) =>
     [...(effective.get(user.id) ?? new Set<string>())].filter((id) => !allowed || allowed.has(id)),
   );

@@ -72,7 +72,7 @@ export async function transientMatches(
     users.sort((a, b) => a.username.localeCompare(b.username));
     const taken = users.slice(left, left + max - out.length);
     left = Math.max(0, left - users.length);
-    out.push(...taken.map((u) => transientUser(ctx.db, realm.id, p, u)));
+    out.push(...taken.map((u) => transientUser(ctx.db, realm, p, u)));
   }
   primeTransient(ctx, out);
   return out;

@@ -30,7 +30,7 @@ async function lookupInDirectories(db: Db, realm: RealmModel, name: string): Pro
       if (!found) continue;
       const u = found;
       // Import off: the user is served from its entry, nothing stored (ADR 46).
-      if (!p.cfg.importEnabled) return transientUser(db, realm.id, p, u);
+      if (!p.cfg.importEnabled) return transientUser(db, realm, p, u);
       const user = await db.transaction(() => importUser(db, realm, p, u));
       await importMemberships(db, realm, p, user, u).catch((e) =>
         log.warn(`LDAP provider ${p.cfg.name}: memberships of ${u.username} not imported: ${(e as Error).message}`),

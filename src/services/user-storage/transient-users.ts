@@ -1,4 +1,5 @@
 import type { RequestContext } from '../../core/context';
+import { expandComposites } from '../../core/effective-roles';
 import { errorA, errorB } from '../../core/errors';
 import type { Db } from '../../db';
 import type { RealmModel } from '../../db/models/realm';
@@ -45,6 +46,8 @@ export const servesLive = (p: Provider) => p.cfg.enabled && !p.cfg.importEnabled
 interface TransientFacts {
   provider: Provider;
   entry: LdapUser;
+  /** The realm's default role, which Keycloak's InMemoryUserAdapter#addDefaults grants in memory. */
+  defaultRoleId?: string;
 }
 
 const facts = new WeakMap<object, TransientFacts>();
@@ -56,7 +59,8 @@ export const transientFactsOf = (user: UserModel): TransientFacts | undefined =>
 export const isTransient = (user: UserModel) => facts.has(user);
 
 /** The user model of a directory entry of an import-off provider (nothing stored). */
-export function transientUser(db: Db, realmId: string, p: Provider, u: LdapUser): UserModel {
+export function transientUser(db: Db, realm: RealmModel, p: Provider, u: LdapUser): UserModel {
+  const realmId = realm.id;
   const id = storageIdOf(p.cfg.id, u.username);
   const user = db.models.User.build(
     {
@@ -77,7 +81,7 @@ export function transientUser(db: Db, realmId: string, p: Provider, u: LdapUser)
     },
     { isNewRecord: false },
   );
-  facts.set(user, { provider: p, entry: u });
+  facts.set(user, { provider: p, entry: u, defaultRoleId: realm.settings.defaultRoleId as string | undefined });
   return user;
 }
 
@@ -94,7 +98,7 @@ export async function transientUserById(db: Db, realm: RealmModel, id: string, p
   if (!p || !servesLive(p)) return null;
   try {
     const entry = await userByUsername(p, sid.externalId.toLowerCase());
-    return entry ? transientUser(db, realm.id, p, entry) : null;
+    return entry ? transientUser(db, realm, p, entry) : null;
   } catch (e) {
     log.warn(`LDAP provider ${p.cfg.name}: lookup of user ${sid.externalId} failed: ${ldapErrorCode(e)}`);
     return null;
@@ -113,7 +117,35 @@ export function primeTransient(ctx: RequestContext, users: UserModel[]): void {
     if (!f) continue;
     ctx.loaders.userById.clear(u.id).prime(u.id, u);
     ctx.loaders.partsByUser.clear(u.id).prime(u.id, { attributes: f.entry.attributes, requiredActions: [], credentialTypes: [] });
+    const direct = f.defaultRoleId ? [f.defaultRoleId] : [];
+    ctx.loaders.roleIdsByUser.clear(u.id).prime(u.id, direct);
+    ctx.loaders.groupIdsByUser.clear(u.id).prime(u.id, []);
+    ctx.loaders.effectiveRoleIdsByUser.clear(u.id).prime(u.id, expanded(ctx.db, direct));
   }
+}
+
+async function expanded(db: Db, roleIds: string[]): Promise<Set<string>> {
+  const map = await expandComposites(db, roleIds);
+  return new Set([...map.values()].flatMap((s) => [...s]));
+}
+
+/**
+ * Effective role ids with the transient users' default role added (expanded): what the token code
+ * reads from role mappings, which such users do not have.
+ */
+export async function withTransientDefaults(
+  db: Db,
+  users: UserModel[],
+  effective: Map<string, Set<string>>,
+): Promise<Map<string, Set<string>>> {
+  for (const u of users) {
+    const roleId = transientFactsOf(u)?.defaultRoleId;
+    if (!roleId) continue;
+    const set = effective.get(u.id) ?? new Set<string>();
+    for (const id of await expanded(db, [roleId])) set.add(id);
+    effective.set(u.id, set);
+  }
+  return effective;
 }
 
 /** The transient user of `/users/{id}` (primed into the loaders), or null. */
