@@ -1,10 +1,10 @@
 import request from 'supertest';
-import { createdId, createUser, realmServer } from '../helpers/fixtures';
+import { createClient, createdId, createUser, realmServer } from '../helpers/fixtures';
 import type { AdminApi, TestServer } from '../helpers/server';
 import { describeWithSlapd, ldapComponent, PEOPLE_DN, personEntry, startSlapd, type TestSlapd } from '../helpers/slapd';
 import { Attribute, Change } from 'ldapts';
 import { closeLdapPools } from '../../src/services/user-storage/ldap-connection';
-import { exchange, Jar, loginWorld, pageError, redirectParams, signIn } from '../login/browser-client';
+import { exchange, formAction, Jar, loginWorld, pageError, REDIRECT, redirectParams, signIn } from '../login/browser-client';
 
 /**
  * An LDAP provider with `importEnabled=false` (ADR 46) against a real slapd: its users are served
@@ -152,6 +152,18 @@ describeWithSlapd('LDAP users with import off', () => {
     expect((await api.get(`/admin/realms/${R}/users/${enc(sid('jbrown'))}/sessions`).expect(200)).body).toEqual([]);
   });
 
+  test('brute-force detection counts the failures of a transient user and locks it out', async () => {
+    const { R, sid } = await world();
+    await api.put(`/admin/realms/${R}`, { bruteForceProtected: true, failureFactor: 2, waitIncrementSeconds: 600 }).expect(204);
+    for (let i = 0; i < 2; i++) await grant(R, 'bwilson', 'wrong').expect(400);
+    const locked = (await grant(R, 'bwilson', 'bwilson-pw').expect(400)).body;
+    expect(locked.error).toBe('invalid_grant');
+    const status = (await api.get(`/admin/realms/${R}/attack-detection/brute-force/users/${enc(sid('bwilson'))}`).expect(200)).body;
+    expect(status).toMatchObject({ numFailures: 2, disabled: true });
+    await api.delete(`/admin/realms/${R}/attack-detection/brute-force/users/${enc(sid('bwilson'))}`).expect(204);
+    await grant(R, 'bwilson', 'bwilson-pw').expect(200);
+  });
+
   test('a user deleted in LDAP is gone at once; an attribute changed in LDAP shows at once', async () => {
     const { R, sid } = await world();
     await slapd.addUser('transient1', 'Tran', 'Sient', 'transient1@example.org', 'transient1-pw');
@@ -244,6 +256,21 @@ describeWithSlapd('LDAP users with import off', () => {
       const again = await jar.fetch(w.authUrl({ state: 'st-2' }));
       expect(again.status).toBe(302);
       expect(redirectParams(again).get('code')).toEqual(expect.any(String));
+      // A consent has no row to live on (Keycloak's federated storage): given, the login goes on; asked again next time.
+      await createClient(w.api, 'ldaptransientbrowser', {
+        clientId: 'third',
+        publicClient: true,
+        consentRequired: true,
+        redirectUris: [REDIRECT],
+      });
+      for (const round of [1, 2]) {
+        const jar2 = new Jar();
+        const page = await signIn(jar2, w.authUrl({ client_id: 'third' }), 'rsmith', 'rsmith-pw');
+        expect(page.status).toBe(200);
+        const yes = await jar2.post(formAction(await page.text()), { accept: 'yes' });
+        expect([round, yes.status]).toEqual([round, 302]);
+      }
+      expect(await w.ts.db.models.UserConsent.count({ where: { userId: `f:${id}:rsmith` } })).toBe(0);
       expect(await w.ts.db.models.User.count({ where: { realmId } })).toBe(1);
     } finally {
       await w.ts.close();
