@@ -120,13 +120,17 @@ export function primeTransient(ctx: RequestContext, users: UserModel[]): void {
     const direct = f.defaultRoleId ? [f.defaultRoleId] : [];
     ctx.loaders.roleIdsByUser.clear(u.id).prime(u.id, direct);
     ctx.loaders.groupIdsByUser.clear(u.id).prime(u.id, []);
-    ctx.loaders.effectiveRoleIdsByUser.clear(u.id).prime(u.id, expanded(ctx.db, direct));
   }
 }
 
 async function expanded(db: Db, roleIds: string[]): Promise<Set<string>> {
   const map = await expandComposites(db, roleIds);
   return new Set([...map.values()].flatMap((s) => [...s]));
+}
+
+/** A transient user's effective role ids: its default role expanded (read when asked: one statement). */
+export async function transientEffectiveRoleIds(db: Db, user: UserModel): Promise<Set<string>> {
+  return (await withTransientDefaults(db, [user], new Map())).get(user.id) ?? new Set();
 }
 
 /**
