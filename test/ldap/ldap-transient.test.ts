@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { createClient, createdId, createUser, realmServer } from '../helpers/fixtures';
 import type { AdminApi, TestServer } from '../helpers/server';
-import { describeWithSlapd, ldapComponent, PEOPLE_DN, personEntry, startSlapd, type TestSlapd } from '../helpers/slapd';
+import { describeWithSlapd, GROUPS_DN, ldapComponent, PEOPLE_DN, personEntry, startSlapd, type TestSlapd } from '../helpers/slapd';
 import { Attribute, Change } from 'ldapts';
 import { closeLdapPools } from '../../src/services/user-storage/ldap-connection';
 import { exchange, formAction, Jar, loginWorld, pageError, REDIRECT, redirectParams, signIn } from '../login/browser-client';
@@ -236,6 +236,54 @@ describeWithSlapd('LDAP users with import off', () => {
     expect((await api.put(`${url}/reset-password`, { type: 'password', value: 'x-pw-1', temporary: false }).expect(400)).body).toEqual({
       errorMessage: "Can't reset password as account is read only",
     });
+  });
+
+  test('group and role mappers give a transient user the Keycloak groups and roles of its LDAP groups, in the admin API and in tokens', async () => {
+    const { R, id, sid } = await world();
+    const mapper = async (name: string, providerId: string, config: Record<string, string>) =>
+      createdId(
+        await api.post(`/admin/realms/${R}/components`, {
+          name,
+          providerId,
+          providerType: 'org.keycloak.storage.ldap.mappers.LDAPStorageMapper',
+          parentId: id,
+          config: Object.fromEntries(Object.entries(config).map(([k, v]) => [k, [v]])),
+        }),
+        name,
+      );
+    const groups = await mapper('groups', 'group-ldap-mapper', { 'groups.dn': GROUPS_DN, 'groups.ldap.filter': '(cn=developers)' });
+    const roles = await mapper('roles', 'role-ldap-mapper', { 'roles.dn': GROUPS_DN, 'roles.ldap.filter': '(cn=admins)' });
+    // The mappers' sync makes the Keycloak group and role (a read never creates them).
+    for (const m of [groups, roles])
+      await api.post(`/admin/realms/${R}/user-storage/${id}/mappers/${m}/sync?direction=fedToKeycloak`).expect(200);
+    const paths = (await api.get(`/admin/realms/${R}/users/${enc(sid('jbrown'))}/groups`).expect(200)).body.map(
+      (g: { path: string }) => g.path,
+    );
+    expect(paths).toEqual(['/developers']);
+    const realmRoles = (await api.get(`/admin/realms/${R}/users/${enc(sid('rsmith'))}/role-mappings/realm`).expect(200)).body;
+    expect(realmRoles.map((r: { name: string }) => r.name).sort()).toEqual(['admins', `default-roles-${R}`]);
+    await createClient(api, R, { clientId: 'svc', publicClient: true, directAccessGrantsEnabled: true });
+    const token = async (username: string) =>
+      claimsOf(
+        (
+          await request(ts.app)
+            .post(`/realms/${R}/protocol/openid-connect/token`)
+            .type('form')
+            .send({ grant_type: 'password', client_id: 'svc', username, password: `${username}-pw` })
+            .expect(200)
+        ).body.access_token,
+      );
+    expect((await token('rsmith')).realm_access.roles).toEqual(expect.arrayContaining(['admins', 'offline_access']));
+    expect((await token('jbrown')).realm_access.roles).not.toContain('admins');
+    // A change in LDAP shows at once: rsmith leaves admins.
+    const c = await slapd.admin();
+    await c.modify(
+      `cn=admins,${GROUPS_DN}`,
+      new Change({ operation: 'replace', modification: new Attribute({ type: 'member', values: [`uid=bwilson,${PEOPLE_DN}`] }) }),
+    );
+    await c.unbind();
+    expect((await token('rsmith')).realm_access.roles).not.toContain('admins');
+    expect((await token('bwilson')).realm_access.roles).toContain('admins');
   });
 
   test('the browser login accepts the LDAP password of a directory user; the code gives tokens for the StorageId, SSO finds it again', async () => {

@@ -15,7 +15,7 @@ import { findGroup, groupRepresentations, groupsByIds } from './group-queries';
 import type { GroupRep } from '../../representations/group';
 import { renderUsers } from '../users/users';
 import { federatedMembershipAdd, federatedMembershipRemove } from '../user-storage/membership-writes';
-import { refuseTransientWrite } from '../user-storage/transient-users';
+import { isTransient, refuseTransientWrite, transientMemberships } from '../user-storage/transient-users';
 
 /**
  * Group membership (reference §4.11, §5.7, §5.9): members of a group, groups of a user, joining and
@@ -83,8 +83,9 @@ export async function listUserGroups(
   await requireViewUser(ctx, realm, user.id);
   const page = pageOf(query);
   if (isEmptyPage(page)) return [];
-  const ids = await ctx.loaders.groupIdsPageByUser.load({ id: user.id, ...page, search: query.search });
-  const groups = await groupsByIds(ctx, realm, ids);
+  const groups = isTransient(user)
+    ? await transientUserGroups(ctx, realm, user, page, query.search)
+    : await groupsByIds(ctx, realm, await ctx.loaders.groupIdsPageByUser.load({ id: user.id, ...page, search: query.search }));
   const viewable = await canGroups(
     ctx,
     realm,
@@ -132,6 +133,20 @@ export async function countGroupsOfUsers(
   );
   const counts = new Map(rows.map((r) => [r.parent, Number(r.n)]));
   return userIds.map((id) => counts.get(id) ?? 0);
+}
+
+/** A transient federated user's groups (its mappers' LDAP groups, ADR 46), by name, searched and paged as the stored ones. */
+async function transientUserGroups(
+  ctx: RequestContext,
+  realm: RealmModel,
+  user: UserModel,
+  page: { offset: number; limit?: number },
+  search?: string,
+): Promise<GroupModel[]> {
+  const all = await groupsByIds(ctx, realm, (await transientMemberships(ctx.db, user)).groupIds);
+  const term = search?.toLowerCase();
+  const found = all.filter((g) => !term || g.name.toLowerCase().includes(term)).sort((a, b) => a.name.localeCompare(b.name));
+  return found.slice(page.offset, page.limit === undefined ? undefined : page.offset + page.limit);
 }
 
 /** PUT /{realm}/users/{id}/groups/{groupId}: joins the group (idempotent); unknown group → 404 `Group not found`. */

@@ -37,8 +37,8 @@ async function groupNamesOf(p: Provider, s: MembershipSettings, u: LdapUser): Pr
   }).then((names) => names.filter(Boolean));
 }
 
-/** The id of the Keycloak group of this name under the groups path (at any depth), created at its top when missing. */
-async function groupIdFor(db: Db, realm: RealmModel, s: MembershipSettings, name: string): Promise<string | undefined> {
+/** The id of the Keycloak group of this name under the groups path (at any depth), created at its top when missing (unless `create` is false). */
+async function groupIdFor(db: Db, realm: RealmModel, s: MembershipSettings, name: string, create = true): Promise<string | undefined> {
   let root = TOP_LEVEL;
   for (const part of s.groupsPath.split('/').filter(Boolean)) {
     const g = await db.models.Group.findOne({ where: { realmId: realm.id, parentId: root, name: part }, attributes: ['id'] });
@@ -51,12 +51,13 @@ async function groupIdFor(db: Db, realm: RealmModel, s: MembershipSettings, name
       parent = (await db.models.Group.findByPk(parent, { attributes: ['parentId'] }))?.parentId ?? TOP_LEVEL;
     if (parent === root) return g.id;
   }
+  if (!create) return undefined;
   const id = randomUUID();
   await db.models.Group.create({ id, realmId: realm.id, parentId: root, name, description: null, attributes: {} });
   return id;
 }
 
-async function roleIdFor(db: Db, realm: RealmModel, m: Mapper, name: string): Promise<string | undefined> {
+async function roleIdFor(db: Db, realm: RealmModel, m: Mapper, name: string, create = true): Promise<string | undefined> {
   let clientId: string | null = null;
   if (m.config['use.realm.roles.mapping'] === 'false') {
     const client = await db.models.Client.findOne({
@@ -68,6 +69,7 @@ async function roleIdFor(db: Db, realm: RealmModel, m: Mapper, name: string): Pr
   }
   const role = await db.models.Role.findOne({ where: { realmId: realm.id, clientId, name }, attributes: ['id'] });
   if (role) return role.id;
+  if (!create) return undefined;
   const id = randomUUID();
   await db.models.Role.create({
     id,
@@ -107,4 +109,33 @@ export async function importMemberships(db: Db, realm: RealmModel, p: Provider, 
       }
     }
   });
+}
+
+/**
+ * The groups and roles the provider's membership mappers find for a directory user, read live and
+ * creating nothing (a transient user's memberships, ADR 46): LDAP groups without a Keycloak group
+ * or role yet (made by the mapper's sync) are left out. A mapper whose directory fails is skipped.
+ */
+export async function directoryMemberships(
+  db: Db,
+  realm: RealmModel,
+  p: Provider,
+  u: LdapUser,
+): Promise<{ groupIds: string[]; roleIds: string[] }> {
+  const out = { groupIds: new Set<string>(), roleIds: new Set<string>() };
+  for (const m of p.mappers.filter(isMembershipMapper)) {
+    const s = membershipSettings(p.cfg, m);
+    let names: string[];
+    try {
+      names = await groupNamesOf(p, s, u);
+    } catch (e) {
+      log.warn(`LDAP mapper ${m.name}: memberships of ${u.username} not read: ${ldapErrorCode(e)}`);
+      continue;
+    }
+    for (const name of names) {
+      const id = s.isGroup ? await groupIdFor(db, realm, s, name, false) : await roleIdFor(db, realm, m, name, false);
+      if (id) (s.isGroup ? out.groupIds : out.roleIds).add(id);
+    }
+  }
+  return { groupIds: [...out.groupIds], roleIds: [...out.roleIds] };
 }

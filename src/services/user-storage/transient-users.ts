@@ -1,5 +1,5 @@
 import type { RequestContext } from '../../core/context';
-import { expandComposites } from '../../core/effective-roles';
+import { effectiveRoleIdsForGroups, expandComposites } from '../../core/effective-roles';
 import { errorA, errorB } from '../../core/errors';
 import type { Db } from '../../db';
 import type { RealmModel } from '../../db/models/realm';
@@ -8,6 +8,8 @@ import { getLogger } from '../../logging';
 import { ldapErrorCode } from './ldap-connection';
 import type { LdapUser } from './ldap-mapping';
 import { cachedProviders, ldapProviders, type Provider, userByUsername } from './ldap-store';
+import { isMembershipMapper } from './membership-config';
+import { directoryMemberships } from './membership-import';
 
 /**
  * Users of LDAP providers with `importEnabled=false` (ADR 46): served live from the directory, never
@@ -48,6 +50,9 @@ interface TransientFacts {
   entry: LdapUser;
   /** The realm's default role, which Keycloak's InMemoryUserAdapter#addDefaults grants in memory. */
   defaultRoleId?: string;
+  realm: RealmModel;
+  /** What the membership mappers find in LDAP, read once per user model when first asked. */
+  memberships?: Promise<{ groupIds: string[]; roleIds: string[] }>;
 }
 
 const facts = new WeakMap<object, TransientFacts>();
@@ -81,7 +86,7 @@ export function transientUser(db: Db, realm: RealmModel, p: Provider, u: LdapUse
     },
     { isNewRecord: false },
   );
-  facts.set(user, { provider: p, entry: u, defaultRoleId: realm.settings.defaultRoleId as string | undefined });
+  facts.set(user, { provider: p, entry: u, realm, defaultRoleId: realm.settings.defaultRoleId as string | undefined });
   return user;
 }
 
@@ -134,8 +139,8 @@ export async function transientEffectiveRoleIds(db: Db, user: UserModel): Promis
 }
 
 /**
- * Effective role ids with the transient users' default role added (expanded): what the token code
- * reads from role mappings, which such users do not have.
+ * Effective role ids with the transient users' default role, mapper roles and mapper groups' roles
+ * added (expanded): what the token code reads from role mappings, which such users do not have.
  */
 export async function withTransientDefaults(
   db: Db,
@@ -143,20 +148,42 @@ export async function withTransientDefaults(
   effective: Map<string, Set<string>>,
 ): Promise<Map<string, Set<string>>> {
   for (const u of users) {
-    const roleId = transientFactsOf(u)?.defaultRoleId;
-    if (!roleId) continue;
+    const f = transientFactsOf(u);
+    if (!f) continue;
+    const { groupIds, roleIds } = await transientMemberships(db, u);
+    const direct = [...(f.defaultRoleId ? [f.defaultRoleId] : []), ...roleIds];
     const set = effective.get(u.id) ?? new Set<string>();
-    for (const id of await expanded(db, [roleId])) set.add(id);
+    for (const id of await expanded(db, direct)) set.add(id);
+    for (const roles of (await effectiveRoleIdsForGroups(db, groupIds)).values()) for (const id of roles) set.add(id);
     effective.set(u.id, set);
   }
   return effective;
 }
 
-/** The transient user of `/users/{id}` (primed into the loaders), or null. */
+/**
+ * The groups and roles a transient user's provider's group and role mappers give it, read from LDAP
+ * once per user model (Keycloak's mapper proxies read them on each access): none without such mappers.
+ */
+export function transientMemberships(db: Db, user: UserModel): Promise<{ groupIds: string[]; roleIds: string[] }> {
+  const f = transientFactsOf(user);
+  if (!f || !f.provider.mappers.some(isMembershipMapper)) return Promise.resolve({ groupIds: [], roleIds: [] });
+  const memberships = f.memberships ?? directoryMemberships(db, f.realm, f.provider, f.entry);
+  f.memberships = memberships;
+  return memberships;
+}
+
+/** The transient user of `/users/{id}` (primed into the loaders, with its memberships), or null. */
 export async function resolveTransientUser(ctx: RequestContext, realm: RealmModel, id: string): Promise<UserModel | null> {
   if (!isStorageId(id)) return null;
   const user = await transientUserById(ctx.db, realm, id, await liveProviders(ctx, realm));
-  if (user) primeTransient(ctx, [user]);
+  if (!user) return null;
+  primeTransient(ctx, [user]);
+  const f = transientFactsOf(user);
+  if (f?.provider.mappers.some(isMembershipMapper)) {
+    const { groupIds, roleIds } = await transientMemberships(ctx.db, user);
+    ctx.loaders.roleIdsByUser.clear(user.id).prime(user.id, [...(f.defaultRoleId ? [f.defaultRoleId] : []), ...roleIds]);
+    ctx.loaders.groupIdsByUser.clear(user.id).prime(user.id, groupIds);
+  }
   return user;
 }
 
@@ -179,4 +206,13 @@ export function userOrTransient(
   stored: (id: string) => Promise<UserModel | null>,
 ): Promise<UserModel | null> {
   return isStorageId(id) ? transientUserById(db, realm, id) : stored(id);
+}
+
+/** The attributes of transient users as attribute rows (the token mappers read rows). */
+export function transientAttributeRows(users: UserModel[]): Array<{ id: string; userId: string; name: string; value: string }> {
+  return users.flatMap((u) =>
+    Object.entries(transientFactsOf(u)?.entry.attributes ?? {}).flatMap(([name, values]) =>
+      values.map((value, i) => ({ id: `${u.id}:${name}:${i}`, userId: u.id, name, value })),
+    ),
+  );
 }
