@@ -38,6 +38,8 @@ export async function deleteUserRows(ctx: RequestContext, userId: string): Promi
     m.UserGroupMembership,
     m.FederatedIdentity,
     m.LoginFailure,
+    // No foreign key since migration 0036 (transient federated users' ids live there too).
+    m.AuthSession,
   ]) {
     await (table as unknown as { destroy(o: object): Promise<number> }).destroy({ where: { userId } });
   }

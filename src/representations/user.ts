@@ -36,7 +36,12 @@ export function toUserRepresentation(u: UserModel, x: UserRepExtras = {}, mode: 
   } else if (Object.keys(attrs).length) out.attributes = attrs;
   out.enabled = u.enabled;
   out.createdTimestamp = Number(u.createdTimestamp);
-  if (u.federationLink) out.federationLink = u.federationLink;
+  // A StorageId (`f:{componentId}:{username}`, a user an import-off provider serves, ADR 46) is not
+  // linked: Keycloak's InMemoryUserAdapter has no federationLink; its provider is the full form's
+  // `origin` (ModelToRepresentation: StorageId.resolveProviderId, else the federation link).
+  const storage = u.id.startsWith('f:') ? u.id.slice(2, u.id.indexOf(':', 2)) : null;
+  if (u.federationLink && !storage) out.federationLink = u.federationLink;
+  if (mode === 'full' && (storage ?? u.federationLink)) out.origin = (storage ?? u.federationLink) as string;
   if (mode === 'full') {
     out.totp = x.totp ?? false;
     out.disableableCredentialTypes = x.disableableCredentialTypes ?? [];

@@ -18,7 +18,6 @@ const EXPECTED = [
   // 0017: browser login, gone with their realm, client, user or user session.
   'authentication_session.realm_id -> realm.id CASCADE',
   'authentication_session.client_id -> client.id CASCADE',
-  'authentication_session.user_id -> user_entity.id CASCADE',
   'authorization_code.realm_id -> realm.id CASCADE',
   'authorization_code.client_id -> client.id CASCADE',
   'authorization_code.user_session_id -> user_session.id CASCADE',
@@ -79,7 +78,6 @@ const EXPECTED = [
   'idp_mapper.realm_id -> realm.id CASCADE',
   'keycloak_group.realm_id -> realm.id CASCADE',
   'login_failure.realm_id -> realm.id CASCADE',
-  'login_failure.user_id -> user_entity.id CASCADE',
   'protocol_mapper.client_id -> client.id CASCADE',
   'protocol_mapper.client_scope_id -> client_scope.id CASCADE',
   'pushed_authz_request.client_id -> client.id CASCADE',
@@ -107,7 +105,6 @@ const EXPECTED = [
   'user_role_mapping.role_id -> role.id CASCADE',
   'user_role_mapping.user_id -> user_entity.id CASCADE',
   'user_session.realm_id -> realm.id CASCADE',
-  'user_session.user_id -> user_entity.id CASCADE',
   'used_action_token.realm_id -> realm.id CASCADE',
 ];
 

@@ -56,6 +56,8 @@ describeWithSlapd('LDAP login', () => {
     });
     const full = (await w.api.get(`/admin/realms/${R}/users/${u.id}`).expect(200)).body;
     expect(full.attributes.LDAP_ENTRY_DN).toEqual([`uid=jbrown,${PEOPLE_DN}`]);
+    // The full representation names the provider as `origin` too (ModelToRepresentation: StorageId.resolveProviderId).
+    expect(full.origin).toBe(ldapId);
     expect(full.attributes.LDAP_ID[0]).toMatch(/^[0-9a-f-]{36}$/);
     // A second login finds the local copy and checks the password against the directory again.
     expect((await grant('jbrown', 'jbrown-pw')).status).toBe(200);

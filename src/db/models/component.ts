@@ -94,7 +94,8 @@ export function initUserSession(sequelize: Sequelize) {
     {
       id: idColumn(),
       realmId: ref(),
-      userId: ref(),
+      // A local user's id or a transient federated user's StorageId (`f:...`, migration 0036).
+      userId: str(300, false),
       clientId: ref(),
       ipAddress: str(64),
       started: { type: DataTypes.INTEGER, allowNull: false },

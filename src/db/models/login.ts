@@ -34,7 +34,7 @@ export function initLogin(sequelize: Sequelize) {
       rootId: ref(),
       realmId: ref(),
       clientId: ref(),
-      userId: ref(true),
+      userId: str(300),
       sessionCode: str(64, false),
       expires: { type: DataTypes.INTEGER, allowNull: false },
       data: jsonColumn('data', {}),

@@ -55,7 +55,7 @@ export function initLoginFailure(sequelize: Sequelize) {
   const big = () => ({ type: DataTypes.BIGINT, allowNull: false, defaultValue: 0 });
   LoginFailureModel.init(
     {
-      userId: { ...ref(), primaryKey: true },
+      userId: { ...str(300, false), primaryKey: true },
       realmId: ref(),
       numFailures: int(),
       numTemporaryLockouts: int(),

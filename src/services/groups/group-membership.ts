@@ -15,6 +15,7 @@ import { findGroup, groupRepresentations, groupsByIds } from './group-queries';
 import type { GroupRep } from '../../representations/group';
 import { renderUsers } from '../users/users';
 import { federatedMembershipAdd, federatedMembershipRemove } from '../user-storage/membership-writes';
+import { isTransient, refuseTransientWrite, transientMemberships } from '../user-storage/transient-users';
 
 /**
  * Group membership (reference §4.11, §5.7, §5.9): members of a group, groups of a user, joining and
@@ -82,8 +83,9 @@ export async function listUserGroups(
   await requireViewUser(ctx, realm, user.id);
   const page = pageOf(query);
   if (isEmptyPage(page)) return [];
-  const ids = await ctx.loaders.groupIdsPageByUser.load({ id: user.id, ...page, search: query.search });
-  const groups = await groupsByIds(ctx, realm, ids);
+  const groups = isTransient(user)
+    ? await transientUserGroups(ctx, realm, user, page, query.search)
+    : await groupsByIds(ctx, realm, await ctx.loaders.groupIdsPageByUser.load({ id: user.id, ...page, search: query.search }));
   const viewable = await canGroups(
     ctx,
     realm,
@@ -133,12 +135,27 @@ export async function countGroupsOfUsers(
   return userIds.map((id) => counts.get(id) ?? 0);
 }
 
+/** A transient federated user's groups (its mappers' LDAP groups, ADR 46), by name, searched and paged as the stored ones. */
+async function transientUserGroups(
+  ctx: RequestContext,
+  realm: RealmModel,
+  user: UserModel,
+  page: { offset: number; limit?: number },
+  search?: string,
+): Promise<GroupModel[]> {
+  const all = await groupsByIds(ctx, realm, (await transientMemberships(ctx.db, user)).groupIds);
+  const term = search?.toLowerCase();
+  const found = all.filter((g) => !term || g.name.toLowerCase().includes(term)).sort((a, b) => a.name.localeCompare(b.name));
+  return found.slice(page.offset, page.limit === undefined ? undefined : page.offset + page.limit);
+}
+
 /** PUT /{realm}/users/{id}/groups/{groupId}: joins the group (idempotent); unknown group → 404 `Group not found`. */
 export async function joinGroup(ctx: RequestContext, realm: RealmModel, user: UserModel, groupId: string): Promise<void> {
   await requireManageGroupMembership(ctx, realm, user.id);
   const group = await findGroup(ctx, realm, groupId, 'Group not found');
   await requireManageMembership(ctx, realm, group.id);
   const representation = await eventGroupRep(ctx, realm, group);
+  refuseTransientWrite(user, `group mapping for group ${group.name}`);
   await federatedMembershipAdd(ctx, realm, user, { kind: 'group', group });
   await ctx.db.transaction(async () => {
     await ctx.db.models.UserGroupMembership.bulkCreate([{ userId: user.id, groupId: group.id }], { ignoreDuplicates: true });
@@ -153,6 +170,7 @@ export async function leaveGroup(ctx: RequestContext, realm: RealmModel, user: U
   const group = await findGroup(ctx, realm, groupId, 'Group not found');
   await requireManageMembership(ctx, realm, group.id);
   const representation = await eventGroupRep(ctx, realm, group);
+  refuseTransientWrite(user, `group mapping for group ${group.name}`);
   await federatedMembershipRemove(ctx, realm, user, { kind: 'group', group });
   await ctx.db.transaction(async () => {
     await ctx.db.models.UserGroupMembership.destroy({ where: { userId: user.id, groupId: group.id } });

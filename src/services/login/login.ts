@@ -56,6 +56,7 @@ import {
   rootOf,
   signRoot,
 } from './browser-response';
+import { userOrTransient } from '../user-storage/transient-users';
 export type { BrowserRequest, BrowserResponse, CookieOp, InfoPage };
 export { authorizationResponse, realmPage, rootOf, signRoot };
 
@@ -201,7 +202,7 @@ async function runLogin(
     await ev.error('client_disabled');
     return page({ page: 'error', status: 400, message: { key: 'clientDisabledMessage' } });
   }
-  const user = authSession.userId ? await db.models.User.findByPk(authSession.userId) : null;
+  const user = authSession.userId ? await userOrTransient(db, realm, authSession.userId, (id) => db.models.User.findByPk(id)) : null;
   const ctx: LoginContext = {
     db,
     realm,

@@ -7,6 +7,7 @@ import type { UserSessionModel } from '../../db/models/component';
 import type { RealmModel } from '../../db/models/realm';
 import type { UserModel } from '../../db/models/user';
 import { findActiveSession, sessionTimeouts } from '../sessions/session-store';
+import { userOrTransient } from '../user-storage/transient-users';
 
 /**
  * The browser's single sign-on: KEYCLOAK_IDENTITY is a token signed with the realm's HMAC key that
@@ -64,7 +65,7 @@ export async function ssoFromCookie(
   if (!claims || claims.typ !== IDENTITY_TYPE || typeof claims.sid !== 'string') return null;
   const session = await findActiveSession(db, realm, claims.sid);
   if (!session || session.offline || session.userId !== claims.sub) return null;
-  const user = await db.models.User.findByPk(session.userId);
+  const user = await userOrTransient(db, realm, session.userId, (id) => db.models.User.findByPk(id));
   if (!user?.enabled || user.realmId !== realm.id) return null;
   if (Number(claims.iat ?? 0) < Math.max(user.notBefore ?? 0, Number(realm.settings.notBefore ?? 0))) return null;
   return { session, user };

@@ -17,6 +17,7 @@ import { findGroup } from '../groups/group-queries';
 import { resolveUser } from '../users/users';
 import { federatedMembershipAdd, federatedMembershipRemove } from '../user-storage/membership-writes';
 import { canMapRole, lockLinkedRoles, requireMapRoles, roleReps } from './role-access';
+import { isTransient, refuseTransientWrite, transientEffectiveRoleIds } from '../user-storage/transient-users';
 
 /**
  * Role mappings of users and groups — the seed's `{owner}/{id}/role-mappings` family, one
@@ -74,8 +75,10 @@ async function prepare(
 
 const directRoleIds = (ctx: RequestContext, o: MappingOwner) =>
   o.type === 'users' ? ctx.loaders.roleIdsByUser.load(o.model.id) : ctx.loaders.roleIdsByGroup.load(o.model.id);
-const effectiveRoleIds = (ctx: RequestContext, o: MappingOwner) =>
-  o.type === 'users' ? ctx.loaders.effectiveRoleIdsByUser.load(o.model.id) : ctx.loaders.effectiveRoleIdsByGroup.load(o.model.id);
+const effectiveRoleIds = (ctx: RequestContext, o: MappingOwner) => {
+  if (o.type === 'users' && isTransient(o.model)) return transientEffectiveRoleIds(ctx.db, o.model);
+  return o.type === 'users' ? ctx.loaders.effectiveRoleIdsByUser.load(o.model.id) : ctx.loaders.effectiveRoleIdsByGroup.load(o.model.id);
+};
 
 /** After a mapping write: the owner's direct mappings and every effective set (members and subgroups inherit). */
 function clearOwner(ctx: RequestContext, o: MappingOwner): void {
@@ -225,6 +228,8 @@ export async function addRoleMappingsTo(
   const { containerId } = await prepare(ctx, realm, owner, clientUuid, 'manage');
   const roles = await rolesOfBody(ctx, realm, containerId, reps);
   if (!roles.length) return;
+  // A transient federated user holds no mappings (ADR 46): Keycloak's RoleMapperResource answers its ReadOnlyException so.
+  if (owner.type === 'users') refuseTransientWrite(owner.model, 'role mapping', 'Could not add user role mappings!');
   if (owner.type === 'users') for (const role of roles) await federatedMembershipAdd(ctx, realm, owner.model, { kind: 'role', role });
   await ctx.db.transaction(async () => {
     await lockLinkedRoles(
@@ -263,6 +268,7 @@ export async function removeRoleMappings(
     await requireMapRoles(ctx, realm, roles);
   } else roles = await rolesOfBody(ctx, realm, containerId, reps);
   if (!roles.length) return;
+  if (owner.type === 'users') refuseTransientWrite(owner.model, 'role mapping', 'Could not remove user role mappings!');
   if (owner.type === 'users') for (const role of roles) await federatedMembershipRemove(ctx, realm, owner.model, { kind: 'role', role });
   const roleId = { [Op.in]: roles.map((r) => r.id) };
   await ctx.db.transaction(async () => {

@@ -13,6 +13,7 @@ import { clock } from '../../core/clock';
 import type { RequestContext } from '../../core/context';
 import { recordEvent } from '../../core/user-events';
 import { type BruteForceStatus, toBruteForceStatus } from '../../representations/session';
+import { isStorageId, resolveTransientUser } from '../user-storage/transient-users';
 
 /**
  * Brute-force detection (reference §8): one `login_failure` row per user, updated under a row lock
@@ -187,7 +188,7 @@ async function requireUserAccess(
   need: 'view' | 'manage',
 ): Promise<UserModel | null> {
   // Through the loader: a GraphQL page of users asks for all their records in one statement.
-  const found = await ctx.loaders.userById.load(userId);
+  const found = isStorageId(userId) ? await resolveTransientUser(ctx, realm, userId) : await ctx.loaders.userById.load(userId);
   const user = found && found.realmId === realm.id ? found : null;
   if (user) await (need === 'view' ? requireViewUser : requireManageUser)(ctx, realm, user.id);
   else if (!(await (need === 'view' ? canViewUsers : canManageUsers)(ctx, realm))) throw forbidden();

@@ -9,6 +9,7 @@ import { isUniqueViolation } from '../../core/db-errors';
 import { getLogger } from '../../logging';
 import { nowSeconds } from '../../core/clock';
 import { type SessionRepOptions, type UserSessionRepresentation, toUserSessionRepresentation } from '../../representations/session';
+import { parseStorageId } from '../user-storage/transient-users';
 
 /**
  * The session store (reference §9, §4.13): user sessions (online or offline) and their client
@@ -215,6 +216,8 @@ export async function sessionRepresentationGroups(
   ]);
   const clientNames = new Map(clients.map((c) => [c.id, c.clientId]));
   const username = new Map(users.map((u) => [u.id, u.username]));
+  // A transient federated user's StorageId ends with its username (ADR 46).
+  for (const id of userIds) if (!username.has(id)) username.set(id, parseStorageId(id)?.externalId as string);
   const linksOf = new Map<string, typeof links>();
   for (const l of links) if (clientNames.has(l.clientId)) linksOf.set(l.userSessionId, [...(linksOf.get(l.userSessionId) ?? []), l]);
   return groups.map(({ sessions, opts = {} }) =>

@@ -5,6 +5,7 @@ import { findActiveSession, removeSessions, touchSession } from '../sessions/ses
 import { userWithVersion } from './client-config-cache';
 import type { GrantCall } from './grants';
 import { grantedScope, issue, oauth, type TokenResponse } from './tokens';
+import { userOrTransient } from '../user-storage/transient-users';
 
 /**
  * grant_type=authorization_code (Keycloak's AuthorizationCodeGrantType): the one-time code of a
@@ -55,7 +56,7 @@ export async function authorizationCodeGrant(g: GrantCall): Promise<TokenRespons
     throw await ev.fail('invalid_request', oauth(400, 'invalid_request', 'DPoP Proof public key thumbprint does not match dpop_jkt'));
   const session = await findActiveSession(db, realm, row.userSessionId);
   if (!session) throw await ev.fail('invalid_code', oauth(400, 'invalid_grant', 'Session not active'));
-  const user = await userWithVersion(db, session.userId);
+  const user = await userOrTransient(db, realm, session.userId, (id) => userWithVersion(db, id));
   ev.userId = session.userId;
   if (!user?.enabled) throw await ev.fail('user_disabled', oauth(400, 'invalid_grant', 'User disabled'));
   await touchSession(db, session, client.id);

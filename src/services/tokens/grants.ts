@@ -22,6 +22,7 @@ import { realmRequiredActions } from '../login/flow-definitions';
 import { HttpError } from '../../core/errors';
 import type { TokenEvent } from './token-events';
 import { grantedScope, issue, oauth, setting, type TokenRequest, type TokenResponse } from './tokens';
+import { userOrTransient, withTransientDefaults } from '../user-storage/transient-users';
 
 /**
  * The grants of the token endpoint (reference §2.1–2.3, §8.3): password (with brute-force
@@ -37,7 +38,8 @@ const ids = (res: TokenResponse) => ({
 
 /** True when the user holds the realm's `offline_access` role (directly, by composite or by group). */
 export async function mayGoOffline(db: Db, realm: RealmModel, user: UserModel): Promise<boolean> {
-  const effective = (await effectiveRoleIdsForUsers(db, [user.id])).get(user.id) ?? new Set<string>();
+  const effective =
+    (await withTransientDefaults(db, [user], await effectiveRoleIdsForUsers(db, [user.id]))).get(user.id) ?? new Set<string>();
   if (!effective.size) return false;
   const role = await db.models.Role.findOne({
     where: { containerId: realm.id, clientId: null, name: 'offline_access', id: { [Op.in]: [...effective] } },
@@ -206,7 +208,7 @@ export async function refreshGrant(g: GrantCall): Promise<TokenResponse> {
     const text = offline ? 'Offline user session not found' : 'Session not active';
     throw await ev.fail(offline ? 'invalid_token' : 'session_expired', oauth(400, 'invalid_grant', text));
   }
-  const user = await userWithVersion(db, session.userId);
+  const user = await userOrTransient(db, realm, session.userId, (id) => userWithVersion(db, id));
   // The session's user, as Keycloak's validateToken (a pairwise client's refresh token carries its pairwise sub).
   if (!user?.enabled) throw await ev.fail('user_disabled', oauth(400, 'invalid_grant', 'Session not active'));
   ev.userId = user.id;

@@ -9,6 +9,7 @@ import type { UserModel } from '../../db/models/user';
 import { isSessionActive } from '../sessions/session-store';
 import { isTokenRevoked } from './revoked-tokens';
 import { setting } from './tokens';
+import { userOrTransient } from '../user-storage/transient-users';
 
 /**
  * The checks the relying-party endpoints (userinfo, introspection, revocation) make on a token the
@@ -116,7 +117,7 @@ export async function tokenSession(db: Db, realm: RealmModel, client: ClientMode
 
 /** The token's user: in the realm, enabled, and not made stale by a not-before pushed after the token. */
 async function liveUser(db: Db, realm: RealmModel, claims: JWTPayload, id: string): Promise<UserModel> {
-  const user = await db.models.User.findByPk(id);
+  const user = await userOrTransient(db, realm, id, (k) => db.models.User.findByPk(k));
   if (!user || user.realmId !== realm.id) throw fail('user_not_found');
   if (!user.enabled) throw fail('user_disabled');
   if (Number(claims.iat ?? 0) < Number(user.notBefore ?? 0)) throw fail('invalid_token', 'Stale token');

@@ -21,6 +21,7 @@ import {
   organizationsOfUsers,
   scopedOrganizations,
 } from '../organizations/organization-claims';
+import { isTransient, transientAttributeRows, transientMemberships, withTransientDefaults } from '../user-storage/transient-users';
 
 /**
  * The mapper engine: which client scopes a request gets (config reference §5.2), which roles
@@ -243,7 +244,11 @@ async function grantedRolesOf(
 }
 
 async function readGrantedRoles(db: Db, list: ReadonlyArray<{ user: UserModel; allowed: Set<string> | null }>): Promise<RoleModel[][]> {
-  const effective = await effectiveRoleIdsForUsers(db, [...new Set(list.map((e) => e.user.id))]);
+  const effective = await withTransientDefaults(
+    db,
+    list.map((e) => e.user),
+    await effectiveRoleIdsForUsers(db, [...new Set(list.map((e) => e.user.id))]),
+  );
   const idsOf = list.map(({ user, allowed }) =>
     [...(effective.get(user.id) ?? new Set<string>())].filter((id) => !allowed || allowed.has(id)),
   );
@@ -294,14 +299,20 @@ async function loadFactsOf(db: Db, list: readonly FactsInput[]): Promise<Facts[]
   const needs = (e: FactsInput, ...ids: string[]) => e.mappers.some((m) => ids.includes(m.protocolMapper));
   const usersOf = (pred: (e: FactsInput) => boolean) => [...new Set(list.filter(pred).map((e) => e.input.user.id))];
   const attrUsers = usersOf((e) => needs(e, 'oidc-usermodel-attribute-mapper', 'oidc-address-mapper'));
-  const attrRows = attrUsers.length
+  const stored = attrUsers.length
     ? await fastRows<UserAttributeModel>(db, db.models.UserAttribute, 't.user_id IN (:ids)', { ids: attrUsers }, 'ORDER BY t.id ASC')
     : [];
+  // Transient federated users (ADR 46) have their attributes on the entry, their groups from the mappers.
+  const transients = [...new Set(list.map((e) => e.input.user).filter(isTransient))];
+  const attrRows = [...stored, ...(transientAttributeRows(transients.filter((u) => attrUsers.includes(u.id))) as UserAttributeModel[])];
   const groupUsers = usersOf((e) => needs(e, 'oidc-group-membership-mapper', 'oidc-usermodel-attribute-mapper'));
   // One token's groups: kept under the realm's and the user's counters (memberships raise the user's,
   // group renames, moves and attribute changes the realm's).
   const single = list.length === 1 && groupUsers.length === 1 ? userStamp(list[0].input.client, list[0].input.user) : undefined;
-  const { memberships, groups } = await keptForUser(db, `groups:${groupUsers[0]}`, single, () => groupsOfUsers(db, groupUsers));
+  const extra: Array<{ userId: string; groupId: string }> = [];
+  for (const u of transients.filter((t) => groupUsers.includes(t.id)))
+    for (const groupId of (await transientMemberships(db, u)).groupIds) extra.push({ userId: u.id, groupId });
+  const { memberships, groups } = await keptForUser(db, `groups:${groupUsers[0]}`, single, () => groupsOfUsers(db, groupUsers, extra));
   const byId = new Map(groups.map((g) => [g.id, g]));
   const chain = (id: string): string[] => {
     const out: string[] = [];
@@ -614,11 +625,16 @@ export async function computeClaimsOf(db: Db, inputs: readonly ClaimInput[]): Pr
 }
 
 /** The users' group memberships, and every group they are in directly or through a subgroup. */
-async function groupsOfUsers(db: Db, users: string[]): Promise<{ memberships: UserGroupMembershipModel[]; groups: GroupModel[] }> {
-  const memberships = users.length
+async function groupsOfUsers(
+  db: Db,
+  users: string[],
+  extra: Array<{ userId: string; groupId: string }> = [],
+): Promise<{ memberships: UserGroupMembershipModel[]; groups: GroupModel[] }> {
+  const stored = users.length
     ? await fastRows<UserGroupMembershipModel>(db, db.models.UserGroupMembership, 't.user_id IN (:ids)', { ids: users })
     : [];
-  const ids = memberships.length
+  const memberships = [...stored, ...(extra as UserGroupMembershipModel[])];
+  const ids = stored.length
     ? (
         await db.sequelize.query<{ id: string }>(
           `WITH RECURSIVE anc(id) AS (
@@ -626,10 +642,23 @@ async function groupsOfUsers(db: Db, users: string[]): Promise<{ memberships: Us
              UNION
              SELECT g.parent_id FROM anc JOIN keycloak_group g ON g.id = anc.id WHERE g.parent_id <> :top
            ) SELECT id FROM anc`,
-          { replacements: { users: [...new Set(memberships.map((m) => m.userId))], top: TOP_LEVEL }, type: QueryTypes.SELECT },
+          { replacements: { users: [...new Set(stored.map((m) => m.userId))], top: TOP_LEVEL }, type: QueryTypes.SELECT },
         )
       ).map((r) => r.id)
     : [];
+  if (extra.length)
+    ids.push(
+      ...(
+        await db.sequelize.query<{ id: string }>(
+          `WITH RECURSIVE anc(id) AS (
+             SELECT id FROM keycloak_group WHERE id IN (:groups)
+             UNION
+             SELECT g.parent_id FROM anc JOIN keycloak_group g ON g.id = anc.id WHERE g.parent_id <> :top
+           ) SELECT id FROM anc`,
+          { replacements: { groups: [...new Set(extra.map((m) => m.groupId))], top: TOP_LEVEL }, type: QueryTypes.SELECT },
+        )
+      ).map((r) => r.id),
+    );
   const groups = ids.length ? await db.models.Group.findAll({ where: { id: { [Op.in]: ids } } }) : [];
   return { memberships, groups };
 }

@@ -5,6 +5,8 @@ import { ImportConflict, importUser } from './imported-users';
 import { ldapErrorCode } from './ldap-connection';
 import { importMemberships } from './membership-import';
 import type { LdapUser } from './ldap-mapping';
+import type { UserModel } from '../../db/models/user';
+import { liveProviders, primeTransient, transientUser } from './transient-users';
 import { cachedProviders, type Provider, userByEmail, userByUsername, usersBySearch } from './ldap-store';
 
 /**
@@ -35,12 +37,51 @@ async function found(p: Provider, q: DirectoryQuery, limit: number): Promise<Lda
     return (await usersBySearch(p, q.username, limit)).filter((u) => u.username.includes(q.username?.toLowerCase() ?? ''));
   }
   if (q.email !== undefined && q.exact) return [await userByEmail(p, q.email.toLowerCase())].filter((u): u is LdapUser => u !== null);
-  return [];
+  if (q.email !== undefined) return (await usersBySearch(p, q.email, limit)).filter((u) => u.email?.includes(q.email?.toLowerCase() ?? ''));
+  return usersBySearch(p, '*', limit);
+}
+
+/** Whether a listing is one the directory answers too: a search, a username or email filter, or none at all. */
+export const directorySearchable = (q: DirectoryQuery & Record<string, unknown>, others: string[]) =>
+  others.every((k) => q[k] === undefined || q[k] === null);
+
+/**
+ * The users of the realm's import-off providers a listing shows after its local users (Keycloak's
+ * UserStorageManager#query: local storage first, then the providers by priority): `skip` of them
+ * left out, at most `max`. A directory that fails is skipped with a warning.
+ */
+export async function transientMatches(
+  ctx: RequestContext,
+  realm: RealmModel,
+  q: DirectoryQuery,
+  skip: number,
+  max: number,
+): Promise<UserModel[]> {
+  const providers = await liveProviders(ctx, realm);
+  const out: UserModel[] = [];
+  let left = skip;
+  for (const p of providers) {
+    if (out.length >= max) break;
+    let users: LdapUser[];
+    try {
+      users = await found(p, q, Math.min(1000, left + max - out.length));
+    } catch (e) {
+      ctx.log.warn(`LDAP provider ${p.cfg.name}: user search failed: ${ldapErrorCode(e)}`);
+      continue;
+    }
+    users.sort((a, b) => a.username.localeCompare(b.username));
+    const taken = users.slice(left, left + max - out.length);
+    left = Math.max(0, left - users.length);
+    out.push(...taken.map((u) => transientUser(ctx.db, realm, p, u)));
+  }
+  primeTransient(ctx, out);
+  return out;
 }
 
 /** Imports the directory users a user search would list (GET /users?search|username|email). */
 export async function importMatchingDirectoryUsers(ctx: RequestContext, realm: RealmModel, q: DirectoryQuery): Promise<void> {
   if (q.search === undefined && q.username === undefined && q.email === undefined) return;
+  if (q.email !== undefined && !q.exact) return;
   const providers = (await cachedProviders(ctx, realm)).filter((p) => p.cfg.importEnabled);
   if (!providers.length) return;
   const limit = Math.min(1000, Math.max(1, (q.first ?? 0) + (q.max ?? 100)));

@@ -9,6 +9,7 @@ import { ldapLinkOf } from './imported-users';
 import { withAdmin } from './ldap-connection';
 import { ldapChangesOf } from './ldap-mapping';
 import type { Provider } from './ldap-store';
+import { transientFactsOf } from './transient-users';
 
 /**
  * The edit modes of an LDAP provider for its users' admin updates and password resets
@@ -22,6 +23,8 @@ type Fields = { username: string; email: string | null; firstName: string | null
 const readOnly = (p: Provider | null) => p !== null && (p.cfg.editMode === 'READ_ONLY' || !p.cfg.enabled);
 
 async function entryDn(ctx: RequestContext, user: UserModel): Promise<string> {
+  const live = transientFactsOf(user);
+  if (live) return live.entry.dn;
   const { dn } = await ldapLinkOf(ctx.db, user.id);
   if (!dn) throw errorA(400, 'Could not find the LDAP entry of the user');
   return dn;

@@ -8,6 +8,7 @@ import { ImportConflict, importUser, ldapLinkOf, refreshUser } from './imported-
 import { bindAs, ldapErrorCode } from './ldap-connection';
 import { importMemberships, refreshMemberships } from './membership-import';
 import { ldapProviders, type Provider, userByEmail, userByUsername, userByUuid } from './ldap-store';
+import { transientFactsOf, transientUser } from './transient-users';
 
 /**
  * User federation at login (UserStorageManager and LDAPStorageProvider of Keycloak): a username
@@ -23,12 +24,13 @@ const log = getLogger('idserver.services.user-storage');
 async function lookupInDirectories(db: Db, realm: RealmModel, name: string): Promise<UserModel | null> {
   const providers = await ldapProviders(db, realm);
   for (const p of providers) {
-    if (!p.cfg.importEnabled) continue;
     try {
       let found = await userByUsername(p, name);
       if (!found && name.includes('@') && realm.settings.loginWithEmailAllowed !== false) found = await userByEmail(p, name);
       if (!found) continue;
       const u = found;
+      // Import off: the user is served from its entry, nothing stored (ADR 46).
+      if (!p.cfg.importEnabled) return transientUser(db, realm, p, u);
       const user = await db.transaction(() => importUser(db, realm, p, u));
       await importMemberships(db, realm, p, user, u).catch((e) =>
         log.warn(`LDAP provider ${p.cfg.name}: memberships of ${u.username} not imported: ${(e as Error).message}`),
@@ -79,6 +81,8 @@ export async function findLoginUser(db: Db, realm: RealmModel, username: string)
 
 /** The provider of a federated user (null for a local user or one whose provider is gone). */
 export async function providerOfUser(db: Db, realm: RealmModel, user: UserModel): Promise<Provider | null> {
+  const live = transientFactsOf(user);
+  if (live) return live.provider;
   if (!user.federationLink) return null;
   const [p] = await ldapProviders(db, realm, { all: true, id: user.federationLink });
   return p ?? null;
@@ -96,6 +100,16 @@ export async function federatedPasswordValid(
   password: string | undefined,
 ): Promise<boolean | undefined> {
   if (!user.federationLink) return undefined;
+  const live = transientFactsOf(user);
+  if (live) {
+    if (!password) return false;
+    try {
+      return await bindAs(live.provider.cfg, live.entry.dn, password);
+    } catch (e) {
+      log.warn(`LDAP provider ${live.provider.cfg.name} could not check the password of ${user.username}: ${ldapErrorCode(e)}`);
+      return false;
+    }
+  }
   if ((await db.models.Credential.count({ where: { userId: user.id, type: 'password' } })) > 0) return undefined;
   const p = await providerOfUser(db, realm, user);
   if (!p?.cfg.enabled || !password) return false;

@@ -214,3 +214,32 @@ export async function refreshMemberships(db: Db, realm: RealmModel, p: Provider,
     }
   });
 }
+
+/**
+ * The groups and roles the provider's membership mappers find for a directory user, read live and
+ * creating nothing (a transient user's memberships, ADR 46): LDAP groups without a Keycloak group
+ * or role yet (made by the mapper's sync) are left out. A mapper whose directory fails is skipped.
+ */
+export async function directoryMemberships(
+  db: Db,
+  realm: RealmModel,
+  p: Provider,
+  u: LdapUser,
+): Promise<{ groupIds: string[]; roleIds: string[] }> {
+  const out = { groupIds: new Set<string>(), roleIds: new Set<string>() };
+  for (const m of p.mappers.filter(isMembershipMapper)) {
+    const s = membershipSettings(p.cfg, m);
+    let names: string[];
+    try {
+      names = await groupNamesOf(p, s, u);
+    } catch (e) {
+      log.warn(`LDAP mapper ${m.name}: memberships of ${u.username} not read: ${ldapErrorCode(e)}`);
+      continue;
+    }
+    for (const name of names) {
+      const id = s.isGroup ? await groupIdFor(db, realm, s, name, false) : await roleIdFor(db, realm, m, name, false);
+      if (id) (s.isGroup ? out.groupIds : out.roleIds).add(id);
+    }
+  }
+  return { groupIds: [...out.groupIds], roleIds: [...out.roleIds] };
+}

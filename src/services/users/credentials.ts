@@ -14,6 +14,7 @@ import { storeCredentialRows } from './password-history';
 import { checkPasswordPolicy, hashSettings } from './password-policy';
 import { orderedUuid } from './users-input';
 import { federatedPasswordReset } from '../user-storage/edit-modes';
+import { refuseTransientWrite } from '../user-storage/transient-users';
 
 /**
  * Credentials of a user (reference §4.7–4.8): metadata listing (never secrets), removal, priority
@@ -161,12 +162,15 @@ export async function resetPassword(ctx: RequestContext, realm: RealmModel, user
   if (!password.trim()) throw errorC(400, 'Empty password not allowed');
   const violation = await checkPasswordPolicy(ctx.db, realm, { userId: user.id, username: user.username, email: user.email }, password);
   if (violation) throw violation;
-  // WRITABLE LDAP users get the password in the directory (nothing stored here); READ_ONLY ones are refused.
-  const inDirectory = await federatedPasswordReset(ctx, realm, user, password);
-  const { algorithm, iterations } = hashSettings(realm);
-  const secret = inDirectory ? undefined : await hashPassword(password, algorithm, iterations);
   const flag: unknown = rep?.temporary;
   const temporary = flag === true || flag === 'true';
+  // A transient federated user (ADR 46) has its password in the directory only, and no required actions.
+  if (temporary) refuseTransientWrite(user, 'required action UPDATE_PASSWORD');
+  // WRITABLE LDAP users get the password in the directory (nothing stored here); READ_ONLY ones are refused.
+  const inDirectory = await federatedPasswordReset(ctx, realm, user, password);
+  if (!inDirectory) refuseTransientWrite(user, 'credential password');
+  const { algorithm, iterations } = hashSettings(realm);
+  const secret = inDirectory ? undefined : await hashPassword(password, algorithm, iterations);
   const m = ctx.db.models;
   await ctx.db.transaction(async () => {
     const row = secret && { id: orderedUuid(), type: 'password', userLabel: null, priority: 10, createdDate: Date.now(), ...secret };

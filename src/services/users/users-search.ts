@@ -19,7 +19,8 @@ import {
   nameEquals,
   termBranches,
 } from './users-search-index';
-import { importMatchingDirectoryUsers } from '../user-storage/directory-search';
+import { directorySearchable, importMatchingDirectoryUsers, transientMatches } from '../user-storage/directory-search';
+import { liveProviders } from '../user-storage/transient-users';
 
 /**
  * GET /users and /users/count (reference §4.3–4.4): the filtering is done in SQL (LIKE with an
@@ -325,7 +326,7 @@ export async function listUsers(ctx: RequestContext, realm: RealmModel, p: UserQ
   if (viewable) {
     const view = await canUsers(ctx, realm, idsOf(users), 'view');
     users = users.filter((_, i) => view[i]);
-  }
+  } else if (mode.kind !== 'ids') users = await withDirectoryUsers(ctx, realm, p, users);
   for (const u of users) ctx.loaders.userById.prime(u.id, u);
   // Listings carry `{manage}` only (Keycloak's getAccessForListing), per user: one evaluation for the page.
   const manage = await canUsers(ctx, realm, idsOf(users), 'manage');
@@ -337,6 +338,25 @@ export async function listUsers(ctx: RequestContext, realm: RealmModel, p: UserQ
 }
 
 const idsOf = (users: UserModel[]) => users.map((u) => u.id);
+
+/** Filters the directory cannot answer: a listing with one of them shows local users only. */
+const LOCAL_ONLY_FILTERS = ['firstName', 'lastName', 'emailVerified', 'enabled', 'idpAlias', 'idpUserId', 'q'];
+
+/**
+ * The page's local users followed by the users of import-off LDAP providers (ADR 46), as Keycloak's
+ * UserStorageManager#query pages across local storage and the providers: when the page starts past
+ * the local matches, the local count says how many directory users to skip. A realm without such a
+ * provider runs no extra statement (the provider list is shared, ADR 23).
+ */
+async function withDirectoryUsers(ctx: RequestContext, realm: RealmModel, p: UserQuery, local: UserModel[]): Promise<UserModel[]> {
+  if (!directorySearchable(p as Record<string, unknown>, LOCAL_ONLY_FILTERS)) return local;
+  if (!(await liveProviders(ctx, realm)).length) return local;
+  const page = pageOf(p, { defaultMax: 100 });
+  const max = page.limit ?? 1000;
+  if (local.length >= max) return local;
+  const skip = local.length === 0 && page.offset > 0 ? Math.max(0, page.offset - (await countUsers(ctx, realm, p))) : 0;
+  return [...local, ...(await transientMatches(ctx, realm, p, skip, max - local.length))];
+}
 
 /** `id IN (direct members of these groups)`: Keycloak's `UserModel.GROUPS` search condition. */
 function memberOf(ctx: RequestContext, groupIds: string[]) {

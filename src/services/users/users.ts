@@ -18,6 +18,8 @@ import { federatedIdentitiesOf } from './federated-links';
 import { storeCredentialRows } from './password-history';
 import { federatedUserUpdate } from '../user-storage/edit-modes';
 import { federatedUserDelete, registerInDirectory } from '../user-storage/registrations';
+import { isStorageId, isTransient, resolveTransientUser } from '../user-storage/transient-users';
+import { transientUserDelete, transientUserUpdate } from '../user-storage/transient-writes';
 import { attributeRules, profileErrorResponse, readableAttributes, userProfileConfig, validateProfile } from './user-profile';
 import {
   type CredentialRow,
@@ -51,7 +53,8 @@ export const emailConstraintOf = (realm: RealmModel, id: string, email: string |
  * else 403 (so ids cannot be probed).
  */
 export async function resolveUser(ctx: RequestContext, realm: RealmModel, id: string): Promise<UserModel> {
-  const user = await ctx.loaders.userById.load(id);
+  // A StorageId (`f:...`) names a user served live by an import-off LDAP provider (ADR 46).
+  const user = isStorageId(id) ? await resolveTransientUser(ctx, realm, id) : await ctx.loaders.userById.load(id);
   if (user && user.realmId === realm.id) return user;
   if (await canQueryUsers(ctx, realm)) throw notFound('User not found');
   throw forbidden();
@@ -400,6 +403,20 @@ export async function updateUser(ctx: RequestContext, realm: RealmModel, user: U
     user.id,
   );
   if (errors.length) throw profileErrorResponse(errors);
+  if (isTransient(user)) {
+    await transientUserUpdate(ctx, user, rep, next, input ? writableAttributes(rules, input) : undefined);
+    await federatedUserUpdate(ctx, realm, user, next);
+    await writeUser(ctx, () =>
+      recordAdminEvent(ctx, realm, {
+        operationType: 'UPDATE',
+        resourceType: 'USER',
+        resourcePath: `users/${user.id}`,
+        representation: rep,
+      }),
+    );
+    invalidate.user(ctx.loaders, user.id);
+    return;
+  }
   await federatedUserUpdate(ctx, realm, user, next);
 
   const actionSets = await requiredActionSets(ctx, realm);
@@ -447,7 +464,8 @@ export async function updateUser(ctx: RequestContext, realm: RealmModel, user: U
 /** DELETE /admin/realms/{realm}/users/{id}: removes the user and everything hanging off it (manage-users). */
 export async function deleteUser(ctx: RequestContext, realm: RealmModel, user: UserModel): Promise<void> {
   await requireManageUser(ctx, realm, user.id);
-  await federatedUserDelete(ctx, realm, user);
+  if (isTransient(user)) await transientUserDelete(ctx, user);
+  else await federatedUserDelete(ctx, realm, user);
   await writeUser(ctx, async () => {
     await deleteUserRows(ctx, user.id);
     await recordAdminEvent(ctx, realm, { operationType: 'DELETE', resourceType: 'USER', resourcePath: `users/${user.id}` });
