@@ -17,6 +17,22 @@ const flag = (v: unknown) => v === true || v === 'true';
 /** What makes an import fail: another user has the username or the email. */
 export class ImportConflict extends Error {}
 
+/** The user row's fields a directory entry gives, for a local copy (imported) or a transient user (ADR 46). */
+export function userFieldsOf(p: Provider, u: LdapUser) {
+  return {
+    username: u.username,
+    email: u.email,
+    firstName: u.firstName,
+    lastName: u.lastName,
+    enabled: u.enabled ?? true,
+    emailVerified: u.emailVerified ?? (p.cfg.trustEmail && Boolean(u.email)),
+    createdTimestamp: Date.now(),
+    serviceAccountClientLink: null,
+    federationLink: p.cfg.id,
+    notBefore: 0,
+  };
+}
+
 async function roleIdOf(db: Db, realm: RealmModel, name: string): Promise<string | undefined> {
   const dot = name.indexOf('.');
   const realmRole = await db.models.Role.findOne({ where: { realmId: realm.id, clientId: null, name }, attributes: ['id'] });
@@ -53,17 +69,8 @@ export async function importUser(db: Db, realm: RealmModel, p: Provider, u: Ldap
   const user = await m.User.create({
     id,
     realmId: realm.id,
-    username: u.username,
-    email: u.email,
+    ...userFieldsOf(p, u),
     emailConstraint: u.email && !duplicates ? u.email : id,
-    firstName: u.firstName,
-    lastName: u.lastName,
-    enabled: u.enabled ?? true,
-    emailVerified: u.emailVerified ?? (p.cfg.trustEmail && Boolean(u.email)),
-    createdTimestamp: Date.now(),
-    serviceAccountClientLink: null,
-    federationLink: p.cfg.id,
-    notBefore: 0,
   });
   const rows = attributeRows(id, u.attributes);
   if (rows.length) await m.UserAttribute.bulkCreate(rows);

@@ -5,6 +5,7 @@ import type { Db } from '../../db';
 import type { RealmModel } from '../../db/models/realm';
 import type { UserModel } from '../../db/models/user';
 import { getLogger } from '../../logging';
+import { userFieldsOf } from './imported-users';
 import { ldapErrorCode } from './ldap-connection';
 import type { LdapUser } from './ldap-mapping';
 import { cachedProviders, ldapProviders, type Provider, userByUsername } from './ldap-store';
@@ -71,18 +72,9 @@ export function transientUser(db: Db, realm: RealmModel, p: Provider, u: LdapUse
     {
       id,
       realmId,
-      username: u.username,
-      email: u.email,
-      emailConstraint: id,
-      firstName: u.firstName,
-      lastName: u.lastName,
-      enabled: u.enabled ?? true,
-      emailVerified: u.emailVerified ?? (p.cfg.trustEmail && Boolean(u.email)),
       // Keycloak's InMemoryUserAdapter is made on each lookup, stamped with the time it was made.
-      createdTimestamp: Date.now(),
-      serviceAccountClientLink: null,
-      federationLink: p.cfg.id,
-      notBefore: 0,
+      ...userFieldsOf(p, u),
+      emailConstraint: id,
     },
     { isNewRecord: false },
   );
