@@ -1,6 +1,7 @@
 import { Op } from 'sequelize';
 import type { RequestContext } from '../../core/context';
 import type { RealmModel } from '../../db/models/realm';
+import { isUniqueViolation } from '../../core/db-errors';
 import { ImportConflict, importUser } from './imported-users';
 import { ldapErrorCode } from './ldap-connection';
 import { importMemberships } from './membership-import';
@@ -106,6 +107,8 @@ export async function importMatchingDirectoryUsers(ctx: RequestContext, realm: R
           ctx.log.warn(`LDAP provider ${p.cfg.name}: memberships of ${u.username} not imported: ${(e as Error).message}`),
         );
       } catch (e) {
+        // A request beside this one imported the same entry first: its row is the user.
+        if (isUniqueViolation(e)) continue;
         if (!(e instanceof ImportConflict)) throw e;
         ctx.log.warn(`LDAP provider ${p.cfg.name}: ${e.message}`);
       }

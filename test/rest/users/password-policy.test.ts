@@ -122,9 +122,10 @@ describe('passwordHistory', () => {
 describe('passwordAge', () => {
   const GENERIC = err('invalidPasswordGenericMessage', "Invalid password: new password doesn't match password policies.");
   const history = () => ts.db.models.Credential.findAll({ where: { userId, type: 'password-history' } });
-  /** Makes the kept passwords look `days` old (their createdDate is the time that password was set). */
+  /** Makes the kept passwords `days` older (their createdDate is the time that password was set). */
   const ageHistory = async (days: number) => {
-    for (const c of await history()) await c.update({ createdDate: Date.now() - days * 86_400_000 });
+    // Each moved back by the same amount, so that their order stays.
+    for (const c of await history()) await c.update({ createdDate: Number(c.createdDate) - days * 86_400_000 });
   };
 
   test('passwordAge(days): neither the current password nor one used in the last days may be set again (AgePasswordPolicyProvider)', async () => {
