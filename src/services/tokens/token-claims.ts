@@ -634,31 +634,20 @@ async function groupsOfUsers(
     ? await fastRows<UserGroupMembershipModel>(db, db.models.UserGroupMembership, 't.user_id IN (:ids)', { ids: users })
     : [];
   const memberships = [...stored, ...(extra as UserGroupMembershipModel[])];
-  const ids = stored.length
+  // Every group the memberships name, with its ancestors (a member of a subgroup is in its parents too).
+  const direct = [...new Set(memberships.map((m) => m.groupId))];
+  const ids = direct.length
     ? (
-        await db.sequelize.query<{ id: string }>(
-          `WITH RECURSIVE anc(id) AS (
-             SELECT group_id FROM user_group_membership WHERE user_id IN (:users)
-             UNION
-             SELECT g.parent_id FROM anc JOIN keycloak_group g ON g.id = anc.id WHERE g.parent_id <> :top
-           ) SELECT id FROM anc`,
-          { replacements: { users: [...new Set(stored.map((m) => m.userId))], top: TOP_LEVEL }, type: QueryTypes.SELECT },
-        )
-      ).map((r) => r.id)
-    : [];
-  if (extra.length)
-    ids.push(
-      ...(
         await db.sequelize.query<{ id: string }>(
           `WITH RECURSIVE anc(id) AS (
              SELECT id FROM keycloak_group WHERE id IN (:groups)
              UNION
              SELECT g.parent_id FROM anc JOIN keycloak_group g ON g.id = anc.id WHERE g.parent_id <> :top
            ) SELECT id FROM anc`,
-          { replacements: { groups: [...new Set(extra.map((m) => m.groupId))], top: TOP_LEVEL }, type: QueryTypes.SELECT },
+          { replacements: { groups: direct, top: TOP_LEVEL }, type: QueryTypes.SELECT },
         )
-      ).map((r) => r.id),
-    );
+      ).map((r) => r.id)
+    : [];
   const groups = ids.length ? await db.models.Group.findAll({ where: { id: { [Op.in]: ids } } }) : [];
   return { memberships, groups };
 }
