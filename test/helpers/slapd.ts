@@ -1,4 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { stablePort } from './ports';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -124,17 +125,6 @@ memberof-memberof-ad memberOf
 `;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 const canConnect = (port: number) =>
   new Promise<boolean>((resolve) => {
     const sock = new Socket();
@@ -175,7 +165,7 @@ export async function startSlapd(): Promise<TestSlapd> {
   writeFileSync(join(dir, 'slapd.conf'), slapdConf(dir));
   writeFileSync(join(dir, 'seed.ldif'), seedLdif());
   execFileSync(SLAPADD, ['-f', join(dir, 'slapd.conf'), '-l', join(dir, 'seed.ldif')], { stdio: 'pipe' });
-  const port = await freePort();
+  const port = await stablePort();
   const url = `ldap://127.0.0.1:${port}`;
   let proc: ChildProcess | undefined;
 

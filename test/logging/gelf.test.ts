@@ -1,5 +1,6 @@
 // @database-independent: never touches the test database, so the MariaDB pass skips it (jest.config.js).
 import { createServer } from 'node:net';
+import { stablePort } from '../helpers/ports';
 import {
   configureLogging,
   getLogger,
@@ -24,14 +25,6 @@ afterAll(async () => {
 
 function gelf(host: string, port: number, more: Record<string, unknown> = {}) {
   configureLogging(loggingConfigFromValues({ log: ['gelf'], 'log-level': 'info', 'log-gelf-host': host, 'log-gelf-port': port, ...more }));
-}
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const addr = s.address();
-  await new Promise<void>((r) => s.close(() => r()));
-  return typeof addr === 'object' && addr ? addr.port : 0;
 }
 
 describe('GELF over UDP', () => {
@@ -149,7 +142,7 @@ describe('GELF over TCP', () => {
   });
 
   test('a server that is down never blocks; messages are queued, sent on reconnect, and drops are reported', async () => {
-    const port = await freePort();
+    const port = await stablePort();
     gelf('tcp:127.0.0.1', port);
     const log = getLogger('idserver.http');
     const started = Date.now();
@@ -165,7 +158,7 @@ describe('GELF over TCP', () => {
   });
 
   test('a full queue drops messages (bounded) and reports the count', async () => {
-    const port = await freePort();
+    const port = await stablePort();
     gelf('tcp:127.0.0.1', port);
     const log = getLogger('flood');
     const started = Date.now();

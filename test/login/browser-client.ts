@@ -73,16 +73,6 @@ export const pkcePair = () => {
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
 };
 
-/** A port free right now (the test server listens on it next). */
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 export const REDIRECT = 'http://app.example/cb';
 
 export interface LoginWorld {
@@ -101,12 +91,20 @@ export async function loginWorld(
   realmExtra: Record<string, unknown> = {},
   serverOptions: Omit<AppOptions, 'hostname'> = {},
 ): Promise<LoginWorld> {
-  // The issuer must be the address clients use: a free port is picked first and the app told its URL.
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const ts = await startTestServer({ ...serverOptions, hostname: base });
-  const server = createServer(ts.app);
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  // The issuer must be the address clients use: the listener takes its port first (no window in which
+  // another socket can take a port picked and released) and hands requests to the app once it exists.
+  let app: TestServer['app'] | undefined;
+  const server = createServer((req, res) => (app as TestServer['app'])(req, res));
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  let ts: TestServer;
+  try {
+    ts = await startTestServer({ ...serverOptions, hostname: base });
+  } catch (e) {
+    server.close();
+    throw e;
+  }
+  app = ts.app;
   const close = ts.close;
   ts.close = async () => {
     server.closeAllConnections();
