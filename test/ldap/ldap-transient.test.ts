@@ -106,6 +106,28 @@ describeWithSlapd('LDAP users with import off', () => {
     expect((await api.get(`/admin/realms/${R}/users/count`).expect(200)).body).toBe(0);
   });
 
+  test('the directory search follows Keycloak: terms are prefixes unless quoted or wildcarded, all must match; filters are infix', async () => {
+    const { R } = await world();
+    const names = async (query: string) =>
+      ((await api.get(`/admin/realms/${R}/users?${query}`).expect(200)).body as { username: string }[]).map((u) => u.username).sort();
+    // LDAPStorageProvider#searchLDAP: a term is a prefix of the username, email, first or last name.
+    expect(await names('search=brown')).toEqual(['jbrown']);
+    expect(await names('search=rown')).toEqual([]);
+    expect(await names(`search=${enc('*rown')}`)).toEqual(['jbrown']);
+    expect(await names(`search=${enc('b*son')}`)).toEqual(['bwilson']);
+    // Every term must match (AND), each on any of the four fields (OR).
+    expect(await names(`search=${enc('james brown')}`)).toEqual(['jbrown']);
+    expect(await names(`search=${enc('james smith')}`)).toEqual([]);
+    expect(await names(`search=${enc('"jbrown"')}`)).toEqual(['jbrown']);
+    expect(await names(`search=${enc('"jbro"')}`)).toEqual([]);
+    expect(await names(`search=${enc('*')}`)).toEqual(['bwilson', 'jbrown', 'rsmith']);
+    // LDAPStorageProvider#searchLDAPByAttributes: the username and email filters match `*value*`.
+    expect(await names('username=wils')).toEqual(['bwilson']);
+    expect(await names(`email=${enc('smith@')}`)).toEqual(['rsmith']);
+    // Filter syntax in a term is a literal, never an injected assertion.
+    expect(await names(`search=${enc('*)(uid=*')}`)).toEqual([]);
+  });
+
   test('a listing shows local users first, then the directory users, paged across both', async () => {
     const { R, realmId, sid } = await world();
     await createUser(ts, R, 'aaa-local');

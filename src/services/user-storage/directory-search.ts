@@ -8,7 +8,7 @@ import { importMemberships } from './membership-import';
 import type { LdapUser } from './ldap-mapping';
 import type { UserModel } from '../../db/models/user';
 import { liveProviders, primeTransient, transientUser } from './transient-users';
-import { cachedProviders, type Provider, userByEmail, userByUsername, usersBySearch } from './ldap-store';
+import { cachedProviders, type Provider, userByEmail, userByUsername, usersByField, usersBySearch } from './ldap-store';
 
 /**
  * The admin user search falling through to LDAP (UserStorageManager#searchForUserStream of
@@ -29,17 +29,16 @@ export interface DirectoryQuery {
 
 async function found(p: Provider, q: DirectoryQuery, limit: number): Promise<LdapUser[]> {
   if (q.search !== undefined) {
-    const term = q.search.trim().replace(/^"(.*)"$/, '$1');
-    if (term.startsWith('id:')) return [];
-    return usersBySearch(p, term === '' ? '*' : term, limit);
+    if (q.search.trim().startsWith('id:')) return [];
+    return usersBySearch(p, q.search, limit);
   }
   if (q.username !== undefined) {
     if (q.exact) return [await userByUsername(p, q.username.toLowerCase())].filter((u): u is LdapUser => u !== null);
-    return (await usersBySearch(p, q.username, limit)).filter((u) => u.username.includes(q.username?.toLowerCase() ?? ''));
+    return usersByField(p, 'username', q.username, false, limit);
   }
   if (q.email !== undefined && q.exact) return [await userByEmail(p, q.email.toLowerCase())].filter((u): u is LdapUser => u !== null);
-  if (q.email !== undefined) return (await usersBySearch(p, q.email, limit)).filter((u) => u.email?.includes(q.email?.toLowerCase() ?? ''));
-  return usersBySearch(p, '*', limit);
+  if (q.email !== undefined) return usersByField(p, 'email', q.email, false, limit);
+  return usersBySearch(p, '', limit);
 }
 
 /** Whether a listing is one the directory answers too: a search, a username or email filter, or none at all. */

@@ -102,20 +102,59 @@ export async function userByUuid(p: Provider, uuid: string): Promise<LdapUser | 
   return (await searchUsers(p, eq(p.cfg.uuidAttribute, uuid), 2))[0] ?? null;
 }
 
-/** Users whose username, email, first or last name contain `term` (`*` as wildcard; Keycloak's searchForUserStream). */
-export async function usersBySearch(p: Provider, term: string, limit: number): Promise<LdapUser[]> {
-  const pieces = term
-    .split('*')
-    .map((s) => Filter.escape(s.trim()))
-    .join('*');
-  const value = `*${pieces}*`.replace(/\*+/g, '*');
-  const attrs = new Set([p.cfg.usernameAttribute]);
-  for (const m of p.mappers)
-    if (m.providerId === 'user-attribute-ldap-mapper' && ['email', 'firstName', 'lastName'].includes(m.config['user.model.attribute']))
-      attrs.add(m.config['ldap.attribute']);
-  if (p.mappers.some((m) => m.providerId === 'full-name-ldap-mapper')) attrs.add('cn');
-  const inner = value === '*' ? '' : `(|${[...attrs].map((a) => `(${a}=${value})`).join('')})`;
-  return searchUsers(p, inner, limit);
+/** The LDAP attribute a user field is mapped to (the user-attribute mapper's, `cn` for a full-name mapper's names). */
+function attributesOf(p: Provider, field: 'username' | 'email' | 'firstName' | 'lastName'): string[] {
+  if (field === 'username') return [p.cfg.usernameAttribute];
+  const attrs = p.mappers
+    .filter((m) => m.providerId === 'user-attribute-ldap-mapper' && m.config['user.model.attribute'] === field)
+    .map((m) => m.config['ldap.attribute']);
+  if (field !== 'email' && p.mappers.some((m) => m.providerId === 'full-name-ldap-mapper')) attrs.push('cn');
+  return attrs;
+}
+
+/**
+ * One assertion of a search value on `attr`: equality when `exact`, else a substring assertion with
+ * `*` as the wildcard (a value of only wildcards is a presence test), the pieces escaped.
+ */
+function assertion(attr: string, value: string, exact: boolean): string {
+  if (exact) return eq(attr, value);
+  const pieces = value.split(/\*+/);
+  if (pieces.every((x) => x === '')) return `(${attr}=*)`;
+  return `(${attr}=${pieces.map((x) => Filter.escape(x)).join('*')})`;
+}
+
+/**
+ * The directory users a free-text `search` lists, as Keycloak's LDAPStorageProvider#searchLDAP: each
+ * whitespace-separated term must match the username, email, first or last name; a term in double
+ * quotes matches exactly, any other is a prefix unless it ends with `*`, and `*` inside is a wildcard.
+ */
+export async function usersBySearch(p: Provider, search: string, limit: number): Promise<LdapUser[]> {
+  const attrs = [...new Set((['username', 'email', 'firstName', 'lastName'] as const).flatMap((f) => attributesOf(p, f)))];
+  const terms = search.trim().split(/\s+/).filter(Boolean);
+  const conditions = terms.map((t) => {
+    const exact = t.length >= 2 && t.startsWith('"') && t.endsWith('"');
+    const value = exact ? t.slice(1, -1) : t.endsWith('*') ? t : `${t}*`;
+    if (!exact && /^\*+$/.test(value)) return '';
+    return `(|${attrs.map((a) => assertion(a, value, exact)).join('')})`;
+  });
+  return searchUsers(p, conditions.join(''), limit);
+}
+
+/**
+ * The directory users whose username or email contains `value` (`exact`: equals it), as Keycloak's
+ * LDAPStorageProvider#searchLDAPByAttributes for the `username` and `email` filters: `*value*`.
+ */
+export async function usersByField(
+  p: Provider,
+  field: 'username' | 'email',
+  value: string,
+  exact: boolean,
+  limit: number,
+): Promise<LdapUser[]> {
+  const attrs = attributesOf(p, field);
+  if (!attrs.length) return [];
+  const one = (a: string) => (exact ? eq(a, value) : `(${a}=*${Filter.escape(value)}*)`);
+  return searchUsers(p, attrs.length === 1 ? one(attrs[0]) : `(|${attrs.map(one).join('')})`, limit);
 }
 
 /** Users created or modified since `since` (ms), for the changed-users sync. */
