@@ -46,6 +46,23 @@ export async function deleteUserRows(ctx: RequestContext, userId: string): Promi
   await ctx.db.models.User.destroy({ where: { id: userId } });
 }
 
+/**
+ * Deletes what the transient users of a removed user-storage provider left (ADR 46): their sessions,
+ * consents, identity-provider links, brute-force records and logins in progress, all rows whose
+ * user_id is a StorageId of the provider (Keycloak's UserFederatedStorageProvider#preRemove of the
+ * component). Inside a transaction.
+ */
+export async function deleteStorageProviderRows(ctx: RequestContext, componentId: string): Promise<void> {
+  // The ids starting with `f:{componentId}:` (`;` follows `:`): a range, so no LIKE escaping and the user_id indexes serve.
+  const where = { userId: { [Op.gte]: `f:${componentId}:`, [Op.lt]: `f:${componentId};` } };
+  await deleteSessions(ctx, where);
+  await deleteConsents(ctx, where);
+  const m = ctx.db.models;
+  for (const table of [m.FederatedIdentity, m.LoginFailure, m.AuthSession]) {
+    await (table as unknown as { destroy(o: object): Promise<number> }).destroy({ where });
+  }
+}
+
 /** Deletes the sessions, client sessions and consents of a client. Inside a transaction. */
 export async function deleteClientUsage(ctx: RequestContext, clientUuid: string): Promise<void> {
   await deleteSessions(ctx, { clientId: clientUuid });
@@ -77,11 +94,12 @@ const REALM_CASCADE: Array<[string, string]> = [
   ['realm_default_client_scope', 'realm_id = :r'],
   ['realm_default_group', 'realm_id = :r'],
   ['client_initial_access', 'realm_id = :r'],
+  // By the client: a transient federated user's consent has no user_entity row (migration 0039).
   [
     'user_consent_client_scope',
-    'user_consent_id IN (SELECT id FROM user_consent WHERE user_id IN (SELECT id FROM user_entity WHERE realm_id = :r))',
+    'user_consent_id IN (SELECT id FROM user_consent WHERE client_id IN (SELECT id FROM client WHERE realm_id = :r))',
   ],
-  ['user_consent', 'user_id IN (SELECT id FROM user_entity WHERE realm_id = :r)'],
+  ['user_consent', 'client_id IN (SELECT id FROM client WHERE realm_id = :r)'],
   ['federated_identity', 'realm_id = :r'],
   ['idp_mapper', 'realm_id = :r'],
   ['identity_provider', 'realm_id = :r'],

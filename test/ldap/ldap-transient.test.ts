@@ -329,21 +329,57 @@ describeWithSlapd('LDAP users with import off', () => {
       const again = await jar.fetch(w.authUrl({ state: 'st-2' }));
       expect(again.status).toBe(302);
       expect(redirectParams(again).get('code')).toEqual(expect.any(String));
-      // A consent has no row to live on (Keycloak's federated storage): given, the login goes on; asked again next time.
+      // A consent is kept as Keycloak keeps it in its federated storage (UserStorageManager#addConsent):
+      // given once, the next login goes straight through; the admin API lists and revokes it.
       await createClient(w.api, 'ldaptransientbrowser', {
         clientId: 'third',
         publicClient: true,
         consentRequired: true,
         redirectUris: [REDIRECT],
       });
-      for (const round of [1, 2]) {
-        const jar2 = new Jar();
-        const page = await signIn(jar2, w.authUrl({ client_id: 'third' }), 'rsmith', 'rsmith-pw');
-        expect(page.status).toBe(200);
-        const yes = await jar2.post(formAction(await page.text()), { accept: 'yes' });
-        expect([round, yes.status]).toEqual([round, 302]);
-      }
-      expect(await w.ts.db.models.UserConsent.count({ where: { userId: `f:${id}:rsmith` } })).toBe(0);
+      const sid = `f:${id}:rsmith`;
+      const asked = await signIn(new Jar(), w.authUrl({ client_id: 'third' }), 'rsmith', 'rsmith-pw');
+      expect(asked.status).toBe(200);
+      const jarC = new Jar();
+      const page = await signIn(jarC, w.authUrl({ client_id: 'third' }), 'rsmith', 'rsmith-pw');
+      expect((await jarC.post(formAction(await page.text()), { accept: 'yes' })).status).toBe(302);
+      const second = await signIn(new Jar(), w.authUrl({ client_id: 'third' }), 'rsmith', 'rsmith-pw');
+      expect(second.status).toBe(302);
+      expect(redirectParams(second).get('code')).toEqual(expect.any(String));
+      const consents = (await w.api.get(`/admin/realms/ldaptransientbrowser/users/${enc(sid)}/consents`).expect(200)).body;
+      expect(consents).toEqual([expect.objectContaining({ clientId: 'third', grantedClientScopes: expect.arrayContaining(['profile']) })]);
+      // An identity-provider link is kept the same way (UserStorageManager#addFederatedIdentity).
+      await w.api
+        .post('/admin/realms/ldaptransientbrowser/identity-provider/instances', {
+          alias: 'corp',
+          providerId: 'oidc',
+          enabled: true,
+          config: {
+            clientId: 'x',
+            clientSecret: 'y',
+            authorizationUrl: 'https://corp.example/auth',
+            tokenUrl: 'https://corp.example/token',
+          },
+        })
+        .expect(201);
+      const link = `/admin/realms/ldaptransientbrowser/users/${enc(sid)}/federated-identity/corp`;
+      await w.api.post(link, { userId: 'corp-42', userName: 'rob' }).expect(204);
+      await w.api.post(link, { userId: 'corp-42', userName: 'rob' }).expect(409);
+      expect((await w.api.get(`/admin/realms/ldaptransientbrowser/users/${enc(sid)}/federated-identity`).expect(200)).body).toEqual([
+        { identityProvider: 'corp', userId: 'corp-42', userName: 'rob' },
+      ]);
+      // Revoked, the consent is asked for again.
+      await w.api.delete(`/admin/realms/ldaptransientbrowser/users/${enc(sid)}/consents/third`).expect(204);
+      expect((await signIn(new Jar(), w.authUrl({ client_id: 'third' }), 'rsmith', 'rsmith-pw')).status).toBe(200);
+      await jarC.post(formAction(await (await signIn(jarC, w.authUrl({ client_id: 'third' }), 'rsmith', 'rsmith-pw')).text()), {
+        accept: 'yes',
+      });
+      expect(await w.ts.db.models.UserConsent.count({ where: { userId: sid } })).toBe(1);
+      // Removing the provider removes what its users left: sessions, consents, links (UserFederatedStorageProvider#preRemove).
+      await w.api.delete(`/admin/realms/ldaptransientbrowser/components/${id}`).expect(204);
+      expect(await w.ts.db.models.UserConsent.count({ where: { userId: sid } })).toBe(0);
+      expect(await w.ts.db.models.FederatedIdentity.count({ where: { userId: sid } })).toBe(0);
+      expect(await w.ts.db.models.UserSession.count({ where: { userId: sid } })).toBe(0);
       expect(await w.ts.db.models.User.count({ where: { realmId } })).toBe(1);
     } finally {
       await w.ts.close();

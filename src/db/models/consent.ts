@@ -32,7 +32,8 @@ export function initConsents(sequelize: Sequelize) {
   UserConsentModel.init(
     {
       id: idColumn(),
-      userId: ref(),
+      // A StorageId for a transient federated user (migration 0039).
+      userId: str(300, false),
       clientId: ref(),
       createdDate: { type: DataTypes.BIGINT, allowNull: false },
       lastUpdatedDate: { type: DataTypes.BIGINT, allowNull: false },
@@ -63,7 +64,7 @@ export function initConsents(sequelize: Sequelize) {
   );
   FederatedIdentityModel.init(
     {
-      userId: { type: DataTypes.STRING(36), primaryKey: true },
+      userId: { type: DataTypes.STRING(300), primaryKey: true },
       identityProvider: { type: DataTypes.STRING(255), primaryKey: true },
       realmId: ref(),
       federatedUserId: str(),

@@ -14,7 +14,7 @@ import type { ComponentFactory } from './config';
 import type { ComponentDraft } from './config';
 import { type ComponentInput, componentRepresentation, createConfig, eventRepresentation, mergeConfig, parentIdOf } from './input';
 import { recordAdminEvent } from '../../core/admin-events';
-import { deleteUserRows } from '../../core/cascade';
+import { deleteStorageProviderRows, deleteUserRows } from '../../core/cascade';
 import type { RequestContext } from '../../core/context';
 import { batchLoad } from '../../loaders/batch';
 
@@ -182,6 +182,7 @@ export async function deleteComponent(ctx: RequestContext, realm: RealmModel, id
   await ctx.db.transaction(async () => {
     const imported = await ctx.db.models.User.findAll({ where: { realmId: realm.id, federationLink: id }, attributes: ['id'] });
     for (const u of imported) await deleteUserRows(ctx, u.id);
+    await deleteStorageProviderRows(ctx, id);
     await ctx.db.models.Component.destroy({ where: { id: { [Op.in]: ids } } });
     await recordAdminEvent(ctx, realm, { operationType: 'DELETE', resourceType: 'COMPONENT', resourcePath: `components/${id}` });
   });

@@ -7,7 +7,6 @@ import type { UserModel } from '../../db/models/user';
 import { effectiveClientScopes } from '../tokens/token-claims';
 import type { ActionPage } from './action-types';
 import type { LoginContext } from './flow-engine';
-import { isStorageId } from '../user-storage/transient-users';
 
 /**
  * The consent screen (Keycloak's OAUTH_GRANT step, AuthenticationManager.actionRequired and
@@ -66,8 +65,6 @@ export function consentLines(scopes: ClientScopeModel[]): ConsentLine[] {
  * consent created at the same moment by another request is found again through the unique index).
  */
 export async function grantConsent(db: Db, user: UserModel, client: ClientModel, scopes: ClientScopeModel[]): Promise<void> {
-  // A transient federated user (ADR 46) has no row to hang a consent on (Keycloak's federated storage): it is asked again next time.
-  if (isStorageId(user.id)) return;
   const now = Date.now();
   const upsert = () =>
     db.transaction(async () => {
