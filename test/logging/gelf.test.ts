@@ -1,5 +1,4 @@
 // @database-independent: never touches the test database, so the MariaDB pass skips it (jest.config.js).
-import { createServer } from 'node:net';
 import { stablePort } from '../helpers/ports';
 import {
   configureLogging,
