@@ -102,6 +102,13 @@ describeWithSlapd('LDAP users with import off', () => {
     const byEmail = (await api.get(`/admin/realms/${R}/users?email=rsmith@example.org&exact=true`).expect(200)).body;
     expect(byEmail.map((u: { id: string }) => u.id)).toEqual([sid('rsmith')]);
 
+    // GraphQL's User has the same `origin` (one representation for both fronts).
+    const gql = await request(ts.app)
+      .post('/graphql')
+      .set('Authorization', `Bearer ${await ts.token()}`)
+      .send({ query: `{ user(realm: "${R}", id: "${sid('rsmith')}") { id origin federationLink } }` })
+      .expect(200);
+    expect(gql.body.data.user).toEqual({ id: sid('rsmith'), origin: id, federationLink: null });
     const one = (await api.get(`/admin/realms/${R}/users/${enc(sid('rsmith'))}`).expect(200)).body;
     expect(one).toMatchObject({ id: sid('rsmith'), username: 'rsmith', enabled: true, origin: id, requiredActions: [] });
     expect(one.federationLink).toBeUndefined();
