@@ -19,6 +19,12 @@ export class User {
   @Field(() => GraphQLBoolean, { nullable: true }) enabled?: boolean;
   @Field(() => SafeInt, { nullable: true }) createdTimestamp?: number;
   @Field(() => GraphQLString, { nullable: true }) federationLink?: string;
+  @Field(() => GraphQLString, {
+    nullable: true,
+    description:
+      'Id of the storage provider a user not stored locally comes from (a directory user served live), else its federation link.',
+  })
+  origin?: string;
   @Field(() => GraphQLString, { nullable: true }) serviceAccountClientId?: string;
   @Field(() => GraphQLBoolean, { nullable: true }) totp?: boolean;
   @Field(() => [GraphQLString], { nullable: true }) disableableCredentialTypes?: string[];

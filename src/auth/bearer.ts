@@ -7,6 +7,7 @@ import type { RealmModel } from '../db/models/realm';
 import { cachedRealm, remember } from './realm-keys';
 import { authorizationHeader } from '../services/tokens/dpop';
 import { verifyBearer } from '../services/tokens/tokens';
+import { actorRoleIds, isStorageId, rememberTransientActor } from '../services/user-storage/transient-users';
 
 /**
  * Admin request authentication shared by both fronts (reference §2.4): reads
@@ -55,6 +56,7 @@ export async function contextFromRequest(
     ctx.loaders.realmById.prime(realm.id, realm);
   };
   prime(verified.realm);
+  if (verified.transientUser) rememberTransientActor(ctx, verified.transientUser);
   const target = verified.target;
   if (target && target.id !== verified.realm.id && target.version >= 0) {
     // The same name and version may belong to a realm deleted and made again: the id must match too.
@@ -87,5 +89,7 @@ function toActor(verified: NonNullable<Awaited<ReturnType<typeof verifyBearer>>>
     sessionId: verified.sessionId,
     ipAddress: req.ip,
     allowedOrigins: verified.allowedOrigins,
+    // A transient federated user (ADR 46): its roles come from its directory entry, not from mapping rows.
+    ...(isStorageId(verified.userId) ? { roleIds: actorRoleIds } : {}),
   };
 }

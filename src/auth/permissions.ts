@@ -1,6 +1,13 @@
 import type { RealmModel } from '../db/models/realm';
 import { forbidden } from '../core/errors';
-import { effectiveClientRoleNames, effectiveRealmRoleNames, holdsAnyAdminRole } from '../core/effective-roles';
+import {
+  anyAdminRoleAmong,
+  clientRoleNamesAmong,
+  effectiveClientRoleNames,
+  effectiveRealmRoleNames,
+  holdsAnyAdminRole,
+  realmRoleNamesAmong,
+} from '../core/effective-roles';
 import { ALL_REALM_ROLES } from '../keycloak/realm-defaults';
 import type { RequestContext } from '../core/context';
 import { realmVersion, sharedMemo, userVersion } from '../core/shared-cache';
@@ -34,9 +41,11 @@ export function adminRoles(ctx: RequestContext, target: RealmModel): Promise<Set
   if (!actor) return Promise.resolve(new Set(ALL_ADMIN));
   // Keyed by the target's name too: a master caller's roles are those of the client `<name>-realm`.
   return sharedMemo(ctx, `admin-roles:${actor.userId}:${target.id}:${target.name}`, callerStamp(ctx), async () => {
-    if (actor.realmName === MASTER) return effectiveClientRoleNames(ctx.db, actor.userId, actor.realmId, `${target.name}-realm`);
-    if (actor.realmId === target.id) return effectiveClientRoleNames(ctx.db, actor.userId, target.id, 'realm-management');
-    return new Set<string>();
+    const client = actor.realmName === MASTER ? `${target.name}-realm` : actor.realmId === target.id ? 'realm-management' : undefined;
+    if (!client) return new Set<string>();
+    // A transient federated caller (ADR 46): its roles come from its directory entry, not from mapping rows.
+    if (actor.roleIds) return clientRoleNamesAmong(ctx.db, await actor.roleIds(ctx), actor.realmId, client);
+    return effectiveClientRoleNames(ctx.db, actor.userId, actor.realmId, client);
   });
 }
 
@@ -45,8 +54,10 @@ export function masterRealmRoles(ctx: RequestContext): Promise<Set<string>> {
   const actor = ctx.actor;
   if (!actor) return Promise.resolve(new Set(['admin', 'create-realm']));
   if (actor.realmName !== MASTER) return Promise.resolve(new Set());
-  return sharedMemo(ctx, `master-realm-roles:${actor.userId}`, callerStamp(ctx), () =>
-    effectiveRealmRoleNames(ctx.db, actor.userId, actor.realmId),
+  return sharedMemo(ctx, `master-realm-roles:${actor.userId}`, callerStamp(ctx), async () =>
+    actor.roleIds
+      ? realmRoleNamesAmong(ctx.db, await actor.roleIds(ctx), actor.realmId)
+      : effectiveRealmRoleNames(ctx.db, actor.userId, actor.realmId),
   );
 }
 
@@ -57,8 +68,10 @@ export function masterRealmRoles(ctx: RequestContext): Promise<Set<string>> {
 export function isAdministrator(ctx: RequestContext): Promise<boolean> {
   const actor = ctx.actor;
   if (!actor) return Promise.resolve(true);
-  return sharedMemo(ctx, `is-administrator:${actor.userId}`, callerStamp(ctx), () =>
-    holdsAnyAdminRole(ctx.db, actor.userId, actor.realmId, actor.realmName === MASTER),
+  return sharedMemo(ctx, `is-administrator:${actor.userId}`, callerStamp(ctx), async () =>
+    actor.roleIds
+      ? anyAdminRoleAmong(ctx.db, await actor.roleIds(ctx), actor.realmId, actor.realmName === MASTER)
+      : holdsAnyAdminRole(ctx.db, actor.userId, actor.realmId, actor.realmName === MASTER),
   );
 }
 

@@ -15,6 +15,11 @@ export interface Actor {
   ipAddress?: string;
   /** Web origins the token allows (its `allowed-origins` claim); `*` allows any. */
   allowedOrigins?: string[];
+  /**
+   * The caller's effective role ids when they are not mapping rows (a transient federated user, ADR 46:
+   * its directory gives them), set by the front that verified the token; absent for a stored user.
+   */
+  roleIds?: (ctx: RequestContext) => Promise<Set<string>>;
 }
 
 /**

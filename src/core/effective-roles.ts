@@ -120,3 +120,46 @@ export async function holdsAnyAdminRole(db: Db, userId: string, realmId: string,
   });
   return rows.length > 0;
 }
+
+/*
+ * The same three questions about a set of effective role ids already known (a transient federated
+ * user, ADR 46, whose roles come from its directory rather than from mapping rows).
+ */
+
+const CLIENT_ROLE_NAMES_AMONG_SQL = `SELECT r.name FROM role r JOIN client cl ON cl.id = r.client_id
+     WHERE r.id IN (:ids) AND cl.realm_id = :realm AND cl.client_id = :client`;
+
+const ANY_ADMIN_ROLE_AMONG_SQL = `SELECT 1 AS one FROM role r
+       LEFT JOIN client cl ON cl.id = r.client_id
+     WHERE r.id IN (:ids) AND ((cl.realm_id = :realm AND (cl.client_id = 'realm-management' OR (:master = 1 AND cl.client_id LIKE '%-realm')))
+        OR (:master = 1 AND r.client_id IS NULL AND r.container_id = :realm AND r.name IN ('admin', 'create-realm')))
+     LIMIT 1`;
+
+/** Names of the roles of one client among the given role ids (one statement). */
+export async function clientRoleNamesAmong(db: Db, roleIds: Set<string>, realmId: string, clientId: string): Promise<Set<string>> {
+  if (!roleIds.size) return new Set();
+  const rows = await fastSelect<{ name: string }>(db.sequelize, CLIENT_ROLE_NAMES_AMONG_SQL, {
+    ids: [...roleIds],
+    realm: realmId,
+    client: clientId,
+  });
+  return new Set(rows.map((r) => r.name));
+}
+
+/** Names of the realm roles of `realmId` among the given role ids (one statement). */
+export async function realmRoleNamesAmong(db: Db, roleIds: Set<string>, realmId: string): Promise<Set<string>> {
+  if (!roleIds.size) return new Set();
+  const rows = await db.models.Role.findAll({ where: { id: [...roleIds], containerId: realmId, clientId: null }, attributes: ['name'] });
+  return new Set(rows.map((r) => r.name));
+}
+
+/** Whether the given role ids hold an admin role, as `holdsAnyAdminRole` asks it (one statement). */
+export async function anyAdminRoleAmong(db: Db, roleIds: Set<string>, realmId: string, isMaster: boolean): Promise<boolean> {
+  if (!roleIds.size) return false;
+  const rows = await fastSelect<{ one: number }>(db.sequelize, ANY_ADMIN_ROLE_AMONG_SQL, {
+    ids: [...roleIds],
+    realm: realmId,
+    master: isMaster ? 1 : 0,
+  });
+  return rows.length > 0;
+}

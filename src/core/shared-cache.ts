@@ -41,14 +41,26 @@ export function userVersion(ctx: RequestContext, userId: string): number | undef
  * Once the request has written, the versions it read are stale, and it computes afresh.
  */
 export function sharedMemo<T>(ctx: RequestContext, key: string, stamp: string | undefined, compute: () => Promise<T>): Promise<T> {
-  return memo(ctx, key, async () => {
-    if (stamp === undefined || wroteInScope()) return compute();
-    const hit = entries.get(key);
-    if (hit && hit.stamp === stamp) return hit.value as T;
-    const value = await compute();
-    entries.set(key, { stamp, value });
-    return value;
-  });
+  return memo(ctx, key, () => sharedValue(key, stamp, compute));
+}
+
+/**
+ * The shared entry of `sharedMemo` without a request's memo, for code that runs before a request's
+ * context exists (the bearer check): `stamp` built from versions just read from the database.
+ */
+export async function sharedValue<T>(
+  key: string,
+  stamp: string | undefined,
+  compute: () => Promise<T>,
+  keep: (value: T) => boolean = () => true,
+): Promise<T> {
+  if (stamp === undefined || wroteInScope()) return compute();
+  const hit = entries.get(key);
+  if (hit && hit.stamp === stamp) return hit.value as T;
+  const value = await compute();
+  // `keep` false: a value the stamp does not cover (a group found missing: a group's insert raises no version).
+  if (keep(value)) entries.set(key, { stamp, value });
+  return value;
 }
 
 /** The stamp of something that depends on one realm only. */

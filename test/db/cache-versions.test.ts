@@ -170,6 +170,12 @@ test('client scope, scope link, protocol mapper, scope mapping, default scope an
   });
 });
 
+test('adding and removing a default group raises the realm version (0037)', async () => {
+  const group = await createGroup(api, R, 'default-one');
+  await raisesRealm('default group add', () => api.put(`/admin/realms/${R}/default-groups/${group}`).then(ok(204)));
+  await raisesRealm('default group remove', () => api.delete(`/admin/realms/${R}/default-groups/${group}`).then(ok(204)));
+});
+
 test("a user's own role mappings and group memberships raise the user's version; the counter comes and goes with the user", async () => {
   const userId = await createUser(ts, R, 'vera');
   const role = await createRole(api, R, 'vera-role');

@@ -37,6 +37,24 @@ const grant = (R: string, username: string, password: string, extra: Record<stri
     .post(`/realms/${R}/protocol/openid-connect/token`)
     .type('form')
     .send({ grant_type: 'password', client_id: 'admin-cli', username, password, ...extra });
+/** A mapper of the provider `parentId` (config values as single-valued lists). */
+async function addMapper(R: string, parentId: string, name: string, providerId: string, config: Record<string, string>) {
+  return createdId(
+    await api.post(`/admin/realms/${R}/components`, {
+      name,
+      providerId,
+      providerType: 'org.keycloak.storage.ldap.mappers.LDAPStorageMapper',
+      parentId,
+      config: Object.fromEntries(Object.entries(config).map(([k, v]) => [k, [v]])),
+    }),
+    name,
+  );
+}
+/** A request to the app with a bearer token. */
+const withToken = (token: string) => ({
+  get: (path: string) => request(ts.app).get(path).set('authorization', `Bearer ${token}`),
+  post: (path: string, body?: object) => request(ts.app).post(path).set('authorization', `Bearer ${token}`).send(body),
+});
 const claimsOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString('utf8'));
 const storedUsers = (realmId: string) => ts.db.models.User.count({ where: { realmId } });
 const enc = encodeURIComponent;
@@ -84,6 +102,13 @@ describeWithSlapd('LDAP users with import off', () => {
     const byEmail = (await api.get(`/admin/realms/${R}/users?email=rsmith@example.org&exact=true`).expect(200)).body;
     expect(byEmail.map((u: { id: string }) => u.id)).toEqual([sid('rsmith')]);
 
+    // GraphQL's User has the same `origin` (one representation for both fronts).
+    const gql = await request(ts.app)
+      .post('/graphql')
+      .set('Authorization', `Bearer ${await ts.token()}`)
+      .send({ query: `{ user(realm: "${R}", id: "${sid('rsmith')}") { id origin federationLink } }` })
+      .expect(200);
+    expect(gql.body.data.user).toEqual({ id: sid('rsmith'), origin: id, federationLink: null });
     const one = (await api.get(`/admin/realms/${R}/users/${enc(sid('rsmith'))}`).expect(200)).body;
     expect(one).toMatchObject({ id: sid('rsmith'), username: 'rsmith', enabled: true, origin: id, requiredActions: [] });
     expect(one.federationLink).toBeUndefined();
@@ -308,6 +333,143 @@ describeWithSlapd('LDAP users with import off', () => {
     expect((await token('bwilson')).realm_access.roles).toContain('admins');
   });
 
+  test('a directory user with realm-management roles uses the admin API with its own token; userinfo and introspection accept it', async () => {
+    // Keycloak resolves a bearer token's user through UserStorageManager: a transient user's roles are
+    // its InMemoryUserAdapter's and its mappers' (here HardcodedLDAPRoleStorageMapper's client role).
+    const { R, id, sid } = await world();
+    const plain = (await grant(R, 'bwilson', 'bwilson-pw').expect(200)).body.access_token;
+    // No admin role: 403, not 401 (the token and its user are valid).
+    expect((await withToken(plain).get(`/admin/realms/${R}/users`)).status).toBe(403);
+    await addMapper(R, id, 'view-users', 'hardcoded-ldap-role-mapper', { role: 'realm-management.view-users' });
+    const token = (await grant(R, 'jbrown', 'jbrown-pw', { scope: 'openid' }).expect(200)).body.access_token;
+    const as = withToken(token);
+    const listed = (await as.get(`/admin/realms/${R}/users?search=bwilson`).expect(200)).body;
+    expect(listed.map((u: { id: string }) => u.id)).toEqual([sid('bwilson')]);
+    expect((await as.get(`/admin/realms/${R}/users/${enc(sid('jbrown'))}`).expect(200)).body.username).toBe('jbrown');
+    // view-users, not manage-users or manage-realm.
+    expect((await as.post(`/admin/realms/${R}/roles`, { name: 'nope' })).status).toBe(403);
+    expect((await as.get(`/admin/realms/ldaptransient0/users`)).status).toBe(403);
+    // Warm: the bearer statement, then the user's memberships (default groups, the hardcoded role's
+    // client and role, composites) and the admin client's role names; the directory is asked once.
+    const measured = await ts.countSql(() => as.get(`/admin/realms/${R}/users/${enc(sid('bwilson'))}`).expect(200));
+    expect(measured.count).toBeLessThanOrEqual(6);
+    await as.get('/admin/serverinfo').expect(200);
+
+    // The role of its LDAP group (bwilson is in admins: the mapper test above changed the group), made a composite of manage-realm, lets it write.
+    const roles = await addMapper(R, id, 'roles', 'role-ldap-mapper', { 'roles.dn': GROUPS_DN, 'roles.ldap.filter': '(cn=admins)' });
+    await api.post(`/admin/realms/${R}/user-storage/${id}/mappers/${roles}/sync?direction=fedToKeycloak`).expect(200);
+    const rm = (await api.get(`/admin/realms/${R}/clients?clientId=realm-management`).expect(200)).body[0];
+    const manageRealm = (await api.get(`/admin/realms/${R}/clients/${rm.id}/roles/manage-realm`).expect(200)).body;
+    await api.post(`/admin/realms/${R}/roles/admins/composites`, [manageRealm]).expect(204);
+    const member = withToken((await grant(R, 'bwilson', 'bwilson-pw').expect(200)).body.access_token);
+    await member.post(`/admin/realms/${R}/roles`, { name: 'made-by-member' }).expect(201);
+
+    // userinfo and introspection read the same user.
+    expect((await as.get(`/realms/${R}/protocol/openid-connect/userinfo`).expect(200)).body.sub).toBe(sid('jbrown'));
+    await createClient(api, R, { clientId: 'rs', secret: 'rs-secret', publicClient: false });
+    const introspect = await request(ts.app)
+      .post(`/realms/${R}/protocol/openid-connect/token/introspect`)
+      .auth('rs', 'rs-secret')
+      .type('form')
+      .send({ token })
+      .expect(200);
+    expect(introspect.body).toMatchObject({ active: true, sub: sid('jbrown'), username: 'jbrown' });
+
+    // Its entry deleted in LDAP: the token's user is gone (401), as a deleted local user's.
+    await slapd.addUser('tadmin', 'T', 'Admin', 'tadmin@example.org', 'tadmin-pw');
+    const gone = withToken((await grant(R, 'tadmin', 'tadmin-pw').expect(200)).body.access_token);
+    await gone.get(`/admin/realms/${R}/users`).expect(200);
+    const c = await slapd.admin();
+    await c.del(`uid=tadmin,${PEOPLE_DN}`);
+    await c.unbind();
+    expect((await gone.get(`/admin/realms/${R}/users`)).status).toBe(401);
+  });
+
+  test('hardcoded role and group mappers, default roles and default groups: role mappings, groups and token claims', async () => {
+    // AbstractInMemoryUserAdapter#addDefaults grants the default role and joins the default groups;
+    // HardcodedLDAPRoleStorageMapper and HardcodedLDAPGroupStorageMapper add theirs in their proxies.
+    const { R, id, sid } = await world();
+    const groupWithRole = async (path: string, role: string, parent?: string) => {
+      await api.post(`/admin/realms/${R}/roles`, { name: role }).expect(201);
+      const rep = (await api.get(`/admin/realms/${R}/roles/${role}`).expect(200)).body;
+      const gid = createdId(
+        await api.post(parent ? `/admin/realms/${R}/groups/${parent}/children` : `/admin/realms/${R}/groups`, { name: path }),
+        path,
+      );
+      await api.post(`/admin/realms/${R}/groups/${gid}/role-mappings/realm`, [rep]).expect(204);
+      return gid;
+    };
+    const dflt = await groupWithRole('dflt', 'dflt-role');
+    await api.put(`/admin/realms/${R}/default-groups/${dflt}`).expect(204);
+    const top = createdId(await api.post(`/admin/realms/${R}/groups`, { name: 'hc' }), 'hc');
+    await groupWithRole('sub', 'hc-group-role', top);
+    await api.post(`/admin/realms/${R}/roles`, { name: 'hc-role' }).expect(201);
+    const svc = await createClient(api, R, { clientId: 'svc', publicClient: true, directAccessGrantsEnabled: true });
+    await api.post(`/admin/realms/${R}/clients/${svc}/roles`, { name: 'svc-role' }).expect(201);
+    await addMapper(R, id, 'hc-role', 'hardcoded-ldap-role-mapper', { role: 'hc-role' });
+    await addMapper(R, id, 'hc-client-role', 'hardcoded-ldap-role-mapper', { role: 'svc.svc-role' });
+    await addMapper(R, id, 'hc-group', 'hardcoded-ldap-group-mapper', { group: '/hc/sub' });
+    await addMapper(R, id, 'hc-missing', 'hardcoded-ldap-role-mapper', { role: 'no-such-role' });
+
+    const url = `/admin/realms/${R}/users/${enc(sid('jbrown'))}`;
+    const groups = (await api.get(`${url}/groups`).expect(200)).body.map((g: { path: string }) => g.path);
+    expect(groups).toEqual(['/dflt', '/hc/sub']);
+    expect((await api.get(`${url}/groups/count`).expect(200)).body).toEqual({ count: 2 });
+    const mappings = (await api.get(`${url}/role-mappings`).expect(200)).body;
+    expect(mappings.realmMappings.map((r: { name: string }) => r.name)).toEqual([`default-roles-${R}`, 'hc-role']);
+    expect(mappings.clientMappings.svc.mappings.map((r: { name: string }) => r.name)).toEqual(['svc-role']);
+    const composite = (await api.get(`${url}/role-mappings/realm/composite`).expect(200)).body.map((r: { name: string }) => r.name);
+    expect(composite).toEqual(expect.arrayContaining(['hc-role', 'dflt-role', 'hc-group-role', 'offline_access']));
+    // A hardcoded group cannot be left, a hardcoded role not removed (read-only, as every write of such a user).
+    expect((await api.delete(`${url}/groups/${dflt}`)).status).toBe(400);
+
+    await api
+      .post(`/admin/realms/${R}/clients/${svc}/protocol-mappers/models`, {
+        name: 'groups',
+        protocol: 'openid-connect',
+        protocolMapper: 'oidc-group-membership-mapper',
+        config: { 'claim.name': 'groups', 'full.path': 'true', 'access.token.claim': 'true' },
+      })
+      .expect(201);
+    const claims = claimsOf(
+      (
+        await request(ts.app)
+          .post(`/realms/${R}/protocol/openid-connect/token`)
+          .type('form')
+          .send({ grant_type: 'password', client_id: 'svc', username: 'jbrown', password: 'jbrown-pw' })
+          .expect(200)
+      ).body.access_token,
+    );
+    expect(claims.realm_access.roles).toEqual(expect.arrayContaining(['hc-role', 'dflt-role', 'hc-group-role', 'offline_access']));
+    expect(claims.resource_access.svc.roles).toEqual(['svc-role']);
+    expect([...claims.groups].sort()).toEqual(['/dflt', '/hc/sub']);
+  });
+
+  test('impersonation of a transient user: a session for its StorageId with the impersonator, the event; by a transient admin too', async () => {
+    const { R, id, sid } = await world();
+    await api.put(`/admin/realms/${R}`, { eventsEnabled: true }).expect(204);
+    const res = await api.post(`/admin/realms/${R}/users/${enc(sid('rsmith'))}/impersonation`).expect(200);
+    expect(res.body).toEqual({ redirect: `http://localhost:8080/realms/${R}/account`, sameRealm: false });
+    const sessions = (await api.get(`/admin/realms/${R}/users/${enc(sid('rsmith'))}/sessions`).expect(200)).body;
+    expect(sessions).toEqual([expect.objectContaining({ userId: sid('rsmith'), username: 'rsmith' })]);
+    const rows = await ts.db.models.UserSession.findAll({ where: { userId: sid('rsmith') } });
+    expect(rows[0].notes).toMatchObject({ IMPERSONATOR_USERNAME: 'admin' });
+    const event = await ts.db.models.Event.findOne({ where: { userId: sid('rsmith'), type: 'IMPERSONATE' } });
+    expect(event?.details).toEqual({ impersonator_realm: 'master', impersonator: 'admin' });
+
+    // A directory admin of the realm with the impersonation role (hardcoded role mapper) impersonates another.
+    await addMapper(R, id, 'imp', 'hardcoded-ldap-role-mapper', { role: 'realm-management.impersonation' });
+    await addMapper(R, id, 'view', 'hardcoded-ldap-role-mapper', { role: 'realm-management.view-users' });
+    const admin = withToken((await grant(R, 'jbrown', 'jbrown-pw').expect(200)).body.access_token);
+    const mine = await admin.post(`/admin/realms/${R}/users/${enc(sid('bwilson'))}/impersonation`).expect(200);
+    expect(mine.body.sameRealm).toBe(true);
+    const theirs = await ts.db.models.UserSession.findAll({ where: { userId: sid('bwilson') } });
+    expect(theirs[0].notes).toEqual({ IMPERSONATOR_ID: sid('jbrown'), IMPERSONATOR_USERNAME: 'jbrown' });
+    // The impersonator's own session in the realm ends (Keycloak's same-realm impersonation): its token is refused.
+    expect((await admin.get(`/admin/realms/${R}/users`)).status).toBe(401);
+    // A disabled-looking or unknown StorageId is 404.
+    expect((await api.post(`/admin/realms/${R}/users/${enc(sid('nobody'))}/impersonation`)).status).toBe(404);
+  });
   test('the browser login accepts the LDAP password of a directory user; the code gives tokens for the StorageId, SSO finds it again', async () => {
     const w = await loginWorld('ldaptransientbrowser');
     try {

@@ -112,6 +112,7 @@ export async function countUserGroups(
   search?: string,
 ): Promise<{ count: number }> {
   await requireViewUser(ctx, realm, user.id);
+  if (isTransient(user)) return { count: (await transientUserGroups(ctx, realm, user, { offset: 0 }, search)).length };
   const name = `user-group-count:${realm.id}:${JSON.stringify(search ?? null)}`;
   const count = await batchLoad(ctx.memo, name, (ids: readonly string[]) => countGroupsOfUsers(ctx, realm, ids, search), user.id);
   return { count };

@@ -1,4 +1,5 @@
 import { arch, cpus, release, type as osType, userInfo } from 'node:os';
+import { actorRoleIds } from '../user-storage/transient-users';
 import { dirname } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import { Op } from 'sequelize';
@@ -42,7 +43,7 @@ const ADMIN_ROLE_NAMES = new Set<string>([...ALL_REALM_ROLES, 'impersonation', '
 async function requireAnyAdmin(ctx: RequestContext): Promise<void> {
   const actor = ctx.actor;
   if (!actor) return;
-  const roleIds = [...(await ctx.loaders.effectiveRoleIdsByUser.load(actor.userId))];
+  const roleIds = [...(await actorRoleIds(ctx))];
   if (!roleIds.length) throw forbidden();
   const m = ctx.db.models;
   const roles = await m.Role.findAll({ where: { id: { [Op.in]: roleIds } }, attributes: ['id', 'name', 'clientId'] });

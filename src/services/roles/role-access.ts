@@ -1,4 +1,5 @@
 import { MASTER, can, check, hasAny, masterRealmRoles, type Capability } from '../../auth/permissions';
+import { actorRoleIds } from '../user-storage/transient-users';
 import { canManageUsers, canViewUsers, fgapUsers } from '../../auth/fgap';
 import { canClientRoles } from '../../auth/fgap-clients';
 import { fgapRoleGrant, type RoleGrant } from '../../auth/fgap-roles';
@@ -181,7 +182,7 @@ async function ownAdminClientId(ctx: RequestContext, realm: RealmModel): Promise
 export async function checkAdminRoles(ctx: RequestContext, realm: RealmModel, role: RoleModel): Promise<boolean> {
   const actor = ctx.actor;
   if (!actor || !ADMIN_ROLE_NAMES.has(role.name)) return true;
-  if ((await ctx.loaders.effectiveRoleIdsByUser.load(actor.userId)).has(role.id)) return true;
+  if ((await actorRoleIds(ctx)).has(role.id)) return true;
   if ((await masterRealmRoles(ctx)).has('admin')) return true;
   if (role.clientId && role.clientId === (await ownAdminClientId(ctx, realm))) {
     const equivalent = EQUIVALENT[role.name];

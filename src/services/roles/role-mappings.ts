@@ -17,7 +17,7 @@ import { findGroup } from '../groups/group-queries';
 import { resolveUser } from '../users/users';
 import { federatedMembershipAdd, federatedMembershipRemove } from '../user-storage/membership-writes';
 import { canMapRole, lockLinkedRoles, requireMapRoles, roleReps } from './role-access';
-import { isTransient, refuseTransientWrite, transientEffectiveRoleIds } from '../user-storage/transient-users';
+import { isTransient, refuseTransientWrite, transientEffectiveRoleIds, userRoleIds } from '../user-storage/transient-users';
 
 /**
  * Role mappings of users and groups — the seed's `{owner}/{id}/role-mappings` family, one
@@ -74,7 +74,7 @@ async function prepare(
 }
 
 const directRoleIds = (ctx: RequestContext, o: MappingOwner) =>
-  o.type === 'users' ? ctx.loaders.roleIdsByUser.load(o.model.id) : ctx.loaders.roleIdsByGroup.load(o.model.id);
+  o.type === 'users' ? userRoleIds(ctx, o.model) : ctx.loaders.roleIdsByGroup.load(o.model.id);
 const effectiveRoleIds = (ctx: RequestContext, o: MappingOwner) => {
   if (o.type === 'users' && isTransient(o.model)) return transientEffectiveRoleIds(ctx.db, o.model);
   return o.type === 'users' ? ctx.loaders.effectiveRoleIdsByUser.load(o.model.id) : ctx.loaders.effectiveRoleIdsByGroup.load(o.model.id);

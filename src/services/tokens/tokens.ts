@@ -20,6 +20,9 @@ import { type ClientCertificate, confirmations, type TokenBinding } from './toke
 import type { RealmKey } from '../../auth/keys';
 import { encryptForClient, encryptionFor, oidcHash, signatureAlgorithm, signForClient, signingKey, signToken } from './signing';
 import { REUSE_ID_CLAIM, revokesRefreshTokens } from './refresh-reuse';
+import { sharedValue } from '../../core/shared-cache';
+import { ldapProviders } from '../user-storage/ldap-store';
+import { isStorageId, transientUserById } from '../user-storage/transient-users';
 
 const log = getLogger('idserver.oidc');
 
@@ -234,6 +237,8 @@ export interface VerifiedToken {
   versions: CacheVersions;
   /** The target realm named by the caller (`targetRealm`), when it exists: its id and cache version. */
   target?: { id: string; name: string; version: number };
+  /** The caller when it is a transient federated user (ADR 46): read from its directory, not from user_entity. */
+  transientUser?: UserModel;
 }
 
 /**
@@ -246,6 +251,8 @@ interface BearerRow {
   clientUuid: string | null;
   clientEnabled: boolean | number | null;
   userId: string | null;
+  /** The session's user id, else the token's subject: a StorageId names a transient user (no user_entity row). */
+  subjectId: string | null;
   userRealm: string | null;
   enabled: boolean | number | null;
   notBefore: number | string | null;
@@ -265,7 +272,7 @@ interface BearerRow {
 }
 
 const BEARER_SQL = `SELECT r.id AS realmId, rv.version AS realmVersion, c.id AS clientUuid, c.enabled AS clientEnabled,
-  u.id AS userId, u.realm_id AS userRealm, u.enabled AS enabled, u.not_before AS notBefore, uv.version AS userVersion,
+  u.id AS userId, COALESCE(s.user_id, :sub) AS subjectId, u.realm_id AS userRealm, u.enabled AS enabled, u.not_before AS notBefore, uv.version AS userVersion,
   s.id AS sessionId, s.realm_id AS sessionRealm, s.started AS started, s.last_access AS lastAccess, s.offline AS offline,
   s.remember_me AS rememberMe, tr.id AS targetId, tv.version AS targetVersion, rt.id AS revokedId,
   CASE WHEN c.settings LIKE '%"dpop.bound.access.tokens":"true"%' THEN 1 ELSE 0 END AS clientDpop
@@ -368,6 +375,10 @@ async function verifyWith(
     } as UserSessionModel;
     if (!row.sessionId || row.sessionRealm !== realm.id || !isSessionActive(realm, session)) return null;
   }
+  // A transient federated user (ADR 46) has no row: its directory entry is read, as GET /users/{id} reads it.
+  const transient = !row.userId && row.subjectId && isStorageId(row.subjectId) ? await bearerTransientUser(db, realm, row) : undefined;
+  if (transient)
+    Object.assign(row, { userId: transient.id, enabled: transient.enabled ? 1 : 0, userRealm: transient.realmId, notBefore: 0 });
   if (!row.userId || !truthy(row.enabled) || row.userRealm !== realm.id) return null;
   if (Number(claims.iat ?? 0) < Math.max(Number(row.notBefore ?? 0), setting(realm, 'notBefore', 0))) return null;
   const origins = claims['allowed-origins'];
@@ -386,5 +397,24 @@ async function verifyWith(
     log.debug(`Bearer token rejected: ${e.message}`);
     return null;
   }
-  return { realm, userId: row.userId, clientId: row.clientUuid, sessionId: row.sessionId ?? undefined, allowedOrigins, versions, target };
+  return {
+    realm,
+    userId: row.userId,
+    clientId: row.clientUuid,
+    sessionId: row.sessionId ?? undefined,
+    allowedOrigins,
+    versions,
+    target,
+    ...(transient ? { transientUser: transient } : {}),
+  };
+}
+
+/**
+ * The transient user a bearer token's session or subject names: the realm's providers as this node
+ * keeps them under the realm's version just read (the same entry `cachedProviders` keeps), then one
+ * directory lookup by username.
+ */
+async function bearerTransientUser(db: Db, realm: RealmModel, row: BearerRow): Promise<UserModel | undefined> {
+  const providers = await sharedValue(`ldap-providers:${realm.id}`, `r${version(row.realmVersion)}`, () => ldapProviders(db, realm));
+  return (await transientUserById(db, realm, row.subjectId as string, providers)) ?? undefined;
 }

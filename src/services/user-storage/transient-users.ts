@@ -1,4 +1,5 @@
-import type { RequestContext } from '../../core/context';
+import { memo, type RequestContext } from '../../core/context';
+import { sharedValue } from '../../core/shared-cache';
 import { effectiveRoleIdsForGroups, expandComposites } from '../../core/effective-roles';
 import { errorA, errorB } from '../../core/errors';
 import type { Db } from '../../db';
@@ -11,6 +12,8 @@ import type { LdapUser } from './ldap-mapping';
 import { cachedProviders, ldapProviders, type Provider, userByUsername } from './ldap-store';
 import { isMembershipMapper } from './membership-config';
 import { directoryMemberships } from './membership-import';
+import { TOP_LEVEL } from '../../db/models/group';
+import { splitPath } from '../groups/group-paths';
 
 /**
  * Users of LDAP providers with `importEnabled=false` (ADR 46): served live from the directory, never
@@ -49,10 +52,8 @@ export const servesLive = (p: Provider) => p.cfg.enabled && !p.cfg.importEnabled
 interface TransientFacts {
   provider: Provider;
   entry: LdapUser;
-  /** The realm's default role, which Keycloak's InMemoryUserAdapter#addDefaults grants in memory. */
-  defaultRoleId?: string;
   realm: RealmModel;
-  /** What the membership mappers find in LDAP, read once per user model when first asked. */
+  /** Its direct roles and groups (defaults, hardcoded and membership mappers), read once per user model when first asked. */
   memberships?: Promise<{ groupIds: string[]; roleIds: string[] }>;
 }
 
@@ -78,7 +79,7 @@ export function transientUser(db: Db, realm: RealmModel, p: Provider, u: LdapUse
     },
     { isNewRecord: false },
   );
-  facts.set(user, { provider: p, entry: u, realm, defaultRoleId: realm.settings.defaultRoleId as string | undefined });
+  facts.set(user, { provider: p, entry: u, realm });
   return user;
 }
 
@@ -107,16 +108,17 @@ export async function liveProviders(ctx: RequestContext, realm: RealmModel): Pro
   return (await cachedProviders(ctx, realm)).filter(servesLive);
 }
 
-/** Makes transient users known to the request's loaders (the user by id and its attributes), so renderers and checks read no rows for them. */
+/**
+ * Makes transient users known to the request's loaders (the user by id and its attributes), so renderers
+ * and checks read no rows for them. Their roles and groups are not primed: the readers ask
+ * `transientMemberships` (directly, or through `userRoleIds` and `actorRoleIds`), read when first asked.
+ */
 export function primeTransient(ctx: RequestContext, users: UserModel[]): void {
   for (const u of users) {
     const f = transientFactsOf(u);
     if (!f) continue;
     ctx.loaders.userById.clear(u.id).prime(u.id, u);
     ctx.loaders.partsByUser.clear(u.id).prime(u.id, { attributes: f.entry.attributes, requiredActions: [], credentialTypes: [] });
-    const direct = f.defaultRoleId ? [f.defaultRoleId] : [];
-    ctx.loaders.roleIdsByUser.clear(u.id).prime(u.id, direct);
-    ctx.loaders.groupIdsByUser.clear(u.id).prime(u.id, []);
   }
 }
 
@@ -125,14 +127,15 @@ async function expanded(db: Db, roleIds: string[]): Promise<Set<string>> {
   return new Set([...map.values()].flatMap((s) => [...s]));
 }
 
-/** A transient user's effective role ids: its default role expanded (read when asked: one statement). */
+/** A transient user's effective role ids: its direct roles and its groups' roles, expanded (read when asked). */
 export async function transientEffectiveRoleIds(db: Db, user: UserModel): Promise<Set<string>> {
   return (await withTransientDefaults(db, [user], new Map())).get(user.id) ?? new Set();
 }
 
 /**
- * Effective role ids with the transient users' default role, mapper roles and mapper groups' roles
- * added (expanded): what the token code reads from role mappings, which such users do not have.
+ * Effective role ids with the transient users' direct roles (default role, hardcoded and mapper roles)
+ * and their groups' roles added (expanded): what the token code reads from role mappings, which such
+ * users do not have.
  */
 export async function withTransientDefaults(
   db: Db,
@@ -140,12 +143,10 @@ export async function withTransientDefaults(
   effective: Map<string, Set<string>>,
 ): Promise<Map<string, Set<string>>> {
   for (const u of users) {
-    const f = transientFactsOf(u);
-    if (!f) continue;
+    if (!isTransient(u)) continue;
     const { groupIds, roleIds } = await transientMemberships(db, u);
-    const direct = [...(f.defaultRoleId ? [f.defaultRoleId] : []), ...roleIds];
     const set = effective.get(u.id) ?? new Set<string>();
-    for (const id of await expanded(db, direct)) set.add(id);
+    for (const id of await expanded(db, roleIds)) set.add(id);
     for (const roles of (await effectiveRoleIdsForGroups(db, groupIds)).values()) for (const id of roles) set.add(id);
     effective.set(u.id, set);
   }
@@ -153,30 +154,130 @@ export async function withTransientDefaults(
 }
 
 /**
- * The groups and roles a transient user's provider's group and role mappers give it, read from LDAP
- * once per user model (Keycloak's mapper proxies read them on each access): none without such mappers.
+ * A transient user's direct roles and groups, as Keycloak's InMemoryUserAdapter under the provider's
+ * mapper proxies answers them: the realm's default role and default groups (AbstractInMemoryUserAdapter
+ * #addDefaults, which LDAPStorageProvider#importUserFromLDAP calls when import is off), the role of each
+ * hardcoded-ldap-role-mapper and the group of each hardcoded-ldap-group-mapper (HardcodedLDAPRoleStorageMapper
+ * and HardcodedLDAPGroupStorageMapper add them in their proxies; a name that resolves to nothing adds
+ * nothing), and what the group and role mappers find in LDAP. Read once per user model (Keycloak's
+ * proxies read them on each access).
  */
 export function transientMemberships(db: Db, user: UserModel): Promise<{ groupIds: string[]; roleIds: string[] }> {
   const f = transientFactsOf(user);
-  if (!f || !f.provider.mappers.some(isMembershipMapper)) return Promise.resolve({ groupIds: [], roleIds: [] });
-  const memberships = f.memberships ?? directoryMemberships(db, f.realm, f.provider, f.entry);
-  f.memberships = memberships;
-  return memberships;
+  if (!f) return Promise.resolve({ groupIds: [], roleIds: [] });
+  f.memberships ??= readMemberships(db, f);
+  return f.memberships;
 }
 
-/** The transient user of `/users/{id}` (primed into the loaders, with its memberships), or null. */
+/** What a provider's transient users all have: the realm's default role and groups, the hardcoded mappers' roles and groups. */
+interface InMemoryDefaults {
+  roleIds: string[];
+  groupIds: string[];
+  /** A hardcoded group was not found: not kept (a group's insert raises no cache version). */
+  missingGroup: boolean;
+}
+
+/** The realm's cache version its model was read with (ADR 23), when known. */
+function realmVersionOf(realm: RealmModel): number | undefined {
+  const own = (realm as RealmModel & { cacheVersion?: number }).cacheVersion;
+  const v = own ?? realm.getDataValue?.('cacheVersion' as 'id');
+  return v === null || v === undefined || !Number.isFinite(Number(v)) ? undefined : Number(v);
+}
+
+/**
+ * A provider's in-memory defaults, kept on this node under the realm's version (roles, clients, groups'
+ * updates and deletes, components and default groups raise it: migrations 0013, 0037); read afresh when
+ * the version is not known.
+ */
+function inMemoryDefaults(db: Db, realm: RealmModel, provider: Provider): Promise<InMemoryDefaults> {
+  const v = realmVersionOf(realm);
+  return sharedValue(
+    `transient-defaults:${realm.id}:${provider.cfg.id}`,
+    v === undefined ? undefined : `r${v}`,
+    () => readDefaults(db, realm, provider),
+    (d) => !d.missingGroup,
+  );
+}
+
+async function readDefaults(db: Db, realm: RealmModel, provider: Provider): Promise<InMemoryDefaults> {
+  const roleIds: string[] = [];
+  const defaultRoleId = realm.settings.defaultRoleId as string | undefined;
+  if (defaultRoleId) roleIds.push(defaultRoleId);
+  const defaults = await db.models.RealmDefaultGroup.findAll({ where: { realmId: realm.id }, attributes: ['groupId'] });
+  const groupIds = defaults.map((d) => d.groupId);
+  let missingGroup = false;
+  for (const m of provider.mappers) {
+    if (m.providerId === 'hardcoded-ldap-role-mapper' && m.config.role) {
+      const id = await roleIdFromString(db, realm, m.config.role);
+      if (id) roleIds.push(id);
+      else log.warn(`Hardcoded role '${m.config.role}' configured in mapper '${m.name}' is not available anymore`);
+    } else if (m.providerId === 'hardcoded-ldap-group-mapper' && m.config.group) {
+      const id = await groupIdByPath(db, realm, m.config.group);
+      if (id) groupIds.push(id);
+      else {
+        missingGroup = true;
+        log.warn(`Hardcoded group '${m.config.group}' configured in mapper '${m.name}' is not available anymore`);
+      }
+    }
+  }
+  return { roleIds, groupIds, missingGroup };
+}
+
+async function readMemberships(db: Db, f: TransientFacts): Promise<{ groupIds: string[]; roleIds: string[] }> {
+  const { realm, provider } = f;
+  const defaults = await inMemoryDefaults(db, realm, provider);
+  const roleIds = [...defaults.roleIds];
+  const groupIds = [...defaults.groupIds];
+  if (provider.mappers.some(isMembershipMapper)) {
+    const found = await directoryMemberships(db, realm, provider, f.entry);
+    roleIds.push(...found.roleIds);
+    groupIds.push(...found.groupIds);
+  }
+  return { roleIds: [...new Set(roleIds)], groupIds: [...new Set(groupIds)] };
+}
+
+/**
+ * A role named as Keycloak's KeycloakModelUtils#getRoleFromString reads it: `clientId.role` for the
+ * longest prefix before a dot that names a client of the realm (that client's role, or none), else the
+ * realm role of that name. At most two statements.
+ */
+export async function roleIdFromString(db: Db, realm: RealmModel, name: string): Promise<string | undefined> {
+  const prefixes: string[] = [];
+  for (let i = name.lastIndexOf('.'); i >= 0; i = i === 0 ? -1 : name.lastIndexOf('.', i - 1)) prefixes.push(name.slice(0, i));
+  const clients = prefixes.length
+    ? await db.models.Client.findAll({ where: { realmId: realm.id, clientId: prefixes }, attributes: ['id', 'clientId'] })
+    : [];
+  const client = prefixes.map((p) => clients.find((c) => c.clientId === p)).find(Boolean);
+  const role = client
+    ? await db.models.Role.findOne({ where: { clientId: client.id, name: name.slice(client.clientId.length + 1) }, attributes: ['id'] })
+    : await db.models.Role.findOne({ where: { realmId: realm.id, clientId: null, name }, attributes: ['id'] });
+  return role?.id;
+}
+
+/** The id of the realm's group at a path (`/a/b`, `~/` escaping a slash in a name), one statement per level. */
+async function groupIdByPath(db: Db, realm: RealmModel, path: string): Promise<string | undefined> {
+  let parentId = TOP_LEVEL;
+  let id: string | undefined;
+  for (const name of splitPath(path)) {
+    const g = await db.models.Group.findOne({ where: { realmId: realm.id, parentId, name }, attributes: ['id'] });
+    if (!g) return undefined;
+    parentId = id = g.id;
+  }
+  return id;
+}
+
+/** The transient user of `/users/{id}` (primed into the loaders), or null. */
 export async function resolveTransientUser(ctx: RequestContext, realm: RealmModel, id: string): Promise<UserModel | null> {
   if (!isStorageId(id)) return null;
   const user = await transientUserById(ctx.db, realm, id, await liveProviders(ctx, realm));
   if (!user) return null;
   primeTransient(ctx, [user]);
-  const f = transientFactsOf(user);
-  if (f?.provider.mappers.some(isMembershipMapper)) {
-    const { groupIds, roleIds } = await transientMemberships(ctx.db, user);
-    ctx.loaders.roleIdsByUser.clear(user.id).prime(user.id, [...(f.defaultRoleId ? [f.defaultRoleId] : []), ...roleIds]);
-    ctx.loaders.groupIdsByUser.clear(user.id).prime(user.id, groupIds);
-  }
   return user;
+}
+
+/** A user's direct role ids: a transient user's from `transientMemberships`, a stored user's from the loader. */
+export async function userRoleIds(ctx: RequestContext, user: UserModel): Promise<string[]> {
+  return isTransient(user) ? (await transientMemberships(ctx.db, user)).roleIds : ctx.loaders.roleIdsByUser.load(user.id);
 }
 
 /** Keycloak's ReadOnlyUserModelDelegate message, as the admin API answers it. */
@@ -207,4 +308,36 @@ export function transientAttributeRows(users: UserModel[]): Array<{ id: string; 
       values.map((value, i) => ({ id: `${u.id}:${name}:${i}`, userId: u.id, name, value })),
     ),
   );
+}
+
+const actorKey = (id: string) => `transient-actor:${id}`;
+
+/** Keeps the transient user the bearer check read for the request's caller (so the request reads its entry once). */
+export function rememberTransientActor(ctx: RequestContext, user: UserModel): void {
+  primeTransient(ctx, [user]);
+  ctx.memo.set(actorKey(user.id), Promise.resolve(user));
+}
+
+/** The request's caller when it is a transient user (as the bearer check read it, else read again), or null. */
+export function transientActor(ctx: RequestContext): Promise<UserModel | null> {
+  const a = ctx.actor;
+  if (!a || !isStorageId(a.userId)) return Promise.resolve(null);
+  return memo(ctx, actorKey(a.userId), async () => {
+    const realm = await ctx.loaders.realmById.load(a.realmId);
+    return realm ? resolveTransientUser(ctx, realm, a.userId) : null;
+  });
+}
+
+/**
+ * The caller's effective role ids, whoever it is: a stored user's through the loader, a transient
+ * user's from its defaults, hardcoded and mapper memberships (once per request).
+ */
+export function actorRoleIds(ctx: RequestContext): Promise<Set<string>> {
+  const a = ctx.actor;
+  if (!a) return Promise.resolve(new Set());
+  if (!isStorageId(a.userId)) return ctx.loaders.effectiveRoleIdsByUser.load(a.userId);
+  return memo(ctx, `transient-actor-roles:${a.userId}`, async () => {
+    const user = await transientActor(ctx);
+    return user ? transientEffectiveRoleIds(ctx.db, user) : new Set<string>();
+  });
 }

@@ -5,6 +5,7 @@ import { badRequest } from '../../core/errors';
 import type { RequestContext } from '../../core/context';
 import type { UserModel } from '../../db/models/user';
 import { recordEvent } from '../../core/user-events';
+import { isStorageId, transientActor } from '../user-storage/transient-users';
 
 /**
  * Impersonation (reference §4.12): a user session for the target user, marked with the impersonator;
@@ -29,7 +30,12 @@ export async function impersonate(ctx: RequestContext, realm: RealmModel, user: 
   if (user.serviceAccountClientLink) throw badRequest('Service accounts cannot be impersonated');
   const actor = ctx.actor;
   const m = ctx.db.models;
-  const impersonator = actor ? await m.User.findByPk(actor.userId, { attributes: ['id', 'username'] }) : null;
+  // A transient federated admin (ADR 46) has no row: the one its token's check read from the directory.
+  const impersonator = !actor
+    ? null
+    : isStorageId(actor.userId)
+      ? await transientActor(ctx)
+      : await m.User.findByPk(actor.userId, { attributes: ['id', 'username'] });
   const sameRealm = !!actor && actor.realmId === realm.id && !!actor.sessionId;
   const account = await m.Client.findOne({ where: { realmId: realm.id, clientId: 'account-console' }, attributes: ['id'] });
   const sessionId = randomUUID();
