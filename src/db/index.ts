@@ -185,6 +185,12 @@ export interface Db {
   vendor: DbOptions['vendor'];
   /** Runs `fn` in one transaction (serialised on SQLite, which has a single writer). */
   transaction<T>(fn: (t: Transaction) => Promise<T>): Promise<T>;
+  /**
+   * Runs database work nobody awaits (an amortised purge, a timer's batch): `close()` waits for it before
+   * the pool closes, and once closing has begun new work is skipped. `work` handles its own failure.
+   */
+  background(work: () => Promise<unknown>): void;
+  /** Waits for the background work still running, then closes the pool. */
   close(): Promise<void>;
 }
 
@@ -435,6 +441,8 @@ export async function openDb(opts: DbOptions, onSql?: (sql: string) => void): Pr
   fastModelReads(sequelize);
   fastAttributeReads();
   (sequelize as unknown as { cacheTableInfo?: boolean }).cacheTableInfo = true;
+  const running = new Set<Promise<unknown>>();
+  let closing = false;
   const queue = opts.vendor === 'sqlite' ? serialQueue() : <T>(job: () => Promise<T>) => job();
   // SQLite: take the write lock at BEGIN (waiting out the busy timeout for a writer outside the queue)
   // rather than at the first write, where a snapshot older than that writer's commit fails at once.
@@ -448,6 +456,17 @@ export async function openDb(opts: DbOptions, onSql?: (sql: string) => void): Pr
       if (current) return fn(current); // nested: join the outer transaction
       return retryingLockRaces(() => queue(() => sequelize.transaction(txOptions, (t) => fn(t))));
     },
-    close: () => sequelize.close(),
+    background: (work) => {
+      if (closing) return;
+      const p: Promise<unknown> = work()
+        .catch(() => undefined)
+        .finally(() => running.delete(p));
+      running.add(p);
+    },
+    close: async () => {
+      closing = true;
+      while (running.size) await Promise.all(running);
+      await sequelize.close();
+    },
   };
 }

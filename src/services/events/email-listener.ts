@@ -114,9 +114,11 @@ export function emailListener(cfg: EventListenerConfig['email']): EventListener 
     onEvent(db, realm, e) {
       if (!types.has(e.type) || !e.userId) return;
       // Not awaited: the request that recorded the event has its answer already.
-      sendEventMail(db, realm, e).catch((err: unknown) => {
-        log.error(`Failed to send the ${e.type} event mail of user ${e.userId}: ${(err as Error).message}`);
-      });
+      db.background(() =>
+        sendEventMail(db, realm, e).catch((err: unknown) => {
+          log.error(`Failed to send the ${e.type} event mail of user ${e.userId}: ${(err as Error).message}`);
+        }),
+      );
     },
   };
 }

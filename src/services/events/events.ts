@@ -282,11 +282,13 @@ export function startEventExpiration(db: Db, intervalMs = 15 * 60 * 1000): () =>
   const timer = setInterval(() => {
     if (running) return;
     running = true;
-    purgeExpiredEvents(db)
-      .catch((e: unknown) => log.warn(`Event expiration failed: ${(e as Error).message}`))
-      .finally(() => {
-        running = false;
-      });
+    db.background(() =>
+      purgeExpiredEvents(db)
+        .catch((e: unknown) => log.warn(`Event expiration failed: ${(e as Error).message}`))
+        .finally(() => {
+          running = false;
+        }),
+    );
   }, intervalMs);
   timer.unref();
   return () => clearInterval(timer);

@@ -399,10 +399,12 @@ async function subscribe<F extends { dateFrom?: string; dateTo?: string }, R ext
   }
   const again = setInterval(() => {
     const fresh = createContext(ctx.db, ctx.actor, ctx.baseUrl, 'idserver.services.events.feed');
-    kind.list(fresh, realm, { ...filter, max: 0 }).catch((e: unknown) => {
-      if (e instanceof HttpError) s.fail(e);
-      else log.warn(`Re-checking a subscriber failed: ${(e as Error).message}`);
-    });
+    ctx.db.background(() =>
+      kind.list(fresh, realm, { ...filter, max: 0 }).catch((e: unknown) => {
+        if (e instanceof HttpError) s.fail(e);
+        else log.warn(`Re-checking a subscriber failed: ${(e as Error).message}`);
+      }),
+    );
   }, FEED.reauthorizeMs);
   again.unref();
   s.onEnd(() => clearInterval(again));

@@ -60,7 +60,8 @@ export async function createAuthSession(
     expires: nowSeconds() + loginLifespan(realm),
     data: { request, statuses: {}, notes: {} } satisfies AuthSessionData,
   });
-  if (++started % 20 === 0) purgeExpiredLogins(db, realm).catch((e) => log.warn(`Login purge failed: ${(e as Error).message}`));
+  if (++started % 20 === 0)
+    db.background(() => purgeExpiredLogins(db, realm).catch((e) => log.warn(`Login purge failed: ${(e as Error).message}`)));
   return row;
 }
 

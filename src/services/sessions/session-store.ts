@@ -104,7 +104,8 @@ export async function createSession(db: Db, realm: RealmModel, n: NewSession): P
     return s;
   });
   // Amortised cleanup: every 50th session created by this node purges a small batch of expired ones.
-  if (++created % 50 === 0) purgeExpiredSessions(db, realm).catch((e) => log.warn(`Session purge failed: ${(e as Error).message}`));
+  if (++created % 50 === 0)
+    db.background(() => purgeExpiredSessions(db, realm).catch((e) => log.warn(`Session purge failed: ${(e as Error).message}`)));
   return session;
 }
 
