@@ -274,7 +274,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       await ldapStopped;
       while (databaseBusy(db) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
       if (databaseBusy(db)) log.warn('Shutdown timeout: closing the database pool while it is still in use');
-      await db.close();
+      await db.close(deadline);
     },
   };
 }

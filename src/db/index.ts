@@ -190,8 +190,8 @@ export interface Db {
    * the pool closes, and once closing has begun new work is skipped. `work` handles its own failure.
    */
   background(work: () => Promise<unknown>): void;
-  /** Waits for the background work still running, then closes the pool. */
-  close(): Promise<void>;
+  /** Waits for the background work still running (until `deadline`, epoch ms, if given), then closes the pool. */
+  close(deadline?: number): Promise<void>;
 }
 
 const sqlLog = getLogger('idserver.db');
@@ -463,9 +463,18 @@ export async function openDb(opts: DbOptions, onSql?: (sql: string) => void): Pr
         .finally(() => running.delete(p));
       running.add(p);
     },
-    close: async () => {
+    close: async (deadline) => {
       closing = true;
-      while (running.size) await Promise.all(running);
+      while (running.size) {
+        const wait = deadline === undefined ? undefined : deadline - Date.now();
+        if (wait !== undefined && wait <= 0) {
+          sqlLog.warn(`Closing the database pool with ${running.size} background job(s) still running`);
+          break;
+        }
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([Promise.all(running), new Promise((r) => (timer = setTimeout(r, wait ?? 2 ** 31 - 1)))]);
+        clearTimeout(timer);
+      }
       await sequelize.close();
     },
   };

@@ -51,4 +51,18 @@ describe('background database work and close()', () => {
       await cleanup();
     }
   });
+
+  test('close(deadline) stops waiting for a job that hangs (an SMTP server that never answers) at the deadline', async () => {
+    const { opts, cleanup } = await freshDbOptions();
+    const db = await openDb(opts);
+    try {
+      db.background(() => new Promise(() => undefined));
+      const started = Date.now();
+      await db.close(Date.now() + 200);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(150);
+      expect(Date.now() - started).toBeLessThan(5000);
+    } finally {
+      await cleanup();
+    }
+  });
 });
