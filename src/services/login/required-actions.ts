@@ -14,6 +14,16 @@ import { updateProfileAction, verifyProfileAction } from './update-profile';
 import { deleteCredentialAction } from './delete-credential';
 import { realmRequiredActions } from './flow-definitions';
 import { pendingKcAction, setKcActionStatus } from './kc-action';
+import { getLogger } from '../../logging';
+import {
+  DirectoryReadOnly,
+  DirectoryWriteFailed,
+  type PasswordTarget,
+  passwordTarget,
+  writeTargetPassword,
+} from '../user-storage/edit-modes';
+
+const log = getLogger('idserver.services.login');
 
 /**
  * Required actions run after the flow authenticated the user and before the code is issued
@@ -63,23 +73,48 @@ const updatePassword: RequiredActionImpl = {
       await fail.error('password_confirm_error');
       return again({ key: 'notMatchPasswordMessage' });
     }
-    const violation = await checkPasswordPolicy(
-      ctx.db,
-      ctx.realm,
-      { userId: user.id, username: user.username, email: user.email },
-      password,
-    );
-    if (violation) {
-      fail.detail('reason', String(violation.body.error_description ?? ''));
+    // The user's storage first (Keycloak's credential manager): a READ_ONLY directory refuses, a WRITABLE one
+    // takes the password (the realm's policy only with validatePasswordPolicy), else it is stored here.
+    const rejected = async (reason: string): Promise<ActionOutcome> => {
+      fail.detail('reason', reason);
       await fail.error('password_rejected');
-      return again({ key: String(violation.body.error), params: [violation.policyParam] });
+      return again({ key: reason });
+    };
+    let target: PasswordTarget;
+    try {
+      target = await passwordTarget(ctx.db, ctx.realm, user);
+    } catch (e) {
+      if (e instanceof DirectoryReadOnly) return rejected(e.message);
+      throw e;
     }
-    const { algorithm, iterations } = hashSettings(ctx.realm);
-    const secret = await hashPassword(password, algorithm, iterations);
-    await ctx.db.transaction(async () => {
-      const row = { id: orderedUuid(), type: 'password', userLabel: null, priority: 10, createdDate: clock.now(), ...secret };
-      await storeCredentialRows(ctx.db, ctx.realm, user.id, [row]);
-    });
+    if (target.kind === 'local' || target.checkPolicy) {
+      const violation = await checkPasswordPolicy(
+        ctx.db,
+        ctx.realm,
+        { userId: user.id, username: user.username, email: user.email },
+        password,
+      );
+      if (violation) {
+        fail.detail('reason', String(violation.body.error_description ?? ''));
+        await fail.error('password_rejected');
+        return again({ key: String(violation.body.error), params: [violation.policyParam] });
+      }
+    }
+    if (target.kind === 'directory') {
+      try {
+        await writeTargetPassword(log, target, user, password);
+      } catch (e) {
+        if (e instanceof DirectoryWriteFailed) return rejected(e.message);
+        throw e;
+      }
+    } else {
+      const { algorithm, iterations } = hashSettings(ctx.realm);
+      const secret = await hashPassword(password, algorithm, iterations);
+      await ctx.db.transaction(async () => {
+        const row = { id: orderedUuid(), type: 'password', userLabel: null, priority: 10, createdDate: clock.now(), ...secret };
+        await storeCredentialRows(ctx.db, ctx.realm, user.id, [row]);
+      });
+    }
     // Keycloak 26 records both: the deprecated UPDATE_PASSWORD and UPDATE_CREDENTIAL (credential_type=password).
     await userEvent(ctx, 'UPDATE_PASSWORD', 'password').success();
     await userEvent(ctx, 'UPDATE_CREDENTIAL', 'password').success();

@@ -1,5 +1,7 @@
 import { Attribute, Change } from 'ldapts';
 import type { RequestContext } from '../../core/context';
+import type { Logger } from '../../logging';
+import type { Db } from '../../db';
 import { errorA } from '../../core/errors';
 import type { RealmModel } from '../../db/models/realm';
 import type { UserModel } from '../../db/models/user';
@@ -22,10 +24,10 @@ type Fields = { username: string; email: string | null; firstName: string | null
 
 const readOnly = (p: Provider | null) => p !== null && (p.cfg.editMode === 'READ_ONLY' || !p.cfg.enabled);
 
-async function entryDn(ctx: RequestContext, user: UserModel): Promise<string> {
+async function entryDn(db: Db, user: UserModel): Promise<string> {
   const live = transientFactsOf(user);
   if (live) return live.entry.dn;
-  const { dn } = await ldapLinkOf(ctx.db, user.id);
+  const { dn } = await ldapLinkOf(db, user.id);
   if (!dn) throw errorA(400, 'Could not find the LDAP entry of the user');
   return dn;
 }
@@ -42,7 +44,7 @@ export async function federatedUserUpdate(ctx: RequestContext, realm: RealmModel
   const changes = ldapChangesOf(p.mappers, { email: next.email, firstName: next.firstName, lastName: next.lastName });
   const wanted = Object.entries(changes);
   if (!wanted.length) return;
-  const dn = await entryDn(ctx, user);
+  const dn = await entryDn(ctx.db, user);
   try {
     await withAdmin(p.cfg, (c) =>
       c.modify(
@@ -57,24 +59,46 @@ export async function federatedUserUpdate(ctx: RequestContext, realm: RealmModel
 }
 
 /**
- * A password reset of a federated user: true when it was set in LDAP (WRITABLE), false when it is
- * to be stored locally (not federated, UNSYNCED); READ_ONLY refuses it.
+ * Where a user's new password goes, as Keycloak's credential manager decides it (the user's storage
+ * provider first, LDAPStorageProvider#updateCredential): `local` for a local user or an UNSYNCED
+ * provider's (stored here, under the realm's policy); `directory` for a WRITABLE one (set in LDAP,
+ * nothing stored here; the realm's policy applies only with `validatePasswordPolicy`). A READ_ONLY
+ * or disabled provider refuses: `DirectoryReadOnly`.
  */
-export async function federatedPasswordReset(ctx: RequestContext, realm: RealmModel, user: UserModel, password: string): Promise<boolean> {
-  if (!user.federationLink) return false;
-  const p = await providerOfUser(ctx.db, realm, user);
-  if (!p || p.cfg.editMode === 'UNSYNCED') return false;
-  if (readOnly(p)) throw errorA(400, "Can't reset password as account is read only");
-  const dn = await entryDn(ctx, user);
-  try {
-    await writeDirectoryPassword(p, dn, password);
-  } catch (e) {
-    ctx.log.warn(
-      `LDAP provider ${p.cfg.name}: password update of ${user.username} failed: ${(e as Error).message?.replace(password, '***')}`,
-    );
-    throw errorA(400, 'Could not update the password in LDAP');
+export type PasswordTarget = { kind: 'local' } | { kind: 'directory'; provider: Provider; dn: string; checkPolicy: boolean };
+
+/** A READ_ONLY (or disabled) LDAP provider's user cannot change the password (Keycloak's ReadOnlyException). */
+export class DirectoryReadOnly extends Error {
+  constructor() {
+    super('Federated storage is not writable');
   }
-  return true;
+}
+
+/** The directory refused the new password (its own policy, a lost connection); the message is safe to show. */
+export class DirectoryWriteFailed extends Error {}
+
+export async function passwordTarget(db: Db, realm: RealmModel, user: UserModel): Promise<PasswordTarget> {
+  if (!user.federationLink) return { kind: 'local' };
+  const p = await providerOfUser(db, realm, user);
+  if (!p || p.cfg.editMode === 'UNSYNCED') return { kind: 'local' };
+  if (readOnly(p)) throw new DirectoryReadOnly();
+  return { kind: 'directory', provider: p, dn: await entryDn(db, user), checkPolicy: p.cfg.validatePasswordPolicy };
+}
+
+/** Sets the password in the directory; a refusal is logged (without the password) and thrown as `DirectoryWriteFailed`. */
+export async function writeTargetPassword(
+  log: Logger,
+  target: Extract<PasswordTarget, { kind: 'directory' }>,
+  user: UserModel,
+  password: string,
+): Promise<void> {
+  try {
+    await writeDirectoryPassword(target.provider, target.dn, password);
+  } catch (e) {
+    const why = ((e as Error).message ?? '').split(password).join('***');
+    log.warn(`LDAP provider ${target.provider.cfg.name}: password update of ${user.username} failed: ${why}`);
+    throw new DirectoryWriteFailed('Could not update the password in LDAP');
+  }
 }
 
 /** Sets the password of an entry: the Password Modify extended operation when configured, else a replace of `userPassword`. */

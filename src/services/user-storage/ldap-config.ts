@@ -42,6 +42,8 @@ export interface LdapConfig {
   lastSync: number;
   trustEmail: boolean;
   usePasswordModifyExtendedOp: boolean;
+  /** WRITABLE: check the realm's password policy before a new password goes to LDAP (off: the directory's own policy decides). */
+  validatePasswordPolicy: boolean;
 }
 
 const first = (c: Record<string, string[]>, k: string) => c[k]?.[0];
@@ -92,5 +94,6 @@ export function ldapConfigOf(c: Pick<ComponentModel, 'id' | 'name' | 'realmId' |
     lastSync: int(first(cfg, 'lastSync'), 0),
     trustEmail: bool(first(cfg, 'trustEmail'), false),
     usePasswordModifyExtendedOp: bool(first(cfg, 'usePasswordModifyExtendedOp'), false),
+    validatePasswordPolicy: bool(first(cfg, 'validatePasswordPolicy'), false),
   };
 }

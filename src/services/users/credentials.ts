@@ -3,7 +3,7 @@ import { hashPassword } from '../../auth/passwords';
 import { requireManageUser, requireViewUser } from '../../auth/fgap';
 import type { RealmModel } from '../../db/models/realm';
 import type { CredentialModel, UserModel } from '../../db/models/user';
-import { cannotParse, errorB, errorC, notFound } from '../../core/errors';
+import { cannotParse, errorA, errorB, errorC, notFound } from '../../core/errors';
 import { recordAdminEvent } from '../../core/admin-events';
 import type { RequestContext } from '../../core/context';
 import { groupedBy } from '../../loaders/util';
@@ -13,7 +13,7 @@ import { type CredentialRep, toCredentialRepresentation } from '../../representa
 import { storeCredentialRows } from './password-history';
 import { checkPasswordPolicy, hashSettings } from './password-policy';
 import { orderedUuid } from './users-input';
-import { federatedPasswordReset } from '../user-storage/edit-modes';
+import { DirectoryReadOnly, DirectoryWriteFailed, passwordTarget, writeTargetPassword } from '../user-storage/edit-modes';
 import { refuseTransientWrite } from '../user-storage/transient-users';
 
 /**
@@ -160,15 +160,25 @@ export async function resetPassword(ctx: RequestContext, realm: RealmModel, user
   if (raw === undefined || raw === null) throw errorC(400, 'No password provided');
   const password = String(raw);
   if (!password.trim()) throw errorC(400, 'Empty password not allowed');
-  const violation = await checkPasswordPolicy(ctx.db, realm, { userId: user.id, username: user.username, email: user.email }, password);
-  if (violation) throw violation;
+  // WRITABLE LDAP users get the password in the directory (nothing stored here); READ_ONLY ones are refused
+  // before the policy is looked at, as Keycloak's credential manager asks the provider first.
+  const target = await passwordTarget(ctx.db, realm, user).catch((e: unknown) => {
+    throw e instanceof DirectoryReadOnly ? errorA(400, "Can't reset password as account is read only") : e;
+  });
+  if (target.kind === 'local' || target.checkPolicy) {
+    const violation = await checkPasswordPolicy(ctx.db, realm, { userId: user.id, username: user.username, email: user.email }, password);
+    if (violation) throw violation;
+  }
   const flag: unknown = rep?.temporary;
   const temporary = flag === true || flag === 'true';
   // A transient federated user (ADR 46) has its password in the directory only, and no required actions.
   if (temporary) refuseTransientWrite(user, 'required action UPDATE_PASSWORD');
-  // WRITABLE LDAP users get the password in the directory (nothing stored here); READ_ONLY ones are refused.
-  const inDirectory = await federatedPasswordReset(ctx, realm, user, password);
-  if (!inDirectory) refuseTransientWrite(user, 'credential password');
+  const inDirectory = target.kind === 'directory';
+  if (inDirectory) {
+    await writeTargetPassword(ctx.log, target, user, password).catch((e: unknown) => {
+      throw e instanceof DirectoryWriteFailed ? errorA(400, e.message) : e;
+    });
+  } else refuseTransientWrite(user, 'credential password');
   const { algorithm, iterations } = hashSettings(realm);
   const secret = inDirectory ? undefined : await hashPassword(password, algorithm, iterations);
   const m = ctx.db.models;
