@@ -101,6 +101,73 @@ describeWithSlapd('LDAP users through the admin API', () => {
     expect(groups).toEqual(['/from-ldap']);
   });
 
+  test('hardcoded role and group mappers act on users imported before them, cannot be taken away, and take back only their own grants', async () => {
+    // Keycloak's HardcodedLDAPRoleStorageMapper / HardcodedLDAPGroupStorageMapper add the role or group to
+    // every user of the provider on read, and refuse deleteRoleMapping / leaveGroup of it (ModelException, 400).
+    const { R, id } = await world();
+    await api.post(`/admin/realms/${R}/roles`, { name: 'staff' }).expect(201);
+    await api.post(`/admin/realms/${R}/roles`, { name: 'other' }).expect(201);
+    const groupId = createdId(await api.post(`/admin/realms/${R}/groups`, { name: 'ldap-people' }), 'group');
+    const jb = await find(R, 'jbrown');
+    const bw = await find(R, 'bwilson');
+    const staff = (await api.get(`/admin/realms/${R}/roles/staff`).expect(200)).body;
+    // An admin's own grant of the role to bwilson, before any mapper exists.
+    await api.post(`/admin/realms/${R}/users/${bw.id}/role-mappings/realm`, [staff]).expect(204);
+    const mapperRep = (name: string, providerId: string, config: Record<string, string>) => ({
+      name,
+      providerId,
+      providerType: 'org.keycloak.storage.ldap.mappers.LDAPStorageMapper',
+      parentId: id,
+      config: Object.fromEntries(Object.entries(config).map(([k, v]) => [k, [v]])),
+    });
+    const roleMapper = createdId(
+      await api.post(`/admin/realms/${R}/components`, mapperRep('staff', 'hardcoded-ldap-role-mapper', { role: 'staff' })),
+      'role mapper',
+    );
+    const groupMapper = createdId(
+      await api.post(`/admin/realms/${R}/components`, mapperRep('people', 'hardcoded-ldap-group-mapper', { group: '/ldap-people' })),
+      'group mapper',
+    );
+    const realmRoles = async (userId: string) =>
+      ((await api.get(`/admin/realms/${R}/users/${userId}/role-mappings/realm`).expect(200)).body as Array<{ name: string }>)
+        .map((r) => r.name)
+        .filter((n) => n === 'staff' || n === 'other');
+    const groupPaths = async (userId: string) =>
+      ((await api.get(`/admin/realms/${R}/users/${userId}/groups`).expect(200)).body as Array<{ path: string }>).map((g) => g.path);
+    // Users imported before the mappers have the role and group now, and their effective roles say so.
+    expect(await realmRoles(jb.id)).toEqual(['staff']);
+    expect(await groupPaths(jb.id)).toEqual(['/ldap-people']);
+    const effective = async (userId: string) =>
+      ((await api.get(`/admin/realms/${R}/users/${userId}/role-mappings/realm/composite`).expect(200)).body as Array<{ name: string }>).map(
+        (r) => r.name,
+      );
+    expect(await effective(jb.id)).toContain('staff');
+    // They cannot be taken away while the mapper gives them.
+    const refusedRole = await api.delete(`/admin/realms/${R}/users/${jb.id}/role-mappings/realm`, [staff]).expect(400);
+    expect(refusedRole.body).toEqual({
+      error: "Not possible to delete role. It's hardcoded by LDAP mapper",
+      error_description: "Not possible to delete role. It's hardcoded by LDAP mapper",
+    });
+    const refusedGroup = await api.delete(`/admin/realms/${R}/users/${jb.id}/groups/${groupId}`).expect(400);
+    expect(refusedGroup.body.error).toBe("Not possible to delete group. It's hardcoded by LDAP mapper");
+    expect(await realmRoles(jb.id)).toEqual(['staff']);
+    // An admin adding the group the mapper gives makes it the admin's own membership.
+    await api.put(`/admin/realms/${R}/users/${bw.id}/groups/${groupId}`).expect(204);
+    // Re-pointing the role mapper: the mapper's grants move, bwilson keeps the admin's grant of `staff`.
+    const rm = (await api.get(`/admin/realms/${R}/components/${roleMapper}`).expect(200)).body;
+    await api.put(`/admin/realms/${R}/components/${roleMapper}`, { ...rm, config: { ...rm.config, role: ['other'] } }).expect(204);
+    expect(await realmRoles(jb.id)).toEqual(['other']);
+    expect((await realmRoles(bw.id)).sort()).toEqual(['other', 'staff']);
+    // Deleting the mappers takes back what they gave, and only that.
+    await api.delete(`/admin/realms/${R}/components/${roleMapper}`).expect(204);
+    await api.delete(`/admin/realms/${R}/components/${groupMapper}`).expect(204);
+    expect(await realmRoles(jb.id)).toEqual([]);
+    expect(await groupPaths(jb.id)).toEqual([]);
+    expect(await realmRoles(bw.id)).toEqual(['staff']);
+    expect(await groupPaths(bw.id)).toEqual(['/ldap-people']);
+    expect(await effective(jb.id)).not.toContain('other');
+  });
+
   test('READ_ONLY: a change of a mapped field and a password reset are refused, nothing changes', async () => {
     const { R } = await world({ editMode: 'READ_ONLY' });
     const u = await find(R, 'jbrown');

@@ -130,12 +130,16 @@ export function initUserParts(sequelize: Sequelize) {
 export class UserRoleMappingModel extends Model {
   declare userId: string;
   declare roleId: string;
+  /** The hardcoded-ldap-role-mapper that gave it (migration 0040), null for an admin's mapping. */
+  declare mapperId: string | null;
 }
 
 /** Direct membership of a user in a group. */
 export class UserGroupMembershipModel extends Model {
   declare userId: string;
   declare groupId: string;
+  /** The hardcoded-ldap-group-mapper that gave it (migration 0040), null for an admin's or a sync's membership. */
+  declare mapperId: string | null;
 }
 
 export function initUserLinks(sequelize: Sequelize) {
@@ -143,26 +147,34 @@ export function initUserLinks(sequelize: Sequelize) {
     {
       userId: { type: DataTypes.STRING(36), primaryKey: true },
       roleId: { type: DataTypes.STRING(36), primaryKey: true },
+      mapperId: { type: DataTypes.STRING(36), allowNull: true },
     },
     {
       sequelize,
       tableName: 'user_role_mapping',
       underscored: true,
       timestamps: false,
-      indexes: [{ name: 'ix_user_role_mapping_role', fields: ['role_id'] }],
+      indexes: [
+        { name: 'ix_user_role_mapping_role', fields: ['role_id'] },
+        { name: 'ix_user_role_mapping_mapper', fields: ['mapper_id'] },
+      ],
     },
   );
   UserGroupMembershipModel.init(
     {
       userId: { type: DataTypes.STRING(36), primaryKey: true },
       groupId: { type: DataTypes.STRING(36), primaryKey: true },
+      mapperId: { type: DataTypes.STRING(36), allowNull: true },
     },
     {
       sequelize,
       tableName: 'user_group_membership',
       underscored: true,
       timestamps: false,
-      indexes: [{ name: 'ix_user_group_membership_group', fields: ['group_id'] }],
+      indexes: [
+        { name: 'ix_user_group_membership_group', fields: ['group_id'] },
+        { name: 'ix_user_group_membership_mapper', fields: ['mapper_id'] },
+      ],
     },
   );
 }

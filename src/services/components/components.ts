@@ -15,6 +15,7 @@ import type { ComponentDraft } from './config';
 import { type ComponentInput, componentRepresentation, createConfig, eventRepresentation, mergeConfig, parentIdOf } from './input';
 import { recordAdminEvent } from '../../core/admin-events';
 import { deleteStorageProviderRows, deleteUserRows } from '../../core/cascade';
+import { grantHardcodedToProvider, isHardcodedMembershipMapper, withdrawHardcoded } from '../user-storage/hardcoded-mappers';
 import type { RequestContext } from '../../core/context';
 import { batchLoad } from '../../loaders/batch';
 
@@ -105,6 +106,8 @@ export async function createComponent(ctx: RequestContext, realm: RealmModel, re
   await write(ctx, { unique: duplicate }, async () => {
     await ctx.db.models.Component.create({ ...row, realmId: realm.id });
     if (children.length) await ctx.db.models.Component.bulkCreate(children);
+    // An LDAP provider's hardcoded role or group mapper: every user it has imported gets the role or group.
+    await grantHardcodedToProvider(ctx.db, realm, row);
     await recordAdminEvent(ctx, realm, {
       operationType: 'CREATE',
       resourceType: 'COMPONENT',
@@ -147,6 +150,11 @@ export async function updateComponent(ctx: RequestContext, realm: RealmModel, id
       },
       { where: { id } },
     );
+    // A hardcoded role or group mapper re-pointed: its rows go, the new role or group is given instead.
+    if (isHardcodedMembershipMapper(c.providerId) || isHardcodedMembershipMapper(draft.providerId)) {
+      await withdrawHardcoded(ctx.db, [id]);
+      await grantHardcodedToProvider(ctx.db, realm, draft);
+    }
     await recordAdminEvent(ctx, realm, {
       operationType: 'UPDATE',
       resourceType: 'COMPONENT',
@@ -183,6 +191,8 @@ export async function deleteComponent(ctx: RequestContext, realm: RealmModel, id
     const imported = await ctx.db.models.User.findAll({ where: { realmId: realm.id, federationLink: id }, attributes: ['id'] });
     for (const u of imported) await deleteUserRows(ctx, u.id);
     await deleteStorageProviderRows(ctx, id);
+    // The role mappings and memberships a deleted hardcoded mapper gave (its provider's users keep their own).
+    await withdrawHardcoded(ctx.db, ids);
     await ctx.db.models.Component.destroy({ where: { id: { [Op.in]: ids } } });
     await recordAdminEvent(ctx, realm, { operationType: 'DELETE', resourceType: 'COMPONENT', resourcePath: `components/${id}` });
   });

@@ -15,6 +15,7 @@ import { findGroup, groupRepresentations, groupsByIds } from './group-queries';
 import type { GroupRep } from '../../representations/group';
 import { renderUsers } from '../users/users';
 import { federatedMembershipAdd, federatedMembershipRemove } from '../user-storage/membership-writes';
+import { adoptHardcodedRows } from '../user-storage/hardcoded-mappers';
 import { isTransient, refuseTransientWrite, transientMemberships } from '../user-storage/transient-users';
 
 /**
@@ -160,6 +161,7 @@ export async function joinGroup(ctx: RequestContext, realm: RealmModel, user: Us
   await federatedMembershipAdd(ctx, realm, user, { kind: 'group', group });
   await ctx.db.transaction(async () => {
     await ctx.db.models.UserGroupMembership.bulkCreate([{ userId: user.id, groupId: group.id }], { ignoreDuplicates: true });
+    await adoptHardcodedRows(ctx.db, user, { groupId: group.id });
     await membershipEvent(ctx, realm, user, group, 'CREATE', representation);
   });
   invalidate.membership(ctx.loaders, user.id, group.id);

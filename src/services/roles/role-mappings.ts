@@ -16,6 +16,7 @@ import { findClient } from '../clients/clients';
 import { findGroup } from '../groups/group-queries';
 import { resolveUser } from '../users/users';
 import { federatedMembershipAdd, federatedMembershipRemove } from '../user-storage/membership-writes';
+import { adoptHardcodedRows } from '../user-storage/hardcoded-mappers';
 import { canMapRole, lockLinkedRoles, requireMapRoles, roleReps } from './role-access';
 import { isTransient, refuseTransientWrite, transientEffectiveRoleIds, userRoleIds } from '../user-storage/transient-users';
 
@@ -242,6 +243,7 @@ export async function addRoleMappingsTo(
         roles.map((r) => ({ userId: owner.model.id, roleId: r.id })),
         { ignoreDuplicates: true },
       );
+      await adoptHardcodedRows(ctx.db, owner.model, { roleIds: roles.map((r) => r.id) });
     } else {
       await ctx.db.models.GroupRoleMapping.bulkCreate(
         roles.map((r) => ({ groupId: owner.model.id, roleId: r.id })),

@@ -3,8 +3,8 @@ import { Op } from 'sequelize';
 import type { Db } from '../../db';
 import type { RealmModel } from '../../db/models/realm';
 import type { UserModel } from '../../db/models/user';
-import { TOP_LEVEL } from '../../db/models/group';
 import { LDAP_ENTRY_DN, LDAP_ID, type LdapUser } from './ldap-mapping';
+import { grantHardcodedToUser } from './hardcoded-mappers';
 import type { Provider } from './ldap-store';
 
 /**
@@ -33,27 +33,6 @@ export function userFieldsOf(p: Provider, u: LdapUser) {
   };
 }
 
-async function roleIdOf(db: Db, realm: RealmModel, name: string): Promise<string | undefined> {
-  const dot = name.indexOf('.');
-  const realmRole = await db.models.Role.findOne({ where: { realmId: realm.id, clientId: null, name }, attributes: ['id'] });
-  if (realmRole || dot < 0) return realmRole?.id;
-  const client = await db.models.Client.findOne({ where: { realmId: realm.id, clientId: name.slice(0, dot) }, attributes: ['id'] });
-  if (!client) return undefined;
-  const role = await db.models.Role.findOne({ where: { clientId: client.id, name: name.slice(dot + 1) }, attributes: ['id'] });
-  return role?.id;
-}
-
-async function groupIdOf(db: Db, realm: RealmModel, path: string): Promise<string | undefined> {
-  let parent = TOP_LEVEL;
-  let id: string | undefined;
-  for (const name of path.split('/').filter(Boolean)) {
-    const g = await db.models.Group.findOne({ where: { realmId: realm.id, parentId: parent, name }, attributes: ['id'] });
-    if (!g) return undefined;
-    parent = id = g.id;
-  }
-  return id;
-}
-
 const attributeRows = (userId: string, attrs: Record<string, string[]>) =>
   Object.entries(attrs).flatMap(([name, vals]) => vals.map((value) => ({ id: randomUUID(), userId, name, value })));
 
@@ -74,15 +53,7 @@ export async function importUser(db: Db, realm: RealmModel, p: Provider, u: Ldap
   });
   const rows = attributeRows(id, u.attributes);
   if (rows.length) await m.UserAttribute.bulkCreate(rows);
-  for (const mapper of p.mappers) {
-    if (mapper.providerId === 'hardcoded-ldap-role-mapper' && mapper.config.role) {
-      const roleId = await roleIdOf(db, realm, mapper.config.role);
-      if (roleId) await m.UserRoleMapping.create({ userId: id, roleId });
-    } else if (mapper.providerId === 'hardcoded-ldap-group-mapper' && mapper.config.group) {
-      const groupId = await groupIdOf(db, realm, mapper.config.group);
-      if (groupId) await m.UserGroupMembership.create({ userId: id, groupId });
-    }
-  }
+  await grantHardcodedToUser(db, realm, p, id);
   return user;
 }
 

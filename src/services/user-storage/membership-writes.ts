@@ -7,6 +7,7 @@ import type { RealmModel } from '../../db/models/realm';
 import type { RoleModel } from '../../db/models/role';
 import type { UserModel } from '../../db/models/user';
 import { providerOfUser } from './federation';
+import { refuseHardcodedRemoval } from './hardcoded-mappers';
 import { ldapLinkOf } from './imported-users';
 import { ldapErrorCode, withAdmin } from './ldap-connection';
 import type { Mapper } from './ldap-mapping';
@@ -111,6 +112,15 @@ export async function federatedMembershipAdd(ctx: RequestContext, realm: RealmMo
 
 /** Before a user leaves a group or loses a role: LDAP_ONLY removes the member in LDAP; READ_ONLY refuses one LDAP has. */
 export async function federatedMembershipRemove(ctx: RequestContext, realm: RealmModel, user: UserModel, t: Target): Promise<void> {
+  // A role or group a hardcoded mapper of the provider gives cannot be taken (Keycloak's mapper proxies).
+  const p = user.federationLink ? await providerOfUser(ctx.db, realm, user) : null;
+  if (p)
+    await refuseHardcodedRemoval(
+      ctx.db,
+      realm,
+      p,
+      t.kind === 'role' ? { kind: 'role', roleId: t.role.id } : { kind: 'group', groupId: t.group.id },
+    );
   const found = await managing(ctx, realm, user, t);
   if (!found) return;
   for (const s of found.mappers.filter((x) => x.mode !== 'IMPORT')) {

@@ -12,8 +12,7 @@ import type { LdapUser } from './ldap-mapping';
 import { cachedProviders, ldapProviders, type Provider, userByUsername } from './ldap-store';
 import { isMembershipMapper } from './membership-config';
 import { directoryMemberships } from './membership-import';
-import { TOP_LEVEL } from '../../db/models/group';
-import { splitPath } from '../groups/group-paths';
+import { groupIdByPath, roleIdFromString } from './hardcoded-mappers';
 
 /**
  * Users of LDAP providers with `importEnabled=false` (ADR 46): served live from the directory, never
@@ -234,36 +233,6 @@ async function readMemberships(db: Db, f: TransientFacts): Promise<{ groupIds: s
     groupIds.push(...found.groupIds);
   }
   return { roleIds: [...new Set(roleIds)], groupIds: [...new Set(groupIds)] };
-}
-
-/**
- * A role named as Keycloak's KeycloakModelUtils#getRoleFromString reads it: `clientId.role` for the
- * longest prefix before a dot that names a client of the realm (that client's role, or none), else the
- * realm role of that name. At most two statements.
- */
-export async function roleIdFromString(db: Db, realm: RealmModel, name: string): Promise<string | undefined> {
-  const prefixes: string[] = [];
-  for (let i = name.lastIndexOf('.'); i >= 0; i = i === 0 ? -1 : name.lastIndexOf('.', i - 1)) prefixes.push(name.slice(0, i));
-  const clients = prefixes.length
-    ? await db.models.Client.findAll({ where: { realmId: realm.id, clientId: prefixes }, attributes: ['id', 'clientId'] })
-    : [];
-  const client = prefixes.map((p) => clients.find((c) => c.clientId === p)).find(Boolean);
-  const role = client
-    ? await db.models.Role.findOne({ where: { clientId: client.id, name: name.slice(client.clientId.length + 1) }, attributes: ['id'] })
-    : await db.models.Role.findOne({ where: { realmId: realm.id, clientId: null, name }, attributes: ['id'] });
-  return role?.id;
-}
-
-/** The id of the realm's group at a path (`/a/b`, `~/` escaping a slash in a name), one statement per level. */
-async function groupIdByPath(db: Db, realm: RealmModel, path: string): Promise<string | undefined> {
-  let parentId = TOP_LEVEL;
-  let id: string | undefined;
-  for (const name of splitPath(path)) {
-    const g = await db.models.Group.findOne({ where: { realmId: realm.id, parentId, name }, attributes: ['id'] });
-    if (!g) return undefined;
-    parentId = id = g.id;
-  }
-  return id;
 }
 
 /** The transient user of `/users/{id}` (primed into the loaders), or null. */

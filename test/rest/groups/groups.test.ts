@@ -376,7 +376,9 @@ describe('update and delete', () => {
     expect(res.text).toBe('');
     for (const id of [top, mid, leaf]) expect((await api.get(`${R}/groups/${id}`)).status).toBe(404);
     expect(await m.Group.count({ where: { id: [top, mid, leaf] } })).toBe(0);
-    expect(await m.UserGroupMembership.findAll({ where: { userId: user }, raw: true })).toEqual([{ userId: user, groupId: keep }]);
+    expect(await m.UserGroupMembership.findAll({ where: { userId: user }, attributes: ['userId', 'groupId'], raw: true })).toEqual([
+      { userId: user, groupId: keep },
+    ]);
     expect(await m.GroupRoleMapping.count({ where: { groupId: [top, mid, leaf] } })).toBe(0);
     expect(await m.GroupRoleMapping.count({ where: { groupId: keep } })).toBe(1);
     expect((await api.get(`${R}/default-groups`)).body.map((x: { id: string }) => x.id)).toEqual([keep]);
