@@ -8,6 +8,12 @@ import { contextAttributes, loadAuthzIdentity, loadAuthzModel } from '../service
 import { type AuthzIndex, evaluateAuthorization } from '../services/authz/evaluation';
 import { canManageUsers, canUsers, fgapOn, fgapUsers, isLoaded, loaded } from './fgap';
 import { check } from './permissions';
+import {
+  isTransient,
+  transientAttributeRows,
+  transientEffectiveRoleIds,
+  transientMemberships,
+} from '../services/user-storage/transient-users';
 
 /**
  * Fine-grained admin permissions for what an admin does to one user beyond reading and editing it
@@ -74,9 +80,16 @@ export async function isImpersonatable(ctx: RequestContext, realm: RealmModel, u
   // "if no policies attached to permission then just do default behavior"
   if (!resource || !permission?.associatedIds.length) return true;
   const wantsAttributes = [...ix.policyById.values()].some((p) => p.type === 'regex');
-  const [roles, attributes] = await Promise.all([
-    effectiveRoleIdsForUsers(ctx.db, [user.id]),
-    wantsAttributes ? ctx.db.models.UserAttribute.findAll({ where: { userId: user.id }, attributes: ['name', 'value'] }) : [],
+  // A transient federated user (ADR 46): roles, groups and attributes from its directory entry, not from rows.
+  const transient = isTransient(user);
+  const [roles, attributes, groupIds] = await Promise.all([
+    transient ? transientEffectiveRoleIds(ctx.db, user).then((r) => new Map([[user.id, r]])) : effectiveRoleIdsForUsers(ctx.db, [user.id]),
+    transient
+      ? transientAttributeRows([user])
+      : wantsAttributes
+        ? ctx.db.models.UserAttribute.findAll({ where: { userId: user.id }, attributes: ['name', 'value'] })
+        : [],
+    transient ? transientMemberships(ctx.db, user).then((t) => t.groupIds) : undefined,
   ]);
   // UserModelIdentity's attributes (what regex policies read): the user's attributes, username, email and names.
   const claims: Record<string, string[]> = {};
@@ -92,6 +105,7 @@ export async function isImpersonatable(ctx: RequestContext, realm: RealmModel, u
     client: null,
     claims,
     extraRoles: [...(roles.get(user.id) ?? [])],
+    ...(groupIds ? { withoutRows: { groupIds, effectiveRoleIds: [...(roles.get(user.id) ?? [])] } } : {}),
   });
   const outcome = evaluateAuthorization(ix, {
     identity,

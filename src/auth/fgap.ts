@@ -6,6 +6,7 @@ import { effectiveRoleIdsForUsers } from '../core/effective-roles';
 import { TOP_LEVEL } from '../db/models/group';
 import type { RealmModel } from '../db/models/realm';
 import { check } from './permissions';
+import { transientActor, transientMemberships } from '../services/user-storage/transient-users';
 import { loadAuthzIdentity, loadAuthzModel } from '../services/authz/authz-model';
 import { type AuthzIdentity, type AuthzIndex, type AuthzRealm, evaluateAuthorization } from '../services/authz/evaluation';
 
@@ -72,9 +73,14 @@ export function loaded(ctx: RequestContext, realm: RealmModel): Promise<Fgap | n
     if (!rsId) return null;
     const ix = await loadAuthzModel(ctx.db, rsId);
     if (!ix) return null;
-    const [roles, client] = await Promise.all([
-      effectiveRoleIdsForUsers(ctx.db, [actor.userId]),
+    // A transient federated caller (ADR 46) has no rows: its roles and groups come from its directory entry.
+    const transient = actor.roleIds ? await transientActor(ctx) : null;
+    const [effective, client, withoutRows] = await Promise.all([
+      actor.roleIds
+        ? actor.roleIds(ctx)
+        : effectiveRoleIdsForUsers(ctx.db, [actor.userId]).then((m) => m.get(actor.userId) ?? new Set<string>()),
       ctx.db.models.Client.findByPk(actor.clientId, { attributes: ['id', 'clientId'] }),
+      transient ? transientMemberships(ctx.db, transient).then((t) => t.groupIds) : undefined,
     ]);
     const { identity, realm: lookups } = await loadAuthzIdentity(ctx.db, ix, {
       realm,
@@ -82,7 +88,8 @@ export function loaded(ctx: RequestContext, realm: RealmModel): Promise<Fgap | n
       isUser: true,
       client: client ? { id: client.id, clientId: client.clientId } : null,
       claims: {},
-      extraRoles: [...(roles.get(actor.userId) ?? [])],
+      extraRoles: [...effective],
+      ...(withoutRows ? { withoutRows: { groupIds: withoutRows, effectiveRoleIds: [...effective] } } : {}),
     });
     return { ix, identity, realm: lookups, decided: new Map() };
   });

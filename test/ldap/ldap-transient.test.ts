@@ -1,5 +1,6 @@
 import request from 'supertest';
-import { createClient, createdId, createUser, realmServer } from '../helpers/fixtures';
+import { clientUuid, createClient, createdId, createGroup, createUser, realmServer } from '../helpers/fixtures';
+import { attachPolicies } from '../helpers/fgap';
 import type { AdminApi, TestServer } from '../helpers/server';
 import { describeWithSlapd, GROUPS_DN, ldapComponent, PEOPLE_DN, personEntry, startSlapd, type TestSlapd } from '../helpers/slapd';
 import { Attribute, Change } from 'ldapts';
@@ -383,6 +384,31 @@ describeWithSlapd('LDAP users with import off', () => {
     await c.del(`uid=tadmin,${PEOPLE_DN}`);
     await c.unbind();
     expect((await gone.get(`/admin/realms/${R}/users`)).status).toBe(401);
+  });
+
+  test('fine-grained admin permissions evaluate a transient caller with the groups and roles of its entry', async () => {
+    // Keycloak evaluates the policies with the caller's UserModel (the InMemoryUserAdapter under the mapper
+    // proxies): a group policy sees the group a hardcoded-ldap-group-mapper gives, a role policy the role.
+    const { R, id } = await world();
+    const helpdesk = await createGroup(api, R, 'helpdesk');
+    const customers = await createGroup(api, R, 'customers');
+    const cust = await createUser(ts, R, 'cust');
+    await api.put(`/admin/realms/${R}/users/${cust}/groups/${customers}`).expect(204);
+    const rs = `/admin/realms/${R}/clients/${await clientUuid(api, R, 'realm-management')}/authz/resource-server`;
+    const ref = (await api.put(`/admin/realms/${R}/groups/${customers}/management/permissions`, { enabled: true }).expect(200)).body;
+    const policy = (
+      await api.post(`${rs}/policy/group`, { name: 'helpdesk members', groups: [{ id: helpdesk, extendChildren: false }] }).expect(201)
+    ).body.id;
+    await attachPolicies(api, rs, ref.scopePermissions['manage-members'], [policy]);
+    const jbrown = async () => withToken((await grant(R, 'jbrown', 'jbrown-pw').expect(200)).body.access_token);
+    // Not in helpdesk: no admin role, no permission.
+    expect((await (await jbrown()).get(`/admin/realms/${R}/users/${cust}`)).status).toBe(403);
+    await addMapper(R, id, 'helpdesk', 'hardcoded-ldap-group-mapper', { group: '/helpdesk' });
+    const agent = await jbrown();
+    expect((await agent.get(`/admin/realms/${R}/users/${cust}`).expect(200)).body.username).toBe('cust');
+    // The permission covers the members of "customers" only.
+    const other = await createUser(ts, R, 'other');
+    expect((await agent.get(`/admin/realms/${R}/users/${other}`)).status).toBe(403);
   });
 
   test('hardcoded role and group mappers, default roles and default groups: role mappings, groups and token claims', async () => {

@@ -102,6 +102,11 @@ export interface IdentityInput {
   claims: Record<string, unknown>;
   /** Role ids or realm role names held besides the token's (the evaluate tool's `roleIds`). */
   extraRoles?: string[];
+  /**
+   * A user without rows (a transient federated user, ADR 46): its direct group ids and its effective
+   * role ids (what `fetchRoles` reads), known from its directory entry instead of the tables.
+   */
+  withoutRows?: { groupIds: string[]; effectiveRoleIds: string[] };
 }
 
 type RoleRow = { id: string; name: string; clientUuid: string | null; clientId: string | null };
@@ -159,7 +164,8 @@ export async function loadAuthzIdentity(
   const wantGroups = policiesOfType(ix, 'group').length > 0;
   const scopeRefs = [...new Set(policiesOfType(ix, 'client-scope').flatMap((p) => idList(p.config.clientScopes)))];
   const clientRefs = [...new Set(policiesOfType(ix, 'client').flatMap((p) => idList(p.config.clients)))];
-  const userId = input.isUser ? input.userId : null;
+  // A user without rows has nothing to read: its groups and stored roles come with the input.
+  const userId = input.isUser && !input.withoutRows ? input.userId : null;
   const none = Promise.resolve([]);
   const [roles, stored, memberships, groups, clientScopes, clients] = await Promise.all([
     roleRefs.length ? db.sequelize.query<RoleRow>(ROLES_SQL, { replacements: { ids: roleRefs }, type: QueryTypes.SELECT }) : none,
@@ -199,8 +205,13 @@ export async function loadAuthzIdentity(
   const identity: AuthzIdentity = {
     id: input.userId,
     roleIds,
-    fetchedRoleIds: fetchRoles && userId ? [...(stored.get(userId) ?? [])] : roleIds,
-    groupIds: (memberships as Array<{ groupId: string }>).map((g) => g.groupId),
+    fetchedRoleIds:
+      input.withoutRows && fetchRoles
+        ? input.withoutRows.effectiveRoleIds
+        : fetchRoles && userId
+          ? [...(stored.get(userId) ?? [])]
+          : roleIds,
+    groupIds: input.withoutRows ? input.withoutRows.groupIds : (memberships as Array<{ groupId: string }>).map((g) => g.groupId),
     client: input.client,
     clientScopeIds,
     claims: input.claims,
