@@ -256,6 +256,55 @@ describe('OpenID Connect dynamic client registration', () => {
     });
   });
 
+  test('scope on create: the optional scopes, and `basic` the only default one (AbstractClientRegistrationProvider#create, OIDCClientRegistrationTest#testClientWithScope)', async () => {
+    const made = await f.call('POST', '/openid-connect', {
+      token: await f.initialToken(),
+      body: { redirect_uris: ['https://scope.example.org/cb'], scope: 'phone address' },
+    });
+    expect(made.status).toBe(201);
+    expect(String(made.body.scope).split(' ').sort()).toEqual(['address', 'phone']);
+    const [stored] = expectStatus(await f.api.get(`/admin/realms/${R}/clients?clientId=${made.body.client_id}`), 200, 'client').body;
+    expect([stored.defaultClientScopes, [...stored.optionalClientScopes].sort()]).toEqual([['basic'], ['address', 'phone']]);
+    // Without scope: the realm's default and optional scopes, as any new client.
+    const plain = await f.call('POST', '/openid-connect', {
+      token: await f.initialToken(),
+      body: { redirect_uris: ['https://plain.example.org/cb'] },
+    });
+    const [plainStored] = expectStatus(await f.api.get(`/admin/realms/${R}/clients?clientId=${plain.body.client_id}`), 200, 'client').body;
+    expect(plainStored.defaultClientScopes).toEqual(expect.arrayContaining(['basic', 'profile', 'email', 'roles', 'web-origins']));
+  });
+
+  test('scope on update: the optional scopes are replaced, the default ones kept (OIDCClientRegistrationProvider#updateOIDC)', async () => {
+    const made = await f.call('POST', '/openid-connect', {
+      token: await f.initialToken(),
+      body: { redirect_uris: ['https://upd.example.org/cb'] },
+    });
+    const id = made.body.client_id as string;
+    const [before] = expectStatus(await f.api.get(`/admin/realms/${R}/clients?clientId=${id}`), 200, 'client').body;
+    expect(before.defaultClientScopes).toEqual(expect.arrayContaining(['profile', 'email']));
+    const updated = await f.call('PUT', `/openid-connect/${id}`, {
+      token: made.body.registration_access_token,
+      body: { client_id: id, redirect_uris: ['https://upd.example.org/cb'], scope: 'address' },
+    });
+    expect([updated.status, updated.body.scope]).toEqual([200, 'address']);
+    const [after] = expectStatus(await f.api.get(`/admin/realms/${R}/clients?clientId=${id}`), 200, 'client').body;
+    expect([[...after.defaultClientScopes].sort(), after.optionalClientScopes]).toEqual([
+      [...before.defaultClientScopes].sort(),
+      ['address'],
+    ]);
+    // Without scope, an update leaves both lists alone.
+    const again = await f.call('PUT', `/openid-connect/${id}`, {
+      token: updated.body.registration_access_token,
+      body: { client_id: id, redirect_uris: ['https://upd.example.org/cb'], client_name: 'Renamed' },
+    });
+    expect(again.status).toBe(200);
+    const [last] = expectStatus(await f.api.get(`/admin/realms/${R}/clients?clientId=${id}`), 200, 'client').body;
+    expect([[...last.defaultClientScopes].sort(), last.optionalClientScopes]).toEqual([
+      [...before.defaultClientScopes].sort(),
+      ['address'],
+    ]);
+  });
+
   test('a refused registration answers 403 insufficient_scope naming the policy, and creates nothing (ClientRegistrationAuth.requireCreate)', async () => {
     const before = await f.clientCount();
     // Anonymous: the default Trusted Hosts policy trusts no host.

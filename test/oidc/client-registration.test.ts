@@ -245,3 +245,13 @@ describe('the service itself', () => {
     expect(res.status).toBe(404);
   });
 });
+
+test('default provider: a client naming only optional scopes gets `basic` as its one default scope (AbstractClientRegistrationProvider#create, ClientRegistrationTest#registerClientAsAdminWithScope)', async () => {
+  const res = await f.call('POST', '/default', {
+    token: await f.initialToken(),
+    body: { clientId: 'reg-scoped', optionalClientScopes: ['address', 'phone'] },
+  });
+  expect(res.status).toBe(201);
+  const [stored] = expectStatus(await f.api.get(`/admin/realms/${R}/clients?clientId=reg-scoped`), 200, 'client').body;
+  expect([stored.defaultClientScopes, [...stored.optionalClientScopes].sort()]).toEqual([['basic'], ['address', 'phone']]);
+});

@@ -255,12 +255,22 @@ describe('conditions on admin writes', () => {
     expect((await stored('at1'))?.publicClient).toBe(false);
   });
 
-  test('client-roles: updates of a client defining the role are checked, others not', async () => {
+  test('client-access-type without `type` matches no client (ClientAccessTypeCondition: no configured type, no match)', async () => {
+    await enforce([ex('pkce-enforcer')], [cond('client-access-type')]);
+    await create({ clientId: 'at-none1' }).expect(201);
+    await create({ clientId: 'at-none2', publicClient: true }).expect(201);
+    await enforce([ex('pkce-enforcer')], [cond('client-access-type', { type: ['confidential'] })]);
+    refused(await create({ clientId: 'at-none3' }), 'invalid_client_metadata', 'Invalid client metadata: code_challenge_method');
+  });
+
+  test('client-roles abstains on client writes (ClientRolesCondition judges requests only): a client defining the role is updated freely', async () => {
     const withRole = await createClient(api, R, { clientId: 'cro1' });
-    const without = await createClient(api, R, { clientId: 'cro2' });
     await api.post(`${base}/clients/${withRole}/roles`, { name: 'special' }).expect(201);
     await enforce([ex('full-scope-disabled')], [cond('client-roles', { roles: ['special'] })]);
-    await api.put(`${base}/clients/${without}`, { clientId: 'cro2', fullScopeAllowed: true }).expect(204);
+    await api.put(`${base}/clients/${withRole}`, { clientId: 'cro1', fullScopeAllowed: true }).expect(204);
+    expect((await stored('cro1'))?.fullScopeAllowed).toBe(true);
+    // The same executor under any-client does refuse the write.
+    await enforce([ex('full-scope-disabled')]);
     refused(
       await api.put(`${base}/clients/${withRole}`, { clientId: 'cro1', fullScopeAllowed: true }),
       'invalid_registration',

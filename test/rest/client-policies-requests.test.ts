@@ -88,6 +88,31 @@ describe('authorization and token requests', () => {
     refused(await password(), 'invalid_grant', 'resource owner password credentials grant is prohibited.');
   });
 
+  test('client-roles judges the refresh of a client defining the role, and abstains on the password grant (ClientRolesCondition)', async () => {
+    const uuid = (await w.api.get(`${base}/clients?clientId=conf`).expect(200)).body[0].id;
+    await w.api.post(`${base}/clients/${uuid}/roles`, { name: 'special' }).expect(201);
+    try {
+      const refresh = (await password().expect(200)).body.refresh_token as string;
+      const refreshed = () =>
+        token({ grant_type: 'refresh_token', client_id: 'conf', client_secret: 'conf-secret', refresh_token: refresh });
+      await enforce(
+        [ex('secure-client-authenticator', { 'allowed-client-authenticators': ['client-jwt'] })],
+        [cond('client-roles', { roles: ['other'] })],
+      );
+      await refreshed().expect(200);
+      await enforce(
+        [ex('secure-client-authenticator', { 'allowed-client-authenticators': ['client-jwt'] })],
+        [cond('client-roles', { roles: ['special'] })],
+      );
+      refused(await refreshed(), 'invalid_request', 'Configured client authentication method not allowed for client');
+      // RESOURCE_OWNER_PASSWORD_CREDENTIALS_REQUEST is not among the events it judges: the policy does not apply.
+      await enforce([ex('reject-ropc-grant')], [cond('client-roles', { roles: ['special'] })]);
+      await password().expect(200);
+    } finally {
+      await w.api.delete(`${base}/clients/${uuid}/roles/special`).expect(204);
+    }
+  });
+
   test('confidential-client: the public client is sent back invalid_client from the authorization endpoint', async () => {
     await enforce([ex('confidential-client')]);
     const res = await authorize();

@@ -26,15 +26,33 @@ const REQUESTS = new Set<PolicyEvent>([
 const accessType = (publicClient: unknown, bearerOnly: unknown) =>
   publicClient === true ? 'public' : bearerOnly === true ? 'bearer-only' : 'confidential';
 
-/** client-access-type: the client's (or, on a write, the proposed) access type is one of `type`. */
+/**
+ * The events Keycloak's ClientAccessTypeCondition judges (those idserver has; REGISTER judges the
+ * proposed client only). It abstains on the CIBA events and on pushed authorization requests.
+ */
+const ACCESS_TYPE_EVENTS = new Set<PolicyEvent>([
+  'AUTHORIZATION_REQUEST',
+  'RESOURCE_OWNER_PASSWORD_CREDENTIALS_REQUEST',
+  'TOKEN_REQUEST',
+  'SERVICE_ACCOUNT_TOKEN_REQUEST',
+  'TOKEN_REFRESH',
+  'TOKEN_REFRESH_RESPONSE',
+  'TOKEN_REVOKE',
+  'LOGOUT_REQUEST',
+  'UPDATE',
+]);
+
+/**
+ * client-access-type: the client's (or, on a write, the proposed) access type is one of `type`; with
+ * no `type` configured nothing matches (the console's "confidential" is only the form's default).
+ */
 const clientAccessType: Condition = (conf, c) => {
-  const wanted = new Set(strings(conf.type ?? 'confidential'));
+  const wanted = new Set(strings(conf.type));
   const proposed = c.rep ? wanted.has(accessType(c.rep.publicClient, c.rep.bearerOnly)) : false;
   if (c.event === 'REGISTER') return vote(proposed);
-  const judged = REQUESTS.has(c.event) || ['LOGOUT_REQUEST', 'TOKEN_REFRESH_RESPONSE', 'TOKEN_REVOKE'].includes(c.event);
-  if (!CRUD.has(c.event) && !judged) return 'ABSTAIN';
+  if (!ACCESS_TYPE_EVENTS.has(c.event)) return 'ABSTAIN';
   const current = c.client ? wanted.has(accessType(c.client.publicClient, c.client.bearerOnly)) : false;
-  return vote(current || proposed);
+  return vote(current || (c.event === 'UPDATE' && proposed));
 };
 
 /** The events Keycloak's ClientProtocolCondition judges by the stored client (those idserver has; REGISTER judges the proposed one). */
@@ -67,11 +85,14 @@ const clientUpdaterContext: Condition = (conf, c) => {
 /** any-client: every client, on every event. */
 const anyClient: Condition = () => 'YES';
 
-/** client-roles: the client defines a role named in `roles` (events with a stored client). */
+/** The events Keycloak's ClientRolesCondition judges (those idserver has); client writes are not among them. */
+const ROLES_EVENTS = new Set<PolicyEvent>(['AUTHORIZATION_REQUEST', 'TOKEN_REQUEST', 'TOKEN_REFRESH', 'TOKEN_REVOKE', 'LOGOUT_REQUEST']);
+
+/** client-roles: the request's client defines a role named in `roles` (request events only: it abstains on REGISTER / UPDATE). */
 const clientRoles: Condition = async (conf, c) => {
-  if (c.event === 'REGISTER' || !c.client) return 'ABSTAIN';
+  if (!ROLES_EVENTS.has(c.event)) return 'ABSTAIN';
   const names = strings(conf.roles);
-  if (!names.length) return 'NO';
+  if (!c.client || !names.length) return 'NO';
   const n = await c.db.models.Role.count({ where: { clientId: c.client.id, name: { [Op.in]: names } } });
   return vote(n > 0);
 };

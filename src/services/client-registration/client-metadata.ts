@@ -39,8 +39,11 @@ function responseTypesValid(v: unknown): boolean {
 /**
  * What Keycloak's DescriptionConverter refuses (a ClientRegistrationException, answered as 400
  * `invalid_client_metadata` "Client metadata invalid"): an unknown `token_endpoint_auth_method` or
- * response type, both `jwks` and `jwks_uri`, `private_key_jwt` without a key, a CIBA delivery mode
- * other than `poll`.
+ * response type, both `jwks` and `jwks_uri`, `private_key_jwt` without a key. The CIBA metadata
+ * (`backchannel_token_delivery_mode`, `backchannel_client_notification_endpoint`,
+ * `backchannel_authentication_request_signing_alg`) is copied to the client's attributes as sent and
+ * checked by the client validation of every client write (client-ciba.ts, Keycloak's
+ * CibaClientValidation), answered here as `invalid_client_metadata` with its message.
  */
 function checkMetadata(m: OidcClientMetadata): void {
   const invalid = () => invalidMetadata('Client metadata invalid');
@@ -50,7 +53,6 @@ function checkMetadata(m: OidcClientMetadata): void {
   if (m.jwks_uri != null && m.jwks != null) throw invalid();
   const keys = (m.jwks as { keys?: unknown } | null | undefined)?.keys;
   if (method === 'private_key_jwt' && m.jwks_uri == null && !(Array.isArray(keys) && keys.length)) throw invalid();
-  if (m.backchannel_token_delivery_mode != null && m.backchannel_token_delivery_mode !== 'poll') throw invalid();
 }
 
 /** The client representation of registration metadata; `client_id` only where the caller may name it (update). */

@@ -123,11 +123,25 @@ function render(r: RegistrationRequest, rep: ClientRepresentation, uri: string):
   return isOidc(r) ? toOidcResponse(rep, uri) : (rep as Record<string, unknown>);
 }
 
-/** The representation a request body asks for (OIDC metadata converted); `client_id` is refused on create. */
+/**
+ * The representation a request body asks for (OIDC metadata converted); `client_id` is refused on
+ * create. A `scope` (even an empty one) names the optional client scopes (DescriptionConverter).
+ */
 function requested(r: RegistrationRequest, body: Record<string, unknown>, create: boolean): ClientRepresentation {
   if (!isOidc(r)) return { ...(body as ClientRepresentation) };
   if (create && body.client_id !== undefined && body.client_id !== null) throw invalidMetadata('Client Identifier included');
-  return oidcToClient(body as OidcClientMetadata);
+  const rep = oidcToClient(body as OidcClientMetadata);
+  if (typeof body.scope === 'string' && rep.optionalClientScopes == null) rep.optionalClientScopes = [];
+  return rep;
+}
+
+/**
+ * A create naming optional client scopes but no default ones gets the default scope `basic` only
+ * (Keycloak 26's AbstractClientRegistrationProvider#create, before the policies see the request):
+ * the realm's other default scopes are not attached (ADR 0031).
+ */
+function defaultScopesOfCreate(rep: ClientRepresentation): void {
+  if (rep.optionalClientScopes != null && rep.defaultClientScopes == null) rep.defaultClientScopes = ['basic'];
 }
 
 /** Refusals of a create (ClientRegistrationAuth#requireCreate): the caller's right, the token's uses, then the policies. */
@@ -165,6 +179,7 @@ async function requireCreate(r: RegistrationRequest, caller: Caller, ev: TokenEv
 /** POST /realms/{realm}/clients-registrations/{provider}: registers a client; 201 with its registration access token. */
 export async function registerClient(r: RegistrationRequest, body: Record<string, unknown>): Promise<Registered> {
   const rep = requested(r, body, true);
+  defaultScopesOfCreate(rep);
   const ev = eventOf(r, 'CLIENT_REGISTER');
   const caller = await readCaller(r, ev);
   const auth = await requireCreate(r, caller, ev, rep);
@@ -267,6 +282,9 @@ export async function updateRegisteredClient(
   const found = client as ClientModel;
   const ctx = writeCtxOf(r, caller);
   const current = await representation(r.ctx, r.realm, found.id);
+  // OIDC metadata with `scope` sets the optional client scopes and keeps the current default ones
+  // (Keycloak's OIDCClientRegistrationProvider#updateOIDC); without it the scopes stay as they are.
+  if (isOidc(r) && typeof body.scope === 'string') rep.defaultClientScopes = [...(current.defaultClientScopes ?? [])];
   const policyCtx: ClientPolicyContext = {
     event: 'UPDATE',
     ctx: r.ctx,

@@ -1,8 +1,10 @@
 import { createHash, randomInt, randomUUID } from 'node:crypto';
 import type { ClientModel } from '../../db/models/client';
+import type { RealmModel } from '../../db/models/realm';
 import { errorB } from '../../core/errors';
 import type { ClientRepresentation, ClientSettings } from '../../representations/client';
 import type { ProtocolMapperRepresentation } from '../../representations/protocol-mapper';
+import { cibaSettingsProblems } from './client-ciba';
 
 /**
  * ClientRepresentation → client row (config reference §1.1, §1.4): Keycloak's defaults for a new
@@ -276,8 +278,12 @@ function urlProblem(raw: string, base?: string): 'invalid' | 'fragment' | 'schem
   return u.hash ? 'fragment' : undefined;
 }
 
-/** URL validation of §1.1 step 10: 400 `invalid_input` with the messages joined. */
-export function validateClientUrls(row: ClientRow): void {
+/**
+ * Client validation of §1.1 step 10 (Keycloak's DefaultClientValidationProvider, in its order): the
+ * URLs, the CIBA settings (CibaClientValidation, client-ciba.ts), the key source. 400 `invalid_input`
+ * with the messages joined.
+ */
+export function validateClientUrls(row: ClientRow, realm: RealmModel): void {
   const s = row.settings;
   const attrs = strMap(s.attributes);
   const errors: string[] = [];
@@ -313,6 +319,7 @@ export function validateClientUrls(row: ClientRow): void {
     if (p === 'invalid') errors.push(`${label} is not a valid URL`);
     if (p === 'scheme') errors.push(`${label} uses an illegal scheme`);
   }
+  errors.push(...cibaSettingsProblems(realm, attrs));
   if (attrs['use.jwks.url'] === 'true' && attrs['use.jwks.string'] === 'true') errors.push('Illegal to use both jwks_uri and jwks_string');
   if (errors.length) throw errorB(400, 'invalid_input', [...new Set(errors)].join(', '));
 }

@@ -89,7 +89,7 @@ export async function createClient(ctx: RequestContext, realm: RealmModel, rep: 
   if (!(await hasAny(ctx, realm, 'create-client', 'manage-clients'))) throw forbidden();
   await clientPoliciesOnAdminWrite(ctx, realm, 'REGISTER', rep);
   const row = newClientRow(rep);
-  validateClientUrls(row);
+  validateClientUrls(row, realm);
   const authz = authorizationWanted(rep, row, true);
   const m = ctx.db.models;
   const taken = () => conflict(`Client ${row.clientId} already exists`);
@@ -149,7 +149,7 @@ export async function updateClient(ctx: RequestContext, realm: RealmModel, uuid:
   const before = rowOf(client);
   const row = mergeClientRow(before, rep);
   if (row.fullScopeAllowed !== before.fullScopeAllowed) await requireClientAccess(ctx, realm, client, 'manage');
-  validateClientUrls(row);
+  validateClientUrls(row, realm);
   const authz = authorizationWanted(rep, row, false);
   const m = ctx.db.models;
   await write(ctx, { unique: () => conflict('Client already exists') }, async () => {

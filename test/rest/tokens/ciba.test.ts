@@ -287,6 +287,33 @@ test('the grant: refusals as CibaGrantType', async () => {
   expect(err(await poll(a.authReqId))).toEqual([400, 'invalid_grant', 'Client Certification missing for MTLS HoK Token Binding']);
 });
 
+test('client-access-type abstains on the CIBA events (ClientAccessTypeCondition): its policies leave both requests alone', async () => {
+  const policy = (profile: string, condition: string, configuration: Json = {}) =>
+    api
+      .put(`/admin/realms/${R}/client-policies/policies`, {
+        policies: [{ name: 'p', enabled: true, conditions: [{ condition, configuration }], profiles: [profile] }],
+      })
+      .expect(204);
+  await api
+    .put(`/admin/realms/${R}/client-policies/profiles`, {
+      profiles: [{ name: 'hok', executors: [{ executor: 'holder-of-key-enforcer', configuration: {} }] }],
+    })
+    .expect(204);
+  // BACKCHANNEL_AUTHENTICATION_REQUEST: fapi-ciba wants a binding message, but the condition abstains.
+  await policy('fapi-ciba', 'client-access-type', { type: ['confidential'] });
+  const a = await started();
+  await policy('fapi-ciba', 'any-client');
+  expect(err(await authRequest({ scope: 'openid', login_hint: 'alice' }))).toEqual([
+    400,
+    'invalid_request',
+    'Missing parameter: binding_message',
+  ]);
+  // BACKCHANNEL_TOKEN_REQUEST: holder-of-key-enforcer wants a client certificate, but the condition abstains.
+  expect((await callback(a.bearer, { status: 'SUCCEED' })).status).toBe(200);
+  await policy('hok', 'client-access-type', { type: ['confidential'] });
+  expect((await poll(a.authReqId)).status).toBe(200);
+});
+
 test('the authentication request: refusals as BackchannelAuthenticationEndpoint', async () => {
   const base = { scope: 'openid', login_hint: 'alice' };
   const noAuth = await request(ts.app).post(`/realms/${R}/protocol/openid-connect/ext/ciba/auth`).type('form').send(base);
