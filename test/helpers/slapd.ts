@@ -99,9 +99,22 @@ function seedLdif(): string {
   return `${head}\n${people.join('\n')}\n${groups}`;
 }
 
+/**
+ * Active Directory's account attributes for tests of the MSAD account-control mapper, as an auxiliary
+ * class slapd knows (OIDs under a private test arc): `userAccountControl` and `pwdLastSet` (integers),
+ * `unicodePwd` (the quoted UTF-16LE password AD takes; slapd only stores it).
+ */
+const AD_TEST_SCHEMA = `attributetype ( 1.3.6.1.4.1.99999.1.1 NAME 'userAccountControl' EQUALITY integerMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.27 SINGLE-VALUE )
+attributetype ( 1.3.6.1.4.1.99999.1.2 NAME 'pwdLastSet' EQUALITY integerMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.27 SINGLE-VALUE )
+attributetype ( 1.3.6.1.4.1.99999.1.3 NAME 'unicodePwd' SYNTAX 1.3.6.1.4.1.1466.115.121.1.40 SINGLE-VALUE )
+objectclass ( 1.3.6.1.4.1.99999.2.1 NAME 'idserverTestAdAccount' AUXILIARY MAY ( userAccountControl $ pwdLastSet $ unicodePwd ) )
+`;
+export const AD_ACCOUNT_CLASS = 'idserverTestAdAccount';
+
 function slapdConf(dir: string): string {
   const schema = ['core', 'cosine', 'nis', 'inetorgperson'].map((s) => `include /etc/ldap/schema/${s}.schema`).join('\n');
   return `${schema}
+include ${dir}/ad-test.schema
 pidfile ${dir}/slapd.pid
 modulepath /usr/lib/ldap
 moduleload back_mdb
@@ -162,6 +175,7 @@ export async function startSlapd(): Promise<TestSlapd> {
     ],
     { stdio: 'ignore' },
   );
+  writeFileSync(join(dir, 'ad-test.schema'), AD_TEST_SCHEMA);
   writeFileSync(join(dir, 'slapd.conf'), slapdConf(dir));
   writeFileSync(join(dir, 'seed.ldif'), seedLdif());
   execFileSync(SLAPADD, ['-f', join(dir, 'slapd.conf'), '-l', join(dir, 'seed.ldif')], { stdio: 'pipe' });

@@ -104,7 +104,7 @@ const updatePassword: RequiredActionImpl = {
       try {
         await writeTargetPassword(log, target, user, password);
       } catch (e) {
-        if (e instanceof DirectoryWriteFailed) return rejected(e.message);
+        if (e instanceof DirectoryWriteFailed) return rejected(e.key);
         throw e;
       }
     } else {

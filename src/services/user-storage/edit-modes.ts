@@ -12,6 +12,8 @@ import { withAdmin } from './ldap-connection';
 import { ldapChangesOf } from './ldap-mapping';
 import type { Provider } from './ldap-store';
 import { transientFactsOf } from './transient-users';
+import { msadAccountUpdate, msadMapperOf, msadPasswordRefusal, msadPasswordUpdated } from './msad';
+import { PASSWORD_POLICY_MESSAGES } from '../users/password-policy';
 
 /**
  * The edit modes of an LDAP provider for its users' admin updates and password resets
@@ -74,8 +76,15 @@ export class DirectoryReadOnly extends Error {
   }
 }
 
-/** The directory refused the new password (its own policy, a lost connection); the message is safe to show. */
-export class DirectoryWriteFailed extends Error {}
+/** The directory refused the new password (its own policy, a lost connection); the message is safe to show, `key` is its login-page message key. */
+export class DirectoryWriteFailed extends Error {
+  constructor(
+    message: string,
+    readonly key: string = message,
+  ) {
+    super(message);
+  }
+}
 
 export async function passwordTarget(db: Db, realm: RealmModel, user: UserModel): Promise<PasswordTarget> {
   if (!user.federationLink) return { kind: 'local' };
@@ -94,17 +103,58 @@ export async function writeTargetPassword(
 ): Promise<void> {
   try {
     await writeDirectoryPassword(target.provider, target.dn, password);
+    await msadPasswordUpdated(target.provider, target.dn, user);
   } catch (e) {
     const why = ((e as Error).message ?? '').split(password).join('***');
     log.warn(`LDAP provider ${target.provider.cfg.name}: password update of ${user.username} failed: ${why}`);
+    const policy = msadPasswordRefusal(target.provider, e);
+    if (policy) throw new DirectoryWriteFailed(PASSWORD_POLICY_MESSAGES[policy] ?? policy, policy);
     throw new DirectoryWriteFailed('Could not update the password in LDAP');
   }
 }
 
-/** Sets the password of an entry: the Password Modify extended operation when configured, else a replace of `userPassword`. */
+/**
+ * An admin update of a federated user's `enabled` or of its UPDATE_PASSWORD required action: a
+ * WRITABLE Active Directory provider with the MSAD account-control mapper keeps them in the entry
+ * (`userAccountControl`, `pwdLastSet`; msad.ts). A directory failure leaves the local user unchanged (400).
+ */
+export async function federatedAccountUpdate(
+  ctx: RequestContext,
+  realm: RealmModel,
+  user: UserModel,
+  change: { enabled?: boolean; requiredActions?: string[]; updatePassword?: 'added' | 'removed' },
+): Promise<void> {
+  if (!user.federationLink || transientFactsOf(user)) return;
+  const p = await providerOfUser(ctx.db, realm, user);
+  if (!p || p.cfg.editMode !== 'WRITABLE' || !msadMapperOf(p.mappers)) return;
+  let updatePassword = change.updatePassword;
+  if (!updatePassword && change.requiredActions) {
+    const had = (await ctx.db.models.UserRequiredAction.count({ where: { userId: user.id, requiredAction: 'UPDATE_PASSWORD' } })) > 0;
+    const wants = change.requiredActions.includes('UPDATE_PASSWORD');
+    updatePassword = wants && !had ? 'added' : had && !wants ? 'removed' : undefined;
+  }
+  const enabled = change.enabled !== undefined && change.enabled !== user.enabled ? change.enabled : undefined;
+  if (enabled === undefined && !updatePassword) return;
+  const dn = await entryDn(ctx.db, user);
+  try {
+    await msadAccountUpdate(p, dn, { enabled, updatePassword });
+  } catch (e) {
+    ctx.log.warn(`LDAP provider ${p.cfg.name}: account control update of ${user.username} failed: ${(e as Error).message}`);
+    throw errorA(400, 'Could not modify attribute for DN');
+  }
+}
+
+/**
+ * Sets the password of an entry (LDAPIdentityStore#updatePassword): Active Directory takes it as
+ * `unicodePwd`, the password in double quotes encoded UTF-16LE; others get the Password Modify
+ * extended operation when configured, else a replace of `userPassword`.
+ */
 export async function writeDirectoryPassword(p: Provider, dn: string, password: string): Promise<void> {
   await withAdmin(p.cfg, async (c) => {
-    if (p.cfg.usePasswordModifyExtendedOp) await c.exop('1.3.6.1.4.1.4203.1.11.1', passwordModifyValue(dn, password));
+    if (p.cfg.activeDirectory) {
+      const value = Buffer.from(`"${password}"`, 'utf16le');
+      await c.modify(dn, new Change({ operation: 'replace', modification: new Attribute({ type: 'unicodePwd', values: [value] }) }));
+    } else if (p.cfg.usePasswordModifyExtendedOp) await c.exop('1.3.6.1.4.1.4203.1.11.1', passwordModifyValue(dn, password));
     else
       await c.modify(dn, new Change({ operation: 'replace', modification: new Attribute({ type: 'userPassword', values: [password] }) }));
   });

@@ -5,7 +5,8 @@ import { deleteUserRows } from '../../core/cascade';
 import { systemContext } from '../../core/context';
 import { getLogger } from '../../logging';
 import { ImportConflict, importUser, ldapLinkOf, refreshUser } from './imported-users';
-import { bindAs, ldapErrorCode } from './ldap-connection';
+import { bindAs, bindOutcome, ldapErrorCode } from './ldap-connection';
+import { msadBindFailure } from './msad';
 import { importMemberships, refreshMemberships } from './membership-import';
 import { ldapProviders, type Provider, userByEmail, userByUsername, userByUuid } from './ldap-store';
 import { transientFactsOf, transientUser } from './transient-users';
@@ -57,7 +58,7 @@ async function validated(db: Db, realm: RealmModel, user: UserModel): Promise<Us
       await db.transaction(() => deleteUserRows(systemContext(db), user.id));
       return null;
     }
-    if (p.cfg.editMode !== 'UNSYNCED') await db.transaction(() => refreshUser(db, user, entry));
+    if (p.cfg.editMode !== 'UNSYNCED') await db.transaction(() => refreshUser(db, p, user, entry));
     await refreshMemberships(db, realm, p, user, entry);
   } catch (e) {
     log.warn(`LDAP provider ${p.cfg.name} could not validate user ${user.username}: ${ldapErrorCode(e)}`);
@@ -116,7 +117,23 @@ export async function federatedPasswordValid(
   const { dn } = await ldapLinkOf(db, user.id);
   try {
     const target = dn ?? (await userByUsername(p, user.username))?.dn;
-    return target ? await bindAs(p.cfg, target, password) : false;
+    if (!target) return false;
+    const bind = await bindOutcome(p.cfg, target, password);
+    if (bind.ok) return true;
+    // Active Directory's reason for the refusal (the MSAD account-control mapper's onAuthenticationFailure).
+    const failure = msadBindFailure(p, user.username, bind.diagnostic);
+    if (failure === 'update-password') {
+      // The password is right but must change: the login goes on to UPDATE_PASSWORD.
+      await db.models.UserRequiredAction.bulkCreate([{ userId: user.id, requiredAction: 'UPDATE_PASSWORD' }], { ignoreDuplicates: true });
+      return true;
+    }
+    if (failure === 'disabled') {
+      // Disabled in AD: disabled here too, and the login answers as for any disabled account.
+      await db.models.User.update({ enabled: false }, { where: { id: user.id } });
+      user.enabled = false;
+      return true;
+    }
+    return false;
   } catch (e) {
     log.warn(`LDAP provider ${p.cfg.name} could not check the password of ${user.username}: ${ldapErrorCode(e)}`);
     return false;

@@ -5,6 +5,7 @@ import type { RealmModel } from '../../db/models/realm';
 import type { UserModel } from '../../db/models/user';
 import { LDAP_ENTRY_DN, LDAP_ID, type LdapUser } from './ldap-mapping';
 import { grantHardcodedToUser } from './hardcoded-mappers';
+import { syncPasswordAction } from './msad';
 import type { Provider } from './ldap-store';
 
 /**
@@ -54,11 +55,12 @@ export async function importUser(db: Db, realm: RealmModel, p: Provider, u: Ldap
   const rows = attributeRows(id, u.attributes);
   if (rows.length) await m.UserAttribute.bulkCreate(rows);
   await grantHardcodedToUser(db, realm, p, id);
+  await syncPasswordAction(db, p, id, u);
   return user;
 }
 
 /** Brings a local copy in line with its directory entry; true when something changed (inside the caller's transaction). */
-export async function refreshUser(db: Db, user: UserModel, u: LdapUser): Promise<boolean> {
+export async function refreshUser(db: Db, p: Provider, user: UserModel, u: LdapUser): Promise<boolean> {
   const fields = { email: u.email, firstName: u.firstName, lastName: u.lastName } as const;
   const next: Partial<UserModel> = {};
   for (const [k, v] of Object.entries(fields)) if ((user as unknown as Record<string, unknown>)[k] !== v) Object.assign(next, { [k]: v });
@@ -78,6 +80,7 @@ export async function refreshUser(db: Db, user: UserModel, u: LdapUser): Promise
     await m.UserAttribute.bulkCreate(attributeRows(user.id, Object.fromEntries(changedAttrs)));
   }
   if (Object.keys(next).length) Object.assign(user, next);
+  await syncPasswordAction(db, p, user.id, u);
   return Object.keys(next).length > 0 || changedAttrs.length > 0;
 }
 

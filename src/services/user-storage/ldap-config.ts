@@ -44,6 +44,8 @@ export interface LdapConfig {
   usePasswordModifyExtendedOp: boolean;
   /** WRITABLE: check the realm's password policy before a new password goes to LDAP (off: the directory's own policy decides). */
   validatePasswordPolicy: boolean;
+  /** `vendor` ad: Active Directory (passwords are written as `unicodePwd`, Keycloak's isActiveDirectory). */
+  activeDirectory: boolean;
 }
 
 const first = (c: Record<string, string[]>, k: string) => c[k]?.[0];
@@ -95,5 +97,6 @@ export function ldapConfigOf(c: Pick<ComponentModel, 'id' | 'name' | 'realmId' |
     trustEmail: bool(first(cfg, 'trustEmail'), false),
     usePasswordModifyExtendedOp: bool(first(cfg, 'usePasswordModifyExtendedOp'), false),
     validatePasswordPolicy: bool(first(cfg, 'validatePasswordPolicy'), false),
+    activeDirectory: first(cfg, 'vendor') === 'ad',
   };
 }

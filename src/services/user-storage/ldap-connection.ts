@@ -244,13 +244,18 @@ export async function withAdmin<T>(cfg: LdapConfig, fn: (c: Client) => Promise<T
 
 /** Whether `password` binds as `dn` (a connection of its own, never pooled: Keycloak's authenticate). */
 export async function bindAs(cfg: LdapConfig, dn: string, password: string): Promise<boolean> {
-  if (!password) return false;
+  return (await bindOutcome(cfg, dn, password)).ok;
+}
+
+/** A bind as `dn`: ok, or refused with the server's diagnostic message (Active Directory's carries its error code). */
+export async function bindOutcome(cfg: LdapConfig, dn: string, password: string): Promise<{ ok: boolean; diagnostic?: string }> {
+  if (!password) return { ok: false };
   const client = await connect(cfg);
   try {
     await client.bind(dn, password);
-    return true;
+    return { ok: true };
   } catch (e) {
-    if (e instanceof InvalidCredentialsError) return false;
+    if (e instanceof InvalidCredentialsError) return { ok: false, diagnostic: e.message };
     throw e;
   } finally {
     await close(client);

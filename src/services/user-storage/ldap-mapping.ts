@@ -1,6 +1,7 @@
 import type { Entry } from 'ldapts';
 import type { ComponentModel } from '../../db/models/component';
 import type { LdapConfig } from './ldap-config';
+import { type AccountControl, accountControlOf, enabledOf, MSAD_ATTRIBUTES, MSAD_MAPPER } from './msad-account';
 
 /**
  * LDAP entry → user, through the provider's attribute mappers (user-attribute-ldap-mapper,
@@ -24,6 +25,8 @@ export interface LdapUser {
   lastName: string | null;
   emailVerified?: boolean;
   enabled?: boolean;
+  /** The account-control facts an MSAD account-control mapper reads (msad.ts). */
+  account?: AccountControl;
   /** Other user attributes (name → values). */
   attributes: Record<string, string[]>;
 }
@@ -54,6 +57,7 @@ export function ldapAttributesOf(cfg: LdapConfig, mappers: Mapper[]): string[] {
   for (const m of mappers) {
     if (m.providerId === 'user-attribute-ldap-mapper' && m.config['ldap.attribute']) out.add(m.config['ldap.attribute']);
     if (m.providerId === 'full-name-ldap-mapper') out.add(m.config['ldap.full.name.attribute'] || 'cn');
+    if (m.providerId === MSAD_MAPPER) for (const a of MSAD_ATTRIBUTES) out.add(a);
   }
   return [...out];
 }
@@ -90,6 +94,9 @@ export function userOfEntry(cfg: LdapConfig, mappers: Mapper[], entry: Entry): L
       const i = full.lastIndexOf(' ');
       user.firstName = i < 0 ? null : full.slice(0, i);
       user.lastName = i < 0 ? full : full.slice(i + 1);
+    } else if (m.providerId === MSAD_MAPPER) {
+      user.account = accountControlOf((attr) => values(entry, attr));
+      user.enabled = enabledOf(user.account);
     } else if (m.providerId === 'hardcoded-attribute-mapper') {
       const attr = m.config['user.model.attribute'];
       const value = m.config['attribute.value'] ?? '';

@@ -48,7 +48,7 @@ async function importBatch(db: Db, realm: RealmModel, p: Provider, batch: LdapUs
         await db.transaction(() => importUser(db, realm, p, entry));
         r.added++;
       } else if (current.federationLink === p.cfg.id && uuidOf.get(current.id) === entry.uuid) {
-        await db.transaction(() => refreshUser(db, current, entry));
+        await db.transaction(() => refreshUser(db, p, current, entry));
         r.updated++;
       } else {
         log.warn(

@@ -13,7 +13,13 @@ import { type CredentialRep, toCredentialRepresentation } from '../../representa
 import { storeCredentialRows } from './password-history';
 import { checkPasswordPolicy, hashSettings } from './password-policy';
 import { orderedUuid } from './users-input';
-import { DirectoryReadOnly, DirectoryWriteFailed, passwordTarget, writeTargetPassword } from '../user-storage/edit-modes';
+import {
+  DirectoryReadOnly,
+  DirectoryWriteFailed,
+  federatedAccountUpdate,
+  passwordTarget,
+  writeTargetPassword,
+} from '../user-storage/edit-modes';
 import { refuseTransientWrite } from '../user-storage/transient-users';
 
 /**
@@ -178,6 +184,8 @@ export async function resetPassword(ctx: RequestContext, realm: RealmModel, user
     await writeTargetPassword(ctx.log, target, user, password).catch((e: unknown) => {
       throw e instanceof DirectoryWriteFailed ? errorA(400, e.message) : e;
     });
+    // A temporary password asks for a new one: Active Directory keeps that as pwdLastSet 0 (MSAD mapper).
+    if (temporary) await federatedAccountUpdate(ctx, realm, user, { updatePassword: 'added' });
   } else refuseTransientWrite(user, 'credential password');
   const { algorithm, iterations } = hashSettings(realm);
   const secret = inDirectory ? undefined : await hashPassword(password, algorithm, iterations);

@@ -16,7 +16,7 @@ import { deleteUserRows } from '../../core/cascade';
 import { insertChunked } from '../../db/bulk-insert';
 import { federatedIdentitiesOf } from './federated-links';
 import { storeCredentialRows } from './password-history';
-import { federatedUserUpdate } from '../user-storage/edit-modes';
+import { federatedAccountUpdate, federatedUserUpdate } from '../user-storage/edit-modes';
 import { federatedUserDelete, registerInDirectory } from '../user-storage/registrations';
 import { isStorageId, isTransient, resolveTransientUser } from '../user-storage/transient-users';
 import { transientUserDelete, transientUserUpdate } from '../user-storage/transient-writes';
@@ -421,6 +421,11 @@ export async function updateUser(ctx: RequestContext, realm: RealmModel, user: U
 
   const actionSets = await requiredActionSets(ctx, realm);
   const actions = Array.isArray(rep.requiredActions) ? knownActions(actionSets, rep.requiredActions) : undefined;
+  // Active Directory keeps `enabled` and UPDATE_PASSWORD in the entry (the MSAD account-control mapper).
+  await federatedAccountUpdate(ctx, realm, user, {
+    enabled: rep.enabled != null ? flag(rep.enabled) : undefined,
+    requiredActions: actions,
+  });
   const creds = await prepareCredentials(rep.credentials, { ctx, realm, userId: user.id, username: next.username, email: next.email });
   const m = ctx.db.models;
   await writeUser(ctx, async () => {
