@@ -29,6 +29,7 @@ import { consentStep, OAUTH_GRANT } from './consent';
 import { type FlowDefinitions, flowIdByAlias, realmFlowDefinitions, realmFlowId } from './flow-definitions';
 import { afterBrokerFlow, brokerFlowOf, brokerSessionNotes } from './broker/broker-flows';
 import { LOGIN_REGISTRY, providerLinks } from './broker/idp-redirect';
+import { organizationSessionNotes } from './broker/organization-login';
 import { isRegistrationLogin, promptCreateStart, REGISTRATION_REGISTRY, registrationAllowed, registrationFlowId } from './registration';
 import { KC_NOTES, kcActionOf, kcActionResponse, requireRecentAuthentication, setKcActionStatus } from './kc-action';
 import { sendBack } from './authorization-response';
@@ -291,7 +292,10 @@ async function runLogin(
     });
     const out = await page(result.page);
     const issuer = issuerOf(req.baseUrl, realm.name);
-    const providers = result.page.page === 'login' && !reset && !broker ? await providerLinks(db, realm, issuer, ctx) : undefined;
+    const providers =
+      result.page.page === 'login' && !reset && !broker
+        ? await providerLinks(db, realm, issuer, ctx, result.page.organizationId)
+        : undefined;
     const path = registration ? 'registration' : 'authenticate';
     return { ...out, formAction: `${issuer}/login-actions/${path}?${q}`, providers } as BrowserResponse;
   }
@@ -421,7 +425,8 @@ async function completeLogin(
   }
   let session: UserSessionModel | undefined = ctx.userSession;
   // The levels reached and this client's level (loa.ts), kept in the user session's notes for its tokens.
-  const levels = loaSessionNotes(ctx, Boolean(session));
+  // With the organization picked on the select-organization page for this client (organization-login.ts).
+  const levels = { ...loaSessionNotes(ctx, Boolean(session)), ...organizationSessionNotes(ctx) };
   if (session) {
     await touchSession(db, session, client.id);
     const notes = (session.notes ?? {}) as Record<string, string>;
