@@ -107,6 +107,26 @@ describe('select-organization', () => {
     expect(payload((await exchange(w, codeOf(sso))).body.access_token).organization).toBeUndefined();
   });
 
+  test('signed in already (SSO cookie): plain organization asks again which one, then ends without a password', async () => {
+    const b = new Browser();
+    const select = await identityFirst(b, 'alice', { scope: 'openid organization' });
+    const password = await stepOf(await b.post(formAction(select.html), { 'kc.org': 'beta' }));
+    const first = await stepOf(await b.post(formAction(password.html), { username: 'alice', password: 'pw' }));
+    const sid = payload((await exchange(w, codeOf(first))).body.access_token).sid;
+    expect(sid).toEqual(expect.any(String));
+    const again = await stepOf(await b.fetch(w.authUrl({ scope: 'openid organization' })));
+    expect(again.status).toBe(200);
+    expect(again.html).toContain('id="organization-acme"');
+    const done = await stepOf(await b.post(formAction(again.html), { 'kc.org': 'acme' }));
+    const tokens = await exchange(w, codeOf(done));
+    expect(payload(tokens.body.access_token).organization).toEqual(['acme']);
+    // The same SSO session, now mapping the organization picked last.
+    expect(payload(tokens.body.access_token).sid).toBe(sid);
+    // organization:<alias> with the cookie: no page at all.
+    const scoped = await stepOf(await b.fetch(w.authUrl({ scope: 'openid organization:beta' })));
+    expect(payload((await exchange(w, codeOf(scoped))).body.access_token).organization).toEqual(['beta']);
+  });
+
   test('scope=organization:<alias> picks no page: that organization is the claim', async () => {
     const b = new Browser();
     const password = await identityFirst(b, 'alice', { scope: 'openid organization:acme' });

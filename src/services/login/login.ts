@@ -255,12 +255,13 @@ async function runLogin(
     await ev.error('invalid_flow');
     return page({ page: 'error', status: 500, message: { key: 'internalServerErrorMessage' } });
   }
-  if (data.notes[FLOW_DONE] && user) {
-    // Authenticated already: only the required actions are left (a cookie login keeps its SSO session).
-    const sso = data.notes.SSO_SESSION ? await ssoFromCookie(db, realm, req.cookies.KEYCLOAK_IDENTITY) : null;
+  if (data.notes.SSO_SESSION && user) {
+    // A cookie login keeps its SSO session (the required actions after it, or the organization's page before it ends).
+    const sso = await ssoFromCookie(db, realm, req.cookies.KEYCLOAK_IDENTITY);
     if (sso && sso.session.id === data.notes.SSO_SESSION && sso.user.id === user.id) ctx.userSession = sso.session;
-    return completeLogin(ctx, req, passive, toClient, page, action);
   }
+  // Authenticated already: only the required actions are left.
+  if (data.notes[FLOW_DONE] && user) return completeLogin(ctx, req, passive, toClient, page, action);
   let result: FlowResult;
   try {
     const registry = reset ? RESET_REGISTRY : registration ? REGISTRATION_REGISTRY : (broker?.registry ?? LOGIN_REGISTRY);

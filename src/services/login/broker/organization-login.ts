@@ -119,7 +119,12 @@ async function resolveOrganization(ctx: LoginContext, user: UserModel | null, do
 /** The organization of this step: the one posted from the select-organization page (then kept as picked), else resolved. */
 async function organizationFor(ctx: LoginContext, user: UserModel | null, domain?: string): Promise<OrganizationModel | null> {
   const alias = ctx.form?.[ORGANIZATION_FIELD];
-  if (!alias) return resolveOrganization(ctx, user, domain);
+  if (!alias) {
+    const org = await resolveOrganization(ctx, user, domain);
+    // Signed in by the SSO cookie: the organization resolved is the one the tokens map.
+    if (org && isSso(ctx)) ctx.data.notes[ORG_NOTES.SELECTED] = org.id;
+    return org;
+  }
   const org = await ctx.db.models.Organization.findOne({ where: { realmId: ctx.realm.id, alias } });
   if (org) ctx.data.notes[ORG_NOTES.SELECTED] = org.id;
   return org;
@@ -142,10 +147,14 @@ function attempted(ctx: LoginContext, username?: string): Outcome {
   return { kind: 'attempted' };
 }
 
-/** The identity-first username page; a user known already goes on. */
-function initialChallenge(ctx: LoginContext, exec: AuthExecutionModel, message?: Message): Outcome {
-  if (ctx.user) return attempted(ctx, ctx.user.username);
-  return { kind: 'challenge', page: loginPage(ctx, exec, 'username', message ? ({ message } as Partial<Page>) : {}) };
+/** Whether the cookie authenticator found the SSO session and left the organization to finish it (Keycloak's SSO_AUTH note). */
+const isSso = (ctx: LoginContext) => Boolean(ctx.data.notes.SSO_SESSION);
+
+/** The identity-first username page; a user known already goes on (after an SSO cookie, to the end, once an organization is picked). */
+async function initialChallenge(ctx: LoginContext, exec: AuthExecutionModel, message?: Message): Promise<Outcome> {
+  if (!ctx.user) return { kind: 'challenge', page: loginPage(ctx, exec, 'username', message ? ({ message } as Partial<Page>) : {}) };
+  if (isSso(ctx)) return (await selectOrganization(ctx, exec, ctx.user)) ?? { kind: 'success' };
+  return attempted(ctx, ctx.user.username);
 }
 
 /** shouldUserSelectOrganization: plain `organization` asked, nothing picked yet, a member of several organizations. */
@@ -247,7 +256,8 @@ async function decide(ctx: LoginContext, exec: AuthExecutionModel, username: str
   }
   // AuthenticationFlowError.INVALID_USER (Errors.USER_NOT_FOUND).
   if (!user.enabled) return { kind: 'failure', error: 'user_not_found' };
-  return attempted(ctx);
+  // Re-authenticating by the SSO cookie in the organization's scope: done.
+  return isSso(ctx) ? { kind: 'success' } : attempted(ctx);
 }
 
 /** Whether the realm has organizations on and at least one organization (Organizations.isEnabledAndOrganizationsPresent). */
