@@ -92,6 +92,17 @@ eta.loadTemplate(
 </form>`,
 );
 
+eta.loadTemplate(
+  '@select-organization',
+  `<% layout('@layout') %>
+<h1 id="kc-page-title"><%= it.t('loginAccountTitle') %></h1>
+<form id="kc-user-organizations" method="post" action="<%= it.formAction %>">
+<p><%= it.t('organization.select') %></p>
+<% for (const o of it.organizations) { %><button type="submit" id="organization-<%= o.alias %>" name="kc.org" value="<%= o.alias %>"><%= o.name %></button>
+<% } %>
+</form>`,
+);
+
 eta.loadTemplate('@register', REGISTER_TEMPLATE);
 eta.loadTemplate('@profile-fields', PROFILE_FIELDS_TEMPLATE);
 
@@ -360,7 +371,8 @@ export function renderPage(
           message: p.message ? t(p.message.key, ...(p.message.params ?? [])) : undefined,
           formAction: out.formAction,
           resetUrl: resetLink(out),
-          registerUrl: registerLink(out, p.variant),
+          // An unknown user of an organization with public providers registers through one of them (Keycloak's OrganizationAwareRealmBean).
+          registerUrl: p.organizationId ? undefined : registerLink(out, p.variant),
           providers: out.providers,
         }),
       };
@@ -488,6 +500,16 @@ export function renderPage(
           title: t('confirmLinkIdpTitle'),
           message: t(p.message.key, ...(p.message.params ?? [])),
           existing: p.message.params?.[0] ?? '',
+          formAction: out.formAction,
+        }),
+      };
+    case 'select-organization':
+      return {
+        status: p.status ?? 200,
+        html: eta.render('@select-organization', {
+          ...base,
+          title: t('loginAccountTitle'),
+          organizations: p.organizations,
           formAction: out.formAction,
         }),
       };

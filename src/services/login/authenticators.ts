@@ -5,6 +5,7 @@ import type { AuthExecutionModel } from '../../db/models/authentication';
 import type { RealmModel } from '../../db/models/realm';
 import type { UserModel } from '../../db/models/user';
 import { lockoutOf, recordLoginFailure, recordLoginSuccess } from '../sessions/brute-force';
+import { organizationScopeOf } from '../organizations/organization-claims';
 import { hashSettings } from '../users/password-policy';
 import { federatedPasswordValid, findLoginUser } from '../user-storage/federation';
 import type { Authenticator, Condition, LoginContext, Outcome, Page, Registry } from './flow-engine';
@@ -132,9 +133,17 @@ const cookie: Authenticator = {
     ctx.user = sso.user;
     ctx.userSession = sso.session;
     ctx.data.notes.SSO_SESSION = sso.session.id;
-    return { kind: 'success' };
+    // Keycloak 26.1+: in an organization's scope the organization authenticator finishes a cookie login (it may ask which organization).
+    return (await organizationContext(ctx)) ? { kind: 'attempted' } : { kind: 'success' };
   },
 };
+
+/** CookieAuthenticator#isOrganizationContext: organizations on and present, and an `organization` form of the scope asked. */
+async function organizationContext(ctx: LoginContext): Promise<boolean> {
+  if (!organizationScopeOf(ctx.request.scope ?? '')) return false;
+  if (!(ctx.realm.settings.organizationsEnabled === true || ctx.realm.settings.organizationsEnabled === 'true')) return false;
+  return (await ctx.db.models.Organization.findOne({ where: { realmId: ctx.realm.id }, attributes: ['id'] })) !== null;
+}
 
 /** auth-username-password-form: one form for both. */
 const usernamePasswordForm: Authenticator = {

@@ -201,7 +201,18 @@ export async function checkRequestForClient(
   if (requested.length) {
     const { links, scopes } = await clientLinkedScopes(db, client);
     const linked = new Set(scopes.filter((s) => links.some((l) => l.scopeId === s.id)).map((s) => s.name));
-    if (requested.some((s) => !linked.has(s))) return back('invalid_scope', `Invalid scopes: ${scope}`);
+    // `organization:*` and `organization:<alias>` are forms of the `organization` scope (Keycloak's OrganizationScope);
+    // an alias must name an enabled organization of the realm.
+    const known = async (s: string) => {
+      if (linked.has(s)) return true;
+      if (!s.startsWith('organization:') || !linked.has('organization')) return false;
+      const alias = s.slice('organization:'.length);
+      if (alias === '*') return true;
+      return Boolean(
+        alias && (await db.models.Organization.findOne({ where: { realmId: client.realmId, alias, enabled: true }, attributes: ['id'] })),
+      );
+    };
+    for (const s of requested) if (!(await known(s))) return back('invalid_scope', `Invalid scopes: ${scope}`);
   }
 
   // checkOIDCParams: an ID token needs a nonce (a plain OAuth2 `token` request needs none).

@@ -46,6 +46,8 @@ export type Page =
       username?: string;
       message?: Message;
       status?: number;
+      /** The page offers this organization's public providers instead of the realm's, and no registration link (organization-login.ts). */
+      organizationId?: string;
     }
   | { page: 'otp'; executionId: string; message?: Message; status?: number }
   /** reset-otp's "Remove one": which OTP device goes. */
@@ -78,6 +80,8 @@ export type Page =
     }
   /** An account with the brokered e-mail or username exists (idp-confirm-link). */
   | { page: 'confirm-link'; executionId: string; message: Message; status?: number }
+  /** The organizations a member of several picks from (organization, Keycloak's select-organization.ftl). */
+  | { page: 'select-organization'; executionId: string; organizations: Array<{ alias: string; name: string }>; status?: number }
   /** A redirect to an identity provider (identity-provider-redirector, organization, kc_idp_hint). */
   | { page: 'redirect'; location: string };
 

@@ -29,6 +29,7 @@ import { consentStep, OAUTH_GRANT } from './consent';
 import { type FlowDefinitions, flowIdByAlias, realmFlowDefinitions, realmFlowId } from './flow-definitions';
 import { afterBrokerFlow, brokerFlowOf, brokerSessionNotes } from './broker/broker-flows';
 import { LOGIN_REGISTRY, providerLinks } from './broker/idp-redirect';
+import { organizationSessionNotes } from './broker/organization-login';
 import { isRegistrationLogin, promptCreateStart, REGISTRATION_REGISTRY, registrationAllowed, registrationFlowId } from './registration';
 import { KC_NOTES, kcActionOf, kcActionResponse, requireRecentAuthentication, setKcActionStatus } from './kc-action';
 import { sendBack } from './authorization-response';
@@ -254,12 +255,13 @@ async function runLogin(
     await ev.error('invalid_flow');
     return page({ page: 'error', status: 500, message: { key: 'internalServerErrorMessage' } });
   }
-  if (data.notes[FLOW_DONE] && user) {
-    // Authenticated already: only the required actions are left (a cookie login keeps its SSO session).
-    const sso = data.notes.SSO_SESSION ? await ssoFromCookie(db, realm, req.cookies.KEYCLOAK_IDENTITY) : null;
+  if (data.notes.SSO_SESSION && user) {
+    // A cookie login keeps its SSO session (the required actions after it, or the organization's page before it ends).
+    const sso = await ssoFromCookie(db, realm, req.cookies.KEYCLOAK_IDENTITY);
     if (sso && sso.session.id === data.notes.SSO_SESSION && sso.user.id === user.id) ctx.userSession = sso.session;
-    return completeLogin(ctx, req, passive, toClient, page, action);
   }
+  // Authenticated already: only the required actions are left.
+  if (data.notes[FLOW_DONE] && user) return completeLogin(ctx, req, passive, toClient, page, action);
   let result: FlowResult;
   try {
     const registry = reset ? RESET_REGISTRY : registration ? REGISTRATION_REGISTRY : (broker?.registry ?? LOGIN_REGISTRY);
@@ -291,7 +293,10 @@ async function runLogin(
     });
     const out = await page(result.page);
     const issuer = issuerOf(req.baseUrl, realm.name);
-    const providers = result.page.page === 'login' && !reset && !broker ? await providerLinks(db, realm, issuer, ctx) : undefined;
+    const providers =
+      result.page.page === 'login' && !reset && !broker
+        ? await providerLinks(db, realm, issuer, ctx, result.page.organizationId)
+        : undefined;
     const path = registration ? 'registration' : 'authenticate';
     return { ...out, formAction: `${issuer}/login-actions/${path}?${q}`, providers } as BrowserResponse;
   }
@@ -421,7 +426,8 @@ async function completeLogin(
   }
   let session: UserSessionModel | undefined = ctx.userSession;
   // The levels reached and this client's level (loa.ts), kept in the user session's notes for its tokens.
-  const levels = loaSessionNotes(ctx, Boolean(session));
+  // With the organization picked on the select-organization page for this client (organization-login.ts).
+  const levels = { ...loaSessionNotes(ctx, Boolean(session)), ...organizationSessionNotes(ctx) };
   if (session) {
     await touchSession(db, session, client.id);
     const notes = (session.notes ?? {}) as Record<string, string>;

@@ -21,6 +21,12 @@ export const ENGLISH: Record<string, string> = {
   errorTitle: 'We are sorry...',
   errorTitleHtml: 'We are sorry...',
   invalidUserMessage: 'Invalid username or password.',
+  invalidUsernameMessage: 'Invalid username.',
+  'organization.select': 'Select an organization to proceed:',
+  notMemberOfOrganization: 'User is not a member of the organization {0}',
+  notMemberOfAnyOrganization: 'User is not a member of any organization',
+  // Keycloak writes this one as a literal (OrganizationAuthenticator#unknownUserChallenge); the key is idserver's.
+  organizationDomainNoAccount: "Your email domain matches the {0} organization but you don't have an account yet.",
   'identity-provider-login-label': 'Or sign in with',
   confirmLinkIdpTitle: 'Account already exists',
   confirmLinkIdpReviewProfile: 'Review profile',

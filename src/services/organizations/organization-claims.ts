@@ -78,24 +78,40 @@ export function organizationClaim(orgs: readonly MemberOrganization[], config: R
   return config.multivalued === 'false' ? aliases[0] : aliases;
 }
 
+/** Keycloak's OrganizationScope of a scope parameter: `organization:*` ALL, `organization:<alias>` SINGLE, plain `organization` ANY. */
+export type OrganizationScope = { kind: 'ALL' } | { kind: 'SINGLE'; alias: string } | { kind: 'ANY' };
+
+/** The `organization` form a scope parameter asks for, if any (`*` first, then an alias, then the plain scope). */
+export function organizationScopeOf(scope: string): OrganizationScope | undefined {
+  const asked = scope.split(/\s+/).filter((s) => s === 'organization' || s.startsWith('organization:'));
+  if (asked.includes('organization:*')) return { kind: 'ALL' };
+  const single = asked.find((s) => s.startsWith('organization:'));
+  if (single) return { kind: 'SINGLE', alias: single.slice('organization:'.length) };
+  return asked.length ? { kind: 'ANY' } : undefined;
+}
+
+/**
+ * The user-session note that keeps the organization the user picked for a client's login (Keycloak
+ * keeps `kc.org` in the client session; idserver's client sessions have no notes, so the user
+ * session keeps one per client).
+ */
+export const selectedOrganizationNote = (clientId: string) => `kc.org:${clientId}`;
+
 /**
  * The organizations a token maps, by the `organization` forms of its scope parameter (Keycloak's
  * OrganizationScope): `organization:*` all of the user's, `organization:<alias>` that one if the user
- * is a member, plain `organization` (or the scope granted by default) the user's organization only
- * when there is exactly one; disabled organizations never.
+ * is a member, plain `organization` (or the scope granted by default) the user's organization when
+ * there is exactly one, else the one picked on the login's select-organization page (`selected`);
+ * disabled organizations never.
  */
-export function scopedOrganizations(orgs: readonly MemberOrganization[], scope: string): MemberOrganization[] {
-  const asked = scope.split(/\s+/).filter((s) => s === 'organization' || s.startsWith('organization:'));
+export function scopedOrganizations(orgs: readonly MemberOrganization[], scope: string, selected?: string): MemberOrganization[] {
   // The mapper runs only when the scope is granted: granted as a default scope, it is the plain form.
-  const forms = asked.length ? asked : ['organization'];
-  let out: readonly MemberOrganization[] = [];
-  if (forms.includes('organization:*')) out = orgs;
-  else {
-    const single = forms.find((s) => s.startsWith('organization:'));
-    if (single) out = orgs.filter((o) => o.alias === single.slice('organization:'.length));
-    else if (forms.includes('organization')) out = orgs.length === 1 ? orgs : [];
-  }
-  return out.filter((o) => o.enabled);
+  const form = organizationScopeOf(scope) ?? { kind: 'ANY' };
+  const enabled = orgs.filter((o) => o.enabled);
+  if (form.kind === 'ALL') return enabled;
+  if (form.kind === 'SINGLE') return enabled.filter((o) => o.alias === form.alias);
+  if (enabled.length === 1) return enabled;
+  return selected ? enabled.filter((o) => o.id === selected) : [];
 }
 
 /** True when a scope parameter asks for the `organization` client scope in one of its forms. */

@@ -20,6 +20,7 @@ import {
   organizationClaim,
   organizationsOfUsers,
   scopedOrganizations,
+  selectedOrganizationNote,
 } from '../organizations/organization-claims';
 import { isTransient, transientAttributeRows, transientMemberships, withTransientDefaults } from '../user-storage/transient-users';
 
@@ -389,7 +390,9 @@ async function loadFactsOf(db: Db, list: readonly FactsInput[]): Promise<Facts[]
       clientRoles,
       clientIds,
       origins: webOrigins(input.client),
-      organizations: orgOn(e) ? scopedOrganizations(organizations.get(input.user.id) ?? [], input.scope) : [],
+      organizations: orgOn(e)
+        ? scopedOrganizations(organizations.get(input.user.id) ?? [], input.scope, input.notes?.[selectedOrganizationNote(input.client.id)])
+        : [],
     };
   });
 }

@@ -46,6 +46,9 @@ beforeAll(async () => {
   const off = idOf((await api.post(base, { name: 'Off', alias: 'off', enabled: false })).headers.location);
   for (const o of [acme, beta, off]) await member(o, user);
   await member(acme, single);
+  const halfOff = await createUser(ts, R, 'halfoff');
+  await member(acme, halfOff);
+  await member(off, halfOff);
 });
 afterAll(() => ts.close());
 
@@ -70,6 +73,10 @@ describe('organization claim', () => {
     expect(single.access.organization).toEqual(['acme']);
     expect(String(single.access.scope).split(' ')).toContain('organization');
     expect((await tokens('orguser', 'organization')).access.organization).toBeUndefined();
+  });
+
+  test('plain scope=organization counts enabled organizations only: one enabled and one disabled give the enabled one', async () => {
+    expect((await tokens('halfoff', 'organization')).access.organization).toEqual(['acme']);
   });
 
   test('no claim without the scope, or for a user without organizations', async () => {
