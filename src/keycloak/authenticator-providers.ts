@@ -58,7 +58,8 @@ export const AUTHENTICATORS: AuthenticatorProvider[] = [
   provider(['auth-username-form', 'Username Form', 'password', false, R, 'Selects a user from their username or email.']),
   provider(['auth-password-form', 'Password Form', 'password', false, RAD, 'Validates a password from a login form.']),
   provider(['auth-otp-form', 'OTP Form', 'otp', true, RAD, 'Validates a one-time password from a login form.']),
-  provider(['auth-spnego', 'Kerberos', 'kerberos', false, RAD, 'Initiates the SPNEGO protocol.']),
+  // The KERBEROS feature is off: SpnegoDisabledAuthenticatorFactory's choices (DISABLED only).
+  provider(['auth-spnego', 'Kerberos', 'kerberos', false, ['DISABLED'], 'Disabled: the Kerberos feature is off on this server. Initiates the SPNEGO protocol.']),
   provider(
     ['identity-provider-redirector', 'Identity Provider Redirector', undefined, true, RAD, 'Redirects to the default identity provider.'],
     [str('defaultProvider', 'Default Identity Provider', 'Alias of the identity provider to redirect to automatically.')],

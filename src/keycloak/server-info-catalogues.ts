@@ -52,7 +52,10 @@ export const FEATURES: Feature[] = [
   f('IMPERSONATION', 'Ability for admins to impersonate users', 'DEFAULT'),
   f('INSTAGRAM_BROKER', 'Instagram Identity Broker', 'DEPRECATED'),
   f('IPA_TUURA_FEDERATION', 'IPA-Tuura user federation provider', 'EXPERIMENTAL'),
-  f('KERBEROS', 'Kerberos', 'DEFAULT'),
+  // Not built here: off, as in a Keycloak whose JVM has no Kerberos (FIPS mode), which then turns the
+  // feature into DISABLED_BY_DEFAULT, drops the `kerberos` user storage provider and offers auth-spnego
+  // only as DISABLED (SpnegoDisabledAuthenticatorFactory).
+  f('KERBEROS', 'Kerberos', 'DISABLED_BY_DEFAULT'),
   f('LOGIN_V1', 'Legacy Login Theme', 'DEPRECATED'),
   f('LOGIN_V2', 'New Login Theme', 'DEFAULT'),
   f('LOGOUT_ALL_SESSIONS_V1', 'Logout all sessions logs out only regular sessions', 'DEPRECATED'),

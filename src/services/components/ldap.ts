@@ -139,21 +139,8 @@ function ldapDefaultMappers(d: ComponentDraft): ChildComponent[] {
   return out;
 }
 
+/** The user storage providers: `ldap` (the `kerberos` one goes with the KERBEROS feature, off here: server-info-catalogues.ts). */
 export const USER_STORAGE_FACTORIES: ComponentFactory[] = [
-  {
-    id: 'kerberos',
-    helpText: 'Kerberos User Storage Provider',
-    common: COMMON,
-    properties: [
-      p('kerberosRealm', S),
-      p('serverPrincipal', S),
-      p('keyTab', S),
-      p('debug', B, 'false'),
-      p('allowPasswordAuthentication', B, 'false'),
-      p('editMode', 'List', undefined, { options: ['READ_ONLY', 'UNSYNCED'] }),
-      p('updateProfileFirstLogin', B, 'false'),
-    ],
-  },
   { id: 'ldap', helpText: 'LDAP', common: COMMON, properties: LDAP_PROPS, validate: validateLdap, children: ldapDefaultMappers },
 ];
 
