@@ -59,7 +59,14 @@ export const AUTHENTICATORS: AuthenticatorProvider[] = [
   provider(['auth-password-form', 'Password Form', 'password', false, RAD, 'Validates a password from a login form.']),
   provider(['auth-otp-form', 'OTP Form', 'otp', true, RAD, 'Validates a one-time password from a login form.']),
   // The KERBEROS feature is off: SpnegoDisabledAuthenticatorFactory's choices (DISABLED only).
-  provider(['auth-spnego', 'Kerberos', 'kerberos', false, ['DISABLED'], 'Disabled: the Kerberos feature is off on this server. Initiates the SPNEGO protocol.']),
+  provider([
+    'auth-spnego',
+    'Kerberos',
+    'kerberos',
+    false,
+    ['DISABLED'],
+    'Disabled: the Kerberos feature is off on this server. Initiates the SPNEGO protocol.',
+  ]),
   provider(
     ['identity-provider-redirector', 'Identity Provider Redirector', undefined, true, RAD, 'Redirects to the default identity provider.'],
     [str('defaultProvider', 'Default Identity Provider', 'Alias of the identity provider to redirect to automatically.')],
