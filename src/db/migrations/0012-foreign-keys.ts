@@ -1,5 +1,6 @@
 import { type QueryInterface, QueryTypes, type Sequelize } from 'sequelize';
 import { getLogger } from '../../logging';
+import { sqliteRebuild as rebuildTables } from './sqlite-rebuild';
 
 /**
  * Foreign keys on every real reference between rows (ADR 21), so that a delete racing an insert can
@@ -174,46 +175,13 @@ const withoutForeignKeys = (sql: string) =>
 
 /**
  * SQLite cannot add a constraint to a table: each table is made again with the new definition
- * (create, copy, drop, rename, indexes again), as SQLite's documentation prescribes. Foreign keys
- * are off meanwhile (a pragma that only works outside a transaction), all of it is one
- * transaction, and `PRAGMA foreign_key_check` must find nothing before it commits.
+ * (sqlite-rebuild.ts: create, copy, drop, rename, indexes again, foreign keys off meanwhile, one
+ * transaction, `PRAGMA foreign_key_check` clean before it commits), orphans removed first when asked.
  */
 async function sqliteRebuild(sequelize: Sequelize, define: (table: string, sql: string) => string, cleanOrphans: boolean): Promise<void> {
-  // Statements without a transaction all run on the dialect's one shared connection, so the pragma,
-  // BEGIN and the rebuild below share it.
-  await sequelize.query('PRAGMA foreign_keys=OFF');
-  try {
-    await sequelize.query('BEGIN IMMEDIATE');
-    try {
-      if (cleanOrphans) {
-        const removed = await removeOrphans(sequelize);
-        if (Object.keys(removed).length) log.warn(`Removed rows whose parent is missing: ${JSON.stringify(removed)}`);
-      }
-      for (const table of tablesOf()) {
-        const [def] = await sequelize.query<{ sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = :table", {
-          replacements: { table },
-          type: QueryTypes.SELECT,
-        });
-        const indexes = await sequelize.query<{ sql: string }>(
-          "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = :table AND sql IS NOT NULL",
-          { replacements: { table }, type: QueryTypes.SELECT },
-        );
-        const next = `${table}__next`;
-        const create = define(table, def.sql).replace(/^CREATE TABLE [`"]?\w+[`"]?/, `CREATE TABLE \`${next}\``);
-        await sequelize.query(create);
-        await sequelize.query(`INSERT INTO \`${next}\` SELECT * FROM \`${table}\``);
-        await sequelize.query(`DROP TABLE \`${table}\``);
-        await sequelize.query(`ALTER TABLE \`${next}\` RENAME TO \`${table}\``);
-        for (const ix of indexes) await sequelize.query(ix.sql);
-      }
-      const violations = await sequelize.query('PRAGMA foreign_key_check', { type: QueryTypes.SELECT });
-      if (violations.length) throw new Error(`foreign key check failed: ${JSON.stringify(violations.slice(0, 5))}`);
-      await sequelize.query('COMMIT');
-    } catch (e) {
-      await sequelize.query('ROLLBACK');
-      throw e;
-    }
-  } finally {
-    await sequelize.query('PRAGMA foreign_keys=ON');
-  }
+  await rebuildTables(sequelize, tablesOf(), define, async () => {
+    if (!cleanOrphans) return;
+    const removed = await removeOrphans(sequelize);
+    if (Object.keys(removed).length) log.warn(`Removed rows whose parent is missing: ${JSON.stringify(removed)}`);
+  });
 }

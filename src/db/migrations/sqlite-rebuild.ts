@@ -11,11 +11,16 @@ export async function sqliteRebuild(
   sequelize: Sequelize,
   tables: readonly string[],
   define: (table: string, sql: string) => string,
+  /** Runs first, in the same transaction (0012 removes orphaned rows there). */
+  before?: () => Promise<void>,
 ): Promise<void> {
+  // Statements without a transaction all run on the dialect's one shared connection, so the pragma,
+  // BEGIN and the rebuild below share it.
   await sequelize.query('PRAGMA foreign_keys=OFF');
   try {
     await sequelize.query('BEGIN IMMEDIATE');
     try {
+      if (before) await before();
       for (const table of tables) {
         const [def] = await sequelize.query<{ sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = :table", {
           replacements: { table },
