@@ -126,7 +126,7 @@ export async function federatedAccountUpdate(
 ): Promise<void> {
   if (!user.federationLink || transientFactsOf(user)) return;
   const p = await providerOfUser(ctx.db, realm, user);
-  if (!p || p.cfg.editMode !== 'WRITABLE' || !msadMapperOf(p.mappers)) return;
+  if (p?.cfg.editMode !== 'WRITABLE' || !msadMapperOf(p.mappers)) return;
   let updatePassword = change.updatePassword;
   if (!updatePassword && change.requiredActions) {
     const had = (await ctx.db.models.UserRequiredAction.count({ where: { userId: user.id, requiredAction: 'UPDATE_PASSWORD' } })) > 0;
