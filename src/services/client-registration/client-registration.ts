@@ -219,8 +219,6 @@ export async function registerClient(r: RegistrationRequest, body: Record<string
   }
   const out = await representation(ctx, r.realm, uuid);
   out.registrationAccessToken = token;
-  // Keycloak answers a registration with direct access grants off whatever was stored.
-  out.directAccessGrantsEnabled = false;
   ev.clientId = out.clientId ?? null;
   await ev.success();
   const location = clientUri(r, String(out.clientId));
