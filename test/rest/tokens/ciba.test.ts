@@ -536,6 +536,12 @@ test("the realm's CIBA policy takes effect: expires_in, interval, the user hint 
   const base = { scope: 'openid', login_hint: 'alice' };
   const ok = await at('cd', 'cd-secret', base);
   expect(ok.body).toEqual({ auth_req_id: expect.any(String), expires_in: 30 });
+  // Under the login_hint policy the other hints are not read: without login_hint the request is refused.
+  expect(err(await at('cd', 'cd-secret', { scope: 'openid', id_token_hint: 'x', login_hint_token: 'y' }))).toEqual([
+    400,
+    'invalid_request',
+    'missing parameter : login_hint',
+  ]);
   const realm = expectStatus(await api.get(`/admin/realms/${P}`), 200, 'realm').body;
   await api.put(`/admin/realms/${P}`, { attributes: { ...realm.attributes, cibaAuthRequestedUserHint: 'id_token_hint' } }).expect(204);
   expect(err(await at('cd', 'cd-secret', base))).toEqual([400, 'invalid_request', 'missing parameter : id_token_hint']);
