@@ -79,6 +79,16 @@ describe('authorization and token requests', () => {
     expect(q.get('error')).toBe('invalid_client');
   });
 
+  test('client-scopes judges a code exchange by the scope of its authorization request (ClientScopesCondition: the client session note)', async () => {
+    await enforce([ex('use-lightweight-access-token')], [cond('client-scopes', { type: 'Optional', scopes: ['phone'] })]);
+    const codeFor = async (scope: string) => redirectParams(await signIn(new Jar(), w.authUrl({ scope }))).get('code') as string;
+    const light = await exchange(w, await codeFor('openid phone'));
+    expect(light.status).toBe(200);
+    expect(decodeJwt(light.body.access_token as string).preferred_username).toBeUndefined();
+    const full = await exchange(w, await codeFor('openid'));
+    expect(decodeJwt(full.body.access_token as string).preferred_username).toBe('alice');
+  });
+
   test('secure-client-authenticator refuses token requests and refreshes of a client whose authenticator is not allowed', async () => {
     const refresh = (await password().expect(200)).body.refresh_token as string;
     await enforce([ex('secure-client-authenticator', { 'allowed-client-authenticators': ['client-jwt'] })]);

@@ -5,6 +5,8 @@ import { effectiveRoleIdsForUsers } from '../../core/effective-roles';
 import type { ClientModel } from '../../db/models/client';
 import { TOP_LEVEL } from '../../db/models/group';
 import type { ProviderConfiguration } from '../../representations/client-policy';
+import { codeRequestedScope } from '../login/auth-sessions';
+import { cibaRequestByAuthReqId } from '../tokens/ciba-store';
 import { clientLinkedScopes } from '../tokens/token-claims';
 import { groupIdByPath, roleIdFromString } from '../user-storage/hardcoded-mappers';
 import type { PolicyContext, PolicyEvent, Vote } from './types';
@@ -103,6 +105,21 @@ const clientRoles: Condition = async (conf, c) => {
 };
 
 /**
+ * The scope a request carries, as ClientScopesCondition reads it: the parameter of an authorization,
+ * client-credentials or backchannel authentication request; for a code exchange (TOKEN_REQUEST) the
+ * scope of the code's authorization request (Keycloak's client-session note), for a CIBA token request
+ * that of its authentication request.
+ */
+async function requestScope(c: PolicyContext): Promise<string | undefined> {
+  if (c.event === 'TOKEN_REQUEST') return codeRequestedScope(c.db, c.realm, c.params?.code);
+  if (c.event === 'BACKCHANNEL_TOKEN_REQUEST') {
+    const id = c.params?.auth_req_id;
+    return id ? (await cibaRequestByAuthReqId(c.db, c.realm.id, id))?.scope : undefined;
+  }
+  return c.params?.scope;
+}
+
+/**
  * client-scopes: as Keycloak's ClientScopesCondition on authorization and token requests; `type`
  * Default matches a listed scope among the client's default scopes, Optional one requested in the
  * `scope` parameter among its optional scopes, Any either. A configuration without `scopes` or
@@ -119,7 +136,7 @@ const clientScopes: Condition = async (conf, c) => {
   const nameOf = new Map(scopes.map((s) => [s.id, s.name]));
   const defaults = new Set(links.filter((l) => l.defaultScope).map((l) => nameOf.get(l.scopeId)));
   const optional = new Set(links.filter((l) => !l.defaultScope).map((l) => nameOf.get(l.scopeId)));
-  const explicit = String(c.params?.scope ?? '').split(' ');
+  const explicit = String((await requestScope(c)) ?? '').split(' ');
   const byDefault = [...expected].some((s) => defaults.has(s));
   const byOptional = explicit.some((s) => expected.has(s) && optional.has(s));
   if (type === 'Default') return vote(byDefault);

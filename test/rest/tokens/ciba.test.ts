@@ -314,6 +314,26 @@ test('client-access-type abstains on the CIBA events (ClientAccessTypeCondition)
   expect((await poll(a.authReqId)).status).toBe(200);
 });
 
+test('client-scopes judges a CIBA token request by the scope of its authentication request (ClientScopesCondition)', async () => {
+  const withPhone = await started({ scope: 'openid phone' });
+  const without = await started();
+  for (const s of [withPhone, without]) expect((await callback(s.bearer, { status: 'SUCCEED' })).status).toBe(200);
+  await api
+    .put(`/admin/realms/${R}/client-policies/profiles`, {
+      profiles: [{ name: 'hok', executors: [{ executor: 'holder-of-key-enforcer', configuration: {} }] }],
+    })
+    .expect(204);
+  const condition = { condition: 'client-scopes', configuration: { type: 'Optional', scopes: ['phone'] } };
+  await api
+    .put(`/admin/realms/${R}/client-policies/policies`, {
+      policies: [{ name: 'p', enabled: true, conditions: [condition], profiles: ['hok'] }],
+    })
+    .expect(204);
+  // The token request names no scope: the condition reads the authentication request's.
+  expect(err(await poll(withPhone.authReqId))).toEqual([400, 'invalid_grant', 'Client Certification missing for MTLS HoK Token Binding']);
+  expect((await poll(without.authReqId)).status).toBe(200);
+});
+
 test('the authentication request: refusals as BackchannelAuthenticationEndpoint', async () => {
   const base = { scope: 'openid', login_hint: 'alice' };
   const noAuth = await request(ts.app).post(`/realms/${R}/protocol/openid-connect/ext/ciba/auth`).type('form').send(base);
