@@ -274,6 +274,62 @@ describe('OpenID Connect dynamic client registration', () => {
     expect(plainStored.defaultClientScopes).toEqual(expect.arrayContaining(['basic', 'profile', 'email', 'roles', 'web-origins']));
   });
 
+  test('grant_types as Keycloak 26 DescriptionConverter#toInternal: the answer carries the stored grants; without grant_types the others keep their defaults', async () => {
+    const stored = async (clientId: string) =>
+      expectStatus(await f.api.get(`/admin/realms/${R}/clients?clientId=${clientId}`), 200, 'client').body[0];
+    // The password grant is answered (AbstractClientRegistrationProvider#create answers the stored directAccessGrantsEnabled).
+    const pw = await f.call('POST', '/openid-connect', {
+      token: await f.initialToken(),
+      body: { redirect_uris: ['https://pw.example.org/cb'], grant_types: ['authorization_code', 'password'] },
+    });
+    expect(pw.status).toBe(201);
+    expect(pw.body.grant_types).toEqual(['authorization_code', 'password']);
+    expect((await stored(pw.body.client_id)).directAccessGrantsEnabled).toBe(true);
+    // No grant_types: code, and refresh tokens stay on (use.refresh.tokens is not written).
+    const plain = await f.call('POST', '/openid-connect', {
+      token: await f.initialToken(),
+      body: { redirect_uris: ['https://plain-grants.example.org/cb'] },
+    });
+    expect([plain.body.response_types, plain.body.grant_types]).toEqual([
+      ['code', 'none'],
+      ['authorization_code', 'refresh_token'],
+    ]);
+    expect((await stored(plain.body.client_id)).attributes['use.refresh.tokens']).not.toBe('false');
+    // Only client_credentials: no response type is implied, so no standard flow.
+    const svc = await f.call('POST', '/openid-connect', { token: await f.initialToken(), body: { grant_types: ['client_credentials'] } });
+    expect([svc.status, svc.body.response_types, svc.body.grant_types]).toEqual([201, [], ['client_credentials']]);
+    expect(await stored(svc.body.client_id)).toMatchObject({ standardFlowEnabled: false, serviceAccountsEnabled: true });
+    // An update without grant_types keeps the service account; the password grant is off unless named.
+    const upd = await f.call('PUT', `/openid-connect/${svc.body.client_id}`, {
+      token: svc.body.registration_access_token,
+      body: { client_id: svc.body.client_id, client_name: 'Service' },
+    });
+    expect([upd.status, upd.body.grant_types]).toEqual([200, ['authorization_code', 'client_credentials']]);
+    expect(await stored(svc.body.client_id)).toMatchObject({ serviceAccountsEnabled: true, directAccessGrantsEnabled: false });
+    // The default provider answers the stored flag too.
+    const rep = await f.call('POST', '/default', {
+      token: await f.initialToken(),
+      body: { clientId: 'dag-on', directAccessGrantsEnabled: true },
+    });
+    expect([rep.status, rep.body.directAccessGrantsEnabled]).toEqual([201, true]);
+    // Token exchange for a public client is refused ("Token Exchange cannot be enabled in a public client").
+    const te = await f.call('POST', '/openid-connect', {
+      token: await f.initialToken(),
+      body: { token_endpoint_auth_method: 'none', grant_types: ['urn:ietf:params:oauth:grant-type:token-exchange'] },
+    });
+    expect([te.status, te.body]).toEqual([400, { error: 'invalid_client_metadata', error_description: 'Client metadata invalid' }]);
+  });
+
+  test('an empty scope names no optional scope, and `basic` is the only default one', async () => {
+    const made = await f.call('POST', '/openid-connect', {
+      token: await f.initialToken(),
+      body: { redirect_uris: ['https://empty-scope.example.org/cb'], scope: '' },
+    });
+    expect([made.status, made.body.scope]).toEqual([201, '']);
+    const [stored] = expectStatus(await f.api.get(`/admin/realms/${R}/clients?clientId=${made.body.client_id}`), 200, 'client').body;
+    expect([stored.defaultClientScopes, stored.optionalClientScopes]).toEqual([['basic'], []]);
+  });
+
   test('scope on update: the optional scopes are replaced, the default ones kept (OIDCClientRegistrationProvider#updateOIDC)', async () => {
     const made = await f.call('POST', '/openid-connect', {
       token: await f.initialToken(),

@@ -304,6 +304,69 @@ describe('conditions on admin writes', () => {
   });
 });
 
+describe("conditions read their stored configuration as Keycloak's classes do (no console form defaults)", () => {
+  const pkceRefused = (res: { status: number; body: unknown }) =>
+    refused(res, 'invalid_client_metadata', 'Invalid client metadata: code_challenge_method');
+
+  test('ClientUpdaterSourceRolesCondition: no roles votes NO; composites, groups and clientId.role count', async () => {
+    const writer = await realmAdmin(ts, R, 'rwriter', ['manage-clients']);
+    const uid = await userId(api, R, 'rwriter');
+    const admin = await createRole(api, R, 'admin');
+    await api.post(`${base}/users/${uid}/role-mappings/realm`, [admin]).expect(204);
+    // The console's form default `admin` is not the condition's: without `roles` nothing matches.
+    await enforce([ex('pkce-enforcer')], [cond('client-updater-source-roles')]);
+    await writer.post(`${base}/clients`, { clientId: 'rd1' }).expect(201);
+    await enforce([ex('pkce-enforcer')], [cond('client-updater-source-roles', { roles: [] })]);
+    await writer.post(`${base}/clients`, { clientId: 'rd2' }).expect(201);
+    await enforce([ex('pkce-enforcer')], [cond('client-updater-source-roles', { roles: ['admin'] })]);
+    pkceRefused(await writer.post(`${base}/clients`, { clientId: 'rd3' }));
+    // A role held through a composite of a group's role (user.hasRole).
+    const inner = await createRole(api, R, 'inner-role');
+    const outer = await createRole(api, R, 'outer-role');
+    await api.post(`${base}/roles-by-id/${outer.id}/composites`, [inner]).expect(204);
+    const g = await createGroup(api, R, 'role-holders');
+    await api.post(`${base}/groups/${g}/role-mappings/realm`, [outer]).expect(204);
+    await enforce([ex('pkce-enforcer')], [cond('client-updater-source-roles', { roles: ['inner-role'] })]);
+    await writer.post(`${base}/clients`, { clientId: 'rd4' }).expect(201);
+    await api.put(`${base}/users/${uid}/groups/${g}`).expect(204);
+    pkceRefused(await writer.post(`${base}/clients`, { clientId: 'rd5' }));
+    // `clientId.role` names a client role (KeycloakModelUtils#getRoleFromString).
+    await enforce([ex('pkce-enforcer')], [cond('client-updater-source-roles', { roles: ['realm-management.manage-clients'] })]);
+    pkceRefused(await writer.post(`${base}/clients`, { clientId: 'rd6' }));
+  });
+
+  test('ClientUpdaterSourceGroupsCondition: no groups votes NO; a name is a top-level group, a path any group', async () => {
+    const writer = await realmAdmin(ts, R, 'gwriter', ['manage-clients']);
+    const uid = await userId(api, R, 'gwriter');
+    const top = await createGroup(api, R, 'topGroup');
+    await api.put(`${base}/users/${uid}/groups/${top}`).expect(204);
+    await enforce([ex('pkce-enforcer')], [cond('client-updater-source-groups')]);
+    await writer.post(`${base}/clients`, { clientId: 'gd1' }).expect(201);
+    await enforce([ex('pkce-enforcer')], [cond('client-updater-source-groups', { groups: ['topGroup'] })]);
+    pkceRefused(await writer.post(`${base}/clients`, { clientId: 'gd2' }));
+    const org = await createGroup(api, R, 'org');
+    const sub = await createGroup(api, R, 'squad', org);
+    await api.put(`${base}/users/${uid}/groups/${sub}`).expect(204);
+    await enforce([ex('pkce-enforcer')], [cond('client-updater-source-groups', { groups: ['squad'] })]);
+    await writer.post(`${base}/clients`, { clientId: 'gd3' }).expect(201);
+    await enforce([ex('pkce-enforcer')], [cond('client-updater-source-groups', { groups: ['/org/squad'] })]);
+    pkceRefused(await writer.post(`${base}/clients`, { clientId: 'gd4' }));
+    // Membership is direct: the parent of the user's group does not match.
+    await api.delete(`${base}/users/${uid}/groups/${top}`).expect(204);
+    await enforce([ex('pkce-enforcer')], [cond('client-updater-source-groups', { groups: ['org'] })]);
+    await writer.post(`${base}/clients`, { clientId: 'gd5' }).expect(201);
+  });
+
+  test('ClientUpdaterSourceHostsCondition: no trusted-hosts votes NO; a host name is resolved', async () => {
+    await enforce([ex('pkce-enforcer')], [cond('client-updater-source-host')]);
+    await create({ clientId: 'hd1' }).expect(201);
+    await enforce([ex('pkce-enforcer')], [cond('client-updater-source-host', { 'trusted-hosts': ['10.255.255.1'] })]);
+    await create({ clientId: 'hd2' }).expect(201);
+    await enforce([ex('pkce-enforcer')], [cond('client-updater-source-host', { 'trusted-hosts': ['localhost'] })]);
+    pkceRefused(await create({ clientId: 'hd3' }));
+  });
+});
+
 describe('GraphQL createClient / updateClient are evaluated the same way', () => {
   test('refused with the same error; auto-configure applies', async () => {
     await enforce([ex('pkce-enforcer')]);

@@ -69,6 +69,26 @@ describe('authorization and token requests', () => {
     expect((await authorize({ scope: 'openid phone' })).status).toBe(200);
   });
 
+  test("client-scopes without scopes or without type matches nothing (ClientScopesCondition; the console's defaults are its form's)", async () => {
+    await enforce([ex('confidential-client')], [cond('client-scopes', { type: 'Optional' })]);
+    expect((await authorize({ scope: 'openid offline_access' })).status).toBe(200);
+    await enforce([ex('confidential-client')], [cond('client-scopes', { scopes: ['phone'] })]);
+    expect((await authorize({ scope: 'openid phone' })).status).toBe(200);
+    await enforce([ex('confidential-client')], [cond('client-scopes', { type: 'Any', scopes: ['phone'] })]);
+    const q = redirectParams(await authorize({ scope: 'openid phone' }));
+    expect(q.get('error')).toBe('invalid_client');
+  });
+
+  test('client-scopes judges a code exchange by the scope of its authorization request (ClientScopesCondition: the client session note)', async () => {
+    await enforce([ex('use-lightweight-access-token')], [cond('client-scopes', { type: 'Optional', scopes: ['phone'] })]);
+    const codeFor = async (scope: string) => redirectParams(await signIn(new Jar(), w.authUrl({ scope }))).get('code') as string;
+    const light = await exchange(w, await codeFor('openid phone'));
+    expect(light.status).toBe(200);
+    expect(decodeJwt(light.body.access_token as string).preferred_username).toBeUndefined();
+    const full = await exchange(w, await codeFor('openid'));
+    expect(decodeJwt(full.body.access_token as string).preferred_username).toBe('alice');
+  });
+
   test('secure-client-authenticator refuses token requests and refreshes of a client whose authenticator is not allowed', async () => {
     const refresh = (await password().expect(200)).body.refresh_token as string;
     await enforce([ex('secure-client-authenticator', { 'allowed-client-authenticators': ['client-jwt'] })]);
@@ -232,6 +252,19 @@ describe('the client registration service', () => {
     const made = await f.call('POST', '/default', { token: await f.initialToken(), body: { clientId: 'reg2' } });
     expect(made.status).toBe(201);
     expect(made.body.attributes['pkce.code.challenge.method']).toBe('S256');
+  });
+
+  test("client-updater-source-roles and -host judge the registration caller (the bearer token's user, the request address)", async () => {
+    const bearer = await f.userToken('dcr-writer', ['manage-clients']);
+    await enforce([ex('pkce-enforcer')], [cond('client-updater-source-roles', { roles: ['realm-management.manage-clients'] })]);
+    const byRole = await f.call('POST', '/default', { token: bearer, body: { clientId: 'by-role' } });
+    expect([byRole.status, byRole.body]).toEqual([403, { error: 'insufficient_scope', error_description: 'invalid_client_metadata' }]);
+    // An initial access token has no user: NO.
+    expect((await f.call('POST', '/default', { token: await f.initialToken(), body: { clientId: 'no-user' } })).status).toBe(201);
+    await enforce([ex('pkce-enforcer')], [cond('client-updater-source-host', { 'trusted-hosts': ['127.0.0.1', '::1'] })]);
+    expect((await f.call('POST', '/default', { token: await f.initialToken(), body: { clientId: 'by-host' } })).status).toBe(403);
+    await enforce([ex('pkce-enforcer')], [cond('client-updater-source-host', { 'trusted-hosts': ['10.255.255.1'] })]);
+    expect((await f.call('POST', '/default', { token: await f.initialToken(), body: { clientId: 'other-host' } })).status).toBe(201);
   });
 
   test('registration-access-token-rotation-disabled: an update keeps the registration access token', async () => {

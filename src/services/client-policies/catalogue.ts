@@ -283,15 +283,24 @@ const CONDITION_INFO: Record<string, { helpText: string; properties: ConfigPrope
   },
   'client-updater-source-groups': {
     helpText: 'The user writing the client is a member of one of the groups.',
-    properties: [negative, prop('groups', 'Groups', 'Group names.', 'MultivaluedString', 'topGroup')],
+    properties: [
+      negative,
+      prop('groups', 'Groups', 'Names of top-level groups, or group paths (/parent/child).', 'MultivaluedString', 'topGroup'),
+    ],
   },
   'client-updater-source-host': {
     helpText: 'The client is written from one of the addresses.',
-    properties: [negative, prop('trusted-hosts', 'Trusted Hosts', 'IP addresses.', 'MultivaluedString')],
+    properties: [
+      negative,
+      prop('trusted-hosts', 'Trusted Hosts', 'IP addresses, host names, or *.domain for the host names in a domain.', 'MultivaluedString'),
+    ],
   },
   'client-updater-source-roles': {
-    helpText: 'The user writing the client holds one of the realm roles.',
-    properties: [negative, prop('roles', 'Updating entity role', 'Realm role names.', 'MultivaluedString', 'admin')],
+    helpText: 'The user writing the client holds one of the roles.',
+    properties: [
+      negative,
+      prop('roles', 'Updating entity role', 'Realm role names, or clientId.role for a client role.', 'MultivaluedString', 'admin'),
+    ],
   },
 };
 

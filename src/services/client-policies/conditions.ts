@@ -1,7 +1,14 @@
+import { lookup, reverse } from 'node:dns/promises';
+import { isIP } from 'node:net';
 import { Op } from 'sequelize';
+import { effectiveRoleIdsForUsers } from '../../core/effective-roles';
 import type { ClientModel } from '../../db/models/client';
+import { TOP_LEVEL } from '../../db/models/group';
 import type { ProviderConfiguration } from '../../representations/client-policy';
+import { codeRequestedScope } from '../login/auth-sessions';
+import { cibaRequestByAuthReqId } from '../tokens/ciba-store';
 import { clientLinkedScopes } from '../tokens/token-claims';
+import { groupIdByPath, roleIdFromString } from '../user-storage/hardcoded-mappers';
 import type { PolicyContext, PolicyEvent, Vote } from './types';
 
 /**
@@ -98,64 +105,123 @@ const clientRoles: Condition = async (conf, c) => {
 };
 
 /**
+ * The scope a request carries, as ClientScopesCondition reads it: the parameter of an authorization,
+ * client-credentials or backchannel authentication request; for a code exchange (TOKEN_REQUEST) the
+ * scope of the code's authorization request (Keycloak's client-session note), for a CIBA token request
+ * that of its authentication request.
+ */
+async function requestScope(c: PolicyContext): Promise<string | undefined> {
+  if (c.event === 'TOKEN_REQUEST') return codeRequestedScope(c.db, c.realm, c.params?.code);
+  if (c.event === 'BACKCHANNEL_TOKEN_REQUEST') {
+    const id = c.params?.auth_req_id;
+    return id ? (await cibaRequestByAuthReqId(c.db, c.realm.id, id))?.scope : undefined;
+  }
+  return c.params?.scope;
+}
+
+/**
  * client-scopes: as Keycloak's ClientScopesCondition on authorization and token requests; `type`
  * Default matches a listed scope among the client's default scopes, Optional one requested in the
- * `scope` parameter among its optional scopes, Any either.
+ * `scope` parameter among its optional scopes, Any either. A configuration without `scopes` or
+ * without a known `type` matches nothing (the console's `offline_access` / Optional are only its form's
+ * defaults; Keycloak's class votes NO without `scopes` and fails on a missing `type`).
  */
 const clientScopes: Condition = async (conf, c) => {
   if (!REQUESTS.has(c.event) || c.event === 'TOKEN_REFRESH' || c.event === 'RESOURCE_OWNER_PASSWORD_CREDENTIALS_REQUEST') return 'ABSTAIN';
+  const type = conf.type;
+  if (!c.client || conf.scopes == null || (type !== 'Default' && type !== 'Optional' && type !== 'Any')) return 'NO';
   const client = c.client as ClientModel;
-  const expected = new Set(strings(conf.scopes ?? 'offline_access'));
-  const type = String(conf.type ?? 'Optional');
+  const expected = new Set(strings(conf.scopes));
   const { links, scopes } = await clientLinkedScopes(c.db, client);
   const nameOf = new Map(scopes.map((s) => [s.id, s.name]));
   const defaults = new Set(links.filter((l) => l.defaultScope).map((l) => nameOf.get(l.scopeId)));
   const optional = new Set(links.filter((l) => !l.defaultScope).map((l) => nameOf.get(l.scopeId)));
-  const explicit = String(c.params?.scope ?? '').split(' ');
+  const explicit = String((await requestScope(c)) ?? '').split(' ');
   const byDefault = [...expected].some((s) => defaults.has(s));
   const byOptional = explicit.some((s) => expected.has(s) && optional.has(s));
   if (type === 'Default') return vote(byDefault);
   if (type === 'Optional') return vote(byOptional);
-  if (type === 'Any') return vote(byDefault || byOptional);
-  return 'NO';
+  return vote(byDefault || byOptional);
 };
 
-/** client-updater-source-roles: the writing user holds a realm role named in `roles` (REGISTER / UPDATE). */
+/**
+ * client-updater-source-roles: the writing user effectively holds (directly, through its groups and
+ * their parents, or through composites) a role named in `roles`, each read as Keycloak's
+ * KeycloakModelUtils#getRoleFromString (`clientId.role` for a client role, else a realm role), as
+ * ClientUpdaterSourceRolesCondition (REGISTER / UPDATE). No `roles`, or no user, votes NO.
+ */
 const updaterRoles: Condition = async (conf, c) => {
   if (!CRUD.has(c.event)) return 'ABSTAIN';
   const userId = c.updater?.userId;
-  const names = strings(conf.roles ?? 'admin');
+  const names = strings(conf.roles);
   if (!userId || !names.length) return 'NO';
-  const m = c.db.models;
-  const direct = await m.UserRoleMapping.findAll({ where: { userId }, attributes: ['roleId'] });
-  const groupIds = (await m.UserGroupMembership.findAll({ where: { userId }, attributes: ['groupId'] })).map((g) => g.groupId);
-  const viaGroups = groupIds.length
-    ? await m.GroupRoleMapping.findAll({ where: { groupId: { [Op.in]: groupIds } }, attributes: ['roleId'] })
-    : [];
-  const roleIds = [...direct, ...viaGroups].map((r) => r.roleId);
-  if (!roleIds.length) return 'NO';
-  const n = await m.Role.count({ where: { id: { [Op.in]: roleIds }, clientId: null, name: { [Op.in]: names } } });
-  return vote(n > 0);
+  const wanted = (await Promise.all(names.map((n) => roleIdFromString(c.db, c.realm, n)))).filter((id): id is string => Boolean(id));
+  if (!wanted.length) return 'NO';
+  const held = (await effectiveRoleIdsForUsers(c.db, [userId])).get(userId) ?? new Set<string>();
+  return vote(wanted.some((id) => held.has(id)));
 };
 
-/** client-updater-source-groups: the writing user is a direct member of a group named in `groups` (REGISTER / UPDATE). */
+/**
+ * client-updater-source-groups: the writing user is a direct member of a group in `groups`, each a
+ * full path (`/parent/child`) or, without a leading slash, the name of a top-level group, as
+ * ClientUpdaterSourceGroupsCondition (REGISTER / UPDATE). No `groups`, or no user, votes NO.
+ */
 const updaterGroups: Condition = async (conf, c) => {
   if (!CRUD.has(c.event)) return 'ABSTAIN';
   const userId = c.updater?.userId;
-  const names = strings(conf.groups ?? 'topGroup');
+  const names = strings(conf.groups);
   if (!userId || !names.length) return 'NO';
   const m = c.db.models;
-  const groupIds = (await m.UserGroupMembership.findAll({ where: { userId }, attributes: ['groupId'] })).map((g) => g.groupId);
-  if (!groupIds.length) return 'NO';
-  const n = await m.Group.count({ where: { id: { [Op.in]: groupIds }, name: { [Op.in]: names } } });
+  const wanted = new Set<string>();
+  for (const name of names) {
+    const id = name.startsWith('/')
+      ? await groupIdByPath(c.db, c.realm, name)
+      : (await m.Group.findOne({ where: { realmId: c.realm.id, parentId: TOP_LEVEL, name }, attributes: ['id'] }))?.id;
+    if (id) wanted.add(id);
+  }
+  if (!wanted.size) return 'NO';
+  const n = await m.UserGroupMembership.count({ where: { userId, groupId: { [Op.in]: [...wanted] } } });
   return vote(n > 0);
 };
 
-/** client-updater-source-host: the writer's address is one of `trusted-hosts` (IP addresses; REGISTER / UPDATE). */
-const updaterHost: Condition = (conf, c) => {
+/** The addresses a configured trusted host names: itself for an IP address, else its DNS addresses (none when it does not resolve). */
+async function addressesOf(host: string): Promise<string[]> {
+  if (isIP(host)) return [host];
+  try {
+    return (await lookup(host, { all: true })).map((a) => a.address.replace(/^::ffff:/, ''));
+  } catch {
+    return [];
+  }
+}
+
+/** The host names of an address (reverse DNS); the address itself when it has none, as Java's InetAddress#getHostName. */
+async function namesOf(ip: string): Promise<string[]> {
+  try {
+    const names = await reverse(ip);
+    return names.length ? names : [ip];
+  } catch {
+    return [ip];
+  }
+}
+
+/**
+ * client-updater-source-host: the writer's address is that of one of `trusted-hosts` (an IP address,
+ * or a host name resolved by DNS), or its host name (reverse DNS) ends with the domain of a `*.domain`
+ * entry, as ClientUpdaterSourceHostsCondition (REGISTER / UPDATE). No `trusted-hosts` votes NO (where
+ * Keycloak's class fails the write).
+ */
+const updaterHost: Condition = async (conf, c) => {
   if (!CRUD.has(c.event)) return 'ABSTAIN';
   const ip = String(c.updater?.ipAddress ?? '').replace(/^::ffff:/, '');
-  return vote(ip !== '' && strings(conf['trusted-hosts']).includes(ip));
+  const hosts = strings(conf['trusted-hosts']);
+  if (ip === '' || !hosts.length) return 'NO';
+  for (const host of hosts.filter((h) => !h.startsWith('*.'))) {
+    if ((await addressesOf(host)).includes(ip)) return 'YES';
+  }
+  const domains = hosts.filter((h) => h.startsWith('*.')).map((h) => h.slice(2));
+  if (!domains.length) return 'NO';
+  const names = await namesOf(ip);
+  return vote(domains.some((d) => names.some((n) => n.endsWith(d))));
 };
 
 const GRANT_OF_EVENT: Partial<Record<PolicyEvent, string>> = {

@@ -53,6 +53,7 @@ export async function clientPoliciesOnRegistrationEvent(c: {
   client?: ClientModel;
   source: UpdaterSource;
   userId?: string;
+  ipAddress?: string;
   registration: { rotateRegistrationAccessToken: boolean };
 }): Promise<void> {
   evaluatedByRegistration.add(c.rep);
@@ -63,7 +64,7 @@ export async function clientPoliciesOnRegistrationEvent(c: {
     realm: c.realm,
     client: c.client,
     rep: c.rep,
-    updater: { source: c.source, userId: c.userId },
+    updater: { source: c.source, userId: c.userId, ipAddress: c.ipAddress },
     registration: c.registration,
   });
 }

@@ -39,7 +39,8 @@ function responseTypesValid(v: unknown): boolean {
 /**
  * What Keycloak's DescriptionConverter refuses (a ClientRegistrationException, answered as 400
  * `invalid_client_metadata` "Client metadata invalid"): an unknown `token_endpoint_auth_method` or
- * response type, both `jwks` and `jwks_uri`, `private_key_jwt` without a key. The CIBA metadata
+ * response type, both `jwks` and `jwks_uri`, `private_key_jwt` without a key, the token-exchange
+ * grant for a public (`none`) client. The CIBA metadata
  * (`backchannel_token_delivery_mode`, `backchannel_client_notification_endpoint`,
  * `backchannel_authentication_request_signing_alg`) is copied to the client's attributes as sent and
  * checked by the client validation of every client write (client-ciba.ts, Keycloak's
@@ -53,6 +54,9 @@ function checkMetadata(m: OidcClientMetadata): void {
   if (m.jwks_uri != null && m.jwks != null) throw invalid();
   const keys = (m.jwks as { keys?: unknown } | null | undefined)?.keys;
   if (method === 'private_key_jwt' && m.jwks_uri == null && !(Array.isArray(keys) && keys.length)) throw invalid();
+  // "Token Exchange cannot be enabled in a public client" (answered as the metadata error above).
+  const grants = Array.isArray(m.grant_types) ? m.grant_types.map(String) : [];
+  if (method === 'none' && grants.includes('urn:ietf:params:oauth:grant-type:token-exchange')) throw invalid();
 }
 
 /** The client representation of registration metadata; `client_id` only where the caller may name it (update). */

@@ -27,6 +27,9 @@ export interface ClientPolicyContext {
   /** How the caller registered: `client-updater-context` tells anonymous, initial-access and bearer callers apart with it. */
   auth: RegistrationAuth;
   by: 'anonymous' | 'initial-access-token' | 'bearer' | 'registration-access-token';
+  /** The user of a bearer caller's token (client-updater-source-roles / -groups judge it) and the caller's address (-host). */
+  userId?: string;
+  ipAddress?: string;
   /** Whether an update issues a new registration access token (Keycloak's ROTATION_ENABLED). */
   rotateRegistrationAccessToken: boolean;
 }
@@ -51,6 +54,8 @@ export async function clientPoliciesOnRegistration(c: ClientPolicyContext): Prom
     rep: c.rep,
     client: c.client,
     source: SOURCES[c.by],
+    userId: c.userId,
+    ipAddress: c.ipAddress,
     registration,
   });
   c.rotateRegistrationAccessToken = registration.rotateRegistrationAccessToken;

@@ -75,6 +75,12 @@ const byOf = (caller: Caller): ClientPolicyContext['by'] =>
         ? 'bearer'
         : 'registration-access-token';
 
+/** Who writes, for the client policies: a bearer caller's user (Keycloak reads the token's subject) and the request's address. */
+const updaterOf = (r: RegistrationRequest, caller: Caller) => ({
+  userId: caller.kind === 'bearer' ? caller.ctx.actor?.userId : undefined,
+  ipAddress: r.remoteAddress,
+});
+
 const policyRequest = (r: RegistrationRequest): PolicyRequest => ({
   ctx: r.ctx,
   realm: r.realm,
@@ -167,6 +173,7 @@ async function requireCreate(r: RegistrationRequest, caller: Caller, ev: TokenEv
     rep,
     auth,
     by: byOf(caller),
+    ...updaterOf(r, caller),
     rotateRegistrationAccessToken: true,
   };
   await runPolicies(ev, async () => {
@@ -212,8 +219,6 @@ export async function registerClient(r: RegistrationRequest, body: Record<string
   }
   const out = await representation(ctx, r.realm, uuid);
   out.registrationAccessToken = token;
-  // Keycloak answers a registration with direct access grants off whatever was stored.
-  out.directAccessGrantsEnabled = false;
   ev.clientId = out.clientId ?? null;
   await ev.success();
   const location = clientUri(r, String(out.clientId));
@@ -293,6 +298,7 @@ export async function updateRegisteredClient(
     client: found,
     auth,
     by: byOf(caller),
+    ...updaterOf(r, caller),
     rotateRegistrationAccessToken: true,
   };
   await runPolicies(ev, async () => {

@@ -75,18 +75,28 @@ export function fromOidc(m: Rep): ClientRepresentation {
   out.redirectUris = list(m.redirect_uris).map(str);
   if (m.client_uri) out.baseUrl = str(m.client_uri);
   out.protocol = 'openid-connect';
-  const grants = new Set(list(m.grant_types ?? ['authorization_code']).map(str));
-  const responses = new Set(list(m.response_types ?? ['code']).map(str));
-  out.standardFlowEnabled = grants.has('authorization_code') || responses.has('code') || responses.has('none');
-  out.implicitFlowEnabled = grants.has('implicit') || [...responses].some((r) => r.includes('token'));
+  // Without response_types: `code` when no grant types are named either, else those the grant types
+  // imply (authorization_code → code, implicit → id_token), possibly none (Keycloak 26's toInternal).
+  const grantList = m.grant_types === undefined || m.grant_types === null ? undefined : list(m.grant_types).map(str);
+  const grants = new Set(grantList ?? []);
+  let responseList = list(m.response_types).map(str);
+  if (!responseList.length) {
+    if (!grants.size) responseList = ['code'];
+    else responseList = [...(grants.has('authorization_code') ? ['code'] : []), ...(grants.has('implicit') ? ['id_token'] : [])];
+  }
+  const responses = new Set(responseList.flatMap((r) => r.split(' ')));
+  out.standardFlowEnabled = responses.has('code') || responses.has('none');
+  out.implicitFlowEnabled = responses.has('id_token') || responses.has('token');
   out.directAccessGrantsEnabled = grants.has('password');
-  out.serviceAccountsEnabled = grants.has('client_credentials');
-  const attributes: Record<string, string> = {
-    'oidc.ciba.grant.enabled': String(grants.has('urn:openid:params:grant-type:ciba')),
-    'oauth2.device.authorization.grant.enabled': String(grants.has('urn:ietf:params:oauth:grant-type:device_code')),
-    'standard.token.exchange.enabled': String(grants.has('urn:ietf:params:oauth:grant-type:token-exchange')),
-    'use.refresh.tokens': String(grants.has('refresh_token')),
-  };
+  const attributes: Record<string, string> = {};
+  // The other grants are set only when grant_types is sent: without it the client keeps (or gets) its defaults.
+  if (grantList) {
+    out.serviceAccountsEnabled = grants.has('client_credentials');
+    attributes['oidc.ciba.grant.enabled'] = String(grants.has('urn:openid:params:grant-type:ciba'));
+    attributes['oauth2.device.authorization.grant.enabled'] = String(grants.has('urn:ietf:params:oauth:grant-type:device_code'));
+    attributes['standard.token.exchange.enabled'] = String(grants.has('urn:ietf:params:oauth:grant-type:token-exchange'));
+    attributes['use.refresh.tokens'] = String(grants.has('refresh_token'));
+  }
   const method = m.token_endpoint_auth_method === undefined ? 'client_secret_basic' : str(m.token_endpoint_auth_method);
   if (method === 'none') {
     out.publicClient = true;

@@ -137,6 +137,14 @@ export async function consumeCode(db: Db, realm: RealmModel, code: string): Prom
   return changed === 1 ? { kind: 'ok', row } : { kind: 'reused', row };
 }
 
+/** The scope the authorization request of a code asked for, read without using the code (client-policy conditions judge it). */
+export async function codeRequestedScope(db: Db, realm: RealmModel, code: string | undefined): Promise<string | undefined> {
+  if (!code || code.length > 256) return undefined;
+  const row = await db.models.AuthCode.findByPk(sha256(code));
+  if (!row || row.realmId !== realm.id) return undefined;
+  return (row.data as unknown as CodeData).scope;
+}
+
 /** Removes up to `batch` expired authentication sessions and codes of the realm. */
 export async function purgeExpiredLogins(db: Db, realm: RealmModel, batch = 200): Promise<void> {
   const now = nowSeconds();

@@ -314,6 +314,26 @@ test('client-access-type abstains on the CIBA events (ClientAccessTypeCondition)
   expect((await poll(a.authReqId)).status).toBe(200);
 });
 
+test('client-scopes judges a CIBA token request by the scope of its authentication request (ClientScopesCondition)', async () => {
+  const withPhone = await started({ scope: 'openid phone' });
+  const without = await started();
+  for (const s of [withPhone, without]) expect((await callback(s.bearer, { status: 'SUCCEED' })).status).toBe(200);
+  await api
+    .put(`/admin/realms/${R}/client-policies/profiles`, {
+      profiles: [{ name: 'hok', executors: [{ executor: 'holder-of-key-enforcer', configuration: {} }] }],
+    })
+    .expect(204);
+  const condition = { condition: 'client-scopes', configuration: { type: 'Optional', scopes: ['phone'] } };
+  await api
+    .put(`/admin/realms/${R}/client-policies/policies`, {
+      policies: [{ name: 'p', enabled: true, conditions: [condition], profiles: ['hok'] }],
+    })
+    .expect(204);
+  // The token request names no scope: the condition reads the authentication request's.
+  expect(err(await poll(withPhone.authReqId))).toEqual([400, 'invalid_grant', 'Client Certification missing for MTLS HoK Token Binding']);
+  expect((await poll(without.authReqId)).status).toBe(200);
+});
+
 test('the authentication request: refusals as BackchannelAuthenticationEndpoint', async () => {
   const base = { scope: 'openid', login_hint: 'alice' };
   const noAuth = await request(ts.app).post(`/realms/${R}/protocol/openid-connect/ext/ciba/auth`).type('form').send(base);
@@ -536,6 +556,12 @@ test("the realm's CIBA policy takes effect: expires_in, interval, the user hint 
   const base = { scope: 'openid', login_hint: 'alice' };
   const ok = await at('cd', 'cd-secret', base);
   expect(ok.body).toEqual({ auth_req_id: expect.any(String), expires_in: 30 });
+  // Under the login_hint policy the other hints are not read: without login_hint the request is refused.
+  expect(err(await at('cd', 'cd-secret', { scope: 'openid', id_token_hint: 'x', login_hint_token: 'y' }))).toEqual([
+    400,
+    'invalid_request',
+    'missing parameter : login_hint',
+  ]);
   const realm = expectStatus(await api.get(`/admin/realms/${P}`), 200, 'realm').body;
   await api.put(`/admin/realms/${P}`, { attributes: { ...realm.attributes, cibaAuthRequestedUserHint: 'id_token_hint' } }).expect(204);
   expect(err(await at('cd', 'cd-secret', base))).toEqual([400, 'invalid_request', 'missing parameter : id_token_hint']);
