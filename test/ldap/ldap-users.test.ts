@@ -12,6 +12,9 @@ import {
   type TestSlapd,
 } from '../helpers/slapd';
 import { closeLdapPools } from '../../src/services/user-storage/ldap-connection';
+import { exportUsers } from '../../src/services/import-export/full-export';
+import type { RealmModel } from '../../src/db/models/realm';
+import type { UserRep } from '../../src/representations/user';
 
 /**
  * Directory users through the admin API against a real slapd: the user search falling through to
@@ -142,6 +145,12 @@ describeWithSlapd('LDAP users through the admin API', () => {
         (r) => r.name,
       );
     expect(await effective(jb.id)).toContain('staff');
+    // An export carries the users' own mappings, not what the mapper gives (Keycloak exports stored mappings).
+    const realmRow = (await ts.db.models.Realm.findOne({ where: { name: R } })) as RealmModel;
+    const exported: UserRep[] = [];
+    for await (const page of exportUsers(ts.db, realmRow)) exported.push(...page);
+    expect(exported.find((x) => x.username === 'jbrown')?.realmRoles ?? []).not.toContain('staff');
+    expect(exported.find((x) => x.username === 'bwilson')?.realmRoles).toContain('staff');
     // They cannot be taken away while the mapper gives them.
     const refusedRole = await api.delete(`/admin/realms/${R}/users/${jb.id}/role-mappings/realm`, [staff]).expect(400);
     expect(refusedRole.body).toEqual({

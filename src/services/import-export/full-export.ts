@@ -132,8 +132,9 @@ async function exportUserPage(ctx: RequestContext, realm: RealmModel, index: Rea
         ['id', 'ASC'],
       ],
     }),
-    m.UserGroupMembership.findAll({ where }),
-    m.UserRoleMapping.findAll({ where }),
+    // What a hardcoded LDAP mapper gives is the mapper's, not the user's (Keycloak's export reads the stored mappings; ADR 47).
+    m.UserGroupMembership.findAll({ where: { ...where, mapperId: null } }),
+    m.UserRoleMapping.findAll({ where: { ...where, mapperId: null } }),
     linksOfUsers(ctx.db, realm, ids),
     consentsOfUsers(ctx, realm, ids),
   ]);
