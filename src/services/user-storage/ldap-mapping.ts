@@ -1,7 +1,7 @@
 import type { Entry } from 'ldapts';
 import type { ComponentModel } from '../../db/models/component';
 import type { LdapConfig } from './ldap-config';
-import { type AccountControl, accountControlOf, enabledOf, MSAD_ATTRIBUTES, MSAD_MAPPER } from './msad-account';
+import { ACCOUNT_ATTRIBUTES, type AccountControl, accountControlOf, accountKindOf, enabledOf } from './msad-account';
 
 /**
  * LDAP entry → user, through the provider's attribute mappers (user-attribute-ldap-mapper,
@@ -25,7 +25,7 @@ export interface LdapUser {
   lastName: string | null;
   emailVerified?: boolean;
   enabled?: boolean;
-  /** The account-control facts an MSAD account-control mapper reads (msad.ts). */
+  /** The account-control facts an MSAD (or AD LDS) account-control mapper reads (msad.ts). */
   account?: AccountControl;
   /** Other user attributes (name → values). */
   attributes: Record<string, string[]>;
@@ -57,7 +57,8 @@ export function ldapAttributesOf(cfg: LdapConfig, mappers: Mapper[]): string[] {
   for (const m of mappers) {
     if (m.providerId === 'user-attribute-ldap-mapper' && m.config['ldap.attribute']) out.add(m.config['ldap.attribute']);
     if (m.providerId === 'full-name-ldap-mapper') out.add(m.config['ldap.full.name.attribute'] || 'cn');
-    if (m.providerId === MSAD_MAPPER) for (const a of MSAD_ATTRIBUTES) out.add(a);
+    const kind = accountKindOf(m.providerId);
+    if (kind) for (const a of ACCOUNT_ATTRIBUTES[kind]) out.add(a);
   }
   return [...out];
 }
@@ -78,6 +79,7 @@ export function userOfEntry(cfg: LdapConfig, mappers: Mapper[], entry: Entry): L
     attributes: {},
   };
   for (const m of mappers) {
+    const accountKind = accountKindOf(m.providerId);
     if (m.providerId === 'user-attribute-ldap-mapper') {
       const model = m.config['user.model.attribute'];
       const vals = values(entry, m.config['ldap.attribute'] ?? '');
@@ -94,9 +96,10 @@ export function userOfEntry(cfg: LdapConfig, mappers: Mapper[], entry: Entry): L
       const i = full.lastIndexOf(' ');
       user.firstName = i < 0 ? null : full.slice(0, i);
       user.lastName = i < 0 ? full : full.slice(i + 1);
-    } else if (m.providerId === MSAD_MAPPER) {
-      user.account = accountControlOf((attr) => values(entry, attr));
-      user.enabled = enabledOf(user.account);
+    } else if (accountKind) {
+      user.account = accountControlOf(accountKind, (attr) => values(entry, attr));
+      const enabled = enabledOf(user.account);
+      if (enabled !== undefined) user.enabled = enabled;
     } else if (m.providerId === 'hardcoded-attribute-mapper') {
       const attr = m.config['user.model.attribute'];
       const value = m.config['attribute.value'] ?? '';
