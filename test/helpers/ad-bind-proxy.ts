@@ -4,13 +4,16 @@ import { type AddressInfo, createConnection, createServer, type Server, type Soc
  * A TCP proxy in front of the test slapd that answers some simple binds as Active Directory does when
  * the password is right but the account cannot log in: resultCode 49 (invalidCredentials) with AD's
  * diagnostic `80090308: LdapErr: DSID-0C09044E, comment: AcceptSecurityContext error, data 773, v4563`.
- * Everything else goes to slapd unchanged. slapd cannot say that itself; this is the one part of AD
- * the MSAD mapper's bind handling needs.
+ * It can also refuse one modify of an entry as AD does (a password its policy refuses). Everything
+ * else goes to slapd unchanged. slapd cannot say that itself; this is the one part of AD the MSAD
+ * mappers' bind and password handling needs.
  */
 export interface AdBindProxy {
   url: string;
   /** Binds as `dn` with `password` are refused with AD's `data <code>`. */
   refuse(dn: string, password: string, code: string): void;
+  /** The next modify of `dn` that replaces `attribute` is refused with this result code and diagnostic (once). */
+  refuseModify(dn: string, attribute: string, resultCode: number, diagnostic: string): void;
   close(): Promise<void>;
 }
 
@@ -60,17 +63,40 @@ function simpleBind(msg: Buffer): { id: Buffer; dn: string; password: string } |
   };
 }
 
-function refusal(id: Buffer, code: string): Buffer {
-  const diagnostic = `80090308: LdapErr: DSID-0C09044E, comment: AcceptSecurityContext error, data ${code}, v4563`;
+/** A modify request's message id bytes, DN and the raw bytes of its changes; undefined for any other message. */
+function modifyRequest(msg: Buffer): { id: Buffer; dn: string; changes: string } | undefined {
+  const outer = element(msg, 0);
+  if (!outer || msg[0] !== 0x30) return undefined;
+  const id = element(msg, outer[0]);
+  if (!id || msg[outer[0]] !== 0x02) return undefined;
+  const op = id[1];
+  if (msg[op] !== 0x66) return undefined;
+  const body = element(msg, op);
+  if (!body) return undefined;
+  const name = element(msg, body[0]);
+  if (!name || msg[body[0]] !== 0x04) return undefined;
+  return {
+    id: msg.subarray(id[0], id[1]),
+    dn: msg.subarray(name[0], name[1]).toString('utf8'),
+    changes: msg.subarray(name[1], body[1]).toString('latin1'),
+  };
+}
+
+/** An LDAPResult response (`tag` 0x61 bind, 0x67 modify) with this code and diagnostic. */
+function result(id: Buffer, tag: number, resultCode: number, diagnostic: string): Buffer {
   const response = tlv(
-    0x61,
-    Buffer.concat([Buffer.from([0x0a, 0x01, 49]), tlv(0x04, Buffer.alloc(0)), tlv(0x04, Buffer.from(diagnostic, 'utf8'))]),
+    tag,
+    Buffer.concat([Buffer.from([0x0a, 0x01, resultCode]), tlv(0x04, Buffer.alloc(0)), tlv(0x04, Buffer.from(diagnostic, 'utf8'))]),
   );
   return tlv(0x30, Buffer.concat([tlv(0x02, id), response]));
 }
 
+const refusal = (id: Buffer, code: string) =>
+  result(id, 0x61, 49, `80090308: LdapErr: DSID-0C09044E, comment: AcceptSecurityContext error, data ${code}, v4563`);
+
 export async function startAdBindProxy(slapdPort: number): Promise<AdBindProxy> {
   const rules = new Map<string, { password: string; code: string }>();
+  const modifyRules = new Map<string, { attribute: string; resultCode: number; diagnostic: string }>();
   const sockets = new Set<Socket>();
   const server: Server = createServer((client) => {
     const upstream = createConnection(slapdPort, '127.0.0.1');
@@ -85,8 +111,13 @@ export async function startAdBindProxy(slapdPort: number): Promise<AdBindProxy> 
         pending = pending.subarray(whole[1]);
         const bind = simpleBind(msg);
         const rule = bind && rules.get(bind.dn.toLowerCase());
+        const modify = bind ? undefined : modifyRequest(msg);
+        const modifyRule = modify && modifyRules.get(modify.dn.toLowerCase());
         if (bind && rule && rule.password === bind.password) client.write(refusal(bind.id, rule.code));
-        else upstream.write(msg);
+        else if (modify && modifyRule && modify.changes.toLowerCase().includes(modifyRule.attribute.toLowerCase())) {
+          modifyRules.delete(modify.dn.toLowerCase());
+          client.write(result(modify.id, 0x67, modifyRule.resultCode, modifyRule.diagnostic));
+        } else upstream.write(msg);
       }
     });
     upstream.on('data', (chunk) => client.write(chunk));
@@ -102,6 +133,9 @@ export async function startAdBindProxy(slapdPort: number): Promise<AdBindProxy> 
     url: `ldap://127.0.0.1:${(server.address() as AddressInfo).port}`,
     refuse(dn, password, code) {
       rules.set(dn.toLowerCase(), { password, code });
+    },
+    refuseModify(dn, attribute, resultCode, diagnostic) {
+      modifyRules.set(dn.toLowerCase(), { attribute, resultCode, diagnostic });
     },
     async close() {
       for (const s of sockets) s.destroy();

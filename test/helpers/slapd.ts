@@ -102,14 +102,21 @@ function seedLdif(): string {
 /**
  * Active Directory's account attributes for tests of the MSAD account-control mapper, as an auxiliary
  * class slapd knows (OIDs under a private test arc): `userAccountControl` and `pwdLastSet` (integers),
- * `unicodePwd` (the quoted UTF-16LE password AD takes; slapd only stores it).
+ * `unicodePwd` (the quoted UTF-16LE password AD takes; slapd only stores it); and AD LDS's
+ * (`msDS-UserAccountDisabled`, `msDS-UserPasswordExpired`, `msDS-UserPasswordNotRequired`, booleans)
+ * as a second class with `pwdLastSet`, for the MSAD LDS mapper.
  */
 const AD_TEST_SCHEMA = `attributetype ( 1.3.6.1.4.1.99999.1.1 NAME 'userAccountControl' EQUALITY integerMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.27 SINGLE-VALUE )
 attributetype ( 1.3.6.1.4.1.99999.1.2 NAME 'pwdLastSet' EQUALITY integerMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.27 SINGLE-VALUE )
 attributetype ( 1.3.6.1.4.1.99999.1.3 NAME 'unicodePwd' SYNTAX 1.3.6.1.4.1.1466.115.121.1.40 SINGLE-VALUE )
 objectclass ( 1.3.6.1.4.1.99999.2.1 NAME 'idserverTestAdAccount' AUXILIARY MAY ( userAccountControl $ pwdLastSet $ unicodePwd ) )
+attributetype ( 1.3.6.1.4.1.99999.1.4 NAME 'msDS-UserAccountDisabled' EQUALITY booleanMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.7 SINGLE-VALUE )
+attributetype ( 1.3.6.1.4.1.99999.1.5 NAME 'msDS-UserPasswordExpired' EQUALITY booleanMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.7 SINGLE-VALUE )
+attributetype ( 1.3.6.1.4.1.99999.1.6 NAME 'msDS-UserPasswordNotRequired' EQUALITY booleanMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.7 SINGLE-VALUE )
+objectclass ( 1.3.6.1.4.1.99999.2.2 NAME 'idserverTestAdLdsAccount' AUXILIARY MAY ( pwdLastSet $ msDS-UserAccountDisabled $ msDS-UserPasswordExpired $ msDS-UserPasswordNotRequired ) )
 `;
 export const AD_ACCOUNT_CLASS = 'idserverTestAdAccount';
+export const AD_LDS_ACCOUNT_CLASS = 'idserverTestAdLdsAccount';
 
 function slapdConf(dir: string): string {
   const schema = ['core', 'cosine', 'nis', 'inetorgperson'].map((s) => `include /etc/ldap/schema/${s}.schema`).join('\n');

@@ -164,11 +164,25 @@ const MEMBERSHIP_PROPS = [
   }),
   p('memberof.ldap.attribute', S, 'memberOf'),
 ];
-const mapperFactory = (id: string, helpText: string, properties: ConfigPropertyRep[] = []): ComponentFactory => ({
-  id,
-  helpText,
-  properties,
-});
+const mapperFactory = (
+  id: string,
+  helpText: string,
+  properties: ConfigPropertyRep[] = [],
+  validate?: ComponentFactory['validate'],
+): ComponentFactory => ({ id, helpText, properties, ...(validate ? { validate } : {}) });
+
+/** UserAttributeLDAPStorageMapperFactory.validateConfiguration: a binary attribute is always read from LDAP. */
+function validateAttributeMapper(d: ComponentDraft): void {
+  if (isTrue(first(d, 'is.binary.attribute')) && !isTrue(first(d, 'always.read.value.from.ldap')))
+    throw invalidConfig("With Binary attribute enabled, the 'Always read value from LDAP' must be enabled too");
+}
+
+/** CertificateLDAPStorageMapperFactory.validateConfiguration: a DER certificate is a binary attribute. */
+function validateCertificateMapper(d: ComponentDraft): void {
+  validateAttributeMapper(d);
+  if (isTrue(first(d, 'is.der.formatted')) && !isTrue(first(d, 'is.binary.attribute')))
+    throw invalidConfig("With DER formatted certificate enabled, the 'Is Binary Attribute' option must be enabled too");
+}
 
 /** LDAPStorageMapper factories, ordered by id. */
 export const LDAP_MAPPER_FACTORIES: ComponentFactory[] = [
@@ -176,6 +190,7 @@ export const LDAP_MAPPER_FACTORIES: ComponentFactory[] = [
     'certificate-ldap-mapper',
     'Used to map single attribute which contains a certificate from LDAP user to attribute of UserModel in Keycloak DB',
     [...USER_ATTR_PROPS, p('is.der.formatted', B)],
+    validateCertificateMapper,
   ),
   mapperFactory(
     'full-name-ldap-mapper',
@@ -242,5 +257,6 @@ export const LDAP_MAPPER_FACTORIES: ComponentFactory[] = [
     'user-attribute-ldap-mapper',
     'Used to map single attribute from LDAP user to attribute of UserModel in Keycloak DB',
     USER_ATTR_PROPS,
+    validateAttributeMapper,
   ),
 ];

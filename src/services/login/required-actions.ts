@@ -75,10 +75,10 @@ const updatePassword: RequiredActionImpl = {
     }
     // The user's storage first (Keycloak's credential manager): a READ_ONLY directory refuses, a WRITABLE one
     // takes the password (the realm's policy only with validatePasswordPolicy), else it is stored here.
-    const rejected = async (reason: string): Promise<ActionOutcome> => {
+    const rejected = async (reason: string, params?: string[]): Promise<ActionOutcome> => {
       fail.detail('reason', reason);
       await fail.error('password_rejected');
-      return again({ key: reason });
+      return again(params?.length ? { key: reason, params } : { key: reason });
     };
     let target: PasswordTarget;
     try {
@@ -104,7 +104,7 @@ const updatePassword: RequiredActionImpl = {
       try {
         await writeTargetPassword(log, target, user, password);
       } catch (e) {
-        if (e instanceof DirectoryWriteFailed) return rejected(e.key);
+        if (e instanceof DirectoryWriteFailed) return rejected(e.key, e.params);
         throw e;
       }
     } else {

@@ -81,6 +81,7 @@ export class DirectoryWriteFailed extends Error {
   constructor(
     message: string,
     readonly key: string = message,
+    readonly params: string[] = [],
   ) {
     super(message);
   }
@@ -108,7 +109,7 @@ export async function writeTargetPassword(
     const why = ((e as Error).message ?? '').split(password).join('***');
     log.warn(`LDAP provider ${target.provider.cfg.name}: password update of ${user.username} failed: ${why}`);
     const policy = msadPasswordRefusal(target.provider, e);
-    if (policy) throw new DirectoryWriteFailed(PASSWORD_POLICY_MESSAGES[policy] ?? policy, policy);
+    if (policy) throw new DirectoryWriteFailed(PASSWORD_POLICY_MESSAGES[policy.key] ?? policy.key, policy.key, policy.params);
     throw new DirectoryWriteFailed('Could not update the password in LDAP');
   }
 }
@@ -116,7 +117,7 @@ export async function writeTargetPassword(
 /**
  * An admin update of a federated user's `enabled` or of its UPDATE_PASSWORD required action: a
  * WRITABLE Active Directory provider with the MSAD account-control mapper keeps them in the entry
- * (`userAccountControl`, `pwdLastSet`; msad.ts). A directory failure leaves the local user unchanged (400).
+ * (`userAccountControl`, `pwdLastSet`; AD LDS with its mapper: `msDS-UserAccountDisabled`; msad.ts). A directory failure leaves the local user unchanged (400).
  */
 export async function federatedAccountUpdate(
   ctx: RequestContext,

@@ -1,13 +1,19 @@
 import type { Entry } from 'ldapts';
 import type { ComponentModel } from '../../db/models/component';
 import type { LdapConfig } from './ldap-config';
-import { type AccountControl, accountControlOf, enabledOf, MSAD_ATTRIBUTES, MSAD_MAPPER } from './msad-account';
+import { ACCOUNT_ATTRIBUTES, type AccountControl, accountControlOf, accountKindOf, enabledOf } from './msad-account';
 
 /**
- * LDAP entry → user, through the provider's attribute mappers (user-attribute-ldap-mapper,
- * full-name-ldap-mapper, hardcoded-attribute-mapper) and back (the attributes a WRITABLE provider
- * writes). The entry's UUID and DN are kept as the user attributes LDAP_ID and LDAP_ENTRY_DN, as
- * Keycloak keeps them.
+ * LDAP entry → user, through the provider's attribute mappers (user-attribute-ldap-mapper and its
+ * certificate variant certificate-ldap-mapper, full-name-ldap-mapper, hardcoded-attribute-mapper) and
+ * back (the attributes a WRITABLE provider writes). The entry's UUID and DN are kept as the user
+ * attributes LDAP_ID and LDAP_ENTRY_DN, as Keycloak keeps them.
+ *
+ * An attribute mapper with `is.binary.attribute` reads its values as bytes and keeps them base64 in the
+ * user attribute, and writes base64-decoded bytes (a value that is not base64 is not written), as
+ * LDAPIdentityStore does for binary attributes; a certificate mapper with `is.der.formatted` also takes
+ * a PEM value (its BEGIN / END lines) and writes its DER. Values an entry returns with the `;binary`
+ * transfer option (OpenLDAP's `userCertificate;binary`) count for the attribute without it.
  */
 export interface Mapper {
   id: string;
@@ -25,13 +31,48 @@ export interface LdapUser {
   lastName: string | null;
   emailVerified?: boolean;
   enabled?: boolean;
-  /** The account-control facts an MSAD account-control mapper reads (msad.ts). */
+  /** The account-control facts an MSAD (or AD LDS) account-control mapper reads (msad.ts). */
   account?: AccountControl;
   /** Other user attributes (name → values). */
   attributes: Record<string, string[]>;
 }
 
 export const LDAP_ID = 'LDAP_ID';
+export const CERTIFICATE_MAPPER = 'certificate-ldap-mapper';
+
+/** The user-attribute mappers: UserAttributeLDAPStorageMapper and its subclass CertificateLDAPStorageMapper. */
+export const isAttributeMapper = (m: Pick<Mapper, 'providerId'>): boolean =>
+  m.providerId === 'user-attribute-ldap-mapper' || m.providerId === CERTIFICATE_MAPPER;
+const isBinary = (m: Mapper) => m.config['is.binary.attribute']?.toLowerCase() === 'true';
+
+/** The LDAP attributes read as bytes (the binary attribute mappers'), for the search's explicitBufferAttributes. */
+export function binaryAttributesOf(mappers: Mapper[]): string[] {
+  const names = mappers
+    .filter((m) => isAttributeMapper(m) && isBinary(m) && m.config['ldap.attribute'])
+    .map((m) => m.config['ldap.attribute']);
+  return [...new Set(names.flatMap((n) => [n, n.toLowerCase()]))];
+}
+
+/** The values of LDAP attributes as ldapts takes them: text, or bytes for a binary attribute. */
+export type LdapValues = string[] | Buffer[];
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/**
+ * A user attribute's values as a binary mapper writes them: base64-decoded (a PEM value's body, for a
+ * DER-formatted certificate mapper); undefined when no value decodes (the update is skipped, as Keycloak's).
+ */
+function binaryValues(m: Mapper, vals: string[]): Buffer[] | undefined {
+  const der = m.providerId === CERTIFICATE_MAPPER && m.config['is.der.formatted']?.toLowerCase() === 'true';
+  const out = vals
+    .map((v) => (der ? v.replace(/-----(BEGIN|END)[^-]*-----/g, '') : v).replace(/\s+/g, ''))
+    .filter((v) => v !== '' && BASE64.test(v))
+    .map((v) => Buffer.from(v, 'base64'));
+  return vals.length && !out.length ? undefined : out;
+}
+
+/** A mapper's values for the directory: as given, or as bytes for a binary attribute. */
+const ldapValuesOf = (m: Mapper, vals: string[]): LdapValues | undefined => (isBinary(m) ? binaryValues(m, vals) : vals);
 export const LDAP_ENTRY_DN = 'LDAP_ENTRY_DN';
 
 /** The mappers of a provider with their config flattened to first values. */
@@ -44,20 +85,25 @@ export function mappersOf(rows: ComponentModel[]): Mapper[] {
   }));
 }
 
-const values = (entry: Entry, attr: string): string[] => {
-  const key = Object.keys(entry).find((k) => k.toLowerCase() === attr.toLowerCase());
-  if (!key) return [];
-  const v = entry[key];
-  return (Array.isArray(v) ? v : [v]).map((x) => (Buffer.isBuffer(x) ? x.toString('utf8') : String(x)));
+/** An entry's values of `attr` (with or without the `;binary` option); bytes as UTF-8, or base64 when `binary`. */
+const values = (entry: Entry, attr: string, binary = false): string[] => {
+  const names = [attr.toLowerCase(), `${attr.toLowerCase()};binary`];
+  return Object.keys(entry)
+    .filter((k) => names.includes(k.toLowerCase()))
+    .flatMap((k) => {
+      const v = entry[k];
+      return (Array.isArray(v) ? v : [v]).map((x) => (Buffer.isBuffer(x) ? x.toString(binary ? 'base64' : 'utf8') : String(x)));
+    });
 };
 
 /** The LDAP attributes a search must ask for: the mappers' and the provider's own. */
 export function ldapAttributesOf(cfg: LdapConfig, mappers: Mapper[]): string[] {
   const out = new Set([cfg.usernameAttribute, cfg.rdnAttribute, cfg.uuidAttribute, 'createTimestamp', 'modifyTimestamp']);
   for (const m of mappers) {
-    if (m.providerId === 'user-attribute-ldap-mapper' && m.config['ldap.attribute']) out.add(m.config['ldap.attribute']);
+    if (isAttributeMapper(m) && m.config['ldap.attribute']) out.add(m.config['ldap.attribute']);
     if (m.providerId === 'full-name-ldap-mapper') out.add(m.config['ldap.full.name.attribute'] || 'cn');
-    if (m.providerId === MSAD_MAPPER) for (const a of MSAD_ATTRIBUTES) out.add(a);
+    const kind = accountKindOf(m.providerId);
+    if (kind) for (const a of ACCOUNT_ATTRIBUTES[kind]) out.add(a);
   }
   return [...out];
 }
@@ -78,9 +124,10 @@ export function userOfEntry(cfg: LdapConfig, mappers: Mapper[], entry: Entry): L
     attributes: {},
   };
   for (const m of mappers) {
-    if (m.providerId === 'user-attribute-ldap-mapper') {
+    const accountKind = accountKindOf(m.providerId);
+    if (isAttributeMapper(m)) {
       const model = m.config['user.model.attribute'];
-      const vals = values(entry, m.config['ldap.attribute'] ?? '');
+      const vals = values(entry, m.config['ldap.attribute'] ?? '', isBinary(m));
       const v = vals.length ? vals : m.config['attribute.default.value'] ? [m.config['attribute.default.value']] : [];
       if (!model || !v.length) continue;
       if (model === 'username') continue;
@@ -94,9 +141,10 @@ export function userOfEntry(cfg: LdapConfig, mappers: Mapper[], entry: Entry): L
       const i = full.lastIndexOf(' ');
       user.firstName = i < 0 ? null : full.slice(0, i);
       user.lastName = i < 0 ? full : full.slice(i + 1);
-    } else if (m.providerId === MSAD_MAPPER) {
-      user.account = accountControlOf((attr) => values(entry, attr));
-      user.enabled = enabledOf(user.account);
+    } else if (accountKind) {
+      user.account = accountControlOf(accountKind, (attr) => values(entry, attr));
+      const enabled = enabledOf(user.account);
+      if (enabled !== undefined) user.enabled = enabled;
     } else if (m.providerId === 'hardcoded-attribute-mapper') {
       const attr = m.config['user.model.attribute'];
       const value = m.config['attribute.value'] ?? '';
@@ -118,18 +166,21 @@ export function userOfEntry(cfg: LdapConfig, mappers: Mapper[], entry: Entry): L
 export function ldapChangesOf(
   mappers: Mapper[],
   changed: Partial<Record<'email' | 'firstName' | 'lastName', string | null>> & { attributes?: Record<string, string[]> },
-): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
+): Record<string, LdapValues> {
+  const out: Record<string, LdapValues> = {};
   for (const m of mappers) {
     if (m.config['read.only'] === 'true') continue;
-    if (m.providerId === 'user-attribute-ldap-mapper') {
+    if (isAttributeMapper(m)) {
       const model = m.config['user.model.attribute'];
       const attr = m.config['ldap.attribute'];
       if (!model || !attr || model === 'username') continue;
+      let given: string[] | undefined;
       if (model in changed) {
         const v = changed[model as 'email'];
-        out[attr] = v ? [v] : [];
-      } else if (changed.attributes && model in changed.attributes) out[attr] = changed.attributes[model];
+        given = v ? [v] : [];
+      } else if (changed.attributes && model in changed.attributes) given = changed.attributes[model];
+      const v = given && ldapValuesOf(m, given);
+      if (v) out[attr] = v;
     } else if (m.providerId === 'full-name-ldap-mapper' && ('firstName' in changed || 'lastName' in changed)) {
       out[m.config['ldap.full.name.attribute'] || 'cn'] = [[changed.firstName, changed.lastName].filter(Boolean).join(' ')];
     }
@@ -162,18 +213,18 @@ export interface NewDirectoryUser {
  * attribute mapper's value (a mandatory one without value gets the mapper's default or a space),
  * the full name, and the hardcoded LDAP attributes.
  */
-export function entryOfNewUser(cfg: LdapConfig, mappers: Mapper[], u: NewDirectoryUser): Record<string, string[]> {
-  const out: Record<string, string[]> = { objectClass: [...cfg.objectClasses] };
+export function entryOfNewUser(cfg: LdapConfig, mappers: Mapper[], u: NewDirectoryUser): Record<string, LdapValues> {
+  const out: Record<string, LdapValues> = { objectClass: [...cfg.objectClasses] };
   const core: Record<string, string | null> = { username: u.username, email: u.email, firstName: u.firstName, lastName: u.lastName };
   for (const m of mappers) {
-    if (m.providerId === 'user-attribute-ldap-mapper') {
+    if (isAttributeMapper(m)) {
       const model = m.config['user.model.attribute'];
       const attr = m.config['ldap.attribute'];
       if (!model || !attr || (m.config['read.only'] === 'true' && model !== 'username')) continue;
       const given = model in core ? (core[model] ? [core[model] as string] : []) : (u.attributes[model] ?? []);
       const fallback = m.config['attribute.default.value'] || EMPTY_ATTRIBUTE_VALUE;
-      const v = given.length ? given : m.config['is.mandatory.in.ldap'] === 'true' ? [fallback] : [];
-      if (v.length) out[attr] = v;
+      const v = ldapValuesOf(m, given.length ? given : m.config['is.mandatory.in.ldap'] === 'true' ? [fallback] : []);
+      if (v?.length) out[attr] = v;
     } else if (m.providerId === 'full-name-ldap-mapper' && m.config['read.only'] !== 'true') {
       const full = [u.firstName, u.lastName].filter(Boolean).join(' ');
       out[m.config['ldap.full.name.attribute'] || 'cn'] = [full || EMPTY_ATTRIBUTE_VALUE];
@@ -186,7 +237,7 @@ export function entryOfNewUser(cfg: LdapConfig, mappers: Mapper[], u: NewDirecto
 }
 
 /** The DN of a new entry: its RDN attribute's first value under the users DN. */
-export function dnOfNewEntry(cfg: LdapConfig, entry: Record<string, string[]>): string {
+export function dnOfNewEntry(cfg: LdapConfig, entry: Record<string, LdapValues>): string {
   const key = Object.keys(entry).find((k) => k.toLowerCase() === cfg.rdnAttribute.toLowerCase()) as string;
-  return `${cfg.rdnAttribute}=${escapeDnValue(entry[key][0])},${cfg.usersDn}`;
+  return `${cfg.rdnAttribute}=${escapeDnValue(String(entry[key][0]))},${cfg.usersDn}`;
 }

@@ -8,7 +8,15 @@ import type { RealmModel } from '../../db/models/realm';
 import { LDAP_MAPPER_TYPE, USER_STORAGE_TYPE } from '../components/config';
 import { type LdapConfig, ldapConfigOf } from './ldap-config';
 import { withAdmin } from './ldap-connection';
-import { type LdapUser, type Mapper, ldapAttributesOf, mappersOf, userOfEntry } from './ldap-mapping';
+import {
+  binaryAttributesOf,
+  isAttributeMapper,
+  type LdapUser,
+  type Mapper,
+  ldapAttributesOf,
+  mappersOf,
+  userOfEntry,
+} from './ldap-mapping';
 
 /**
  * The LDAP providers of a realm and the users in their directories: searches by username, email,
@@ -63,6 +71,7 @@ export async function searchUsers(p: Provider, inner: string, limit: number): Pr
       scope: cfg.searchScope,
       filter: userFilter(cfg, inner),
       attributes: ldapAttributesOf(cfg, mappers),
+      explicitBufferAttributes: binaryAttributesOf(mappers),
       sizeLimit: Math.max(limit, 0),
       paged: limit > 0 || !cfg.pagination ? false : { pageSize: cfg.batchSize },
     });
@@ -91,7 +100,7 @@ export async function userByUsername(p: Provider, username: string): Promise<Lda
 
 /** The directory user with this email (the email mapper's attribute), or null. */
 export async function userByEmail(p: Provider, email: string): Promise<LdapUser | null> {
-  const mapper = p.mappers.find((m) => m.providerId === 'user-attribute-ldap-mapper' && m.config['user.model.attribute'] === 'email');
+  const mapper = p.mappers.find((m) => isAttributeMapper(m) && m.config['user.model.attribute'] === 'email');
   const attr = mapper?.config['ldap.attribute'] || 'mail';
   const found = await searchUsers(p, eq(attr, email), 2);
   return found.length === 1 ? found[0] : null;
@@ -106,7 +115,7 @@ export async function userByUuid(p: Provider, uuid: string): Promise<LdapUser | 
 function attributesOf(p: Provider, field: 'username' | 'email' | 'firstName' | 'lastName'): string[] {
   if (field === 'username') return [p.cfg.usernameAttribute];
   const attrs = p.mappers
-    .filter((m) => m.providerId === 'user-attribute-ldap-mapper' && m.config['user.model.attribute'] === field)
+    .filter((m) => isAttributeMapper(m) && m.config['user.model.attribute'] === field)
     .map((m) => m.config['ldap.attribute']);
   if (field !== 'email' && p.mappers.some((m) => m.providerId === 'full-name-ldap-mapper')) attrs.push('cn');
   return attrs;

@@ -4,9 +4,21 @@ import type { UserModel } from '../../db/models/user';
 import { getLogger } from '../../logging';
 import { withAdmin } from './ldap-connection';
 import type { LdapUser, Mapper } from './ldap-mapping';
-import { type AccountControl, accountControlOf, hasFlag, MSAD_ATTRIBUTES, MSAD_MAPPER, mustChangePassword, UAC } from './msad-account';
+import {
+  ACCOUNT_ATTRIBUTES,
+  type AccountControl,
+  type AccountKind,
+  accountControlOf,
+  accountKindOf,
+  hasFlag,
+  LDS,
+  MSAD_LDS_MAPPER,
+  MSAD_MAPPER,
+  mustChangePassword,
+  UAC,
+} from './msad-account';
 
-export { MSAD_MAPPER };
+export { MSAD_LDS_MAPPER, MSAD_MAPPER };
 import type { Provider } from './ldap-store';
 
 /**
@@ -28,9 +40,23 @@ import type { Provider } from './ldap-store';
  *   the user; `775` (locked) is logged.
  * - A new password AD refuses with 53/19 and 0000052D (complexity, history) is Keycloak's
  *   `invalidPasswordGenericMessage`.
+ *
+ * The AD LDS mapper (`msad-lds-user-account-control-mapper`, MSADLDSUserAccountControlStorageMapper)
+ * does the same with AD LDS's attributes: `msDS-UserAccountDisabled` TRUE disables the user once the
+ * account has a password (pwdLastSet > 0; otherwise the local flag alone counts) and is what
+ * enabling / disabling writes (only then too), `msDS-UserPasswordExpired` TRUE asks for a new password
+ * as pwdLastSet 0 does, removing UPDATE_PASSWORD sets -1 unless `msDS-UserPasswordNotRequired` is
+ * TRUE, a new password sets pwdLastSet -1 (and `msDS-UserAccountDisabled` FALSE for an enabled user),
+ * the bind codes are AD's, and a new password refused with `problem 1005 (CONSTRAINT_ATT_TYPE) ...
+ * Att 23 (userPassword)` is `invalidPasswordRegexPatternMessage`.
  */
 const log = getLogger('idserver.services.user-storage');
-export const msadMapperOf = (mappers: Mapper[]): Mapper | undefined => mappers.find((m) => m.providerId === MSAD_MAPPER);
+/** The provider's account-control mapper (AD or AD LDS), if any. */
+export const msadMapperOf = (mappers: Mapper[]): Mapper | undefined => mappers.find((m) => accountKindOf(m.providerId));
+const kindOf = (p: Provider): AccountKind | undefined => {
+  const m = msadMapperOf(p.mappers);
+  return m && accountKindOf(m.providerId);
+};
 
 const writableMsad = (p: Provider) => p.cfg.editMode === 'WRITABLE' && msadMapperOf(p.mappers) !== undefined;
 
@@ -45,18 +71,21 @@ export async function syncPasswordAction(db: Db, p: Provider, userId: string, u:
   else await m.destroy({ where: { userId, requiredAction: 'UPDATE_PASSWORD' } });
 }
 
-async function readAccount(p: Provider, dn: string): Promise<AccountControl> {
+async function readAccount(p: Provider, kind: AccountKind, dn: string): Promise<AccountControl> {
   return withAdmin(p.cfg, async (c) => {
-    const [entry] = (await c.search(dn, { scope: 'base', attributes: MSAD_ATTRIBUTES })).searchEntries;
+    const [entry] = (await c.search(dn, { scope: 'base', attributes: ACCOUNT_ATTRIBUTES[kind] })).searchEntries;
     const value = (attr: string) => {
-      const v = entry?.[attr];
+      const key = Object.keys(entry ?? {}).find((k) => k.toLowerCase() === attr.toLowerCase());
+      const v = key === undefined ? undefined : entry[key];
       return (Array.isArray(v) ? v : v === undefined ? [] : [v]).map(String);
     };
-    return accountControlOf(value);
+    return accountControlOf(kind, value);
   });
 }
 
-async function writeAccount(p: Provider, dn: string, values: { userAccountControl?: number; pwdLastSet?: number }): Promise<void> {
+type AccountValues = { userAccountControl?: number; pwdLastSet?: number } & { [LDS.DISABLED]?: 'TRUE' | 'FALSE' };
+
+async function writeAccount(p: Provider, dn: string, values: AccountValues): Promise<void> {
   const changes = Object.entries(values)
     .filter(([, v]) => v !== undefined)
     .map(([type, v]) => new Change({ operation: 'replace', modification: new Attribute({ type, values: [String(v)] }) }));
@@ -66,17 +95,26 @@ async function writeAccount(p: Provider, dn: string, values: { userAccountContro
 
 /**
  * An admin update of a WRITABLE provider's user (MSADUserModelDelegate#setEnabled, add/removeRequiredAction):
- * `enabled` to ACCOUNTDISABLE (when the account has flags), UPDATE_PASSWORD added to `pwdLastSet` 0,
- * removed to -1. One modify of the entry; throws what the directory throws.
+ * `enabled` to ACCOUNTDISABLE (when the account has flags) or, AD LDS, to msDS-UserAccountDisabled
+ * (when pwdLastSet > 0); UPDATE_PASSWORD added to `pwdLastSet` 0, removed to -1. One modify of the
+ * entry; throws what the directory throws.
  */
 export async function msadAccountUpdate(
   p: Provider,
   dn: string,
   change: { enabled?: boolean; updatePassword?: 'added' | 'removed' },
 ): Promise<void> {
-  if (!writableMsad(p) || (change.enabled === undefined && !change.updatePassword)) return;
-  const current = await readAccount(p, dn);
-  const next: { userAccountControl?: number; pwdLastSet?: number } = {};
+  const kind = kindOf(p);
+  if (!kind || !writableMsad(p) || (change.enabled === undefined && !change.updatePassword)) return;
+  const current = await readAccount(p, kind, dn);
+  const next: AccountValues = {};
+  if (kind === 'lds') {
+    if (change.enabled !== undefined && (current.pwdLastSet ?? 0) > 0) next[LDS.DISABLED] = change.enabled ? 'FALSE' : 'TRUE';
+    if (change.updatePassword === 'added') next.pwdLastSet = 0;
+    // A new account (no password required yet) keeps its pwdLastSet.
+    if (change.updatePassword === 'removed' && !current.ldsPasswordNotRequired) next.pwdLastSet = -1;
+    return writeAccount(p, dn, next);
+  }
   const uac = current.userAccountControl;
   if (change.enabled !== undefined && uac) {
     const flipped = change.enabled ? uac & ~UAC.ACCOUNTDISABLE : uac | UAC.ACCOUNTDISABLE;
@@ -88,31 +126,50 @@ export async function msadAccountUpdate(
   await writeAccount(p, dn, next);
 }
 
-/** MSADUserAccountControlStorageMapper#passwordUpdated: pwdLastSet -1, the password flags cleared (and ACCOUNTDISABLE for an enabled user). */
+/**
+ * passwordUpdated: pwdLastSet -1 and, AD, the password flags cleared (and ACCOUNTDISABLE for an
+ * enabled user); AD LDS, msDS-UserAccountDisabled FALSE for an enabled user.
+ */
 export async function msadPasswordUpdated(p: Provider, dn: string, user: Pick<UserModel, 'enabled'>): Promise<void> {
-  if (!msadMapperOf(p.mappers)) return;
-  const { userAccountControl: uac } = await readAccount(p, dn);
+  const kind = kindOf(p);
+  if (!kind) return;
+  if (kind === 'lds') return writeAccount(p, dn, { pwdLastSet: -1, ...(user.enabled ? { [LDS.DISABLED]: 'FALSE' as const } : {}) });
+  const { userAccountControl: uac } = await readAccount(p, kind, dn);
   let control = (uac ?? 0) & ~UAC.PASSWD_NOTREQD & ~UAC.PASSWORD_EXPIRED;
   if (user.enabled) control &= ~UAC.ACCOUNTDISABLE;
   await writeAccount(p, dn, { pwdLastSet: -1, userAccountControl: control });
 }
 
+/** A password-policy message key and its parameters. */
+export interface PasswordRefusal {
+  key: string;
+  params: string[];
+}
+
 /**
- * MSADUserAccountControlStorageMapper#processFailedPasswordUpdateException: AD refusing a new
- * password for its policy (result 53 or 19 with the Windows error 0000052D) is
- * `invalidPasswordGenericMessage`; anything else is undefined.
+ * processFailedPasswordUpdateException: AD refusing a new password for its policy (result 53 or 19
+ * with the Windows error 0000052D) is `invalidPasswordGenericMessage`; AD LDS's constraint violation
+ * on userPassword (`problem 1005 (CONSTRAINT_ATT_TYPE), data X, Att 23 (userPassword)`) is
+ * `invalidPasswordRegexPatternMessage` with `passwordConstraintViolation`; anything else is undefined.
  */
-export function msadPasswordRefusal(p: Provider, e: unknown): string | undefined {
-  if (!msadMapperOf(p.mappers)) return undefined;
+export function msadPasswordRefusal(p: Provider, e: unknown): PasswordRefusal | undefined {
+  const kind = kindOf(p);
+  if (!kind) return undefined;
+  const message = String((e as Error).message ?? '');
+  if (kind === 'lds')
+    return /problem 1005 \(CONSTRAINT_ATT_TYPE\), data [0-9a-f]*, Att 23 \(userPassword\)/.test(message)
+      ? { key: 'invalidPasswordRegexPatternMessage', params: ['passwordConstraintViolation'] }
+      : undefined;
   const code = (e as { code?: number }).code;
-  const message = String((e as Error).message ?? '').toUpperCase();
-  return (code === 53 || code === 19) && /\b0*52D\b/.test(message) ? 'invalidPasswordGenericMessage' : undefined;
+  return (code === 53 || code === 19) && /\b0*52D\b/.test(message.toUpperCase())
+    ? { key: 'invalidPasswordGenericMessage', params: [] }
+    : undefined;
 }
 
 /** What a refused bind of a provider's user means, from AD's `AcceptSecurityContext error, data XXX` diagnostic. */
 export type BindFailure = 'update-password' | 'disabled' | undefined;
 
-/** MSADUserAccountControlStorageMapper#onAuthenticationFailure / processAuthErrorCode (WRITABLE providers only). */
+/** onAuthenticationFailure / processAuthErrorCode of both mappers (WRITABLE providers only). */
 export function msadBindFailure(p: Provider, username: string, diagnostic: string | undefined): BindFailure {
   if (!writableMsad(p) || !diagnostic) return undefined;
   const code = /AcceptSecurityContext error, data ([0-9a-f]*), v/i.exec(diagnostic)?.[1]?.toLowerCase();

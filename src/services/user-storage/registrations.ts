@@ -1,4 +1,4 @@
-import { NoSuchObjectError } from 'ldapts';
+import { Attribute, NoSuchObjectError } from 'ldapts';
 import type { RequestContext } from '../../core/context';
 import { conflict, errorA } from '../../core/errors';
 import type { RealmModel } from '../../db/models/realm';
@@ -66,7 +66,10 @@ export async function registerInDirectory(
   let uuid: string | undefined;
   try {
     uuid = await withAdmin(p.cfg, async (c) => {
-      await c.add(dn, entry);
+      await c.add(
+        dn,
+        Object.entries(entry).map(([type, values]) => new Attribute({ type, values })),
+      );
       const { searchEntries } = await c.search(dn, { scope: 'base', attributes: [p.cfg.uuidAttribute] });
       const v = searchEntries[0]?.[p.cfg.uuidAttribute];
       return (Array.isArray(v) ? v[0] : v)?.toString();

@@ -3,7 +3,7 @@ import type { RequestContext } from '../../core/context';
 import { errorA } from '../../core/errors';
 import type { UserModel } from '../../db/models/user';
 import { withAdmin } from './ldap-connection';
-import { LDAP_ENTRY_DN, LDAP_ID, ldapChangesOf } from './ldap-mapping';
+import { isAttributeMapper, LDAP_ENTRY_DN, LDAP_ID, ldapChangesOf } from './ldap-mapping';
 import { readOnlyMessage, transientFactsOf } from './transient-users';
 
 /**
@@ -57,9 +57,7 @@ export async function transientUserUpdate(
   if (!Object.keys(changed).length) return;
   const ldap = writable ? ldapChangesOf(p.mappers, { attributes: changed }) : {};
   const mapped = new Set(
-    p.mappers
-      .filter((m) => m.providerId === 'user-attribute-ldap-mapper' && m.config['read.only'] !== 'true')
-      .map((m) => m.config['user.model.attribute']),
+    p.mappers.filter((m) => isAttributeMapper(m) && m.config['read.only'] !== 'true').map((m) => m.config['user.model.attribute']),
   );
   const unmapped = Object.keys(changed).find((k) => !writable || !mapped.has(k));
   if (unmapped) refuse(`attribute(${unmapped})`);
