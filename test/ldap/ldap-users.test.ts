@@ -211,6 +211,51 @@ describeWithSlapd('LDAP users through the admin API', () => {
     expect((await grant(R, 'writer', 'writer-pw')).status).toBe(400);
   });
 
+  test("an attribute a user-attribute mapper maps: WRITABLE writes the admin's change to the entry, READ_ONLY refuses it", async () => {
+    // Keycloak's UserAttributeLDAPStorageMapper proxy: setAttribute of a mapped attribute goes to LDAP
+    // (WRITABLE) or is read-only (READ_ONLY).
+    await slapd.addUser('phoned', 'Pho', 'Ned', 'phoned@example.org', 'phoned-pw');
+    for (const editMode of ['WRITABLE', 'READ_ONLY'] as const) {
+      const { R, id } = await world({ editMode });
+      const profile = (await api.get(`/admin/realms/${R}/users/profile`).expect(200)).body;
+      await api.put(`/admin/realms/${R}/users/profile`, { ...profile, unmanagedAttributePolicy: 'ENABLED' }).expect(200);
+      await api
+        .post(`/admin/realms/${R}/components`, {
+          name: 'phone',
+          providerId: 'user-attribute-ldap-mapper',
+          providerType: 'org.keycloak.storage.ldap.mappers.LDAPStorageMapper',
+          parentId: id,
+          config: {
+            'user.model.attribute': ['phone'],
+            'ldap.attribute': ['telephoneNumber'],
+            'read.only': [String(editMode === 'READ_ONLY')],
+          },
+        })
+        .expect(201);
+      const u = await find(R, 'phoned');
+      const full = (await api.get(`/admin/realms/${R}/users/${u.id}`).expect(200)).body;
+      const res = await api.put(`/admin/realms/${R}/users/${u.id}`, {
+        ...full,
+        attributes: { ...full.attributes, phone: [`+1 555 0100 ${editMode}`] },
+      });
+      const entry = await slapd.entry(`uid=phoned,${PEOPLE_DN}`, ['telephoneNumber']);
+      const stored = (await api.get(`/admin/realms/${R}/users/${u.id}`).expect(200)).body.attributes?.phone;
+      if (editMode === 'WRITABLE') {
+        expect(res.status).toBe(204);
+        expect(entry?.telephoneNumber).toBe('+1 555 0100 WRITABLE');
+        expect(stored).toEqual(['+1 555 0100 WRITABLE']);
+      } else {
+        expect([res.status, res.body]).toEqual([
+          400,
+          { field: 'phone', errorMessage: 'error-user-attribute-read-only', params: ['phone'] },
+        ]);
+        // The entry and the local copy keep what the WRITABLE round wrote.
+        expect(entry?.telephoneNumber).toBe('+1 555 0100 WRITABLE');
+        expect(stored).toEqual(['+1 555 0100 WRITABLE']);
+      }
+    }
+  });
+
   test('UNSYNCED: an update and a password reset stay in the local copy', async () => {
     await slapd.addUser('unsynced', 'Un', 'Synced', 'unsynced@example.org', 'unsynced-pw');
     const { R } = await world({ editMode: 'UNSYNCED' });

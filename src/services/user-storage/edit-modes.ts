@@ -9,7 +9,7 @@ import { profileErrorResponse } from '../users/user-profile';
 import { providerOfUser } from './federation';
 import { ldapLinkOf } from './imported-users';
 import { withAdmin } from './ldap-connection';
-import { ldapChangesOf } from './ldap-mapping';
+import { isAttributeMapper, LDAP_ENTRY_DN, LDAP_ID, ldapChangesOf } from './ldap-mapping';
 import type { Provider } from './ldap-store';
 import { transientFactsOf } from './transient-users';
 import { msadAccountUpdate, msadMapperOf, msadPasswordRefusal, msadPasswordUpdated } from './msad';
@@ -34,16 +34,36 @@ async function entryDn(db: Db, user: UserModel): Promise<string> {
   return dn;
 }
 
-/** Before an admin update of a federated user: refuses (READ_ONLY) or writes to LDAP (WRITABLE). */
-export async function federatedUserUpdate(ctx: RequestContext, realm: RealmModel, user: UserModel, next: Fields): Promise<void> {
+/**
+ * Before an admin update of a federated user: refuses (READ_ONLY) or writes to LDAP (WRITABLE) a change
+ * of its mapped fields, and of the attributes a user-attribute mapper maps (`attributes`: the update's
+ * writable attributes, when it has any; Keycloak's UserAttributeLDAPStorageMapper proxy writes them
+ * through, or refuses them read-only).
+ */
+export async function federatedUserUpdate(
+  ctx: RequestContext,
+  realm: RealmModel,
+  user: UserModel,
+  next: Fields,
+  attributes?: Record<string, string[]>,
+): Promise<void> {
   if (!user.federationLink) return;
   const p = await providerOfUser(ctx.db, realm, user);
-  if (!p) return;
-  const changed = (['username', 'email', 'firstName', 'lastName'] as const).filter((k) => (next[k] ?? null) !== (user[k] ?? null));
-  if (!changed.length || p.cfg.editMode === 'UNSYNCED') return;
+  if (!p || p.cfg.editMode === 'UNSYNCED') return;
+  const changed: string[] = (['username', 'email', 'firstName', 'lastName'] as const).filter(
+    (k) => (next[k] ?? null) !== (user[k] ?? null),
+  );
+  const changedAttributes = attributes && !transientFactsOf(user) ? await mappedAttributeChanges(ctx, p, user, attributes) : {};
+  changed.push(...Object.keys(changedAttributes));
+  if (!changed.length) return;
   if (readOnly(p))
     throw profileErrorResponse(changed.map((field) => ({ field, errorMessage: 'error-user-attribute-read-only', params: [field] })));
-  const changes = ldapChangesOf(p.mappers, { email: next.email, firstName: next.firstName, lastName: next.lastName });
+  const changes = ldapChangesOf(p.mappers, {
+    email: next.email,
+    firstName: next.firstName,
+    lastName: next.lastName,
+    attributes: changedAttributes,
+  });
   const wanted = Object.entries(changes);
   if (!wanted.length) return;
   const dn = await entryDn(ctx.db, user);
@@ -58,6 +78,30 @@ export async function federatedUserUpdate(ctx: RequestContext, realm: RealmModel
     ctx.log.warn(`LDAP provider ${p.cfg.name}: update of ${user.username} failed: ${(e as Error).message}`);
     throw errorA(400, 'Could not modify attribute for DN');
   }
+}
+
+const sameValues = (a: string[], b: string[]) => a.length === b.length && [...a].sort().every((v, i) => v === [...b].sort()[i]);
+
+/** The attributes of `given` that a user-attribute mapper of the provider maps and whose values differ from the user's stored ones. */
+async function mappedAttributeChanges(
+  ctx: RequestContext,
+  p: Provider,
+  user: UserModel,
+  given: Record<string, string[]>,
+): Promise<Record<string, string[]>> {
+  const core = new Set(['username', 'email', 'firstName', 'lastName']);
+  const mapped = new Set(
+    p.mappers
+      .filter((m) => isAttributeMapper(m) && m.config['ldap.attribute'])
+      .map((m) => m.config['user.model.attribute'])
+      .filter((n): n is string => Boolean(n) && !core.has(n) && n !== LDAP_ID && n !== LDAP_ENTRY_DN),
+  );
+  const names = Object.keys(given).filter((n) => mapped.has(n));
+  if (!names.length) return {};
+  const rows = await ctx.db.models.UserAttribute.findAll({ where: { userId: user.id, name: names }, attributes: ['name', 'value'] });
+  const stored = new Map<string, string[]>();
+  for (const r of rows) stored.set(r.name, [...(stored.get(r.name) ?? []), r.value]);
+  return Object.fromEntries(names.filter((n) => !sameValues(given[n], stored.get(n) ?? [])).map((n) => [n, given[n]]));
 }
 
 /**

@@ -417,7 +417,7 @@ export async function updateUser(ctx: RequestContext, realm: RealmModel, user: U
     invalidate.user(ctx.loaders, user.id);
     return;
   }
-  await federatedUserUpdate(ctx, realm, user, next);
+  await federatedUserUpdate(ctx, realm, user, next, input ? writableAttributes(rules, input) : undefined);
 
   const actionSets = await requiredActionSets(ctx, realm);
   const actions = Array.isArray(rep.requiredActions) ? knownActions(actionSets, rep.requiredActions) : undefined;
