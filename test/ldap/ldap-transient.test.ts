@@ -386,7 +386,7 @@ describeWithSlapd('LDAP users with import off', () => {
     expect((await gone.get(`/admin/realms/${R}/users`)).status).toBe(401);
   });
 
-  test("the client policy condition client-updater-source-roles counts a transient writer's mapper and default roles (ClientUpdaterSourceRolesCondition)", async () => {
+  test("client-updater-source-roles and -groups count a transient writer's mapper and default roles and its mapper groups (ClientUpdaterSourceRolesCondition, ClientUpdaterSourceGroupsCondition)", async () => {
     const { R, id } = await world();
     const base = `/admin/realms/${R}`;
     await api.post(`${base}/roles`, { name: 'writers' }).expect(201);
@@ -422,6 +422,15 @@ describeWithSlapd('LDAP users with import off', () => {
     // The client role of its mapper, named `clientId.role`.
     await enforce(['realm-management.manage-clients']);
     refusedBy(await as.post(`${base}/clients`, { clientId: 'tr-client-role' }));
+    // client-updater-source-groups: the group of a hardcoded group mapper counts as membership.
+    await createGroup(api, R, 'writers-group');
+    const groupPolicy = [{ condition: 'client-updater-source-groups', configuration: { groups: ['writers-group'] } }];
+    await api
+      .put(`${base}/client-policies/policies`, { policies: [{ name: 'pol', enabled: true, conditions: groupPolicy, profiles: ['p'] }] })
+      .expect(204);
+    expect((await as.post(`${base}/clients`, { clientId: 'tg-free' })).status).toBe(201);
+    await addMapper(R, id, 'writers-group', 'hardcoded-ldap-group-mapper', { group: '/writers-group' });
+    refusedBy(await as.post(`${base}/clients`, { clientId: 'tg-mapper' }));
     await api.put(`${base}/client-policies/policies`, { policies: [] }).expect(204);
   });
 

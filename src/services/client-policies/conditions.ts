@@ -9,7 +9,7 @@ import { codeRequestedScope } from '../login/auth-sessions';
 import { cibaRequestByAuthReqId } from '../tokens/ciba-store';
 import { clientLinkedScopes } from '../tokens/token-claims';
 import { groupIdByPath, roleIdFromString } from '../user-storage/hardcoded-mappers';
-import { isStorageId, transientEffectiveRoleIds, transientUserById } from '../user-storage/transient-users';
+import { isStorageId, transientEffectiveRoleIds, transientMemberships, transientUserById } from '../user-storage/transient-users';
 import type { PolicyContext, PolicyEvent, Vote } from './types';
 
 /**
@@ -194,6 +194,11 @@ const updaterGroups: Condition = async (conf, c) => {
     if (id) wanted.add(id);
   }
   if (!wanted.size) return 'NO';
+  // A transient user (ADR 46) is in its default, hardcoded-mapper and directory-mapped groups, not in rows.
+  if (isStorageId(userId)) {
+    const user = await transientUserById(c.db, c.realm, userId);
+    return vote(!!user && (await transientMemberships(c.db, user)).groupIds.some((id) => wanted.has(id)));
+  }
   const n = await m.UserGroupMembership.count({ where: { userId, groupId: { [Op.in]: [...wanted] } } });
   return vote(n > 0);
 };
