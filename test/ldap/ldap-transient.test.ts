@@ -386,6 +386,54 @@ describeWithSlapd('LDAP users with import off', () => {
     expect((await gone.get(`/admin/realms/${R}/users`)).status).toBe(401);
   });
 
+  test("client-updater-source-roles and -groups count a transient writer's mapper and default roles and its mapper groups (ClientUpdaterSourceRolesCondition, ClientUpdaterSourceGroupsCondition)", async () => {
+    const { R, id } = await world();
+    const base = `/admin/realms/${R}`;
+    await api.post(`${base}/roles`, { name: 'writers' }).expect(201);
+    await api.post(`${base}/roles`, { name: 'by-default' }).expect(201);
+    await addMapper(R, id, 'manage', 'hardcoded-ldap-role-mapper', { role: 'realm-management.manage-clients' });
+    const token = (await grant(R, 'jbrown', 'jbrown-pw').expect(200)).body.access_token;
+    const as = withToken(token);
+    const enforce = async (roles: string[]) => {
+      const executors = [{ executor: 'pkce-enforcer', configuration: {} }];
+      await api.put(`${base}/client-policies/profiles`, { profiles: [{ name: 'p', executors }] }).expect(204);
+      const conditions = [{ condition: 'client-updater-source-roles', configuration: { roles } }];
+      await api
+        .put(`${base}/client-policies/policies`, { policies: [{ name: 'pol', enabled: true, conditions, profiles: ['p'] }] })
+        .expect(204);
+    };
+    const refusedBy = (res: { status: number; body: unknown }) =>
+      expect([res.status, res.body]).toEqual([
+        400,
+        { error: 'invalid_client_metadata', error_description: 'Invalid client metadata: code_challenge_method' },
+      ]);
+    // The writer does not hold `writers`: the policy does not apply.
+    await enforce(['writers']);
+    expect((await as.post(`${base}/clients`, { clientId: 'tr-free' })).status).toBe(201);
+    // Through a hardcoded role mapper it does (it has no role mapping row).
+    await addMapper(R, id, 'writers', 'hardcoded-ldap-role-mapper', { role: 'writers' });
+    refusedBy(await as.post(`${base}/clients`, { clientId: 'tr-mapper' }));
+    // Through the realm's default role (a composite of it).
+    const dflt = (await api.get(`${base}/roles/default-roles-${R}`).expect(200)).body.id;
+    const byDefault = (await api.get(`${base}/roles/by-default`).expect(200)).body;
+    await api.post(`${base}/roles-by-id/${dflt}/composites`, [byDefault]).expect(204);
+    await enforce(['by-default']);
+    refusedBy(await as.post(`${base}/clients`, { clientId: 'tr-default' }));
+    // The client role of its mapper, named `clientId.role`.
+    await enforce(['realm-management.manage-clients']);
+    refusedBy(await as.post(`${base}/clients`, { clientId: 'tr-client-role' }));
+    // client-updater-source-groups: the group of a hardcoded group mapper counts as membership.
+    await createGroup(api, R, 'writers-group');
+    const groupPolicy = [{ condition: 'client-updater-source-groups', configuration: { groups: ['writers-group'] } }];
+    await api
+      .put(`${base}/client-policies/policies`, { policies: [{ name: 'pol', enabled: true, conditions: groupPolicy, profiles: ['p'] }] })
+      .expect(204);
+    expect((await as.post(`${base}/clients`, { clientId: 'tg-free' })).status).toBe(201);
+    await addMapper(R, id, 'writers-group', 'hardcoded-ldap-group-mapper', { group: '/writers-group' });
+    refusedBy(await as.post(`${base}/clients`, { clientId: 'tg-mapper' }));
+    await api.put(`${base}/client-policies/policies`, { policies: [] }).expect(204);
+  });
+
   test('fine-grained admin permissions evaluate a transient caller with the groups and roles of its entry', async () => {
     // Keycloak evaluates the policies with the caller's UserModel (the InMemoryUserAdapter under the mapper
     // proxies): a group policy sees the group a hardcoded-ldap-group-mapper gives, a role policy the role.

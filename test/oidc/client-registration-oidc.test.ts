@@ -320,6 +320,146 @@ describe('OpenID Connect dynamic client registration', () => {
     expect([te.status, te.body]).toEqual([400, { error: 'invalid_client_metadata', error_description: 'Client metadata invalid' }]);
   });
 
+  test('an update leaves authorization services as they are, whatever its grant_types (AbstractClientRegistrationProvider#update ignores authorizationServicesEnabled)', async () => {
+    const UMA = 'urn:ietf:params:oauth:grant-type:uma-ticket';
+    const uuidOf = async (clientId: string) =>
+      expectStatus(await f.api.get(`/admin/realms/${R}/clients?clientId=${clientId}`), 200, 'client').body[0].id as string;
+    const rsStatus = async (clientId: string) =>
+      (await f.api.get(`/admin/realms/${R}/clients/${await uuidOf(clientId)}/authz/resource-server`)).status;
+    const made = await f.call('POST', '/openid-connect', {
+      token: await f.initialToken(),
+      body: { redirect_uris: ['https://uma.example.org/cb'], grant_types: ['authorization_code', UMA] },
+    });
+    expect([made.status, made.body.grant_types]).toEqual([201, expect.arrayContaining([UMA])]);
+    const id = made.body.client_id as string;
+    expect(await rsStatus(id)).toBe(200);
+    // grant_types without the UMA grant: still a resource server, and the answer still names the grant.
+    const without = await f.call('PUT', `/openid-connect/${id}`, {
+      token: made.body.registration_access_token,
+      body: { client_id: id, redirect_uris: ['https://uma.example.org/cb'], grant_types: ['authorization_code'] },
+    });
+    expect([without.status, without.body.grant_types]).toEqual([200, expect.arrayContaining([UMA])]);
+    expect(await rsStatus(id)).toBe(200);
+    // No grant_types at all: the same.
+    const none = await f.call('PUT', `/openid-connect/${id}`, {
+      token: without.body.registration_access_token,
+      body: { client_id: id, redirect_uris: ['https://uma.example.org/cb'] },
+    });
+    expect([none.status, none.body.grant_types]).toEqual([200, expect.arrayContaining([UMA])]);
+    expect(await rsStatus(id)).toBe(200);
+    // And the UMA grant in an update turns nothing on.
+    const plain = await f.call('POST', '/openid-connect', {
+      token: await f.initialToken(),
+      body: { redirect_uris: ['https://no-uma.example.org/cb'] },
+    });
+    const asked = await f.call('PUT', `/openid-connect/${plain.body.client_id}`, {
+      token: plain.body.registration_access_token,
+      body: { client_id: plain.body.client_id, redirect_uris: ['https://no-uma.example.org/cb'], grant_types: ['authorization_code', UMA] },
+    });
+    expect(asked.status).toBe(200);
+    expect(asked.body.grant_types).not.toContain(UMA);
+    expect(await rsStatus(plain.body.client_id)).toBe(404);
+    // The default provider: a body without authorizationServicesEnabled keeps them on too.
+    const rep = await f.call('POST', '/default', {
+      token: await f.initialToken(),
+      body: { clientId: 'authz-default', authorizationServicesEnabled: true },
+    });
+    expect([rep.status, await rsStatus('authz-default')]).toEqual([201, 200]);
+    const upd = await f.call('PUT', '/default/authz-default', {
+      token: rep.body.registrationAccessToken,
+      body: { clientId: 'authz-default', name: 'Renamed' },
+    });
+    expect([upd.status, upd.body.authorizationServicesEnabled, await rsStatus('authz-default')]).toEqual([200, true, 200]);
+  });
+
+  test('an update clears the metadata Keycloak 26 toInternal writes as null, once its attribute map exists; the logout settings get their defaults', async () => {
+    const attrs = async (clientId: string) =>
+      expectStatus(await f.api.get(`/admin/realms/${R}/clients?clientId=${clientId}`), 200, 'client').body[0];
+    const full = {
+      redirect_uris: ['https://clear.example.org/cb'],
+      id_token_signed_response_alg: 'PS256',
+      id_token_encrypted_response_alg: 'RSA-OAEP',
+      id_token_encrypted_response_enc: 'A256GCM',
+      userinfo_encrypted_response_alg: 'RSA-OAEP',
+      authorization_signed_response_alg: 'PS256',
+      token_endpoint_auth_signing_alg: 'HS512',
+      backchannel_logout_uri: 'https://clear.example.org/back',
+      backchannel_logout_session_required: false,
+      frontchannel_logout_uri: 'https://clear.example.org/front',
+      frontchannel_logout_session_required: true,
+      request_object_signing_alg: 'PS256',
+      request_uris: ['https://clear.example.org/req'],
+      tls_client_certificate_bound_access_tokens: true,
+    };
+    const made = await f.call('POST', '/openid-connect', { token: await f.initialToken(), body: full });
+    expect(made.status).toBe(201);
+    const id = made.body.client_id as string;
+    const created = await attrs(id);
+    expect(created.frontchannelLogout).toBe(true);
+    expect(created.attributes).toMatchObject({
+      'id.token.signed.response.alg': 'PS256',
+      'authorization.signed.response.alg': 'PS256',
+      'token.endpoint.auth.signing.alg': 'HS512',
+      'backchannel.logout.url': 'https://clear.example.org/back',
+      'backchannel.logout.session.required': 'false',
+      'frontchannel.logout.url': 'https://clear.example.org/front',
+      'request.uris': 'https://clear.example.org/req',
+    });
+    // Nothing that starts the attribute map before the logout defaults: only the front-channel URL goes.
+    const bare = await f.call('PUT', `/openid-connect/${id}`, {
+      token: made.body.registration_access_token,
+      body: { client_id: id, redirect_uris: full.redirect_uris },
+    });
+    expect(bare.status).toBe(200);
+    const afterBare = await attrs(id);
+    expect(afterBare.frontchannelLogout).toBe(false);
+    expect(afterBare.attributes['frontchannel.logout.url']).toBeUndefined();
+    expect(afterBare.attributes).toMatchObject({
+      'id.token.signed.response.alg': 'PS256',
+      'backchannel.logout.url': 'https://clear.example.org/back',
+      'backchannel.logout.session.required': 'true',
+      'backchannel.logout.revoke.offline.tokens': 'false',
+      'frontchannel.logout.session.required': 'false',
+    });
+    // With grant_types the map exists from the start: the unconditional ones go, the conditional ones stay.
+    const granted = await f.call('PUT', `/openid-connect/${id}`, {
+      token: bare.body.registration_access_token,
+      body: { client_id: id, redirect_uris: full.redirect_uris, grant_types: ['authorization_code'] },
+    });
+    expect(granted.status).toBe(200);
+    const a = (await attrs(id)).attributes;
+    for (const gone of [
+      'id.token.signed.response.alg',
+      'authorization.signed.response.alg',
+      'token.endpoint.auth.signing.alg',
+      'backchannel.logout.url',
+    ])
+      expect([gone, a[gone]]).toEqual([gone, undefined]);
+    expect(a).toMatchObject({
+      'id.token.encrypted.response.alg': 'RSA-OAEP',
+      'id.token.encrypted.response.enc': 'A256GCM',
+      'user.info.encrypted.response.alg': 'RSA-OAEP',
+      'request.object.signature.alg': 'PS256',
+      'request.uris': 'https://clear.example.org/req',
+      'tls.client.certificate.bound.access.tokens': 'true',
+    });
+    expect(granted.body.id_token_signed_response_alg).toBeUndefined();
+    expect(granted.body.backchannel_logout_uri).toBeUndefined();
+    // An empty list removes its attribute, request_uris only once the map exists (as the scalar ones).
+    const kept = await f.call('PUT', `/openid-connect/${id}`, {
+      token: granted.body.registration_access_token,
+      body: { client_id: id, redirect_uris: full.redirect_uris, request_uris: [] },
+    });
+    expect(kept.status).toBe(200);
+    expect((await attrs(id)).attributes['request.uris']).toBe('https://clear.example.org/req');
+    const emptied = await f.call('PUT', `/openid-connect/${id}`, {
+      token: kept.body.registration_access_token,
+      body: { client_id: id, redirect_uris: full.redirect_uris, grant_types: ['authorization_code'], request_uris: [] },
+    });
+    expect(emptied.status).toBe(200);
+    expect((await attrs(id)).attributes['request.uris']).toBeUndefined();
+  });
+
   test('an empty scope names no optional scope, and `basic` is the only default one', async () => {
     const made = await f.call('POST', '/openid-connect', {
       token: await f.initialToken(),

@@ -9,6 +9,7 @@ import { codeRequestedScope } from '../login/auth-sessions';
 import { cibaRequestByAuthReqId } from '../tokens/ciba-store';
 import { clientLinkedScopes } from '../tokens/token-claims';
 import { groupIdByPath, roleIdFromString } from '../user-storage/hardcoded-mappers';
+import { isStorageId, transientEffectiveRoleIds, transientMemberships, transientUserById } from '../user-storage/transient-users';
 import type { PolicyContext, PolicyEvent, Vote } from './types';
 
 /**
@@ -157,9 +158,22 @@ const updaterRoles: Condition = async (conf, c) => {
   if (!userId || !names.length) return 'NO';
   const wanted = (await Promise.all(names.map((n) => roleIdFromString(c.db, c.realm, n)))).filter((id): id is string => Boolean(id));
   if (!wanted.length) return 'NO';
-  const held = (await effectiveRoleIdsForUsers(c.db, [userId])).get(userId) ?? new Set<string>();
+  const held = await updaterRoleIds(c, userId);
   return vote(wanted.some((id) => held.has(id)));
 };
+
+/**
+ * A writing user's effective role ids. A transient user (an import-off LDAP user, ADR 46) has no role
+ * mapping rows: its default, hardcoded and mapper roles and its groups' roles are read as the token code
+ * reads them (Keycloak asks the user model, UserModel#hasRole, whatever stores it).
+ */
+async function updaterRoleIds(c: PolicyContext, userId: string): Promise<Set<string>> {
+  if (isStorageId(userId)) {
+    const user = await transientUserById(c.db, c.realm, userId);
+    return user ? transientEffectiveRoleIds(c.db, user) : new Set<string>();
+  }
+  return (await effectiveRoleIdsForUsers(c.db, [userId])).get(userId) ?? new Set<string>();
+}
 
 /**
  * client-updater-source-groups: the writing user is a direct member of a group in `groups`, each a
@@ -180,6 +194,11 @@ const updaterGroups: Condition = async (conf, c) => {
     if (id) wanted.add(id);
   }
   if (!wanted.size) return 'NO';
+  // A transient user (ADR 46) is in its default, hardcoded-mapper and directory-mapped groups, not in rows.
+  if (isStorageId(userId)) {
+    const user = await transientUserById(c.db, c.realm, userId);
+    return vote(!!user && (await transientMemberships(c.db, user)).groupIds.some((id) => wanted.has(id)));
+  }
   const n = await m.UserGroupMembership.count({ where: { userId, groupId: { [Op.in]: [...wanted] } } });
   return vote(n > 0);
 };

@@ -59,11 +59,76 @@ function checkMetadata(m: OidcClientMetadata): void {
   if (method === 'none' && grants.includes('urn:ietf:params:oauth:grant-type:token-exchange')) throw invalid();
 }
 
-/** The client representation of registration metadata; `client_id` only where the caller may name it (update). */
+const given = (m: OidcClientMetadata, k: string) => m[k] !== undefined && m[k] !== null;
+
+/**
+ * The client attributes Keycloak 26's DescriptionConverter#toInternal writes as null when their
+ * metadata is absent, so that an update (RepresentationToModel#updateClient → ClientAdapter#setAttribute
+ * with null) removes them. Its config wrapper puts such a null only into an attribute map that already
+ * exists, and the map comes into being with the first attribute written: the grant-type attributes
+ * (when `grant_types` is sent), the JWKS ones, the userinfo / request-object algorithms, the mTLS and
+ * subject-DN ones, ... and at the latest the backchannel-logout defaults, which are always written.
+ * So `frontchannel_logout_uri` is always cleared when absent, the attributes before it only once
+ * something earlier in that order was written.
+ */
+function clearedAttributes(m: OidcClientMetadata): string[] {
+  const out: string[] = [];
+  let map = ['grant_types', 'jwks', 'jwks_uri', 'userinfo_signed_response_alg', 'request_object_signing_alg']
+    .concat(['userinfo_encrypted_response_alg', 'userinfo_encrypted_response_enc'])
+    .concat(['tls_client_certificate_bound_access_tokens', 'tls_client_auth_subject_dn'])
+    .some((k) => given(m, k));
+  /** An attribute set unconditionally from `k`: null when absent (if the map exists); present creates the map. */
+  const always = (k: string, attr: string) => {
+    if (given(m, k)) map = true;
+    else if (map) out.push(attr);
+  };
+  always('id_token_signed_response_alg', 'id.token.signed.response.alg');
+  if (given(m, 'id_token_encrypted_response_alg') || given(m, 'id_token_encrypted_response_enc')) map = true;
+  always('authorization_signed_response_alg', 'authorization.signed.response.alg');
+  always('authorization_encrypted_response_alg', 'authorization.encrypted.response.alg');
+  always('authorization_encrypted_response_enc', 'authorization.encrypted.response.enc');
+  // An empty request_uris list removes the attribute, a non-empty one writes it.
+  if (Array.isArray(m.request_uris)) {
+    if (m.request_uris.length) map = true;
+    else if (map) out.push('request.uris');
+  }
+  always('token_endpoint_auth_signing_alg', 'token.endpoint.auth.signing.alg');
+  always('backchannel_logout_uri', 'backchannel.logout.url');
+  // The backchannel-logout defaults are always written: from here on the map exists.
+  if (!given(m, 'frontchannel_logout_uri')) out.push('frontchannel.logout.url');
+  for (const [k, attr] of [
+    ['default_acr_values', 'default.acr.values'],
+    ['post_logout_redirect_uris', 'post.logout.redirect.uris'],
+  ] as const) {
+    if (Array.isArray(m[k]) && !(m[k] as unknown[]).length) out.push(attr);
+  }
+  return out;
+}
+
+/**
+ * The client representation of registration metadata; `client_id` only where the caller may name it
+ * (update). Beyond the description converter's mapping, what Keycloak 26's toInternal always writes:
+ * the logout defaults (backchannel session required `true`, revoke offline tokens `false`, front-channel
+ * session required `false`), front-channel logout on exactly when `frontchannel_logout_uri` is set, the
+ * other JWKS source off, and null for the attributes it clears (`clearedAttributes`), which an update
+ * removes and a create ignores.
+ */
 export function oidcToClient(m: OidcClientMetadata): ClientRepresentation {
   checkMetadata(m);
   const rep = fromOidc(m);
-  // Authorization services for a client that asks for the UMA grant (OIDCClientRegistrationProvider#createOIDC).
+  const attributes = rep.attributes as Record<string, string | null>;
+  attributes['backchannel.logout.session.required'] ??= 'true';
+  attributes['backchannel.logout.revoke.offline.tokens'] ??= 'false';
+  attributes['frontchannel.logout.session.required'] ??= 'false';
+  rep.frontchannelLogout = typeof m.frontchannel_logout_uri === 'string' && m.frontchannel_logout_uri.trim() !== '';
+  if (attributes['use.jwks.string'] === 'true') attributes['use.jwks.url'] = 'false';
+  if (attributes['use.jwks.url'] === 'true') attributes['use.jwks.string'] = 'false';
+  // request_uris (OIDCAdvancedConfigWrapper#setRequestUris, `##`-joined as the other lists).
+  if (Array.isArray(m.request_uris) && m.request_uris.length) attributes['request.uris'] = m.request_uris.map(String).join('##');
+  // An empty list is a removal, not an empty value (setAttributeMultivalued).
+  for (const attr of clearedAttributes(m)) attributes[attr] = null;
+  // Authorization services for a client that asks for the UMA grant (toInternal; AbstractClientRegistrationProvider#create
+  // acts on it; an update leaves them as they are, see updateRegisteredClient).
   const grants = Array.isArray(m.grant_types) ? m.grant_types.map(String) : [];
   if (grants.includes('urn:ietf:params:oauth:grant-type:uma-ticket')) rep.authorizationServicesEnabled = true;
   return rep;

@@ -306,6 +306,11 @@ export async function updateRegisteredClient(
     await policiesOnUpdate(policyRequest(r), auth, rep, current);
   });
   if (rep.clientId !== found.clientId) throw invalidMetadata('Client Identifier modified');
+  // Authorization services stay as they are: the registration update (AbstractClientRegistrationProvider#update,
+  // RepresentationToModel#updateClient) does not read authorizationServicesEnabled, so an OIDC `grant_types`
+  // with or without the UMA grant turns nothing on or off; the default provider's authorizationSettings
+  // turn them on (DefaultClientRegistrationProvider#updateDefault imports them).
+  rep.authorizationServicesEnabled = current.authorizationServicesEnabled === true || (!isOidc(r) && rep.authorizationSettings != null);
   const rotated =
     caller.kind === 'registration' && policyCtx.rotateRegistrationAccessToken ? await newRegistrationToken(r.ctx, r.realm, auth) : null;
   try {

@@ -253,6 +253,8 @@ export function mergeClientRow(current: ClientRow, rep: ClientRep): ClientRow {
   if (rep.registeredNodes && typeof rep.registeredNodes === 'object') s.registeredNodes = rep.registeredNodes;
   if (has(rep, 'attributes')) {
     const attrs = { ...strMap(s.attributes), ...strMap(rep.attributes) };
+    // A null value removes the attribute (RepresentationToModel#updateClient → ClientAdapter#setAttribute(name, null)).
+    for (const [k, v] of Object.entries(rep.attributes as Record<string, unknown>)) if (v === null) delete attrs[k];
     delete attrs.realm_client;
     s.attributes = attrs;
   }

@@ -182,6 +182,14 @@ describe('PUT /clients/{id}', () => {
     expect(c.attributes).toMatchObject({ a: '1', b: 'x', c: '3', realm_client: 'false' });
   });
 
+  test('an attribute sent as null is removed (RepresentationToModel#updateClient → ClientAdapter#setAttribute(name, null))', async () => {
+    const id = await create({ clientId: 'upd-null', attributes: { a: '1', b: '2' } });
+    expect((await api.put(`${base}/clients/${id}`, { clientId: 'upd-null', attributes: { a: null } })).status).toBe(204);
+    const c = (await api.get(`${base}/clients/${id}`)).body;
+    expect(c.attributes).toMatchObject({ b: '2' });
+    expect(c.attributes).not.toHaveProperty('a');
+  });
+
   test('public clears the secret; confidential again generates one', async () => {
     const id = await create({ clientId: 'flip' });
     await api.put(`${base}/clients/${id}`, { publicClient: true }).expect(204);
