@@ -14,6 +14,11 @@ export interface AdBindProxy {
   refuse(dn: string, password: string, code: string): void;
   /** The next modify of `dn` that replaces `attribute` is refused with this result code and diagnostic (once). */
   refuseModify(dn: string, attribute: string, resultCode: number, diagnostic: string): void;
+  /**
+   * Modifies of `dn` that carry a request control of this OID are answered success here (slapd refuses a
+   * critical control it does not know) and kept, raw, in the returned list.
+   */
+  acceptWithControl(dn: string, oid: string): Buffer[];
   close(): Promise<void>;
 }
 
@@ -97,6 +102,7 @@ const refusal = (id: Buffer, code: string) =>
 export async function startAdBindProxy(slapdPort: number): Promise<AdBindProxy> {
   const rules = new Map<string, { password: string; code: string }>();
   const modifyRules = new Map<string, { attribute: string; resultCode: number; diagnostic: string }>();
+  const controlRules = new Map<string, { oid: string; seen: Buffer[] }>();
   const sockets = new Set<Socket>();
   const server: Server = createServer((client) => {
     const upstream = createConnection(slapdPort, '127.0.0.1');
@@ -113,6 +119,12 @@ export async function startAdBindProxy(slapdPort: number): Promise<AdBindProxy> 
         const rule = bind && rules.get(bind.dn.toLowerCase());
         const modify = bind ? undefined : modifyRequest(msg);
         const modifyRule = modify && modifyRules.get(modify.dn.toLowerCase());
+        const control = modify && controlRules.get(modify.dn.toLowerCase());
+        if (modify && control && msg.includes(Buffer.from(control.oid, 'latin1'))) {
+          control.seen.push(Buffer.from(msg));
+          client.write(result(modify.id, 0x67, 0, ''));
+          continue;
+        }
         if (bind && rule && rule.password === bind.password) client.write(refusal(bind.id, rule.code));
         else if (modify && modifyRule && modify.changes.toLowerCase().includes(modifyRule.attribute.toLowerCase())) {
           modifyRules.delete(modify.dn.toLowerCase());
@@ -136,6 +148,11 @@ export async function startAdBindProxy(slapdPort: number): Promise<AdBindProxy> 
     },
     refuseModify(dn, attribute, resultCode, diagnostic) {
       modifyRules.set(dn.toLowerCase(), { attribute, resultCode, diagnostic });
+    },
+    acceptWithControl(dn, oid) {
+      const seen: Buffer[] = [];
+      controlRules.set(dn.toLowerCase(), { oid, seen });
+      return seen;
     },
     async close() {
       for (const s of sockets) s.destroy();

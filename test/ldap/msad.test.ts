@@ -3,6 +3,7 @@ import { type AdBindProxy, startAdBindProxy } from '../helpers/ad-bind-proxy';
 import { createdId } from '../helpers/fixtures';
 import { formAction, Jar, type LoginWorld, loginWorld, pageError, redirectParams, signIn } from '../login/browser-client';
 import { closeLdapPools } from '../../src/services/user-storage/ldap-connection';
+import { POLICY_HINTS_OID } from '../../src/services/user-storage/msad';
 
 /**
  * An Active Directory provider (`vendor` ad, WRITABLE) with its default MSAD account-control mapper
@@ -145,6 +146,40 @@ describeWithSlapd('Active Directory account controls (MSAD mapper)', () => {
     expect(a.pwdLastSet).toBe(-1);
     expect(a.userAccountControl).toBe(512);
     expect((await user('admust')).requiredActions).toEqual([]);
+  });
+
+  test('ldap.password.policy.hints.enabled: a user changing its own password sends the policy hints control; an admin reset does not', async () => {
+    const mappers = (await w.api.get(`/admin/realms/${R}/components?parent=${ldapId}`).expect(200)).body as Array<{
+      id: string;
+      providerId: string;
+      config: Record<string, string[]>;
+    }>;
+    const msad = mappers.find((m) => m.providerId === 'msad-user-account-control-mapper');
+    if (!msad) throw new Error('no MSAD mapper');
+    await w.api
+      .put(`/admin/realms/${R}/components/${msad.id}`, {
+        ...msad,
+        config: { ...msad.config, 'ldap.password.policy.hints.enabled': ['true'] },
+      })
+      .expect(204);
+    await addAdUser('adhint', { userAccountControl: 512, pwdLastSet: 0 });
+    const sent = proxy.acceptWithControl(dnOf('adhint'), POLICY_HINTS_OID);
+    const jar = new Jar();
+    const page = await signIn(jar, w.authUrl(), 'adhint', 'adhint-pw');
+    const done = await jar.post(formAction(await page.text()), { 'password-new': 'Hinted-pw-3', 'password-confirm': 'Hinted-pw-3' });
+    expect(done.status).toBe(302);
+    expect(sent).toHaveLength(1);
+    // The control: the OID, critical (BOOLEAN TRUE), its value SEQUENCE { INTEGER 1 } in an OCTET STRING.
+    const oid = Buffer.from(POLICY_HINTS_OID, 'latin1');
+    const at = sent[0].indexOf(oid) + oid.length;
+    expect([...sent[0].subarray(at, at + 10)]).toEqual([0x01, 0x01, 0xff, 0x04, 0x05, 0x30, 0x03, 0x02, 0x01, 0x01]);
+    expect((await account('adhint')).pwdLastSet).toBe(-1);
+    const u = await user('adhint');
+    await w.api
+      .put(`/admin/realms/${R}/users/${u.id}/reset-password`, { type: 'password', value: 'Admin-set-4', temporary: false })
+      .expect(204);
+    expect(sent).toHaveLength(1);
+    expect(Buffer.from((await account('adhint')).unicodePwd as Buffer)).toEqual(unicodePwdOf('Admin-set-4'));
   });
 
   test('a bind refused with data 773 lets the user in to change the password; 533 disables the user', async () => {

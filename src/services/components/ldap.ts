@@ -238,7 +238,8 @@ export const LDAP_MAPPER_FACTORIES: ComponentFactory[] = [
   mapperFactory(
     'msad-user-account-control-mapper',
     "Mapper specific to MSAD. It's able to integrate the MSAD user account state into Keycloak account state (account enabled, password is expired etc).",
-    [p('password.policy.hints.enabled', B)],
+    // MSADUserAccountControlStorageMapper.LDAP_PASSWORD_POLICY_HINTS_ENABLED.
+    [p('ldap.password.policy.hints.enabled', B, 'false')],
   ),
   mapperFactory(
     'role-ldap-mapper',

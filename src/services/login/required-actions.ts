@@ -102,7 +102,7 @@ const updatePassword: RequiredActionImpl = {
     }
     if (target.kind === 'directory') {
       try {
-        await writeTargetPassword(log, target, user, password);
+        await writeTargetPassword(log, target, user, password, true);
       } catch (e) {
         if (e instanceof DirectoryWriteFailed) return rejected(e.key, e.params);
         throw e;

@@ -1,4 +1,4 @@
-import { Attribute, Change } from 'ldapts';
+import { Attribute, Change, type Control } from 'ldapts';
 import type { RequestContext } from '../../core/context';
 import type { Logger } from '../../logging';
 import type { Db } from '../../db';
@@ -12,7 +12,7 @@ import { withAdmin } from './ldap-connection';
 import { isAttributeMapper, LDAP_ENTRY_DN, LDAP_ID, ldapChangesOf } from './ldap-mapping';
 import type { Provider } from './ldap-store';
 import { transientFactsOf } from './transient-users';
-import { msadAccountUpdate, msadMapperOf, msadPasswordRefusal, msadPasswordUpdated } from './msad';
+import { msadAccountUpdate, msadMapperOf, msadPasswordRefusal, msadPasswordUpdated, passwordWriteControls } from './msad';
 import { PASSWORD_POLICY_MESSAGES } from '../users/password-policy';
 
 /**
@@ -145,9 +145,11 @@ export async function writeTargetPassword(
   target: Extract<PasswordTarget, { kind: 'directory' }>,
   user: UserModel,
   password: string,
+  /** The user sets its own password (the login's UPDATE_PASSWORD), not an admin. */
+  byUser = false,
 ): Promise<void> {
   try {
-    await writeDirectoryPassword(target.provider, target.dn, password);
+    await writeDirectoryPassword(target.provider, target.dn, password, passwordWriteControls(target.provider, byUser));
     await msadPasswordUpdated(target.provider, target.dn, user);
   } catch (e) {
     const why = ((e as Error).message ?? '').split(password).join('***');
@@ -194,14 +196,17 @@ export async function federatedAccountUpdate(
  * `unicodePwd`, the password in double quotes encoded UTF-16LE; others get the Password Modify
  * extended operation when configured, else a replace of `userPassword`.
  */
-export async function writeDirectoryPassword(p: Provider, dn: string, password: string): Promise<void> {
+export async function writeDirectoryPassword(p: Provider, dn: string, password: string, controls?: Control[]): Promise<void> {
   await withAdmin(p.cfg, async (c) => {
     if (p.cfg.activeDirectory) {
       const value = Buffer.from(`"${password}"`, 'utf16le');
-      await c.modify(dn, new Change({ operation: 'replace', modification: new Attribute({ type: 'unicodePwd', values: [value] }) }));
-    } else if (p.cfg.usePasswordModifyExtendedOp) await c.exop('1.3.6.1.4.1.4203.1.11.1', passwordModifyValue(dn, password));
-    else
-      await c.modify(dn, new Change({ operation: 'replace', modification: new Attribute({ type: 'userPassword', values: [password] }) }));
+      const change = new Change({ operation: 'replace', modification: new Attribute({ type: 'unicodePwd', values: [value] }) });
+      await c.modify(dn, change, controls);
+    } else if (p.cfg.usePasswordModifyExtendedOp) await c.exop('1.3.6.1.4.1.4203.1.11.1', passwordModifyValue(dn, password), controls);
+    else {
+      const change = new Change({ operation: 'replace', modification: new Attribute({ type: 'userPassword', values: [password] }) });
+      await c.modify(dn, change, controls);
+    }
   });
 }
 

@@ -1,4 +1,4 @@
-import { Attribute, Change } from 'ldapts';
+import { Attribute, BerWriter, Change, Control } from 'ldapts';
 import type { Db } from '../../db';
 import type { UserModel } from '../../db/models/user';
 import { getLogger } from '../../logging';
@@ -57,6 +57,37 @@ const kindOf = (p: Provider): AccountKind | undefined => {
   const m = msadMapperOf(p.mappers);
   return m && accountKindOf(m.providerId);
 };
+
+/**
+ * LDAP_SERVER_POLICY_HINTS (the deprecated OID, which AD 2008 R2 knows too; critical, value SEQUENCE
+ * { INTEGER 1 }): AD then applies its password policy (history, minimum age) to a password set by the
+ * admin account, as to a user's own change (Keycloak's LDAPServerPolicyHintsDecorator).
+ */
+export const POLICY_HINTS_OID = '1.2.840.113556.1.4.2066';
+
+class PolicyHintsControl extends Control {
+  constructor() {
+    super(POLICY_HINTS_OID, { critical: true });
+  }
+  protected override writeControl(writer: BerWriter): void {
+    const value = new BerWriter();
+    value.startSequence();
+    value.writeInt(1);
+    value.endSequence();
+    writer.writeBuffer(value.buffer, 0x04);
+  }
+}
+
+/**
+ * The controls of a password write (MSADUserAccountControlStorageMapper#beforePasswordUpdate): the
+ * policy hints when the AD mapper has `ldap.password.policy.hints.enabled` and the user changes its own
+ * password (never for an admin's reset).
+ */
+export function passwordWriteControls(p: Provider, byUser: boolean): Control[] | undefined {
+  const m = p.mappers.find((x) => x.providerId === MSAD_MAPPER);
+  if (!byUser || m?.config['ldap.password.policy.hints.enabled']?.toLowerCase() !== 'true') return undefined;
+  return [new PolicyHintsControl()];
+}
 
 const writableMsad = (p: Provider) => p.cfg.editMode === 'WRITABLE' && msadMapperOf(p.mappers) !== undefined;
 
