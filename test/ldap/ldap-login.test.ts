@@ -1,5 +1,5 @@
 import { type AddressInfo, createServer } from 'node:net';
-import { Jar, type LoginWorld, loginWorld, pageError, redirectParams, signIn } from '../login/browser-client';
+import { Jar, type LoginWorld, loginWorld, pageError, redirectParams, signIn, passwordGrant } from '../login/browser-client';
 import { createdId } from '../helpers/fixtures';
 import { describeWithSlapd, ldapComponent, PEOPLE_DN, startSlapd, type TestSlapd } from '../helpers/slapd';
 import { closeLdapPools } from '../../src/services/user-storage/ldap-connection';
@@ -15,12 +15,7 @@ let w: LoginWorld;
 let slapd: TestSlapd;
 let ldapId: string;
 
-const grant = (username: string, password: string) =>
-  fetch(w.tokenUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'password', client_id: 'admin-cli', username, password }).toString(),
-  });
+const grant = (username: string, password: string) => passwordGrant(w, username, password);
 
 // A first test server on MariaDB migrates its template database, and each realm is many statements there.
 jest.setTimeout(120_000);

@@ -1,4 +1,4 @@
-import { Jar, type LoginWorld, loginWorld, formAction, pageError, redirectParams, signIn } from '../login/browser-client';
+import { Jar, type LoginWorld, loginWorld, formAction, pageError, redirectParams, signIn, passwordGrant } from '../login/browser-client';
 import { createdId } from '../helpers/fixtures';
 import { describeWithSlapd, ldapComponent, personCanBind, startSlapd, type TestSlapd } from '../helpers/slapd';
 import { closeLdapPools } from '../../src/services/user-storage/ldap-connection';
@@ -18,12 +18,7 @@ let ldapId: string;
 
 jest.setTimeout(120_000);
 
-const grant = (username: string, password: string) =>
-  fetch(w.tokenUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'password', client_id: 'admin-cli', username, password }).toString(),
-  });
+const grant = (username: string, password: string) => passwordGrant(w, username, password);
 
 async function configure(config: Record<string, string>) {
   const c = (await w.api.get(`/admin/realms/${R}/components/${ldapId}`).expect(200)).body;

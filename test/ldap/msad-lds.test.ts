@@ -9,7 +9,7 @@ import {
 } from '../helpers/slapd';
 import { type AdBindProxy, startAdBindProxy } from '../helpers/ad-bind-proxy';
 import { createdId } from '../helpers/fixtures';
-import { formAction, Jar, type LoginWorld, loginWorld, pageError, redirectParams, signIn } from '../login/browser-client';
+import { formAction, Jar, type LoginWorld, loginWorld, pageError, redirectParams, signIn, passwordGrant } from '../login/browser-client';
 import { closeLdapPools } from '../../src/services/user-storage/ldap-connection';
 
 /**
@@ -66,12 +66,7 @@ async function account(uid: string) {
   };
 }
 
-const grant = (username: string, password: string) =>
-  fetch(w.tokenUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'password', client_id: 'admin-cli', username, password }).toString(),
-  });
+const grant = (username: string, password: string) => passwordGrant(w, username, password);
 
 async function user(username: string) {
   const [u] = (await w.api.get(`/admin/realms/${R}/users?username=${username}&exact=true`).expect(200)).body;

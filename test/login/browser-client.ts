@@ -143,6 +143,14 @@ export async function loginWorld(
   return { ts, api, base, realm, userId, authUrl, tokenUrl: `${base}/realms/${realm}/protocol/openid-connect/token` };
 }
 
+/** A password grant of `admin-cli` at the world's token endpoint (the direct grant flow). */
+export const passwordGrant = (w: Pick<LoginWorld, 'tokenUrl'>, username: string, password: string) =>
+  fetch(w.tokenUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'password', client_id: 'admin-cli', username, password }).toString(),
+  });
+
 /** Signs in through the login form (GET the auth URL, POST the credentials); returns the final response. */
 export async function signIn(jar: Jar, url: string, username = 'alice', password = 'pw'): Promise<Response> {
   const page = await jar.fetch(url);
