@@ -9,7 +9,7 @@ import { profileErrorResponse } from '../users/user-profile';
 import { providerOfUser } from './federation';
 import { ldapLinkOf } from './imported-users';
 import { withAdmin } from './ldap-connection';
-import { isAttributeMapper, LDAP_ENTRY_DN, LDAP_ID, ldapChangesOf } from './ldap-mapping';
+import { isAttributeMapper, LDAP_ENTRY_DN, LDAP_ID, ldapChangesOf, sameValues } from './ldap-mapping';
 import type { Provider } from './ldap-store';
 import { transientFactsOf } from './transient-users';
 import { msadAccountUpdate, msadMapperOf, msadPasswordRefusal, msadPasswordUpdated, passwordWriteControls } from './msad';
@@ -79,8 +79,6 @@ export async function federatedUserUpdate(
     throw errorA(400, 'Could not modify attribute for DN');
   }
 }
-
-const sameValues = (a: string[], b: string[]) => a.length === b.length && [...a].sort().every((v, i) => v === [...b].sort()[i]);
 
 /** The attributes of `given` that a user-attribute mapper of the provider maps and whose values differ from the user's stored ones. */
 async function mappedAttributeChanges(

@@ -3,7 +3,7 @@ import { Op } from 'sequelize';
 import type { Db } from '../../db';
 import type { RealmModel } from '../../db/models/realm';
 import type { UserModel } from '../../db/models/user';
-import { LDAP_ENTRY_DN, LDAP_ID, type LdapUser } from './ldap-mapping';
+import { LDAP_ENTRY_DN, LDAP_ID, type LdapUser, sameValues } from './ldap-mapping';
 import { grantHardcodedToUser } from './hardcoded-mappers';
 import { syncPasswordAction } from './msad';
 import type { Provider } from './ldap-store';
@@ -71,9 +71,7 @@ export async function refreshUser(db: Db, p: Provider, user: UserModel, u: LdapU
   const stored = await m.UserAttribute.findAll({ where: { userId: user.id, name: { [Op.in]: Object.keys(u.attributes) } } });
   const have = new Map<string, string[]>();
   for (const a of stored) have.set(a.name, [...(have.get(a.name) ?? []), a.value]);
-  const changedAttrs = Object.entries(u.attributes).filter(
-    ([k, v]) => JSON.stringify([...(have.get(k) ?? [])].sort()) !== JSON.stringify([...v].sort()),
-  );
+  const changedAttrs = Object.entries(u.attributes).filter(([k, v]) => !sameValues(have.get(k), v));
   if (Object.keys(next).length) await m.User.update(next, { where: { id: user.id } });
   if (changedAttrs.length) {
     await m.UserAttribute.destroy({ where: { userId: user.id, name: { [Op.in]: changedAttrs.map(([k]) => k) } } });

@@ -37,6 +37,9 @@ export interface LdapUser {
   attributes: Record<string, string[]>;
 }
 
+/** The same values in any order. */
+export const sameValues = (a: string[] = [], b: string[] = []) => JSON.stringify([...a].sort()) === JSON.stringify([...b].sort());
+
 export const LDAP_ID = 'LDAP_ID';
 export const CERTIFICATE_MAPPER = 'certificate-ldap-mapper';
 
@@ -86,7 +89,8 @@ export function mappersOf(rows: ComponentModel[]): Mapper[] {
 }
 
 /** An entry's values of `attr` (with or without the `;binary` option); bytes as UTF-8, or base64 when `binary`. */
-const values = (entry: Entry, attr: string, binary = false): string[] => {
+/** An entry's values of an attribute (any case, `;binary` too) as text, or base64 for a binary one. */
+export const entryValues = (entry: Entry, attr: string, binary = false): string[] => {
   const names = [attr.toLowerCase(), `${attr.toLowerCase()};binary`];
   return Object.keys(entry)
     .filter((k) => names.includes(k.toLowerCase()))
@@ -112,11 +116,11 @@ const CORE = new Set(['username', 'email', 'firstName', 'lastName']);
 
 /** The user an LDAP entry maps to (null when it has no username). */
 export function userOfEntry(cfg: LdapConfig, mappers: Mapper[], entry: Entry): LdapUser | null {
-  const username = values(entry, cfg.usernameAttribute)[0]?.toLowerCase();
+  const username = entryValues(entry, cfg.usernameAttribute)[0]?.toLowerCase();
   if (!username) return null;
   const user: LdapUser = {
     dn: entry.dn,
-    uuid: values(entry, cfg.uuidAttribute)[0] ?? entry.dn,
+    uuid: entryValues(entry, cfg.uuidAttribute)[0] ?? entry.dn,
     username,
     email: null,
     firstName: null,
@@ -127,7 +131,7 @@ export function userOfEntry(cfg: LdapConfig, mappers: Mapper[], entry: Entry): L
     const accountKind = accountKindOf(m.providerId);
     if (isAttributeMapper(m)) {
       const model = m.config['user.model.attribute'];
-      const vals = values(entry, m.config['ldap.attribute'] ?? '', isBinary(m));
+      const vals = entryValues(entry, m.config['ldap.attribute'] ?? '', isBinary(m));
       const v = vals.length ? vals : m.config['attribute.default.value'] ? [m.config['attribute.default.value']] : [];
       if (!model || !v.length) continue;
       if (model === 'username') continue;
@@ -136,13 +140,13 @@ export function userOfEntry(cfg: LdapConfig, mappers: Mapper[], entry: Entry): L
       else if (model === 'lastName') user.lastName = v[0];
       else user.attributes[model] = v;
     } else if (m.providerId === 'full-name-ldap-mapper' && m.config['write.only'] !== 'true') {
-      const full = values(entry, m.config['ldap.full.name.attribute'] || 'cn')[0]?.trim();
+      const full = entryValues(entry, m.config['ldap.full.name.attribute'] || 'cn')[0]?.trim();
       if (!full) continue;
       const i = full.lastIndexOf(' ');
       user.firstName = i < 0 ? null : full.slice(0, i);
       user.lastName = i < 0 ? full : full.slice(i + 1);
     } else if (accountKind) {
-      user.account = accountControlOf(accountKind, (attr) => values(entry, attr));
+      user.account = accountControlOf(accountKind, (attr) => entryValues(entry, attr));
       const enabled = enabledOf(user.account);
       if (enabled !== undefined) user.enabled = enabled;
     } else if (m.providerId === 'hardcoded-attribute-mapper') {

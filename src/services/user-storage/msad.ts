@@ -3,7 +3,7 @@ import type { Db } from '../../db';
 import type { UserModel } from '../../db/models/user';
 import { getLogger } from '../../logging';
 import { withAdmin } from './ldap-connection';
-import type { LdapUser, Mapper } from './ldap-mapping';
+import { entryValues, type LdapUser, type Mapper } from './ldap-mapping';
 import {
   ACCOUNT_ATTRIBUTES,
   type AccountControl,
@@ -105,11 +105,7 @@ export async function syncPasswordAction(db: Db, p: Provider, userId: string, u:
 async function readAccount(p: Provider, kind: AccountKind, dn: string): Promise<AccountControl> {
   return withAdmin(p.cfg, async (c) => {
     const [entry] = (await c.search(dn, { scope: 'base', attributes: ACCOUNT_ATTRIBUTES[kind] })).searchEntries;
-    const value = (attr: string) => {
-      const key = Object.keys(entry ?? {}).find((k) => k.toLowerCase() === attr.toLowerCase());
-      const v = key === undefined ? undefined : entry[key];
-      return (Array.isArray(v) ? v : v === undefined ? [] : [v]).map(String);
-    };
+    const value = (attr: string) => (entry ? entryValues(entry, attr) : []);
     return accountControlOf(kind, value);
   });
 }

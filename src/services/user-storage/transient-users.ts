@@ -12,7 +12,7 @@ import type { LdapUser } from './ldap-mapping';
 import { cachedProviders, ldapProviders, type Provider, userByUsername } from './ldap-store';
 import { isMembershipMapper } from './membership-config';
 import { directoryMemberships } from './membership-import';
-import { groupIdByPath, roleIdFromString } from './hardcoded-mappers';
+import { HARDCODED_ROLE_MAPPER, hardcodedTarget, isHardcodedMembershipMapper } from './hardcoded-mappers';
 
 /**
  * Users of LDAP providers with `importEnabled=false` (ADR 46): served live from the directory, never
@@ -206,17 +206,15 @@ async function readDefaults(db: Db, realm: RealmModel, provider: Provider): Prom
   const groupIds = defaults.map((d) => d.groupId);
   let missingGroup = false;
   for (const m of provider.mappers) {
-    if (m.providerId === 'hardcoded-ldap-role-mapper' && m.config.role) {
-      const id = await roleIdFromString(db, realm, m.config.role);
-      if (id) roleIds.push(id);
-      else log.warn(`Hardcoded role '${m.config.role}' configured in mapper '${m.name}' is not available anymore`);
-    } else if (m.providerId === 'hardcoded-ldap-group-mapper' && m.config.group) {
-      const id = await groupIdByPath(db, realm, m.config.group);
-      if (id) groupIds.push(id);
-      else {
-        missingGroup = true;
-        log.warn(`Hardcoded group '${m.config.group}' configured in mapper '${m.name}' is not available anymore`);
-      }
+    if (!isHardcodedMembershipMapper(m.providerId)) continue;
+    const t = await hardcodedTarget(db, realm, m);
+    if (t.roleId) roleIds.push(t.roleId);
+    else if (t.groupId) groupIds.push(t.groupId);
+    else if (m.providerId === HARDCODED_ROLE_MAPPER && m.config.role)
+      log.warn(`Hardcoded role '${m.config.role}' configured in mapper '${m.name}' is not available anymore`);
+    else if (m.config.group) {
+      missingGroup = true;
+      log.warn(`Hardcoded group '${m.config.group}' configured in mapper '${m.name}' is not available anymore`);
     }
   }
   return { roleIds, groupIds, missingGroup };

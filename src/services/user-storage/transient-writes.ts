@@ -3,7 +3,7 @@ import type { RequestContext } from '../../core/context';
 import { errorA } from '../../core/errors';
 import type { UserModel } from '../../db/models/user';
 import { withAdmin } from './ldap-connection';
-import { isAttributeMapper, LDAP_ENTRY_DN, LDAP_ID, ldapChangesOf } from './ldap-mapping';
+import { isAttributeMapper, LDAP_ENTRY_DN, LDAP_ID, ldapChangesOf, sameValues } from './ldap-mapping';
 import { readOnlyMessage, transientFactsOf } from './transient-users';
 
 /**
@@ -26,8 +26,6 @@ interface Update {
 }
 
 type Fields = { username: string; email: string | null; firstName: string | null; lastName: string | null };
-
-const sameValues = (a: string[] = [], b: string[] = []) => JSON.stringify([...a].sort()) === JSON.stringify([...b].sort());
 
 /** The checks of PUT /users/{id} for a transient user and the write of its changed LDAP attributes (before federatedUserUpdate writes its names and email). */
 export async function transientUserUpdate(
