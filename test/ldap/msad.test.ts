@@ -177,6 +177,16 @@ describeWithSlapd('Active Directory account controls (MSAD mapper)', () => {
     expect(Buffer.from((await account('adhint')).unicodePwd as Buffer)).toEqual(unicodePwdOf('Admin-set-4'));
   });
 
+  test("a new password AD refuses for its policy (53, 0000052D) is Keycloak's invalidPasswordGenericMessage", async () => {
+    const u = await user('adnormal');
+    proxy.refuseModify(dnOf('adnormal'), 'unicodePwd', 53, '0000052D: SvcErr: DSID-031A12D2, problem 5003 (WILL_NOT_PERFORM), data 0');
+    const refused = await w.api
+      .put(`/admin/realms/${R}/users/${u.id}/reset-password`, { type: 'password', value: 'Too-simple-1', temporary: false })
+      .expect(400);
+    expect(refused.body).toEqual({ errorMessage: "Invalid password: new password doesn't match password policies." });
+    expect(Buffer.from((await account('adnormal')).unicodePwd as Buffer)).not.toEqual(unicodePwdOf('Too-simple-1'));
+  });
+
   test('a bind refused with data 773 lets the user in to change the password; 533 disables the user', async () => {
     // Imported first through a search (no bind): the admin's user search falls through to LDAP.
     await w.api.get(`/admin/realms/${R}/users?search=adexpired`).expect(200);
