@@ -4,10 +4,11 @@ import { check, requireCap } from '../../auth/permissions';
 import { TOP_LEVEL, type GroupModel } from '../../db/models/group';
 import type { RealmModel } from '../../db/models/realm';
 import { notFound } from '../../core/errors';
-import { isEmptyPage, pageOf, slicePage, sqlPage } from '../../core/paging';
+import { isEmptyPage, type Page, pageOf, slicePage, sqlPage } from '../../core/paging';
+import { fastRows } from '../../loaders';
 import { type GroupRep, toGroupRepresentation } from '../../representations/group';
 import type { RequestContext } from '../../core/context';
-import { findGroupByPath, groupChain, pathOf } from './group-paths';
+import { escapeName, findGroupByPath, groupChain, pathOf } from './group-paths';
 
 /**
  * Read side of groups (reference §5.2–5.8): lookups, listings, search with ancestor hierarchy,
@@ -77,11 +78,12 @@ export async function groupRepresentations(
   realm: RealmModel,
   groups: GroupModel[],
   opts: GroupRepOptions,
+  knownPaths?: ReadonlyMap<string, string>,
 ): Promise<GroupRep[]> {
   for (const g of groups) ctx.loaders.groupById.prime(g.id, g);
   const ids = groups.map((g) => g.id);
   const [paths, counts, roles, access] = await Promise.all([
-    Promise.all(groups.map((g) => pathOf(ctx, g))),
+    Promise.all(groups.map((g) => knownPaths?.get(g.id) ?? (g.parentId === TOP_LEVEL ? `/${escapeName(g.name)}` : pathOf(ctx, g)))),
     opts.subGroupCount ? Promise.all(ids.map((id) => ctx.loaders.subGroupCountByGroup.load(id))) : undefined,
     opts.brief ? undefined : roleNamesOf(ctx, ids),
     opts.access ? groupsAccess(ctx, realm, ids) : undefined,
@@ -106,15 +108,24 @@ export async function groupRepresentations(
  * GroupUtils#populateGroupHierarchyFromSubGroups); one evaluation for all of them.
  */
 async function withAncestors(ctx: RequestContext, realm: RealmModel, matches: GroupModel[], opts: GroupRepOptions): Promise<GroupRep[]> {
-  const allChains = await Promise.all(matches.map((g) => groupChain(ctx, g)));
+  const allChains = await Promise.all(matches.map((g) => (g.parentId === TOP_LEVEL ? [g] : groupChain(ctx, g))));
   const chainIds = [...new Set(allChains.flat().map((g) => g.id))];
   const viewable = await canGroups(ctx, realm, chainIds, 'view');
   const hidden = new Set(chainIds.filter((_, i) => !viewable[i]));
   const chains = hidden.size ? allChains.filter((chain) => chain.every((g) => !hidden.has(g.id))) : allChains;
   const nodes = new Map<string, GroupModel>();
-  for (const chain of chains) for (const g of chain) nodes.set(g.id, g);
+  // Each node's path from the chain that reached it (so the representations need not walk it again).
+  const paths = new Map<string, string>();
+  for (const chain of chains) {
+    let path = '';
+    for (const g of chain) {
+      path += `/${escapeName(g.name)}`;
+      nodes.set(g.id, g);
+      paths.set(g.id, path);
+    }
+  }
   const list = [...nodes.values()];
-  const reps = await groupRepresentations(ctx, realm, list, opts);
+  const reps = await groupRepresentations(ctx, realm, list, opts, paths);
   const repOf = new Map(list.map((g, i) => [g.id, reps[i]]));
   const roots = new Map<string, GroupRep>();
   const linked = new Set<string>();
@@ -203,16 +214,33 @@ export async function listGroups(ctx: RequestContext, realm: RealmModel, query: 
   } else {
     const page = pageOf(query);
     if (isEmptyPage(page)) return [];
-    const cond = query.search !== undefined ? nameCondition(query.search.trim(), query.exact) : [{ parentId: TOP_LEVEL }];
-    groups = await Group.findAll({
-      where: { realmId: realm.id, organizationId: null, [Op.and]: cond },
-      order: [['name', 'ASC']],
-      ...sqlPage(page),
-    });
+    if (query.search === undefined) groups = await topLevelPage(ctx, realm, page);
+    else {
+      groups = await Group.findAll({
+        where: { realmId: realm.id, organizationId: null, [Op.and]: nameCondition(query.search.trim(), query.exact) },
+        order: [['name', 'ASC']],
+        ...sqlPage(page),
+      });
+    }
   }
   const opts = { brief: query.briefRepresentation ?? true, subGroupCount: query.subGroupsCount ?? true, access: true };
   if (query.populateHierarchy ?? true) return withAncestors(ctx, realm, groups, opts);
   return groupRepresentations(ctx, realm, await viewableOnly(ctx, realm, groups), opts);
+}
+
+/**
+ * A page of the realm's own top-level groups by name: the listing every console and tool opens with,
+ * read as the loaders read groups (one kept statement, rows built without Sequelize's query pipeline).
+ */
+function topLevelPage(ctx: RequestContext, realm: RealmModel, page: Page): Promise<GroupModel[]> {
+  const tail = `ORDER BY t.name${page.limit !== undefined ? ' LIMIT :limit' : ''}${page.offset ? `${page.limit === undefined ? ` LIMIT ${Number.MAX_SAFE_INTEGER}` : ''} OFFSET :offset` : ''}`;
+  return fastRows<GroupModel>(
+    ctx.db,
+    ctx.db.models.Group,
+    't.realm_id = :realm AND t.parent_id = :top AND t.organization_id IS NULL',
+    { realm: realm.id, top: TOP_LEVEL, limit: page.limit, offset: page.offset },
+    tail,
+  );
 }
 
 /** The groups the caller may view (GroupPermissions#canView(group)), in order; one evaluation for all. */

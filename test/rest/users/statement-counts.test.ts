@@ -90,3 +90,20 @@ test('GraphQL user by id: four statements (the realm named in an argument is rea
   // bearer, realm (with its version), user, attributes + required actions + credential types
   expect(count).toBe(4);
 });
+
+test('GET /groups: three statements for a page of top-level groups with their children counts', async () => {
+  for (let i = 0; i < 5; i++) {
+    const top = await createGroup(api, R, `top${i}`);
+    await api.post(`/admin/realms/${R}/groups/${top}/children`, { name: `child${i}` }).expect(201);
+  }
+  const { count, body } = await warm(`/admin/realms/${R}/groups`);
+  expect(body).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'top3', path: '/top3', subGroupCount: 1, subGroups: [] })]));
+  expect((body as Array<{ name: string }>).map((g) => g.name)).toEqual(['team', 'top0', 'top1', 'top2', 'top3', 'top4']);
+  // bearer, the page, the children counts
+  expect(count).toBe(3);
+  const paged = await warm(`/admin/realms/${R}/groups?first=2&max=2`);
+  expect((paged.body as Array<{ name: string }>).map((g) => g.name)).toEqual(['top1', 'top2']);
+  expect(paged.count).toBe(3);
+  const rest = (await api.get(`/admin/realms/${R}/groups?first=4`).expect(200)).body;
+  expect(rest.map((g: { name: string }) => g.name)).toEqual(['top3', 'top4']);
+});
