@@ -1,3 +1,4 @@
+import request from 'supertest';
 import { createGroup, createRealm, createRole, createUser } from '../helpers/fixtures';
 import { type TestServer, startTestServer } from '../helpers/server';
 import { type GqlResult, type Json, gqlClient, ok } from './gql';
@@ -88,7 +89,6 @@ it('refuses a foreign cursor, first with last, negative and oversized pages', as
 
 it('costs its page size times what each node holds', async () => {
   const token = await ts.token();
-  const { default: request } = await import('supertest');
   const res = await request(ts.app)
     .post('/graphql')
     .set('Authorization', `Bearer ${token}`)

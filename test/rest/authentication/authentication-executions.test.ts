@@ -1,3 +1,4 @@
+import request from 'supertest';
 import { realmAdmin, realmServer } from '../../helpers/fixtures';
 import type { AdminApi, TestServer } from '../../helpers/server';
 
@@ -276,7 +277,7 @@ describe('permissions, admin events and SQL', () => {
     expect((await querier.get(`${base}/authenticator-providers`)).status).toBe(403);
     const nobody = await realmAdmin(ts, R, 'auth-nobody', []);
     expect((await nobody.get(`${base}/flows`)).status).toBe(403);
-    const anon = await (await import('supertest')).default(ts.app).get(`${base}/flows`);
+    const anon = await request(ts.app).get(`${base}/flows`);
     expect(anon.status).toBe(401);
     expect((await api.get(`/admin/realms/nope/authentication/flows`)).body).toEqual({ error: 'Realm not found.' });
   });
