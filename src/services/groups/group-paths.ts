@@ -30,8 +30,15 @@ export function splitPath(path: string): string[] {
   return out;
 }
 
-/** The ancestors of a group, root first, ending with the group itself (loader-batched per level). */
-export async function groupChain(ctx: RequestContext, group: GroupModel): Promise<GroupModel[]> {
+/**
+ * The ancestors of a group, root first, ending with the group itself (loader-batched per level). A
+ * top-level group's is known at once: no promise, for the page of them every listing starts with.
+ */
+export function groupChain(ctx: RequestContext, group: GroupModel): GroupModel[] | Promise<GroupModel[]> {
+  return group.parentId && group.parentId !== TOP_LEVEL ? ancestorsThen(ctx, group) : [group];
+}
+
+async function ancestorsThen(ctx: RequestContext, group: GroupModel): Promise<GroupModel[]> {
   const chain = [group];
   let cur = group;
   while (cur.parentId && cur.parentId !== TOP_LEVEL) {
@@ -50,10 +57,14 @@ export async function groupPath(ctx: RequestContext, groupId: string): Promise<s
   return pathOf(ctx, g);
 }
 
-export async function pathOf(ctx: RequestContext, group: GroupModel): Promise<string> {
-  const chain = await groupChain(ctx, group);
-  return `/${chain.map((g) => escapeName(g.name)).join('/')}`;
+/** Path of a group (`/a/b`); a top-level group's at once. */
+export function pathOf(ctx: RequestContext, group: GroupModel): string | Promise<string> {
+  const chain = groupChain(ctx, group);
+  return Array.isArray(chain) ? pathOfChain(chain) : chain.then(pathOfChain);
 }
+
+/** The path of a group from its chain (root first). */
+const pathOfChain = (chain: GroupModel[]) => `/${chain.map((g) => escapeName(g.name)).join('/')}`;
 
 /** Finds a group by path in a realm, or null. */
 export async function findGroupByPath(ctx: RequestContext, realm: RealmModel, path: string): Promise<GroupModel | null> {

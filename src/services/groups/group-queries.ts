@@ -83,7 +83,7 @@ export async function groupRepresentations(
   for (const g of groups) ctx.loaders.groupById.prime(g.id, g);
   const ids = groups.map((g) => g.id);
   const [paths, counts, roles, access] = await Promise.all([
-    Promise.all(groups.map((g) => knownPaths?.get(g.id) ?? (g.parentId === TOP_LEVEL ? `/${escapeName(g.name)}` : pathOf(ctx, g)))),
+    Promise.all(groups.map((g) => knownPaths?.get(g.id) ?? pathOf(ctx, g))),
     opts.subGroupCount ? Promise.all(ids.map((id) => ctx.loaders.subGroupCountByGroup.load(id))) : undefined,
     opts.brief ? undefined : roleNamesOf(ctx, ids),
     opts.access ? groupsAccess(ctx, realm, ids) : undefined,
@@ -108,7 +108,7 @@ export async function groupRepresentations(
  * GroupUtils#populateGroupHierarchyFromSubGroups); one evaluation for all of them.
  */
 async function withAncestors(ctx: RequestContext, realm: RealmModel, matches: GroupModel[], opts: GroupRepOptions): Promise<GroupRep[]> {
-  const allChains = await Promise.all(matches.map((g) => (g.parentId === TOP_LEVEL ? [g] : groupChain(ctx, g))));
+  const allChains = await Promise.all(matches.map((g) => groupChain(ctx, g)));
   const chainIds = [...new Set(allChains.flat().map((g) => g.id))];
   const viewable = await canGroups(ctx, realm, chainIds, 'view');
   const hidden = new Set(chainIds.filter((_, i) => !viewable[i]));
@@ -233,7 +233,9 @@ export async function listGroups(ctx: RequestContext, realm: RealmModel, query: 
  * read as the loaders read groups (one kept statement, rows built without Sequelize's query pipeline).
  */
 function topLevelPage(ctx: RequestContext, realm: RealmModel, page: Page): Promise<GroupModel[]> {
-  const tail = `ORDER BY t.name${page.limit !== undefined ? ' LIMIT :limit' : ''}${page.offset ? `${page.limit === undefined ? ` LIMIT ${Number.MAX_SAFE_INTEGER}` : ''} OFFSET :offset` : ''}`;
+  // An offset needs a LIMIT before it in both dialects.
+  const limit = page.limit !== undefined ? ' LIMIT :limit' : page.offset ? ` LIMIT ${Number.MAX_SAFE_INTEGER}` : '';
+  const tail = `ORDER BY t.name${limit}${page.offset ? ' OFFSET :offset' : ''}`;
   return fastRows<GroupModel>(
     ctx.db,
     ctx.db.models.Group,

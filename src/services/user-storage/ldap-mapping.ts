@@ -88,8 +88,7 @@ export function mappersOf(rows: ComponentModel[]): Mapper[] {
   }));
 }
 
-/** An entry's values of `attr` (with or without the `;binary` option); bytes as UTF-8, or base64 when `binary`. */
-/** An entry's values of an attribute (any case, `;binary` too) as text, or base64 for a binary one. */
+/** An entry's values of `attr` (any case, with or without the `;binary` option); bytes as UTF-8, or base64 when `binary`. */
 export const entryValues = (entry: Entry, attr: string, binary = false): string[] => {
   const names = [attr.toLowerCase(), `${attr.toLowerCase()};binary`];
   return Object.keys(entry)
