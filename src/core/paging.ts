@@ -37,6 +37,13 @@ export function sqlPage(p: Page): { offset?: number; limit?: number } {
 
 export const isEmptyPage = (p: Page) => p.limit === 0;
 
+/** A page as the tail of an SQL statement (` LIMIT n OFFSET m`; an offset needs a LIMIT before it in both dialects). */
+export function limitSql(p: Page): string {
+  const int = (n: number) => String(Math.max(0, Math.floor(Number(n))) || 0);
+  const limit = p.limit !== undefined ? ` LIMIT ${int(p.limit)}` : p.offset > 0 ? ` LIMIT ${Number.MAX_SAFE_INTEGER}` : '';
+  return `${limit}${p.offset > 0 ? ` OFFSET ${int(p.offset)}` : ''}`;
+}
+
 /** The page out of a list already in memory. */
 export function slicePage<T>(rows: readonly T[], p: Page): T[] {
   return p.limit === undefined ? rows.slice(p.offset) : rows.slice(p.offset, p.offset + p.limit);

@@ -47,6 +47,25 @@ export async function fastSelect<T extends object>(sequelize: Sequelize, sql: st
 }
 
 /**
+ * `fastSelect` for a statement built per request, its values already escaped into the text (the user
+ * search's conditions): the text goes to the driver as it is, with no placeholders read from it, and
+ * SQLite compiles it each time (only constant statements are kept). Inside a transaction, or when the
+ * driver fails, it runs through Sequelize, as fastSelect's statements do.
+ */
+export async function fastSelectText<T extends object>(sequelize: Sequelize, text: string): Promise<T[]> {
+  if (inTransaction()) return sequelize.query<T>(text, { type: QueryTypes.SELECT });
+  const started = process.hrtime.bigint();
+  let rows: T[];
+  try {
+    rows = await run<T>(sequelize, text);
+  } catch {
+    return sequelize.query<T>(text, { type: QueryTypes.SELECT });
+  }
+  if (logging(sequelize)) logStatement(sequelize, text, started);
+  return rows;
+}
+
+/**
  * On SQLite, `fastSelect`'s constant statements are prepared once per connection and kept (an LRU of
  * `MAX_PREPARED`): compiling the SQL cost more than running it (a 14-line join: ~120 µs prepared each
  * time, ~55 µs reused), on every request. Values are bound, not inlined; a list placeholder (always an

@@ -15,7 +15,7 @@ import { roleLoaders } from './roles';
 import { userLoaders } from './users';
 import { fastBy, listLoader } from './util';
 
-export { byId, fastRows, groupedBy } from './util';
+export { byId, fastRows, fastRowsText, groupedBy } from './util';
 
 /** The loaders in groups built together (a group's loaders may share caches); each group by its factory. */
 function factories(db: Db) {

@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import { DataTypes, Op } from 'sequelize';
 import type { Db } from '../db';
-import { fastSelect } from '../db/fast-select';
+import { fastSelect, fastSelectText } from '../db/fast-select';
 
 type AnyModel = { findAll(opts: object): Promise<unknown[]> };
 
@@ -63,9 +63,7 @@ export function fastBy<T extends object>(db: Db, model: ModelClass, key?: string
   const { sql, booleans, keyName } = prepared(db, model, key, extra);
   return new DataLoader<string, T | null>(async (keys) => {
     const rows = await fastSelect<Record<string, unknown>>(db.sequelize, sql, { keys: [...new Set(keys)] });
-    for (const r of rows) for (const b of booleans) if (r[b] !== null && r[b] !== undefined) r[b] = Number(r[b]) === 1 || r[b] === true;
-    const built = model.bulkBuild(rows, { raw: true, isNewRecord: false }) as T[];
-    const map = new Map(built.map((r) => [String((r as Record<string, unknown>)[keyName]), r]));
+    const map = new Map(built<T>(model, rows, booleans).map((r) => [String((r as Record<string, unknown>)[keyName]), r]));
     return keys.map((k) => map.get(k) ?? null);
   });
 }
@@ -94,6 +92,20 @@ export async function fastRows<T extends object>(
 ): Promise<T[]> {
   const { select, booleans } = prepared(db, model, undefined, extra);
   const rows = await fastSelect<Record<string, unknown>>(db.sequelize, `${select} WHERE ${where}${tail ? ` ${tail}` : ''}`, params);
+  return built<T>(model, rows, booleans);
+}
+
+/**
+ * `fastRows` for a statement built per request: `rest` follows `FROM <table> t` (an index hint, WHERE,
+ * ORDER BY, LIMIT) with its values already escaped into it (db/fast-select.ts, fastSelectText).
+ */
+export async function fastRowsText<T extends object>(db: Db, model: ModelClass, rest: string): Promise<T[]> {
+  const { select, booleans } = prepared(db, model, undefined, {});
+  return built<T>(model, await fastSelectText<Record<string, unknown>>(db.sequelize, `${select} ${rest}`), booleans);
+}
+
+/** Instances of rows read past Sequelize: booleans, which both drivers return as 0/1, made booleans first. */
+function built<T>(model: ModelClass, rows: Array<Record<string, unknown>>, booleans: string[]): T[] {
   for (const r of rows) for (const b of booleans) if (r[b] !== null && r[b] !== undefined) r[b] = Number(r[b]) === 1 || r[b] === true;
   return model.bulkBuild(rows, { raw: true, isNewRecord: false }) as T[];
 }

@@ -1,5 +1,5 @@
 import { QueryTypes } from 'sequelize';
-import { fastSelect } from '../../src/db/fast-select';
+import { fastSelect, fastSelectText } from '../../src/db/fast-select';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 /**
@@ -65,6 +65,42 @@ test('values come back as Sequelize returns them: numbers, counts, 0/1 flags, nu
   const expected = await ts.db.sequelize.query(q, { replacements, type: QueryTypes.SELECT });
   expect(await fastSelect(ts.db.sequelize, q, replacements)).toEqual(expected);
   expect(expected).toHaveLength(1);
+});
+
+describe('statements built per request (fastSelectText)', () => {
+  // A value already escaped into the text: `:id` inside it is the value, not a placeholder.
+  const text = (name: string) => `SELECT name FROM realm WHERE name = ${ts.db.sequelize.escape(name)} OR name = ':id' ORDER BY name`;
+
+  test('the text goes to the driver as it is: the same rows as sequelize.query, seen by the listener, not through it', async () => {
+    const expected = await ts.db.sequelize.query(text('master'), { type: QueryTypes.SELECT });
+    const query = jest.spyOn(ts.db.sequelize, 'query');
+    try {
+      const { result, count, statements } = await ts.countSql(() => fastSelectText(ts.db.sequelize, text('master')));
+      expect(result).toEqual(expected);
+      expect(result).toEqual([{ name: 'master' }]);
+      expect(count).toBe(1);
+      expect(statements[0]).toContain("OR name = ':id'");
+      // (other work of the server may query meanwhile; this statement must not be among it)
+      expect(query.mock.calls.filter(([sql]) => String(sql).includes("':id'"))).toEqual([]);
+    } finally {
+      query.mockRestore();
+    }
+  });
+
+  test("inside a transaction it reads the transaction's own rows; a failing statement throws Sequelize's error", async () => {
+    const seen = await ts.db
+      .transaction(async () => {
+        await ts.db.sequelize.query("INSERT INTO realm (id, name, enabled, settings, created_at) VALUES ('fs-2', ':id', 1, '{}', 0)");
+        const rows = await fastSelectText<{ name: string }>(ts.db.sequelize, text('nobody'));
+        throw Object.assign(new Error('rollback'), { rows });
+      })
+      .catch((e: { rows?: unknown }) => e.rows);
+    expect(seen).toEqual([{ name: ':id' }]);
+    expect(await fastSelectText(ts.db.sequelize, text('nobody'))).toEqual([]);
+    await expect(fastSelectText(ts.db.sequelize, 'SELECT nope FROM no_such_table')).rejects.toMatchObject({
+      name: 'SequelizeDatabaseError',
+    });
+  });
 });
 
 describe('kept statements (SQLite: prepared once per connection)', () => {

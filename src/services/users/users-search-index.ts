@@ -93,15 +93,17 @@ export function listSeekSql(q: Quote, realmId: string, offset: number, hints = f
 /**
  * The ids of one page of users matching `rest` and any branch, by username: per branch at most
  * `limit + offset` rows from its index, then the union's page. `rest` names user_entity's columns
- * unqualified (the branch tables have no columns of those names).
+ * unqualified (the branch tables have no columns of those names). `parens`: the branches are
+ * parenthesised union members (MariaDB; measured ~10 % less work than a derived table per branch)
+ * rather than derived tables (SQLite, whose compound SELECTs take no parentheses).
  */
-export function branchPageSql(branches: Branch[], rest: string[], offset: number, limit?: number): string {
+export function branchPageSql(branches: Branch[], rest: string[], offset: number, limit?: number, parens = false): string {
   const k = limit === undefined ? undefined : limit + offset;
   const where = (b: Branch) => [b.cond, ...rest].join(' AND ');
-  const parts = branches.map(
-    (b, i) =>
-      `SELECT id, username FROM (SELECT u.id, u.username FROM ${b.from} WHERE ${where(b)} ORDER BY u.username${k === undefined ? '' : ` LIMIT ${k}`}) b${i}`,
-  );
+  const parts = branches.map((b, i) => {
+    const one = `SELECT u.id, u.username FROM ${b.from} WHERE ${where(b)} ORDER BY u.username${k === undefined ? '' : ` LIMIT ${k}`}`;
+    return parens ? `(${one})` : `SELECT id, username FROM (${one}) b${i}`;
+  });
   const page =
     limit === undefined ? (offset ? ` LIMIT ${Number.MAX_SAFE_INTEGER} OFFSET ${offset}` : '') : ` LIMIT ${limit} OFFSET ${offset}`;
   return `SELECT id FROM (${parts.join(' UNION ')} ORDER BY username${page}) page`;

@@ -105,6 +105,19 @@ describe('prefix search through the index branches', () => {
     expect(await count('search=ka%20two')).toBe(1);
   });
 
+  test('quotes and colons in a term are values, escaped into the statement (never placeholders or SQL)', async () => {
+    const id = await create({ username: 'oneil', email: 'o@x.org', firstName: 'Ann:Marie', lastName: "O'Neil" });
+    try {
+      expect(await list('search=ann:m')).toEqual(['oneil']);
+      expect(await list(`search=${encodeURIComponent("o'n")}`)).toEqual(['oneil']);
+      expect(await list(`search=${encodeURIComponent("o' OR 'a'='a")}`)).toEqual([]);
+      expect(await list('search=ann:m&first=1')).toEqual([]);
+      expect(await count('search=ann:m')).toBe(1);
+    } finally {
+      await api.delete(`${U}/${id}`).expect(204);
+    }
+  });
+
   test('a non-ASCII prefix, and a prefix past the last character of the alphabet', async () => {
     expect(await list('search=zo')).toEqual(['zoe']);
     expect(await list('search=zoë')).toEqual(['zoe']);
