@@ -1,6 +1,8 @@
 import DataLoader from 'dataloader';
 import type { Db } from '../db';
 import { fastSelect } from '../db/fast-select';
+import type { GroupModel } from '../db/models/group';
+import { fastRows } from './util';
 
 /**
  * One page of a per-parent list: `offset` rows skipped, at most `limit` returned (undefined: all),
@@ -34,34 +36,71 @@ interface Relation {
  * pages or searches are grouped: one statement per distinct variant.
  */
 function pagedIds(db: Db, rel: Relation) {
-  return new DataLoader<PageKey, string[], string>(
+  return paged<string>(async (variant, ids) => {
+    const { sql, params } = rankedSql(rel, variant, ids);
+    // One of a few texts per relation (filter and upper bound vary), each kept prepared by fastSelect.
+    const rows = await fastSelect<{ parent: string; child: string }>(
+      db.sequelize,
+      `SELECT t.parent AS parent, t.child AS child FROM (${sql}) t WHERE t.rn > :offset${variant.limit === undefined ? '' : ' AND t.rn <= :last'} ORDER BY t.parent, t.rn`,
+      params,
+    );
+    return rows.map((r) => ({ parent: r.parent, value: r.child }));
+  });
+}
+
+/** The ranked rows of a relation for one page variant: (parent, child, rn) of the parents `ids`, filtered by name. */
+function rankedSql(rel: Relation, k: PageKey, ids: string[]): { sql: string; params: Record<string, unknown> } {
+  const filter =
+    k.search === undefined ? '' : k.exact ? ` AND ${rel.name} = :search` : ` AND INSTR(LOWER(${rel.name}), LOWER(:search)) > 0`;
+  return {
+    sql: `SELECT ${rel.parent} AS parent, ${rel.child} AS child, ROW_NUMBER() OVER (PARTITION BY ${rel.parent} ORDER BY ${rel.order}) AS rn
+             FROM ${rel.from}
+             WHERE ${rel.parent} IN (:ids)${filter}`,
+    params: { ids, offset: k.offset, last: k.offset + (k.limit ?? 0), search: k.search ?? null },
+  };
+}
+
+/**
+ * The batching of the page loaders: keys asking for the same page variant are one call of `read` over
+ * their distinct parents, which yields (parent, value) pairs in page order.
+ */
+function paged<V>(read: (variant: PageKey, ids: string[]) => Promise<Array<{ parent: string; value: V }>>) {
+  return new DataLoader<PageKey, V[], string>(
     async (keys) => {
-      const out = new Map<string, string[]>();
+      const out = new Map<string, V[]>();
       const byVariant = new Map<string, PageKey[]>();
       for (const k of keys) byVariant.set(variantOf(k), [...(byVariant.get(variantOf(k)) ?? []), k]);
       for (const group of byVariant.values()) {
-        const { offset, limit, search, exact } = group[0];
-        const ids = [...new Set(group.map((k) => k.id))];
-        const filter =
-          search === undefined ? '' : exact ? ` AND ${rel.name} = :search` : ` AND INSTR(LOWER(${rel.name}), LOWER(:search)) > 0`;
-        const upper = limit === undefined ? '' : ' AND t.rn <= :last';
-        // One of a few texts per relation (filter and upper bound vary), each kept prepared by fastSelect.
-        const rows = await fastSelect<{ parent: string; child: string }>(
-          db.sequelize,
-          `SELECT t.parent AS parent, t.child AS child FROM (
-             SELECT ${rel.parent} AS parent, ${rel.child} AS child, ROW_NUMBER() OVER (PARTITION BY ${rel.parent} ORDER BY ${rel.order}) AS rn
-             FROM ${rel.from}
-             WHERE ${rel.parent} IN (:ids)${filter}
-           ) t WHERE t.rn > :offset${upper} ORDER BY t.parent, t.rn`,
-          { ids, offset, last: offset + (limit ?? 0), search: search ?? null },
-        );
+        const rows = await read(group[0], [...new Set(group.map((k) => k.id))]);
         for (const k of group) out.set(keyOf(k), []);
-        for (const r of rows) out.get(keyOf({ ...group[0], id: r.parent }))?.push(r.child);
+        for (const r of rows) out.get(keyOf({ ...group[0], id: r.parent }))?.push(r.value);
       }
       return keys.map((k) => out.get(keyOf(k)) ?? []);
     },
     { cacheKeyFn: keyOf },
   );
+}
+
+const CHILDREN: Relation = { parent: 'g.parent_id', child: 'g.id', from: 'keycloak_group g', order: 'g.name', name: 'g.name' };
+
+/**
+ * Pages of a group's direct subgroups as rows (model instances), in one statement for any number of
+ * parents: the ranked ids and the rows they name read together, rather than ids first and the rows by a
+ * second statement. Siblings have unique names, so (parent, name) is the ranking's order.
+ */
+function childPages(db: Db) {
+  return paged<GroupModel>(async (variant, ids) => {
+    const { sql, params } = rankedSql(CHILDREN, variant, ids);
+    const upper = variant.limit === undefined ? '' : ' AND p.rn <= :last';
+    const rows = await fastRows<GroupModel>(
+      db,
+      db.models.Group,
+      `t.id IN (SELECT p.child FROM (${sql}) p WHERE p.rn > :offset${upper})`,
+      params,
+      'ORDER BY t.parent_id, t.name',
+    );
+    return rows.map((g) => ({ parent: g.parentId, value: g }));
+  });
 }
 
 /** Paged relation loaders (see `pagedIds`). */
@@ -75,8 +114,8 @@ export function pageLoaders(db: Db) {
       order: 'u.username',
       name: 'u.username',
     }),
-    /** Direct subgroup ids of a group, ordered by name, optionally searched by name. */
-    childIdsPageByGroup: pagedIds(db, { parent: 'g.parent_id', child: 'g.id', from: 'keycloak_group g', order: 'g.name', name: 'g.name' }),
+    /** Direct subgroups of a group, ordered by name, optionally searched by name. */
+    childPageByGroup: childPages(db),
     /** Ids of the groups a user is a direct member of, ordered by name, optionally searched by name. */
     groupIdsPageByUser: pagedIds(db, {
       parent: 'm.user_id',

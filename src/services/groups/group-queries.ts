@@ -6,6 +6,7 @@ import type { RealmModel } from '../../db/models/realm';
 import { notFound } from '../../core/errors';
 import { isEmptyPage, type Page, pageOf, slicePage, sqlPage } from '../../core/paging';
 import { fastRows } from '../../loaders';
+import type { PageKey } from '../../loaders/pages';
 import { type GroupRep, toGroupRepresentation } from '../../representations/group';
 import type { RequestContext } from '../../core/context';
 import { escapeName, findGroupByPath, groupChain, pathOf } from './group-paths';
@@ -313,6 +314,13 @@ export async function groupsByIds(ctx: RequestContext, realm: RealmModel, ids: r
   return groups.filter((g): g is GroupModel => !!g && !(g instanceof Error) && g.realmId === realm.id);
 }
 
+/** A page of a group's children (rows and all, one statement), kept by the request's group loader too. */
+async function childPage(ctx: RequestContext, realm: RealmModel, key: PageKey): Promise<GroupModel[]> {
+  const children = (await ctx.loaders.childPageByGroup.load(key)).filter((g) => g.realmId === realm.id);
+  for (const g of children) ctx.loaders.groupById.prime(g.id, g);
+  return children;
+}
+
 /**
  * GET /{realm}/groups/{id}/children, and GraphQL `Group.subGroups`: direct children by name, first 0,
  * max 10, full representation by default. One statement per page for any number of parents. Needs view of
@@ -331,11 +339,9 @@ export async function listChildren(
   const filter = { search: query.search, exact: query.exact };
   let children: GroupModel[];
   if (await check(ctx, realm, 'viewUsers')) {
-    const ids = await ctx.loaders.childIdsPageByGroup.load({ id: group.id, ...page, ...filter });
-    children = await groupsByIds(ctx, realm, ids);
+    children = await childPage(ctx, realm, { id: group.id, ...page, ...filter });
   } else {
-    const ids = await ctx.loaders.childIdsPageByGroup.load({ id: group.id, offset: 0, ...filter });
-    children = slicePage(await viewableOnly(ctx, realm, await groupsByIds(ctx, realm, ids)), page);
+    children = slicePage(await viewableOnly(ctx, realm, await childPage(ctx, realm, { id: group.id, offset: 0, ...filter })), page);
   }
   return groupRepresentations(ctx, realm, children, {
     brief: query.briefRepresentation ?? false,

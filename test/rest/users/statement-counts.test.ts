@@ -1,4 +1,4 @@
-import { createGroup, createRole, createUser, realmServer } from '../../helpers/fixtures';
+import { createdId, createGroup, createRole, createUser, realmServer } from '../../helpers/fixtures';
 import type { AdminApi, TestServer } from '../../helpers/server';
 
 /**
@@ -106,4 +106,25 @@ test('GET /groups: three statements for a page of top-level groups with their ch
   expect(paged.count).toBe(3);
   const rest = (await api.get(`/admin/realms/${R}/groups?first=4`).expect(200)).body;
   expect(rest.map((g: { name: string }) => g.name)).toEqual(['top3', 'top4']);
+});
+
+test('GET /groups/{id}/children: six statements for a page of children, with their counts and role mappings', async () => {
+  const parent = await createGroup(api, R, 'parent');
+  const role = await createRole(api, R, 'child-role');
+  for (const name of ['c2', 'c0', 'c3', 'c1']) {
+    const child = createdId(await api.post(`/admin/realms/${R}/groups/${parent}/children`, { name }), name);
+    if (name === 'c1') await api.post(`/admin/realms/${R}/groups/${child}/role-mappings/realm`, [role]).expect(204);
+  }
+  const { count, body } = await warm(`/admin/realms/${R}/groups/${parent}/children`);
+  expect((body as Array<{ name: string }>).map((g) => g.name)).toEqual(['c0', 'c1', 'c2', 'c3']);
+  expect(body).toEqual(
+    expect.arrayContaining([
+      expect.objectContaining({ name: 'c1', path: '/parent/c1', parentId: parent, subGroupCount: 0, realmRoles: ['child-role'] }),
+    ]),
+  );
+  // bearer, the parent, the page of children (rows and all), their children counts, their role mappings, the roles
+  expect(count).toBe(6);
+  const paged = await warm(`/admin/realms/${R}/groups/${parent}/children?first=1&max=2`);
+  expect((paged.body as Array<{ name: string }>).map((g) => g.name)).toEqual(['c1', 'c2']);
+  expect(paged.count).toBe(6);
 });
